@@ -1,0 +1,466 @@
+"""The decider: ``decide(state, command) -> events``, ``evolve(state, event) -> state``.
+
+``decide`` validates a command against the rules and returns the events it causes, or raises
+an ``IllegalAction`` that says why; it never changes anything. ``evolve`` applies one event
+and never fails on a log that ``decide`` produced. A game is ``start(rules)`` and then, for
+every command, the events of ``decide`` folded with ``evolve``; ``replay`` folds a whole log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from engine import bidding, play, scoring
+from engine.bids import BidKind
+from engine.commands import (
+    Command,
+    Deal,
+    DeclareContract,
+    DeclineWidow,
+    ExchangeWidow,
+    Pass,
+    PlaceBid,
+    PlayTile,
+    SeatCommand,
+)
+from engine.contracts import DOUBLES, FOLLOW_ME, Contract, ContractKind, suit_table
+from engine.deal import deal
+from engine.errors import (
+    GameOver,
+    IllegalContract,
+    IllegalDiscard,
+    InvalidCommand,
+    NotYourTurn,
+    TileNotInHand,
+    WrongPhase,
+)
+from engine.events import (
+    AllPassed,
+    AuctionWon,
+    BidPlaced,
+    ContractDeclared,
+    Event,
+    GameCreated,
+    GameWon,
+    HandDealt,
+    HandScored,
+    Passed,
+    TilePlayed,
+    TrickWon,
+    WidowDeclined,
+    WidowExchanged,
+)
+from engine.rulesets import Ruleset
+from engine.state import GameState, HandState, Phase, Trick, replace
+from engine.tiles import COUNT, Tile, TileSet, iter_tiles, tile_name
+
+__all__ = [
+    "decide",
+    "evolve",
+    "legal_actions",
+    "legal_contracts",
+    "replay",
+    "start",
+]
+
+_NELLO_DOUBLES = {"high": "high", "low": "low", "own_suit": "suit"}
+_PIP_TRUMPS = tuple(range(7))
+
+
+def start(rules: Ruleset) -> list[Event]:
+    """The first event of every game."""
+    return [GameCreated(rules)]
+
+
+def replay(events: Iterable[Event]) -> GameState:
+    """Fold a whole log (starting with ``GameCreated``) into the game's state."""
+    state: GameState | None = None
+    for event in events:
+        state = evolve(state, event)
+    if state is None:
+        raise ValueError("an empty log: a game starts with GameCreated")
+    return state
+
+
+# ---------------------------------------------------------------- decide
+
+
+def decide(state: GameState, command: Command) -> list[Event]:
+    """The events ``command`` causes, or an ``IllegalAction`` saying why it may not happen."""
+    if state.phase is Phase.GAME_OVER:
+        raise GameOver(f"the game is over (team {state.winner} won); no more {_what(command)}")
+    if type(command) is Deal:
+        return _decide_deal(state, command)
+    handler = _HANDLERS.get(type(command))
+    if handler is None:
+        raise InvalidCommand(f"not a command: {command!r}")
+    seat = command.seat  # type: ignore[union-attr]
+    rules = state.rules
+    if type(seat) is not int or not 0 <= seat < rules.players:
+        raise InvalidCommand(f"no seat {seat!r} at a table of {rules.players}")
+    phase, expected = _PHASE_OF[type(command)]
+    if state.phase is not phase:
+        raise WrongPhase(
+            f"{_what(command)} is for the {expected}, but the game is in the "
+            f"{state.phase.value} phase (hand {state.deals})"
+        )
+    hand = state.hand
+    assert hand is not None
+    if hand.turn != seat:
+        raise NotYourTurn(
+            f"it is seat {hand.turn}'s turn, not seat {seat}'s ({_what(command)}, "
+            f"hand {hand.number}, {state.phase.value})"
+        )
+    return handler(state, hand, command)
+
+
+def _what(command: object) -> str:
+    return str(command) if not isinstance(command, Deal) else "deal"
+
+
+def _decide_deal(state: GameState, command: Deal) -> list[Event]:
+    if state.phase is not Phase.DEAL:
+        raise WrongPhase(f"the hand is already dealt (hand {state.deals}, {state.phase.value})")
+    if not isinstance(command.seed, bytes) or not command.seed:
+        raise InvalidCommand(f"a deal needs a non-empty seed of bytes, not {command.seed!r}")
+    rules = state.rules
+    hands, rest = deal(command.seed, rules.tiles, rules.players, rules.hand_size)
+    dealer = state.next_dealer
+    if dealer is None:
+        dealer = (_holder_of_lowest(hands) - 1) % rules.players
+    return [HandDealt(state.deals + 1, dealer, command.seed, hands, rest)]
+
+
+_OPENING_ORDER = tuple(range(1, 28)) + (0,)
+"""1-0, 1-1, 2-0 ... 6-6, then 0-0: who bids first on the first hand (``holds_1_0``)."""
+
+
+def _holder_of_lowest(hands: tuple[TileSet, ...]) -> int:
+    for t in _OPENING_ORDER:
+        for seat, held in enumerate(hands):
+            if held >> t & 1:
+                return seat
+    raise AssertionError("no tile dealt")
+
+
+def _decide_bid(state: GameState, hand: HandState, command: PlaceBid) -> list[Event]:
+    rules = state.rules
+    bidding.check_bid(rules, hand, command.seat, command.bid)
+    events: list[Event] = [BidPlaced(command.seat, command.bid)]
+    if bidding.auction_over(rules, len(hand.bids) + 1, command.bid):
+        events.append(_auction_won(rules, command.seat, command))
+    return events
+
+
+def _auction_won(rules: Ruleset, seat: int, command: PlaceBid) -> AuctionWon:
+    return AuctionWon(seat, command.bid, bidding.declarer_for(rules, seat, command.bid))
+
+
+def _decide_pass(state: GameState, hand: HandState, command: Pass) -> list[Event]:
+    rules = state.rules
+    bidding.check_pass(rules, hand, command.seat)
+    events: list[Event] = [Passed(command.seat)]
+    if bidding.auction_over(rules, len(hand.bids) + 1, None):
+        if hand.high_bid is None or hand.bidder is None:
+            events.append(AllPassed((hand.dealer + 1) % rules.players))
+        else:
+            bid = hand.high_bid
+            events.append(AuctionWon(hand.bidder, bid, bidding.declarer_for(rules, hand.bidder, bid)))
+    return events
+
+
+def _decide_exchange(state: GameState, hand: HandState, command: ExchangeWidow) -> list[Event]:
+    discard = command.discard
+    if type(discard) is not int or not 0 <= discard < 28:
+        raise InvalidCommand(f"not a tile: {discard!r}")
+    if not hand.hands[command.seat] >> discard & 1:
+        raise IllegalDiscard(
+            f"seat {command.seat} can lay out only a tile of the hand it was dealt, and does "
+            f"not hold {tile_name(discard)} (hand {hand.number})"
+        )
+    widow = next(iter_tiles(hand.rest))
+    return [WidowExchanged(command.seat, widow, discard)]
+
+
+def _decide_decline(state: GameState, hand: HandState, command: DeclineWidow) -> list[Event]:
+    if state.rules.widow != "may_exchange":
+        raise IllegalDiscard(
+            f"seat {command.seat} must exchange with the widow (widow=must_exchange [S0]) "
+            f"(hand {hand.number})"
+        )
+    return [WidowDeclined(command.seat)]
+
+
+def legal_contracts(rules: Ruleset, hand: HandState) -> list[Contract]:
+    """What the declarer may declare in this hand."""
+    if rules.is_moon:
+        trumps = {
+            "all": _PIP_TRUMPS + (DOUBLES, FOLLOW_ME),
+            "suits_and_follow_me": _PIP_TRUMPS + (FOLLOW_ME,),
+            "suits": _PIP_TRUMPS,
+        }[rules.moon_trumps]
+        return [Contract.of_trump(t) for t in trumps]
+    contracts = [Contract.of_trump(t) for t in _PIP_TRUMPS + (DOUBLES, FOLLOW_ME)]
+    bid = hand.high_bid
+    if bid is not None and bid.kind is BidKind.MARKS and hand.declarer == hand.bidder:
+        if rules.nello:
+            contracts.append(Contract.nello())
+        if rules.sevens:
+            contracts.append(Contract.sevens())
+    return contracts
+
+
+def _decide_declare(state: GameState, hand: HandState, command: DeclareContract) -> list[Event]:
+    rules = state.rules
+    contract = command.contract
+    if not isinstance(contract, Contract):
+        raise InvalidCommand(f"not a contract: {contract!r}")
+    if contract not in legal_contracts(rules, hand):
+        bid = hand.high_bid
+        if contract.kind is not ContractKind.TRUMP:
+            enabled = rules.nello if contract.kind is ContractKind.NELLO else rules.sevens
+            reason = (
+                f"{contract.kind.value} is off in this ruleset"
+                if not enabled
+                else f"{contract.kind.value} needs a mark bid (42, 84 ...) won by the declarer, "
+                f"and the bid is {bid}"
+            )
+        else:
+            reason = f"the Moon bidder may name only {rules.moon_trumps.replace('_', ' ')} (moon_trumps)"
+        raise IllegalContract(f"seat {command.seat} may not declare {contract}: {reason} (hand {hand.number})")
+    sitting_out: tuple[int, ...] = ()
+    if contract.kind is ContractKind.NELLO:
+        bidder = hand.bidder
+        assert bidder is not None
+        sitting_out = tuple(s for s in rules.teams[rules.team_of[bidder]] if s != bidder)
+    return [ContractDeclared(command.seat, contract, sitting_out)]
+
+
+def _decide_play(state: GameState, hand: HandState, command: PlayTile) -> list[Event]:
+    rules = state.rules
+    seat, tile = command.seat, command.tile
+    if type(tile) is not int or not 0 <= tile < 28:
+        raise InvalidCommand(f"not a tile: {tile!r}")
+    if not hand.hands[seat] >> tile & 1:
+        raise TileNotInHand(
+            f"seat {seat} does not hold {tile_name(tile)} (hand {hand.number}, "
+            f"trick {len(hand.tricks) + 1})"
+        )
+    play.check_play(rules, hand, seat, tile)
+    played = TilePlayed(seat, tile)
+    plays = hand.trick + ((seat, tile),)
+    if len(plays) < rules.players - len(hand.sitting_out):
+        return [played]
+    winner = play.trick_winner(hand, plays)
+    points = 1 if rules.is_moon else 1 + sum(COUNT[t] for _, t in plays)
+    won = TrickWon(winner, points)
+    events: list[Event] = [played, won]
+    after = _trick_won(rules, _tile_played(rules, hand, played), won)
+    made = scoring.hand_result(rules, after, winner)
+    if made is None:
+        return events
+    bidder, bid = after.bidder, after.high_bid
+    assert bidder is not None and bid is not None
+    changes = scoring.score_changes(rules, after, made)
+    scores = tuple(s + c for s, c in zip(state.scores, changes, strict=True))
+    events.append(HandScored(bidder, bid, made, after.taken, changes, scores))
+    team = rules.team_of[bidder]
+    moon_made = made and bid.kind is BidKind.MOON
+    champion = scoring.game_winner(rules, scores, team, moon_made)
+    if champion is not None:
+        events.append(GameWon(champion, rules.teams[champion]))
+    return events
+
+
+_HANDLERS = {
+    PlaceBid: _decide_bid,
+    Pass: _decide_pass,
+    ExchangeWidow: _decide_exchange,
+    DeclineWidow: _decide_decline,
+    DeclareContract: _decide_declare,
+    PlayTile: _decide_play,
+}
+_PHASE_OF = {
+    PlaceBid: (Phase.BIDDING, "auction"),
+    Pass: (Phase.BIDDING, "auction"),
+    ExchangeWidow: (Phase.WIDOW, "widow exchange"),
+    DeclineWidow: (Phase.WIDOW, "widow exchange"),
+    DeclareContract: (Phase.TRUMP, "declaration of trump"),
+    PlayTile: (Phase.PLAY, "play of the tricks"),
+}
+
+
+# ---------------------------------------------------------------- legal actions
+
+
+def legal_actions(state: GameState, seat: int) -> list[SeatCommand]:
+    """Every command ``seat`` may send now; empty when it is not that seat's turn."""
+    hand = state.hand
+    if hand is None or hand.turn != seat or state.phase in (Phase.DEAL, Phase.GAME_OVER):
+        return []
+    rules = state.rules
+    phase = state.phase
+    if phase is Phase.PLAY:
+        return [PlayTile(seat, t) for t in iter_tiles(play.legal_plays(rules, hand, seat))]
+    if phase is Phase.BIDDING:
+        actions: list[SeatCommand] = [] if bidding.is_forced(rules, hand) else [Pass(seat)]
+        actions.extend(PlaceBid(seat, b) for b in bidding.legal_bids(rules, hand, seat))
+        return actions
+    if phase is Phase.TRUMP:
+        return [DeclareContract(seat, c) for c in legal_contracts(rules, hand)]
+    widow: list[SeatCommand] = [ExchangeWidow(seat, t) for t in iter_tiles(hand.hands[seat])]
+    if rules.widow == "may_exchange":
+        widow.append(DeclineWidow(seat))
+    return widow
+
+
+# ---------------------------------------------------------------- evolve
+
+
+def _next_seat(rules: Ruleset, hand: HandState, seat: int) -> int:
+    n = rules.players
+    seat = (seat + 1) % n
+    while seat in hand.sitting_out:
+        seat = (seat + 1) % n
+    return seat
+
+
+def _tile_played(rules: Ruleset, hand: HandState, event: TilePlayed) -> HandState:
+    hands = list(hand.hands)
+    hands[event.seat] &= ~(1 << event.tile)
+    return replace(
+        hand,
+        hands=tuple(hands),
+        trick=hand.trick + ((event.seat, event.tile),),
+        turn=_next_seat(rules, hand, event.seat),
+    )
+
+
+def _trick_won(rules: Ruleset, hand: HandState, event: TrickWon) -> HandState:
+    taken = list(hand.taken)
+    taken[rules.team_of[event.seat]] += event.points
+    return replace(
+        hand,
+        tricks=hand.tricks + (Trick(hand.trick, event.seat, event.points),),
+        trick=(),
+        taken=tuple(taken),
+        turn=event.seat,
+    )
+
+
+def _after_widow_or_trump(rules: Ruleset, hand: HandState) -> tuple[Phase, int | None]:
+    """Moon exchanges with the widow before or after trump; then the declarer leads."""
+    if rules.is_moon and not hand.widow_settled:
+        return Phase.WIDOW, hand.bidder
+    if hand.contract is None:
+        return Phase.TRUMP, hand.declarer
+    return Phase.PLAY, hand.declarer
+
+
+def _table_for(rules: Ruleset, contract: Contract):  # type: ignore[no-untyped-def]
+    if contract.kind is ContractKind.TRUMP:
+        return suit_table(contract.trump)
+    if contract.kind is ContractKind.NELLO:
+        return suit_table(FOLLOW_ME, _NELLO_DOUBLES[rules.nello_doubles])
+    return None
+
+
+def evolve(state: GameState | None, event: Event) -> GameState:
+    """The state after ``event``."""
+    if type(event) is GameCreated:
+        rules = event.rules
+        opener = rules.first_hand_opener
+        dealer = None if opener == "holds_1_0" else (int(opener) - 1) % rules.players
+        return GameState(rules, Phase.DEAL, (0,) * len(rules.teams), next_dealer=dealer)
+    if state is None:
+        raise ValueError(f"a log must start with GameCreated, not {event!r}")
+    rules = state.rules
+    hand = state.hand
+    kind = type(event)
+    if kind is TilePlayed:
+        assert hand is not None
+        return replace(state, hand=_tile_played(rules, hand, event))  # type: ignore[arg-type]
+    if kind is TrickWon:
+        assert hand is not None
+        return replace(state, hand=_trick_won(rules, hand, event))  # type: ignore[arg-type]
+    if kind is HandDealt:
+        assert isinstance(event, HandDealt)
+        new_hand = HandState(
+            number=event.number,
+            dealer=event.dealer,
+            seed=event.seed,
+            dealt=event.hands,
+            hands=event.hands,
+            rest=event.rest,
+            taken=(0,) * len(rules.teams),
+            turn=(event.dealer + 1) % rules.players,
+        )
+        return replace(state, phase=Phase.BIDDING, hand=new_hand, deals=event.number, next_dealer=None)
+    assert hand is not None
+    if kind is BidPlaced:
+        assert isinstance(event, BidPlaced)
+        return replace(
+            state,
+            hand=replace(
+                hand,
+                bids=hand.bids + ((event.seat, event.bid),),
+                high_bid=event.bid,
+                bidder=event.seat,
+                turn=(event.seat + 1) % rules.players,
+            ),
+        )
+    if kind is Passed:
+        assert isinstance(event, Passed)
+        return replace(
+            state,
+            hand=replace(hand, bids=hand.bids + ((event.seat, None),), turn=(event.seat + 1) % rules.players),
+        )
+    if kind is AuctionWon:
+        assert isinstance(event, AuctionWon)
+        won = replace(hand, bidder=event.seat, high_bid=event.bid, declarer=event.declarer)
+        phase = Phase.WIDOW if rules.is_moon and rules.widow_before_trump else Phase.TRUMP
+        turn = event.seat if phase is Phase.WIDOW else event.declarer
+        return replace(state, phase=phase, hand=replace(won, turn=turn))
+    if kind is AllPassed:
+        assert isinstance(event, AllPassed)
+        return replace(state, phase=Phase.DEAL, hand=replace(hand, turn=None), next_dealer=event.next_dealer)
+    if kind is WidowExchanged or kind is WidowDeclined:
+        changes: dict[str, object] = {"widow_settled": True}
+        if isinstance(event, WidowExchanged):
+            hands = list(hand.hands)
+            hands[event.seat] = hands[event.seat] & ~(1 << event.discard) | 1 << event.taken
+            changes.update(hands=tuple(hands), rest=1 << event.discard)
+        settled = replace(hand, **changes)
+        phase, turn = _after_widow_or_trump(rules, settled)
+        return replace(state, phase=phase, hand=replace(settled, turn=turn))
+    if kind is ContractDeclared:
+        assert isinstance(event, ContractDeclared)
+        declared = replace(
+            hand,
+            contract=event.contract,
+            table=_table_for(rules, event.contract),
+            sitting_out=event.sitting_out,
+        )
+        phase, turn = _after_widow_or_trump(rules, declared)
+        return replace(state, phase=phase, hand=replace(declared, turn=turn))
+    if kind is HandScored:
+        assert isinstance(event, HandScored)
+        return replace(
+            state,
+            phase=Phase.DEAL,
+            scores=event.scores,
+            results=state.results + (event,),
+            hand=replace(hand, turn=None),
+            next_dealer=(hand.dealer + 1) % rules.players,
+        )
+    if kind is GameWon:
+        assert isinstance(event, GameWon)
+        return replace(state, phase=Phase.GAME_OVER, winner=event.team, next_dealer=None)
+    raise ValueError(f"not an event: {event!r}")
+
+
+def discard_of(hand: HandState) -> Tile | None:
+    """Moon: the tile the bidder laid out, once the widow is exchanged."""
+    if not hand.widow_settled or not hand.rest:
+        return None
+    return next(iter_tiles(hand.rest))

@@ -1,0 +1,350 @@
+"""Rulesets: Texas 42 and Moon and every variant, as values found by name.
+
+A ``Ruleset`` holds every option of ``shared/RULES.md``; each field says which rule text it
+comes from. Presets are named rulesets (``texas42``, ``texas42-house``, ``moon``, ``moon-s1``,
+``moon-pagat``...); ``ruleset("moon", widow="may_exchange")`` is a preset with overrides.
+Options are checked when a ruleset is made, so a nonsense combination is a ``RulesetError``
+at once and never a crash in the middle of a game.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.errors import RulesetError
+from engine.tiles import FULL_SET, HIGH, LOW, TileSet
+
+__all__ = ["PRESETS", "Ruleset", "option_names", "preset_names", "ruleset"]
+
+TEXAS42 = "texas42"
+MOON = "moon"
+
+_MOON_TILES: TileSet = sum(1 << t for t in range(28) if LOW[t] != 0 or HIGH[t] == 0)
+"""The double-six set without the six blanks other than ``0-0`` [S0][S1]."""
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "family": (TEXAS42, MOON),
+    "six_player_teams": ("pairs", "threes"),
+    "all_pass": ("forced_dealer", "redeal"),
+    "nello_doubles": ("high", "low", "own_suit"),
+    "widow": ("must_exchange", "may_exchange"),
+    "moon_trumps": ("all", "suits_and_follow_me", "suits"),
+    "made_scores": ("bid", "tricks"),
+    "set_scores": ("minus_bid", "opponents_get_bid"),
+}
+
+_NOT_OPTIONS = ("name", "teams", "team_of")
+
+_TEXAS42_ONLY = (
+    "six_player_teams", "min_bid", "max_opening_marks", "end_hand_when_decided",
+    "hide_tricks_on_mark_bids", "marks_to_win", "nello", "nello_doubles", "plunge", "splash",
+    "splash_marks", "sevens",
+)
+_MOON_ONLY = (
+    "moon_only_over_seven", "widow", "widow_before_trump", "moon_trumps", "bidder_leads_trump",
+    "made_scores", "set_scores", "moon_wins_game",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Ruleset:
+    """Every option of RULES.md. Options of the other game must keep their defaults."""
+
+    name: str = TEXAS42
+    """The preset this ruleset was made from (for people; the options are the truth)."""
+    family: str = TEXAS42
+    """``texas42`` [S2] or ``moon`` [S0][S1]."""
+    players: int = 4
+    """Texas 42: 2..7 [S2], partnerships only with 4 or 6. Moon: 3 [S0][S1]."""
+
+    # --- both games (RULES.md section 1) ---
+    may_trump_when_able_to_follow: bool = False
+    """A player may trump instead of following a non-trump lead [S1 step 7]. Off: must follow
+    when able, as [S0] and [S2] say."""
+    all_pass: str = "forced_dealer"
+    """When every player passes: ``forced_dealer`` (the dealer, who bids last, must bid the
+    minimum: ``min_bid`` in 42 [S2], 4 in Moon) or ``redeal`` (reshuffle; the next dealer
+    deals) [S2 names both]. Moon's seeds are silent; its presets use ``redeal``."""
+    first_hand_opener: str = "holds_1_0"
+    """Who bids first on the first hand: ``holds_1_0`` (the holder of ``1-0`` [S2]; when ``1-0``
+    lies out of play with 3, 5 or 6 players, the holder of the next tile in the order
+    ``1-1, 2-0, 2-1, 2-2, 3-0 ...``, then ``0-0``) or a seat number chosen when the game is
+    created ([S0] "players may choose"). The dealer is the seat to the opener's right; later
+    hands rotate one seat clockwise."""
+    points_to_win: int = 0
+    """0: play for marks (42). Otherwise the score that wins: Moon 21 [S1]. In 42 (std house
+    rule, e.g. 250) a team that makes its bid scores the points it took, or the bid's value if
+    that is higher (so a made 84 or nello is worth its bid), and the other teams the points they
+    took; a set team scores nothing and every other team the bid's value plus what it took. A
+    mark bid's value is 42 points a mark (tricks + 35 with other than 4 players). Points are
+    those of the tricks played: with ``end_hand_when_decided`` on, tiles left unplayed count for
+    nobody, so points games usually turn it off."""
+
+    # --- Texas 42 (RULES.md section 2) ---
+    six_player_teams: str = "pairs"
+    """With 6 players: ``pairs`` (three partnerships, partners opposite: seats 0&3, 1&4, 2&5)
+    or ``threes`` (two teams of alternate seats: 0,2,4 and 1,3,5) [S2 allows 6 players]."""
+    min_bid: int = 30
+    """The lowest point bid [S2 "the minimum bid is 30"]."""
+    max_opening_marks: int = 2
+    """(std) The first mark bid of an auction may be 1..this many marks; every later mark bid
+    is exactly one more than the high bid."""
+    end_hand_when_decided: bool = True
+    """Stop the hand as soon as its result cannot change [S2 "until the bidding team makes its
+    bid or is prevented from doing so"]. Off: every trick is played."""
+    hide_tricks_on_mark_bids: bool = True
+    """On a bid of 2 marks or more (84+), tricks already won are turned face down and views show
+    only the trick in progress [S2]."""
+    marks_to_win: int = 7
+    """Marks that win the game [S2]."""
+    nello: bool = False
+    """(std) Nello: after a bid of at least 1 mark the bidder declares nello, the partner sits
+    out, no trump, the bidder leads and must lose every trick."""
+    nello_doubles: str = "high"
+    """Doubles in nello: ``high`` in their suit, ``low`` in their suit, or ``own_suit`` (a suit
+    of their own, ``6-6`` high). Players disagree; ``high`` is the common tournament reading."""
+    plunge: bool = False
+    """(std) Plunge: with 4+ doubles, a bid of 4 marks (or one more than a higher high bid), the
+    only opening bid above ``max_opening_marks``; the partner names trump and leads; the team
+    must win every trick. Needs partners of two."""
+    splash: bool = False
+    """(std) Splash: with 3+ doubles, a bid of ``splash_marks`` marks (or one more than a higher
+    high bid); the partner names trump and leads; the team must win every trick."""
+    splash_marks: int = 2
+    """Marks of a splash: 2 or 3 (house rules differ)."""
+    sevens: bool = False
+    """(std) Sevens: after a bid of at least 1 mark; everyone must play the tile of their hand
+    nearest 7 pips; the nearest wins, ties to the first played; the bidder leads and the team
+    must win every trick."""
+
+    # --- Moon (RULES.md section 3) ---
+    moon_only_over_seven: bool = False
+    """The moon may be bid only when the high bid is 7 [S1 step 3]. Off: over any bid [S0]."""
+    widow: str = "must_exchange"
+    """``must_exchange``: the bidder takes the widow and lays out one of the tiles of the hand
+    it was dealt [S0 "swaps"]. ``may_exchange``: the bidder may do that or leave the widow
+    [S1 "can take"]."""
+    widow_before_trump: bool = True
+    """Exchange with the widow before naming trump [S0]. Off: name trump first [S1 step 4,
+    pagat]."""
+    moon_trumps: str = "all"
+    """Trumps the Moon bidder may name: ``all`` (a suit, doubles or follow-me [S0]),
+    ``suits_and_follow_me`` (pagat) or ``suits`` (a suit 0..6 only [S1 step 4])."""
+    bidder_leads_trump: bool = False
+    """The first lead must be a trump if the bidder holds one [S1 step 4]."""
+    made_scores: str = "bid"
+    """A made bid scores ``bid`` (the bid, no overtricks [S0]) or ``tricks`` (the tricks taken
+    [S1 step 8])."""
+    set_scores: str = "minus_bid"
+    """A set bidder scores ``minus_bid`` [S0] or ``opponents_get_bid`` (bidder 0, every other
+    player its tricks plus the bid [S1 step 8])."""
+    moon_wins_game: bool = False
+    """A made moon wins the game at once [S1 step 8]."""
+
+    teams: tuple[tuple[int, ...], ...] = field(init=False, compare=False, repr=False)
+    """The seats of each team (a player alone is a team of one)."""
+    team_of: tuple[int, ...] = field(init=False, compare=False, repr=False)
+    """``team_of[seat]``: the team a seat plays for."""
+
+    def __post_init__(self) -> None:
+        _validate(self)
+        teams = _teams(self)
+        object.__setattr__(self, "teams", teams)
+        object.__setattr__(
+            self, "team_of", tuple(next(i for i, t in enumerate(teams) if s in t) for s in range(self.players))
+        )
+
+    # --- what follows from the options ---
+    @property
+    def is_moon(self) -> bool:
+        return self.family == MOON
+
+    @property
+    def tiles(self) -> TileSet:
+        """The tiles in the game: 28, or Moon's 22."""
+        return _MOON_TILES if self.family == MOON else FULL_SET
+
+    @property
+    def hand_size(self) -> int:
+        """Tiles dealt to each player, and tricks per hand."""
+        return 7 if self.family == MOON else 28 // self.players
+
+    @property
+    def all_tricks_points(self) -> int:
+        """Points in a 42 hand: one a trick plus 35 count (42 with 4 players)."""
+        return self.hand_size + 35
+
+    @property
+    def plays_for_marks(self) -> bool:
+        return self.points_to_win == 0
+
+    def options(self) -> dict[str, Any]:
+        """Every option, by name."""
+        return {name: getattr(self, name) for name in option_names()}
+
+
+def option_names() -> tuple[str, ...]:
+    """Every option name, in declaration order (``name`` excluded)."""
+    return tuple(f.name for f in dataclasses.fields(Ruleset) if f.name not in _NOT_OPTIONS)
+
+
+def _teams(rules: Ruleset) -> tuple[tuple[int, ...], ...]:
+    n = rules.players
+    if rules.family == TEXAS42 and n == 4:
+        return ((0, 2), (1, 3))
+    if rules.family == TEXAS42 and n == 6:
+        if rules.six_player_teams == "pairs":
+            return ((0, 3), (1, 4), (2, 5))
+        return ((0, 2, 4), (1, 3, 5))
+    return tuple((seat,) for seat in range(n))
+
+
+def _validate(r: Ruleset) -> None:
+    for name, choices in _CHOICES.items():
+        value = getattr(r, name)
+        if value not in choices:
+            raise RulesetError(f"option {name}={value!r}: choose one of {', '.join(choices)}")
+    for f in dataclasses.fields(Ruleset):
+        if f.name in _NOT_OPTIONS:
+            continue
+        value = getattr(r, f.name)
+        expected = bool if isinstance(f.default, bool) else type(f.default)
+        if type(value) is not expected:
+            raise RulesetError(f"option {f.name}={value!r} must be a {expected.__name__}")
+    if r.family == MOON:
+        if r.players != 3:
+            raise RulesetError(f"Moon is for 3 players, not {r.players}")
+        foreign = [n for n in _TEXAS42_ONLY if getattr(r, n) != _default(n)]
+        if r.points_to_win <= 0:
+            raise RulesetError("Moon is played to a number of points: set points_to_win (21 [S1])")
+    else:
+        if not 2 <= r.players <= 7:
+            raise RulesetError(f"Texas 42 is for 2 to 7 players [S2], not {r.players}")
+        foreign = [n for n in _MOON_ONLY if getattr(r, n) != _default(n)]
+        top = r.all_tricks_points - 1
+        if not 1 <= r.min_bid <= top:
+            raise RulesetError(
+                f"min_bid={r.min_bid}: point bids run from min_bid to {top} with {r.players} players"
+            )
+        if r.max_opening_marks < 1:
+            raise RulesetError(f"max_opening_marks={r.max_opening_marks} must be at least 1")
+        if r.marks_to_win < 1:
+            raise RulesetError(f"marks_to_win={r.marks_to_win} must be at least 1")
+        if r.points_to_win < 0:
+            raise RulesetError(f"points_to_win={r.points_to_win} must be 0 (marks) or positive")
+        if r.splash_marks not in (2, 3):
+            raise RulesetError(f"splash_marks={r.splash_marks}: a splash is 2 or 3 marks")
+        partnered = all(len(team) == 2 for team in _teams(r))
+        for special in ("plunge", "splash"):
+            if getattr(r, special) and not partnered:
+                raise RulesetError(
+                    f"{special} needs partnerships of two (4 players, or 6 in pairs): the partner "
+                    f"names trump; this table has teams {_teams(r)}"
+                )
+        if r.nello_doubles != "high" and not r.nello:
+            raise RulesetError("nello_doubles is set but nello is off")
+        if r.splash_marks != 2 and not r.splash:
+            raise RulesetError("splash_marks is set but splash is off")
+        if r.six_player_teams != "pairs" and r.players != 6:
+            raise RulesetError("six_player_teams applies only to 6 players")
+    if foreign:
+        other = "Texas 42" if r.family == MOON else "Moon"
+        raise RulesetError(f"{', '.join(foreign)}: {other} options, not for {r.family}")
+    opener = r.first_hand_opener
+    if opener != "holds_1_0" and not (opener.isdigit() and int(opener) < r.players):
+        raise RulesetError(
+            f"first_hand_opener={opener!r}: holds_1_0 or a seat 0..{r.players - 1}"
+        )
+    if r.family == MOON and opener == "holds_1_0":
+        raise RulesetError("Moon has no 1-0 rule: the first opener is a seat chosen at creation [S0]")
+
+
+def _default(name: str) -> Any:
+    return _FIELD_DEFAULTS[name]
+
+
+_FIELD_DEFAULTS: dict[str, Any] = {
+    f.name: f.default for f in dataclasses.fields(Ruleset) if f.init
+}
+
+_TEXAS42 = Ruleset(name="texas42")
+_MOON = Ruleset(
+    name="moon", family=MOON, players=3, all_pass="redeal", first_hand_opener="0",
+    points_to_win=21,
+)
+
+PRESETS: dict[str, Ruleset] = {
+    r.name: r
+    for r in (
+        _TEXAS42,
+        dataclasses.replace(
+            _TEXAS42, name="texas42-house", nello=True, plunge=True, splash=True, sevens=True
+        ),
+        dataclasses.replace(_TEXAS42, name="texas42-redeal", all_pass="redeal"),
+        dataclasses.replace(
+            _TEXAS42, name="texas42-points", points_to_win=250, end_hand_when_decided=False
+        ),
+        _MOON,
+        dataclasses.replace(
+            _MOON, name="moon-s1", may_trump_when_able_to_follow=True,
+            moon_only_over_seven=True, widow="may_exchange", widow_before_trump=False,
+            moon_trumps="suits", bidder_leads_trump=True, made_scores="tricks",
+            set_scores="opponents_get_bid", moon_wins_game=True,
+        ),
+        dataclasses.replace(
+            _MOON, name="moon-pagat", widow_before_trump=False, moon_trumps="suits_and_follow_me"
+        ),
+    )
+}
+"""``texas42``: straight 42 as [S2] and tournaments play it. ``texas42-house``: with nello,
+plunge, splash and sevens. ``texas42-redeal``: [S2]'s other all-pass reading. ``texas42-points``:
+to 250 points, every trick played. ``moon``: Moon as [S0] reads (to 21 [S1]). ``moon-s1``: Moon
+as [S1] reads it. ``moon-pagat``: trump named before the widow, no doubles trump."""
+
+
+def preset_names() -> tuple[str, ...]:
+    return tuple(PRESETS)
+
+
+def ruleset(preset: str = TEXAS42, options: Mapping[str, Any] | None = None, /, **overrides: Any) -> Ruleset:
+    """A preset with option overrides. Values may be typed or, at the edges, strings
+    (``"true"``, ``"35"``), which are parsed to the option's type."""
+    try:
+        base = PRESETS[preset]
+    except KeyError:
+        raise RulesetError(f"no preset {preset!r}: choose one of {', '.join(PRESETS)}") from None
+    changes = dict(options or {})
+    changes.update(overrides)
+    known = set(option_names())
+    typed: dict[str, Any] = {}
+    for name, value in changes.items():
+        if name not in known:
+            raise RulesetError(f"no option {name!r}; options are {', '.join(sorted(known))}")
+        typed[name] = _coerce(name, value)
+    return dataclasses.replace(base, **typed) if typed else base
+
+
+def _coerce(name: str, value: Any) -> Any:
+    default = _FIELD_DEFAULTS[name]
+    if not isinstance(value, str) or isinstance(default, str):
+        if isinstance(default, bool) and isinstance(value, bool):
+            return value
+        if isinstance(default, int) and not isinstance(default, bool) and type(value) is int:
+            return value
+        if isinstance(default, str) and isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        return value
+    text = value.strip().lower()
+    if isinstance(default, bool):
+        if text in ("true", "on", "yes", "1"):
+            return True
+        if text in ("false", "off", "no", "0"):
+            return False
+        raise RulesetError(f"option {name}={value!r}: say true or false")
+    try:
+        return int(text)
+    except ValueError:
+        raise RulesetError(f"option {name}={value!r}: a whole number is needed") from None

@@ -1,0 +1,120 @@
+"""When a hand is over, what it scores, and who wins the game.
+
+Texas 42 [S2]: the bidding team's points are its tricks plus the count in them; a point bid
+is made with points >= bid, a mark bid (and plunge, splash, sevens) only by taking every
+trick, nello only by losing every trick. Made: the bidding team scores the bid's marks; set:
+every other team does. Moon [S0][S1]: each trick is a point; see ``Ruleset.made_scores`` and
+``Ruleset.set_scores``; the moon scores +21 or -21.
+"""
+
+from __future__ import annotations
+
+from engine.bids import MOON_POINTS, Bid, BidKind
+from engine.contracts import ContractKind
+from engine.rulesets import Ruleset
+from engine.state import HandState
+from engine.tiles import count_of
+
+__all__ = ["game_winner", "hand_result", "score_changes"]
+
+
+def _bid_points(rules: Ruleset, bid: Bid) -> int:
+    return bid.amount if bid.kind is BidKind.POINTS else bid.amount * rules.all_tricks_points
+
+
+def hand_result(rules: Ruleset, hand: HandState, last_winner: int) -> bool | None:
+    """After a trick: ``True`` made, ``False`` set, ``None`` play on.
+
+    Called with the hand's ``taken`` and ``tricks`` already counting the trick just won.
+    """
+    bidder = hand.bidder
+    bid = hand.high_bid
+    assert bidder is not None and bid is not None and hand.contract is not None
+    over = len(hand.tricks) == rules.hand_size
+    team = rules.team_of[bidder]
+    if rules.is_moon:
+        if not over:
+            return None
+        return hand.taken[team] >= (rules.hand_size if bid.kind is BidKind.MOON else bid.amount)
+    early = rules.end_hand_when_decided
+    if hand.contract.kind is ContractKind.NELLO:
+        # RULES.md: "the hand ends, set, as soon as the bidder wins a trick" (whatever the option).
+        if last_winner == bidder:
+            return False
+        return True if over else None
+    if bid.kind is BidKind.POINTS:
+        ours = hand.taken[team]
+        theirs = sum(hand.taken) - ours
+        if over or early:
+            if ours >= bid.amount:
+                return True
+            # Count tiles left out of play (3, 5 or 6 players) can be taken by nobody.
+            available = rules.all_tricks_points - count_of(hand.rest)
+            if theirs > available - bid.amount:
+                return False
+        return None if not over else ours >= bid.amount
+    # Every trick is needed.
+    lost = rules.team_of[last_winner] != team or any(
+        rules.team_of[t.winner] != team for t in hand.tricks
+    )
+    if lost and (early or over):
+        return False
+    return True if over else None
+
+
+def score_changes(rules: Ruleset, hand: HandState, made: bool) -> tuple[int, ...]:
+    """What the hand adds to each team's score."""
+    bidder, bid = hand.bidder, hand.high_bid
+    assert bidder is not None and bid is not None
+    team = rules.team_of[bidder]
+    taken = hand.taken
+    others = [t for t in range(len(rules.teams)) if t != team]
+    changes = [0] * len(rules.teams)
+    if rules.is_moon:
+        for t in others:
+            changes[t] = taken[t]
+        if bid.kind is BidKind.MOON:
+            changes[team] = MOON_POINTS if made else -MOON_POINTS
+        elif made:
+            changes[team] = bid.amount if rules.made_scores == "bid" else taken[team]
+        elif rules.set_scores == "minus_bid":
+            changes[team] = -bid.amount
+        else:
+            for t in others:
+                changes[t] += bid.amount
+        return tuple(changes)
+    if rules.plays_for_marks:
+        if made:
+            changes[team] = bid.marks_worth
+        else:
+            for t in others:
+                changes[t] = bid.marks_worth
+        return tuple(changes)
+    value = _bid_points(rules, bid)
+    if made:
+        changes[team] = max(taken[team], value)
+        for t in others:
+            changes[t] = taken[t]
+    else:
+        for t in others:
+            changes[t] = value + taken[t]
+    return tuple(changes)
+
+
+def game_winner(rules: Ruleset, scores: tuple[int, ...], bidder_team: int, moon_made: bool) -> int | None:
+    """The team that has won, or ``None`` to play another hand.
+
+    Several teams over the target on one hand: the bidder's team wins if among them, else the
+    highest score; a tie plays another hand [RULES.md 3, applied to 42 too].
+    """
+    if moon_made and rules.moon_wins_game:
+        return bidder_team
+    target = rules.points_to_win or rules.marks_to_win
+    over = [t for t, s in enumerate(scores) if s >= target]
+    if not over:
+        return None
+    if bidder_team in over:
+        return bidder_team
+    best = max(scores[t] for t in over)
+    leaders = [t for t in over if scores[t] == best]
+    return leaders[0] if len(leaders) == 1 else None

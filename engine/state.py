@@ -1,0 +1,96 @@
+"""The state of a game, folded from its events. Frozen: ``evolve`` makes a new one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, TypeVar
+
+from engine.bids import Bid
+from engine.contracts import Contract, SuitTable
+from engine.rulesets import Ruleset
+from engine.tiles import Tile, TileSet
+
+__all__ = ["GameState", "HandState", "Phase", "Play", "Trick"]
+
+Seat = int
+Play = tuple[Seat, Tile]
+
+
+class Phase(str, Enum):
+    DEAL = "deal"
+    """Waiting for the next hand to be dealt."""
+    BIDDING = "bidding"
+    WIDOW = "widow"
+    """Moon: the bidder exchanges with the widow."""
+    TRUMP = "trump"
+    """The declarer names trump or a contract."""
+    PLAY = "play"
+    GAME_OVER = "game_over"
+
+
+@dataclass(frozen=True, slots=True)
+class Trick:
+    plays: tuple[Play, ...]
+    winner: Seat
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandState:
+    number: int
+    """Deals so far in the game, counting this one (redeals included), from 1."""
+    dealer: Seat
+    seed: bytes
+    dealt: tuple[TileSet, ...]
+    """The hands as dealt (kept for the archive; never shown before the game ends)."""
+    hands: tuple[TileSet, ...]
+    """What each seat holds now."""
+    rest: TileSet
+    """Moon: the widow, then after an exchange the bidder's discard. 42: tiles out of play."""
+    bids: tuple[tuple[Seat, Bid | None], ...] = ()
+    """The auction so far; ``None`` is a pass."""
+    high_bid: Bid | None = None
+    bidder: Seat | None = None
+    declarer: Seat | None = None
+    contract: Contract | None = None
+    widow_settled: bool = False
+    """Moon: the widow has been exchanged or left."""
+    sitting_out: tuple[Seat, ...] = ()
+    table: SuitTable | None = None
+    trick: tuple[Play, ...] = ()
+    """The trick in progress."""
+    tricks: tuple[Trick, ...] = ()
+    """Tricks completed this hand."""
+    taken: tuple[int, ...] = ()
+    """Per team: points taken this hand (Moon: tricks)."""
+    turn: Seat | None = None
+    """The seat to act (in the auction, widow, trump or play)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    rules: Ruleset
+    phase: Phase
+    scores: tuple[int, ...]
+    """Per team: marks, or points."""
+    hand: HandState | None = None
+    next_dealer: Seat | None = None
+    """Who deals next; ``None`` before the first deal when the holder of 1-0 decides it."""
+    deals: int = 0
+    results: tuple[Any, ...] = ()
+    """The ``HandScored`` event of every hand played."""
+    winner: int | None = None
+    """The winning team, once the game is over."""
+
+
+_T = TypeVar("_T", GameState, HandState)
+
+
+def replace(obj: _T, **changes: Any) -> _T:
+    """A copy with some fields changed (a lean ``dataclasses.replace`` for the hot path)."""
+    new = object.__new__(type(obj))
+    setter = object.__setattr__
+    for name in type(obj).__slots__:
+        setter(new, name, changes[name] if name in changes else getattr(obj, name))
+    return new

@@ -1,0 +1,1 @@
+"""Boneyard server: gRPC services, application layer, store and event fan-out."""
