@@ -84,7 +84,7 @@ class Contract:
     def __str__(self) -> str:
         if self.kind is ContractKind.TRUMP:
             return trump_name(self.trump)
-        return self.kind.value
+        return str(self.kind.value)
 
 
 @dataclass(frozen=True, slots=True)

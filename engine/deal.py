@@ -17,13 +17,14 @@ The shuffle is defined exactly so that anyone can re-deal a hand from its reveal
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 
 from engine.tiles import Tile, TileSet, iter_tiles
 
 __all__ = ["deal", "shuffle"]
 
 
-def _bytes(seed: bytes):  # type: ignore[no-untyped-def]
+def _bytes(seed: bytes) -> Iterator[int]:
     counter = 0
     while True:
         yield from hashlib.sha256(seed + counter.to_bytes(4, "big")).digest()

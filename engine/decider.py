@@ -8,7 +8,8 @@ every command, the events of ``decide`` folded with ``evolve``; ``replay`` folds
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from engine import bidding, play, scoring
 from engine.bids import BidKind
@@ -23,7 +24,7 @@ from engine.commands import (
     PlayTile,
     SeatCommand,
 )
-from engine.contracts import DOUBLES, FOLLOW_ME, Contract, ContractKind, suit_table
+from engine.contracts import DOUBLES, FOLLOW_ME, Contract, ContractKind, SuitTable, suit_table
 from engine.deal import deal
 from engine.errors import (
     GameOver,
@@ -52,7 +53,7 @@ from engine.events import (
 )
 from engine.rulesets import Ruleset
 from engine.state import GameState, HandState, Phase, Trick, replace
-from engine.tiles import COUNT, Tile, TileSet, iter_tiles, tile_name
+from engine.tiles import COUNT, TileSet, iter_tiles, tile_name
 
 __all__ = [
     "decide",
@@ -272,7 +273,8 @@ def _decide_play(state: GameState, hand: HandState, command: PlayTile) -> list[E
     return events
 
 
-_HANDLERS = {
+_Handler = Callable[[GameState, HandState, Any], list[Event]]
+_HANDLERS: dict[type, _Handler] = {
     PlaceBid: _decide_bid,
     Pass: _decide_pass,
     ExchangeWidow: _decide_exchange,
@@ -357,7 +359,7 @@ def _after_widow_or_trump(rules: Ruleset, hand: HandState) -> tuple[Phase, int |
     return Phase.PLAY, hand.declarer
 
 
-def _table_for(rules: Ruleset, contract: Contract):  # type: ignore[no-untyped-def]
+def _table_for(rules: Ruleset, contract: Contract) -> SuitTable | None:
     if contract.kind is ContractKind.TRUMP:
         return suit_table(contract.trump)
     if contract.kind is ContractKind.NELLO:
@@ -431,8 +433,8 @@ def evolve(state: GameState | None, event: Event) -> GameState:
             hands[event.seat] = hands[event.seat] & ~(1 << event.discard) | 1 << event.taken
             changes.update(hands=tuple(hands), rest=1 << event.discard)
         settled = replace(hand, **changes)
-        phase, turn = _after_widow_or_trump(rules, settled)
-        return replace(state, phase=phase, hand=replace(settled, turn=turn))
+        phase, actor = _after_widow_or_trump(rules, settled)
+        return replace(state, phase=phase, hand=replace(settled, turn=actor))
     if kind is ContractDeclared:
         assert isinstance(event, ContractDeclared)
         declared = replace(
@@ -441,8 +443,8 @@ def evolve(state: GameState | None, event: Event) -> GameState:
             table=_table_for(rules, event.contract),
             sitting_out=event.sitting_out,
         )
-        phase, turn = _after_widow_or_trump(rules, declared)
-        return replace(state, phase=phase, hand=replace(declared, turn=turn))
+        phase, actor = _after_widow_or_trump(rules, declared)
+        return replace(state, phase=phase, hand=replace(declared, turn=actor))
     if kind is HandScored:
         assert isinstance(event, HandScored)
         return replace(
@@ -458,9 +460,3 @@ def evolve(state: GameState | None, event: Event) -> GameState:
         return replace(state, phase=Phase.GAME_OVER, winner=event.team, next_dealer=None)
     raise ValueError(f"not an event: {event!r}")
 
-
-def discard_of(hand: HandState) -> Tile | None:
-    """Moon: the tile the bidder laid out, once the widow is exchanged."""
-    if not hand.widow_settled or not hand.rest:
-        return None
-    return next(iter_tiles(hand.rest))
