@@ -5,7 +5,7 @@ PYTHON ?= python3
 PYTEST_ARGS ?=
 
 .DELETE_ON_ERROR:
-.PHONY: setup test lint bench-engine run clean FORCE
+.PHONY: setup test lint proto bench-engine run clean FORCE
 
 setup: $(VENV)/.installed
 
@@ -26,9 +26,24 @@ $(VENV)/.installed: pyproject.toml $(VENV)/.packages
 test: setup
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
-lint: setup
+# buf (the protobuf linter) comes from npm, pinned in package.json / package-lock.json, into
+# node_modules/ (install scripts are not needed: the binary is a per-platform package).
+BUF = node_modules/.bin/buf
+
+$(BUF): package.json package-lock.json
+	npm ci --ignore-scripts --no-audit --no-fund
+	touch $@
+
+lint: setup $(BUF)
 	$(PY) -m ruff check .
 	$(PY) -m mypy engine
+	$(BUF) lint
+	$(BUF) format --diff --exit-code
+
+# Regenerate the Python API (messages, grpc stubs, .pyi) beside the .proto files under proto/.
+# The output is checked in; tests/server/test_proto_generated_is_fresh.py fails when it is stale.
+proto: setup
+	$(PY) proto/generate.py
 
 bench-engine: setup
 	$(PY) benchmarks/bench_engine.py
@@ -40,7 +55,7 @@ run: setup
 	$(VENV)/bin/boneyard-server
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache node_modules
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 
 FORCE:

@@ -1,0 +1,106 @@
+"""Generate the Python code of the API beside its .proto files: ``make proto``.
+
+For every ``proto/boneyard/**/*.proto`` this writes ``*_pb2.py`` (messages), ``*_pb2.pyi``
+(typed stubs, mypy-protobuf) and, for files with services, ``*_pb2_grpc.py`` and
+``*_pb2_grpc.pyi`` (grpc stubs and servicers). The include root is ``proto/``, so the generated
+modules import each other as ``boneyard.v1.x_pb2``. The generated files are checked in;
+``tests/server/test_proto_generated_is_fresh.py`` regenerates into a temporary directory and
+fails if they differ.
+
+    python proto/generate.py            # into proto/ (what `make proto` runs)
+    python proto/generate.py --out DIR  # into DIR (the freshness test)
+
+Generated code depends on the generator's version (grpcio-tools, mypy-protobuf): pyproject.toml
+pins both, so every checkout generates the same bytes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+PROTO_ROOT = Path(__file__).resolve().parent
+"""The include root: imports read ``boneyard/v1/rules.proto``."""
+PACKAGE = "boneyard"
+GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi")
+
+
+def proto_files(root: Path = PROTO_ROOT) -> list[Path]:
+    """Every .proto file of the API, relative to the include root, in a stable order."""
+    return sorted(p.relative_to(root) for p in (root / PACKAGE).rglob("*.proto"))
+
+
+def generated_files(root: Path) -> list[Path]:
+    """Every generated file under ``root/boneyard``, relative to ``root``."""
+    return sorted(
+        p.relative_to(root)
+        for p in (root / PACKAGE).rglob("*")
+        if p.is_file() and p.name.endswith(GENERATED_SUFFIXES)
+    )
+
+
+def _plugin(name: str) -> str:
+    """A protoc plugin installed beside this Python (the venv's bin/), else on PATH."""
+    beside = Path(sys.executable).parent / name
+    if beside.exists():
+        return str(beside)
+    found = shutil.which(name)
+    if found is None:
+        raise SystemExit(f"{name} not found: install mypy-protobuf (make setup)")
+    return found
+
+
+def generate(out: Path) -> list[Path]:
+    """Run protoc on every .proto file, writing into ``out``; return the files written."""
+    out.mkdir(parents=True, exist_ok=True)
+    for stale in generated_files(out):
+        (out / stale).unlink()
+    files = [str(p) for p in proto_files()]
+    args = [
+        sys.executable,
+        "-m",
+        "grpc_tools.protoc",
+        f"--proto_path={PROTO_ROOT}",
+        f"--plugin=protoc-gen-mypy={_plugin('protoc-gen-mypy')}",
+        f"--plugin=protoc-gen-mypy_grpc={_plugin('protoc-gen-mypy_grpc')}",
+        f"--python_out={out}",
+        f"--mypy_out={out}",
+        f"--grpc_python_out={out}",
+        f"--mypy_grpc_out={out}",
+        *files,
+    ]
+    # Relative paths keep the absolute checkout path out of the generated code.
+    result = subprocess.run(args, cwd=PROTO_ROOT, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise SystemExit(f"protoc failed ({result.returncode}):\n{result.stdout}{result.stderr}")
+    # grpc_python_out writes a *_pb2_grpc.py for every file; keep only those with services.
+    for grpc_file in (out / PACKAGE).rglob("*_pb2_grpc.py"):
+        proto = PROTO_ROOT / grpc_file.relative_to(out).with_name(
+            grpc_file.name.removesuffix("_pb2_grpc.py") + ".proto"
+        )
+        if not _has_service(proto):
+            grpc_file.unlink()
+            stub = grpc_file.with_suffix(".pyi")
+            if stub.exists():
+                stub.unlink()
+    return generated_files(out)
+
+
+def _has_service(proto: Path) -> bool:
+    return any(line.lstrip().startswith("service ") for line in proto.read_text().splitlines())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=PROTO_ROOT, help="output root (default proto/)")
+    args = parser.parse_args(argv)
+    written = generate(args.out.resolve())
+    print(f"generated {len(written)} files under {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
