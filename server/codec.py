@@ -24,7 +24,6 @@ action is allowed now is the engine's business (``engine.IllegalAction``), not t
 from __future__ import annotations
 
 import hashlib
-
 from collections.abc import Iterable
 from typing import Any
 

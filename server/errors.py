@@ -1,0 +1,41 @@
+"""Errors of the application layer; the gRPC layer maps each to one status code."""
+
+from __future__ import annotations
+
+__all__ = [
+    "AppError",
+    "InvalidArgument",
+    "NotFound",
+    "PermissionDenied",
+    "PreconditionFailed",
+    "StaleVersion",
+    "Unauthenticated",
+]
+
+
+class AppError(Exception):
+    """Base of every error a request can get."""
+
+
+class InvalidArgument(AppError):
+    """Malformed input: an unknown preset or option, a tile out of range, a missing field."""
+
+
+class NotFound(AppError):
+    """No such game."""
+
+
+class Unauthenticated(AppError):
+    """No token, or a token that opens no seat of this game."""
+
+
+class PermissionDenied(AppError):
+    """Acting for another seat, or asking for what the seat may not see."""
+
+
+class PreconditionFailed(AppError):
+    """The rules refuse the action now (wrong phase, not your turn, must follow suit...)."""
+
+
+class StaleVersion(AppError):
+    """The game has moved on since the version the client sent, or another writer won."""

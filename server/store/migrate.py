@@ -1,0 +1,87 @@
+"""Bring a database's schema up to date with the Alembic migrations under ``migrations/``.
+
+The Alembic configuration is built in code (no ``alembic.ini``).  The migrations directory is
+found, in order, from ``$BONEYARD_MIGRATIONS_DIR``, beside this package in the source tree
+(which is also where an editable install points), and ``./migrations``.
+
+From a shell: ``python -m server.store sqlite:///boneyard.db``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import text
+from sqlalchemy.engine import URL, Engine, make_url
+
+from server.store.db import WRITE, create_engine, is_postgresql
+from server.store.errors import MigrationsNotFound
+
+__all__ = ["alembic_config", "current_revision", "migrations_dir", "upgrade"]
+
+log = logging.getLogger(__name__)
+
+#: Key of ``pg_advisory_xact_lock`` held while migrating, so that several server processes
+#: starting at once on one PostgreSQL database migrate one after the other.
+_PG_MIGRATION_LOCK = 0x626F6E6579617264  # b"boneyard"
+
+
+def migrations_dir() -> Path:
+    """The directory holding ``env.py`` and ``versions/``."""
+    candidates: list[Path] = []
+    override = os.environ.get("BONEYARD_MIGRATIONS_DIR")
+    if override:
+        candidates.append(Path(override))
+    # server/store/migrate.py -> <repository root>/migrations
+    candidates.append(Path(__file__).resolve().parents[2] / "migrations")
+    candidates.append(Path.cwd() / "migrations")
+    for candidate in candidates:
+        if (candidate / "env.py").is_file() and (candidate / "versions").is_dir():
+            return candidate
+    raise MigrationsNotFound([str(c) for c in candidates])
+
+
+def alembic_config(url: str | URL | None = None) -> Config:
+    """An Alembic ``Config`` for our migrations (``url`` is used when no connection is given)."""
+    cfg = Config()
+    cfg.set_main_option("script_location", str(migrations_dir()))
+    if url is not None:
+        # ConfigParser interpolation: a literal % must be doubled.
+        rendered = make_url(url).render_as_string(hide_password=False)
+        cfg.set_main_option("sqlalchemy.url", rendered.replace("%", "%%"))
+    return cfg
+
+
+def upgrade(url: str | URL, revision: str = "head", *, engine: Engine | None = None) -> None:
+    """Run ``alembic upgrade <revision>`` against ``url`` (or an engine already made for it).
+
+    Safe to call from several processes at once: on PostgreSQL an advisory lock serialises
+    them, on SQLite the write lock does.  A no-op when the schema is already at ``revision``.
+    """
+    own_engine = engine is None
+    eng = create_engine(url) if engine is None else engine
+    try:
+        with eng.connect().execution_options(**{WRITE: True}) as conn, conn.begin():
+            if is_postgresql(eng.url):
+                conn.execute(
+                    text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_MIGRATION_LOCK}
+                )
+            cfg = alembic_config(url)
+            cfg.attributes["connection"] = conn
+            log.info("migrating %s to %s", eng.url.render_as_string(), revision)
+            command.upgrade(cfg, revision)
+    finally:
+        if own_engine:
+            eng.dispose()
+
+
+def current_revision(engine: Engine) -> str | None:
+    """The revision the database is at, or ``None`` before the first migration."""
+    from alembic.runtime.migration import MigrationContext
+
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()

@@ -1,0 +1,716 @@
+"""The store's repository: games as append-only event logs, plus seats, requests and seeds.
+
+``EventStore`` is synchronous SQLAlchemy; the asyncio server calls it through
+``asyncio.to_thread``.  Every method is one transaction.  Event payloads are opaque bytes
+(the protobuf encoding of engine events, made elsewhere); the store only hashes them.
+
+Concurrency: ``append`` is optimistic.  It updates ``games.version`` only where it still
+equals ``expected_version`` (which also queues concurrent writers of one game on that row in
+PostgreSQL, and on the write lock in SQLite), then inserts the events with ``seq =
+expected_version + 1, ...``; the primary key ``(game_id, seq)`` is the last word, so of two
+writers at one version exactly one wins and the other gets ``VersionConflict``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hmac
+import logging
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal, NamedTuple, cast, get_args
+
+from sqlalchemy import and_, insert, or_, select, text, update
+from sqlalchemy.engine import URL, CursorResult, Engine
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from server.store.db import WRITE, create_engine
+from server.store.errors import (
+    ChainBroken,
+    DuplicateRequest,
+    DuplicateToken,
+    GameExists,
+    GameNotFound,
+    InvalidCursor,
+    SeatTaken,
+    SeedConflict,
+    VersionConflict,
+)
+from server.store.hashing import (
+    GENESIS_HASH,
+    chain_hash,
+    first_chain_break,
+    is_token_hash,
+    seed_commitment,
+)
+from server.store.models import EventRow, GameRow, HandSeedRow, RequestRow, SeatRow
+
+__all__ = [
+    "NOTIFY_CHANNEL",
+    "EventStore",
+    "GameRecord",
+    "GameStatus",
+    "NewEvent",
+    "NewSeed",
+    "PendingRequest",
+    "RequestRecord",
+    "SeatRecord",
+    "SeedRecord",
+    "StoredEvent",
+]
+
+log = logging.getLogger(__name__)
+
+GameStatus = Literal["open", "playing", "finished"]
+_STATUSES: tuple[str, ...] = get_args(GameStatus)
+
+#: PostgreSQL channel on which ``append`` and ``create_game`` announce ``"<game_id>:<version>"``.
+NOTIFY_CHANNEL = "boneyard_events"
+
+#: An event to append: ``(kind, payload)``.
+NewEvent = tuple[str, bytes]
+#: A request to remember with an append: ``(request_id, seat, response)``.
+PendingRequest = tuple[str, int, bytes]
+#: A hand's seed to record with an append: ``(hand_number, seed, commitment)``.
+NewSeed = tuple[int, bytes, bytes]
+
+_MAX_PAGE_SIZE = 1000
+_IN_CHUNK = 500
+
+
+class StoredEvent(NamedTuple):
+    seq: int
+    kind: str
+    payload: bytes
+    hash: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    id: str
+    preset: str
+    options: dict[str, Any]
+    name: str
+    players: int
+    seats_taken: int
+    status: GameStatus
+    version: int
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    seat: int
+    player_name: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RequestRecord:
+    """The stored answer to an applied request: the version it produced and its response."""
+
+    request_id: str
+    seat: int
+    result_version: int
+    response: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class SeedRecord:
+    """A hand's shuffle seed.  ``seed`` is secret until ``revealed``: callers must not show it."""
+
+    hand_number: int
+    commitment: bytes
+    seed: bytes
+    revealed: bool
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class EventStore:
+    """Games as append-only, hash-chained event logs in SQLite or PostgreSQL.
+
+    The schema must already be migrated (``server.store.migrate.upgrade`` or
+    ``EventStore.open(url, migrate=True)``).  ``clock`` returns aware datetimes; tests pass a
+    fixed one.
+    """
+
+    def __init__(self, engine: Engine, *, clock: Callable[[], datetime] = _utcnow) -> None:
+        self._engine = engine
+        self._clock = clock
+        self._postgresql = engine.dialect.name == "postgresql"
+        self._reader = sessionmaker(engine, expire_on_commit=False)
+        self._writer = sessionmaker(
+            engine.execution_options(**{WRITE: True}), expire_on_commit=False
+        )
+
+    @classmethod
+    def open(
+        cls,
+        url: str | URL,
+        *,
+        migrate: bool = False,
+        clock: Callable[[], datetime] = _utcnow,
+        **engine_kwargs: Any,
+    ) -> EventStore:
+        """A store on a new engine for ``url``; ``migrate=True`` first upgrades the schema."""
+        engine = create_engine(url, **engine_kwargs)
+        if migrate:
+            from server.store.migrate import upgrade
+
+            upgrade(url, engine=engine)
+        return cls(engine, clock=clock)
+
+    @property
+    def engine(self) -> Engine:
+        return self._engine
+
+    def close(self) -> None:
+        """Close the engine's pooled connections."""
+        self._engine.dispose()
+
+    # --- games and events ------------------------------------------------------------
+
+    def create_game(
+        self,
+        game_id: str,
+        preset: str,
+        options: Mapping[str, Any],
+        players: int,
+        name: str,
+        first_events: Sequence[NewEvent],
+        *,
+        status: GameStatus = "open",
+        seeds: Sequence[NewSeed] = (),
+    ) -> GameRecord:
+        """Create a game whose log starts with ``first_events`` (its version is their number).
+
+        ``seeds`` are recorded in the same transaction, as by ``append``.  Raises
+        ``GameExists`` when ``game_id`` is taken.
+        """
+        _check_seeds(game_id, seeds)
+        _check_status(status)
+        if players < 1:
+            raise ValueError(f"game {game_id!r}: players must be at least 1, got {players}")
+        now = self._clock()
+        row = GameRow(
+            id=game_id,
+            preset=preset,
+            options=dict(options),
+            name=name,
+            players=players,
+            seats_taken=0,
+            status=status,
+            version=len(first_events),
+            created_at=now,
+            updated_at=now,
+        )
+        record = _game_record(row)
+        try:
+            with self._write() as session:
+                session.add(row)
+                session.flush()
+                if first_events:
+                    session.execute(
+                        insert(EventRow), _event_rows(game_id, 0, GENESIS_HASH, first_events, now)
+                    )
+                _insert_seeds(session, game_id, seeds, now)
+                self._notify(session, game_id, len(first_events))
+        except IntegrityError as exc:
+            if self._game_exists(game_id):
+                raise GameExists(game_id) from exc
+            raise
+        return record
+
+    def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        request: PendingRequest | None = None,
+        *,
+        status: GameStatus | None = None,
+        seeds: Sequence[NewSeed] = (),
+    ) -> int:
+        """Append ``events`` as ``seq = expected_version + 1, ...``; return the new version.
+
+        With ``request = (request_id, seat, response)`` the response is stored in the same
+        transaction, answered later by ``find_request``.  ``status`` (if given) becomes the
+        game's status.  ``seeds`` (``(hand_number, seed, sha256(seed))`` of hands dealt by
+        these events) are recorded in the same transaction, unrevealed; recording a hand's
+        seed again is a no-op, a different seed for it raises ``SeedConflict``.
+
+        Raises ``VersionConflict`` when the game is no longer at ``expected_version``,
+        ``GameNotFound``, or ``DuplicateRequest`` when ``request_id`` was already applied
+        to this game.  Nothing is written when it raises.
+        """
+        if not events:
+            raise ValueError(f"game {game_id!r}: append needs at least one event")
+        if expected_version < 0:
+            raise ValueError(f"game {game_id!r}: expected_version {expected_version} < 0")
+        if status is not None:
+            _check_status(status)
+        _check_seeds(game_id, seeds)
+        new_version = expected_version + len(events)
+        now = self._clock()
+        values: dict[str, Any] = {"version": new_version, "updated_at": now}
+        if status is not None:
+            values["status"] = status
+        with self._write() as session:
+            # Claim the version first: this locks the game row (PostgreSQL), so concurrent
+            # writers of one game queue here and the loser sees the winner's version.
+            result = cast(
+                CursorResult[Any],
+                session.execute(
+                    update(GameRow)
+                    .where(GameRow.id == game_id, GameRow.version == expected_version)
+                    .values(**values)
+                    .execution_options(synchronize_session=False)
+                ),
+            )
+            if result.rowcount != 1:
+                actual = session.scalar(select(GameRow.version).where(GameRow.id == game_id))
+                if actual is None:
+                    raise GameNotFound(game_id)
+                raise VersionConflict(game_id, expected_version, actual)
+            prev_hash = self._hash_at(session, game_id, expected_version)
+            try:
+                session.execute(
+                    insert(EventRow),
+                    _event_rows(game_id, expected_version, prev_hash, events, now),
+                )
+            except IntegrityError as exc:
+                raise VersionConflict(game_id, expected_version, None) from exc
+            if request is not None:
+                request_id, seat, response = request
+                try:
+                    session.execute(
+                        insert(RequestRow).values(
+                            game_id=game_id,
+                            request_id=request_id,
+                            seat=seat,
+                            result_version=new_version,
+                            response=response,
+                            created_at=now,
+                        )
+                    )
+                except IntegrityError as exc:
+                    raise DuplicateRequest(game_id, request_id) from exc
+            _insert_seeds(session, game_id, seeds, now)
+            self._notify(session, game_id, new_version)
+        log.debug(
+            "game %s: appended %d events, now at version %d", game_id, len(events), new_version
+        )
+        return new_version
+
+    def load_events(
+        self, game_id: str, from_seq: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]:
+        """The events *after* ``from_seq`` (so ``from_seq`` = the version a reader already has),
+        in order, at most ``limit`` of them.  Raises ``GameNotFound``."""
+        query = (
+            select(EventRow.seq, EventRow.kind, EventRow.payload, EventRow.hash)
+            .where(EventRow.game_id == game_id, EventRow.seq > from_seq)
+            .order_by(EventRow.seq)
+        )
+        if limit is not None:
+            query = query.limit(limit)
+        with self._read() as session:
+            rows = session.execute(query).all()
+            if not rows and session.get(GameRow, game_id) is None:
+                raise GameNotFound(game_id)
+        return [StoredEvent(r.seq, r.kind, bytes(r.payload), bytes(r.hash)) for r in rows]
+
+    def get_game(self, game_id: str) -> GameRecord:
+        with self._read() as session:
+            row = session.get(GameRow, game_id)
+            if row is None:
+                raise GameNotFound(game_id)
+            return _game_record(row)
+
+    def latest_version(self, game_id: str) -> int:
+        """The game's version (= its highest ``seq``, 0 for an empty log): a cheap poll."""
+        with self._read() as session:
+            version = session.scalar(select(GameRow.version).where(GameRow.id == game_id))
+        if version is None:
+            raise GameNotFound(game_id)
+        return version
+
+    def latest_versions(self, game_ids: Iterable[str]) -> dict[str, int]:
+        """``latest_version`` of many games in few queries; unknown games are left out."""
+        ids = list(dict.fromkeys(game_ids))
+        found: dict[str, int] = {}
+        with self._read() as session:
+            for start in range(0, len(ids), _IN_CHUNK):
+                chunk = ids[start : start + _IN_CHUNK]
+                rows = session.execute(
+                    select(GameRow.id, GameRow.version).where(GameRow.id.in_(chunk))
+                )
+                found.update({r.id: r.version for r in rows})
+        return found
+
+    def list_games(
+        self,
+        status: GameStatus | None = None,
+        page_size: int = 50,
+        after_cursor: str | None = None,
+    ) -> tuple[list[GameRecord], str | None]:
+        """One page of games, oldest first, and the cursor of the next page (``None`` at the
+        end).  Keyset pagination on ``(created_at, id)``: games created while paging appear
+        on later pages, and none is skipped or repeated."""
+        if status is not None:
+            _check_status(status)
+        if not 1 <= page_size <= _MAX_PAGE_SIZE:
+            raise ValueError(f"page_size must be 1..{_MAX_PAGE_SIZE}, got {page_size}")
+        query = select(GameRow)
+        if status is not None:
+            query = query.where(GameRow.status == status)
+        if after_cursor:
+            created_at, last_id = _decode_cursor(after_cursor)
+            query = query.where(
+                or_(
+                    GameRow.created_at > created_at,
+                    and_(GameRow.created_at == created_at, GameRow.id > last_id),
+                )
+            )
+        query = query.order_by(GameRow.created_at, GameRow.id).limit(page_size + 1)
+        with self._read() as session:
+            rows = session.scalars(query).all()
+            games = [_game_record(row) for row in rows[:page_size]]
+        next_cursor = None
+        if len(rows) > page_size:
+            last = games[-1]
+            next_cursor = _encode_cursor(last.created_at, last.id)
+        return games, next_cursor
+
+    def set_status(self, game_id: str, status: GameStatus) -> None:
+        """Set a game's status (``open`` -> ``playing`` when its last seat is taken)."""
+        _check_status(status)
+        with self._write() as session:
+            result = cast(
+                CursorResult[Any],
+                session.execute(
+                    update(GameRow)
+                    .where(GameRow.id == game_id, GameRow.status != "finished")
+                    .values(status=status)
+                    .execution_options(synchronize_session=False)
+                ),
+            )
+            if result.rowcount != 1 and not self._game_exists(game_id):
+                raise GameNotFound(game_id)
+
+    def verify_chain(self, game_id: str) -> int:
+        """Recompute the hash chain of a game; return its length or raise ``ChainBroken``."""
+        with self._read() as session:
+            version = session.scalar(select(GameRow.version).where(GameRow.id == game_id))
+            if version is None:
+                raise GameNotFound(game_id)
+            # Only events up to the version read: a concurrent append cannot cause a false alarm.
+            rows = session.execute(
+                select(EventRow.seq, EventRow.payload, EventRow.hash)
+                .where(EventRow.game_id == game_id, EventRow.seq <= version)
+                .order_by(EventRow.seq)
+            ).all()
+        broken = first_chain_break((r.seq, bytes(r.payload), bytes(r.hash)) for r in rows)
+        if broken is not None:
+            raise ChainBroken(game_id, broken[0], broken[1])
+        if len(rows) != version:
+            raise ChainBroken(
+                game_id, len(rows) + 1, f"game is at version {version} but has {len(rows)} events"
+            )
+        return version
+
+    # --- seats -----------------------------------------------------------------------
+
+    def take_seat(self, game_id: str, seat: int, player_name: str, token_hash: str) -> int:
+        """Seat a player; return the game's number of taken seats.
+
+        ``token_hash`` is ``hash_token(token)``: the token itself is never stored (a value
+        that is not 64 lowercase hex digits is refused).  Raises ``SeatTaken``,
+        ``DuplicateToken``, ``GameNotFound``; ``ValueError`` for a seat outside the table.
+        """
+        if not is_token_hash(token_hash):
+            raise ValueError(
+                f"game {game_id!r}, seat {seat}: token_hash must be hash_token(token) "
+                "(64 lowercase hex digits); refusing to store anything else"
+            )
+        now = self._clock()
+        with self._write() as session:
+            game = session.execute(
+                select(GameRow.players, GameRow.seats_taken)
+                .where(GameRow.id == game_id)
+                .with_for_update()
+            ).one_or_none()
+            if game is None:
+                raise GameNotFound(game_id)
+            if not 0 <= seat < game.players:
+                raise ValueError(
+                    f"game {game_id!r}: seat {seat} is not at a table of {game.players}"
+                )
+            if session.get(SeatRow, (game_id, seat)) is not None:
+                raise SeatTaken(game_id, seat)
+            holder = session.scalar(
+                select(SeatRow.seat).where(
+                    SeatRow.game_id == game_id, SeatRow.token_hash == token_hash
+                )
+            )
+            if holder is not None:
+                raise DuplicateToken(game_id, holder)
+            try:
+                session.execute(
+                    insert(SeatRow).values(
+                        game_id=game_id,
+                        seat=seat,
+                        player_name=player_name,
+                        token_hash=token_hash,
+                        created_at=now,
+                    )
+                )
+            except IntegrityError as exc:  # only if the row lock above did not serialise us
+                raise SeatTaken(game_id, seat) from exc
+            session.execute(
+                update(GameRow)
+                .where(GameRow.id == game_id)
+                .values(seats_taken=GameRow.seats_taken + 1, updated_at=now)
+                .execution_options(synchronize_session=False)
+            )
+        return int(game.seats_taken) + 1
+
+    def seat_for_token(self, game_id: str, token_hash: str) -> int | None:
+        """The seat whose token hashes to ``token_hash``, or ``None``."""
+        if not is_token_hash(token_hash):
+            return None
+        with self._read() as session:
+            row = session.execute(
+                select(SeatRow.seat, SeatRow.token_hash).where(
+                    SeatRow.game_id == game_id, SeatRow.token_hash == token_hash
+                )
+            ).one_or_none()
+        if row is None or not hmac.compare_digest(row.token_hash, token_hash):
+            return None
+        return int(row.seat)
+
+    def list_seats(self, game_id: str) -> list[SeatRecord]:
+        """Who sits where (without token hashes), by seat.  Raises ``GameNotFound``."""
+        with self._read() as session:
+            rows = session.scalars(
+                select(SeatRow).where(SeatRow.game_id == game_id).order_by(SeatRow.seat)
+            ).all()
+            if not rows and session.get(GameRow, game_id) is None:
+                raise GameNotFound(game_id)
+            return [SeatRecord(r.seat, r.player_name, r.created_at) for r in rows]
+
+    # --- idempotent requests ---------------------------------------------------------
+
+    def find_request(self, game_id: str, request_id: str) -> RequestRecord | None:
+        """The stored outcome of a request already applied to this game, or ``None``."""
+        with self._read() as session:
+            row = session.get(RequestRow, (game_id, request_id))
+            if row is None:
+                return None
+            return RequestRecord(row.request_id, row.seat, row.result_version, bytes(row.response))
+
+    # --- hand seeds ------------------------------------------------------------------
+
+    def record_seed(
+        self, game_id: str, hand_number: int, seed: bytes, commitment: bytes
+    ) -> SeedRecord:
+        """Remember the seed of a hand before it is dealt; return the seed record in force.
+
+        ``commitment`` must be ``sha256(seed)``.  The first seed recorded for a hand stays:
+        if one exists (say a deal was retried after a version conflict), it is returned
+        unchanged and the new one is ignored, so a published commitment never changes.
+        """
+        _check_seeds(game_id, [(hand_number, seed, commitment)])
+        with self._write() as session:
+            game = session.execute(
+                select(GameRow.id).where(GameRow.id == game_id).with_for_update()
+            ).one_or_none()
+            if game is None:
+                raise GameNotFound(game_id)
+            existing = session.get(HandSeedRow, (game_id, hand_number))
+            if existing is not None:
+                return _seed_record(existing)
+            session.execute(
+                insert(HandSeedRow).values(
+                    game_id=game_id,
+                    hand_number=hand_number,
+                    commitment=commitment,
+                    seed=seed,
+                    revealed=False,
+                    created_at=self._clock(),
+                )
+            )
+        return SeedRecord(hand_number, bytes(commitment), bytes(seed), False)
+
+    def reveal_seeds(self, game_id: str, through_hand: int | None = None) -> int:
+        """Mark the game's seeds (those of hands ``<= through_hand``, if given) as revealed;
+        return how many were newly revealed.  Raises ``GameNotFound``."""
+        query = update(HandSeedRow).where(
+            HandSeedRow.game_id == game_id, HandSeedRow.revealed.is_(False)
+        )
+        if through_hand is not None:
+            query = query.where(HandSeedRow.hand_number <= through_hand)
+        with self._write() as session:
+            if session.get(GameRow, game_id) is None:
+                raise GameNotFound(game_id)
+            result = cast(
+                CursorResult[Any],
+                session.execute(
+                    query.values(revealed=True).execution_options(synchronize_session=False)
+                ),
+            )
+            return int(result.rowcount)
+
+    def get_seed(self, game_id: str, hand_number: int) -> SeedRecord | None:
+        with self._read() as session:
+            row = session.get(HandSeedRow, (game_id, hand_number))
+            return None if row is None else _seed_record(row)
+
+    # --- internals -------------------------------------------------------------------
+
+    @contextmanager
+    def _read(self) -> Iterator[Session]:
+        with self._reader.begin() as session:
+            yield session
+
+    @contextmanager
+    def _write(self) -> Iterator[Session]:
+        with self._writer.begin() as session:
+            yield session
+
+    def _game_exists(self, game_id: str) -> bool:
+        with self._read() as session:
+            return session.get(GameRow, game_id) is not None
+
+    @staticmethod
+    def _hash_at(session: Session, game_id: str, version: int) -> bytes:
+        if version == 0:
+            return GENESIS_HASH
+        stored = session.scalar(
+            select(EventRow.hash).where(EventRow.game_id == game_id, EventRow.seq == version)
+        )
+        if stored is None:
+            raise ChainBroken(game_id, version, f"game is at version {version} but has no event")
+        return bytes(stored)
+
+    def _notify(self, session: Session, game_id: str, version: int) -> None:
+        """On PostgreSQL, announce the new version at commit (NOTIFY is transactional)."""
+        if self._postgresql:
+            session.execute(
+                text("SELECT pg_notify(:channel, :payload)"),
+                {"channel": NOTIFY_CHANNEL, "payload": f"{game_id}:{version}"},
+            )
+
+
+def _check_status(status: str) -> None:
+    if status not in _STATUSES:
+        raise ValueError(f"unknown game status {status!r}; expected one of {_STATUSES}")
+
+
+def _check_seeds(game_id: str, seeds: Sequence[NewSeed]) -> None:
+    for hand_number, seed, commitment in seeds:
+        if not hmac.compare_digest(seed_commitment(seed), commitment):
+            raise ValueError(
+                f"game {game_id!r}, hand {hand_number}: commitment is not sha256(seed)"
+            )
+
+
+def _insert_seeds(session: Session, game_id: str, seeds: Sequence[NewSeed], now: datetime) -> None:
+    if not seeds:
+        return
+    existing = {
+        row.hand_number: bytes(row.seed)
+        for row in session.execute(
+            select(HandSeedRow.hand_number, HandSeedRow.seed).where(
+                HandSeedRow.game_id == game_id,
+                HandSeedRow.hand_number.in_([hand for hand, _, _ in seeds]),
+            )
+        )
+    }
+    rows: list[dict[str, Any]] = []
+    for hand_number, seed, commitment in seeds:
+        if hand_number in existing:
+            if not hmac.compare_digest(existing[hand_number], seed):
+                raise SeedConflict(game_id, hand_number)
+            continue
+        existing[hand_number] = seed
+        rows.append(
+            {
+                "game_id": game_id,
+                "hand_number": hand_number,
+                "commitment": commitment,
+                "seed": seed,
+                "revealed": False,
+                "created_at": now,
+            }
+        )
+    if rows:
+        session.execute(insert(HandSeedRow), rows)
+
+
+def _event_rows(
+    game_id: str,
+    after: int,
+    prev_hash: bytes,
+    events: Sequence[NewEvent],
+    now: datetime,
+) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for offset, (kind, payload) in enumerate(events, start=1):
+        payload = bytes(payload)
+        prev_hash = chain_hash(prev_hash, payload)
+        rows.append(
+            {
+                "game_id": game_id,
+                "seq": after + offset,
+                "kind": kind,
+                "payload": payload,
+                "hash": prev_hash,
+                "created_at": now,
+            }
+        )
+    return rows
+
+
+def _game_record(row: GameRow) -> GameRecord:
+    return GameRecord(
+        id=row.id,
+        preset=row.preset,
+        options=dict(row.options),
+        name=row.name,
+        players=row.players,
+        seats_taken=row.seats_taken,
+        status=cast(GameStatus, row.status),
+        version=row.version,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+def _seed_record(row: HandSeedRow) -> SeedRecord:
+    return SeedRecord(row.hand_number, bytes(row.commitment), bytes(row.seed), bool(row.revealed))
+
+
+def _encode_cursor(created_at: datetime, game_id: str) -> str:
+    raw = f"{created_at.astimezone(UTC).isoformat()}|{game_id}".encode()
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+def _decode_cursor(cursor: str) -> tuple[datetime, str]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("utf-8")
+        stamp, game_id = raw.split("|", 1)
+        created_at = datetime.fromisoformat(stamp)
+    except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
+        raise InvalidCursor(cursor) from exc
+    if created_at.tzinfo is None or not game_id:
+        raise InvalidCursor(cursor)
+    return created_at, game_id

@@ -1,0 +1,690 @@
+"""One contract for the store, run unchanged against every backend.
+
+SQLite (a file under tmp_path) always runs; PostgreSQL runs when BONEYARD_TEST_DATABASE_URL
+is set (``.ci/run`` sets it), each test on a freshly created database of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy.engine import Engine, make_url
+
+from server.store import (
+    GENESIS_HASH,
+    ChainBroken,
+    DuplicateRequest,
+    DuplicateToken,
+    EventStore,
+    GameExists,
+    GameNotFound,
+    InvalidCursor,
+    SeatTaken,
+    SeedConflict,
+    VersionConflict,
+    create_engine,
+    hash_token,
+    seed_commitment,
+    upgrade,
+)
+from server.store.hashing import first_chain_break
+from server.store.migrate import alembic_config, current_revision
+from server.store.models import Base
+from server.store.notify import (
+    AsyncPgListener,
+    Change,
+    PgListener,
+    VersionPoller,
+    listen_supported,
+    wait_for_version,
+)
+
+# --- backends ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def _pg_admin(postgres_url: str) -> Iterator[Engine]:
+    admin = sa.create_engine(postgres_url, isolation_level="AUTOCOMMIT")
+    yield admin
+    admin.dispose()
+
+
+def _fresh_pg_database(admin: Engine, base_url: str) -> Iterator[str]:
+    name = f"boneyard_store_{uuid.uuid4().hex[:16]}"
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    try:
+        yield make_url(base_url).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def empty_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """URL of an empty database (no tables at all) on each backend."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path_factory.mktemp('store') / 'boneyard.db'}"
+    else:
+        admin = request.getfixturevalue("_pg_admin")
+        yield from _fresh_pg_database(admin, request.getfixturevalue("postgres_url"))
+
+
+@pytest.fixture
+def url(empty_url: str) -> str:
+    """URL of a migrated, empty database."""
+    upgrade(empty_url)
+    return empty_url
+
+
+@pytest.fixture
+def engine(url: str) -> Iterator[Engine]:
+    eng = create_engine(url)
+    yield eng
+    eng.dispose()
+
+
+@pytest.fixture
+def store(engine: Engine) -> EventStore:
+    return EventStore(engine)
+
+
+def _other_store(url: str) -> EventStore:
+    """A store on its own engine: separate connections, as another server process has."""
+    return EventStore(create_engine(url))
+
+
+def new_game(store: EventStore, game_id: str | None = None, *, players: int = 4) -> str:
+    game_id = game_id or str(uuid.uuid4())
+    store.create_game(
+        game_id,
+        "texas42",
+        {"forced_bid": True},
+        players,
+        "table",
+        [("GameCreated", b"created:" + game_id.encode())],
+    )
+    return game_id
+
+
+def events(*payloads: bytes, kind: str = "TilePlayed") -> list[tuple[str, bytes]]:
+    return [(kind, p) for p in payloads]
+
+
+# --- migrations ----------------------------------------------------------------------
+
+
+def test_migrations_apply_to_an_empty_database(empty_url: str) -> None:
+    eng = create_engine(empty_url)
+    try:
+        assert sa.inspect(eng).get_table_names() == []
+        upgrade(empty_url)
+        head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+        assert current_revision(eng) == head
+        tables = set(sa.inspect(eng).get_table_names())
+        assert tables == {"alembic_version", "games", "events", "seats", "requests", "hand_seeds"}
+        upgrade(empty_url)  # already at head: nothing to do
+        assert current_revision(eng) == head
+    finally:
+        eng.dispose()
+
+
+def test_servers_starting_together_migrate_once(empty_url: str) -> None:
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(3)
+
+    def start_server() -> None:
+        barrier.wait()
+        try:
+            EventStore.open(empty_url, migrate=True).close()
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=start_server) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert errors == []
+    store = EventStore.open(empty_url)
+    try:
+        assert store.list_games() == ([], None)
+    finally:
+        store.close()
+
+
+def test_migrated_schema_matches_the_models(engine: Engine) -> None:
+    with engine.connect() as conn:
+        context = MigrationContext.configure(conn, opts={"compare_type": True})
+        assert compare_metadata(context, Base.metadata) == []
+
+
+def test_events_are_unique_per_game_and_seq(engine: Engine) -> None:
+    keys = {
+        tuple(c["constrained_columns"]) for c in [sa.inspect(engine).get_pk_constraint("events")]
+    }
+    assert keys == {("game_id", "seq")}
+
+
+def test_sqlite_connections_use_wal_foreign_keys_and_a_busy_timeout(engine: Engine) -> None:
+    if engine.dialect.name != "sqlite":
+        pytest.skip("SQLite pragmas")
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+        assert (conn.exec_driver_sql("PRAGMA busy_timeout").scalar() or 0) > 0
+
+
+# --- append and load -----------------------------------------------------------------
+
+
+def test_create_game_records_settings_and_first_events(store: EventStore) -> None:
+    game = store.create_game(
+        "g-1",
+        "moon",
+        {"players": 3},
+        3,
+        "Moon night",
+        [("GameCreated", b"\x00created"), ("HandDealt", b"\xffdeal")],
+    )
+    assert (game.id, game.preset, game.options, game.players, game.name) == (
+        "g-1",
+        "moon",
+        {"players": 3},
+        3,
+        "Moon night",
+    )
+    assert (game.status, game.version, game.seats_taken) == ("open", 2, 0)
+    assert game.created_at.tzinfo is not None
+    assert store.get_game("g-1") == game
+    assert [(e.seq, e.kind, e.payload) for e in store.load_events("g-1")] == [
+        (1, "GameCreated", b"\x00created"),
+        (2, "HandDealt", b"\xffdeal"),
+    ]
+
+
+def test_create_game_twice_raises_game_exists(store: EventStore) -> None:
+    new_game(store, "g-1")
+    with pytest.raises(GameExists):
+        new_game(store, "g-1")
+    assert store.latest_version("g-1") == 1
+
+
+def test_append_and_load_round_trip(store: EventStore) -> None:
+    game_id = new_game(store)
+    payloads = [bytes(range(256)), b"", b"\x00" * 10, b"6-4"]
+    assert store.append(game_id, 1, events(*payloads[:2])) == 3
+    assert store.append(game_id, 3, events(*payloads[2:], kind="BidPlaced")) == 5
+
+    loaded = store.load_events(game_id)
+    assert [e.seq for e in loaded] == [1, 2, 3, 4, 5]
+    assert [e.payload for e in loaded[1:]] == payloads
+    assert [e.kind for e in loaded[1:]] == ["TilePlayed", "TilePlayed", "BidPlaced", "BidPlaced"]
+    assert all(isinstance(e.payload, bytes) and len(e.hash) == 32 for e in loaded)
+    seq, kind, payload, digest = loaded[0]  # plain tuples, too
+    assert (seq, kind, payload, digest) == (1, "GameCreated", loaded[0].payload, loaded[0].hash)
+
+    assert store.load_events(game_id, from_seq=3) == loaded[3:]
+    assert store.load_events(game_id, from_seq=1, limit=2) == loaded[1:3]
+    assert store.load_events(game_id, from_seq=5) == []
+    assert store.latest_version(game_id) == 5
+    assert store.get_game(game_id).version == 5
+
+
+def test_append_updates_status_and_updated_at(store: EventStore) -> None:
+    game_id = new_game(store)
+    before = store.get_game(game_id)
+    store.append(game_id, 1, events(b"deal"), status="playing")
+    after = store.get_game(game_id)
+    assert after.status == "playing"
+    assert after.updated_at >= before.updated_at
+    assert after.created_at == before.created_at
+    store.append(game_id, 2, events(b"won"), status="finished")
+    assert store.get_game(game_id).status == "finished"
+    with pytest.raises(ValueError):
+        store.append(game_id, 3, events(b"x"), status="paused")  # type: ignore[arg-type]
+
+
+def test_two_appends_at_one_version_one_wins(store: EventStore) -> None:
+    game_id = new_game(store)
+    assert store.append(game_id, 1, events(b"first")) == 2
+    with pytest.raises(VersionConflict) as conflict:
+        store.append(game_id, 1, events(b"second"))
+    assert (conflict.value.expected, conflict.value.actual) == (1, 2)
+    assert [e.payload for e in store.load_events(game_id, from_seq=1)] == [b"first"]
+
+
+def test_racing_appends_on_separate_connections_one_wins(url: str, store: EventStore) -> None:
+    game_id = new_game(store)
+    writers = [_other_store(url) for _ in range(4)]
+    try:
+        for version in range(1, 11):
+            barrier = threading.Barrier(len(writers))
+            outcomes: list[object] = [None] * len(writers)
+
+            def write(
+                i: int,
+                writer: EventStore,
+                version: int = version,
+                barrier: threading.Barrier = barrier,
+                outcomes: list[object] = outcomes,
+            ) -> None:
+                barrier.wait()
+                try:
+                    outcomes[i] = writer.append(game_id, version, events(f"w{i}".encode()))
+                except VersionConflict as exc:
+                    outcomes[i] = exc
+
+            threads = [threading.Thread(target=write, args=(i, w)) for i, w in enumerate(writers)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(timeout=60)
+            winners = [o for o in outcomes if o == version + 1]
+            losers = [o for o in outcomes if isinstance(o, VersionConflict)]
+            assert len(winners) == 1, outcomes
+            assert len(losers) == len(writers) - 1, outcomes
+    finally:
+        for w in writers:
+            w.close()
+    assert [e.seq for e in store.load_events(game_id)] == list(range(1, 12))
+    assert store.verify_chain(game_id) == 11
+
+
+def test_existing_seq_row_is_a_version_conflict(store: EventStore, engine: Engine) -> None:
+    """The unique (game_id, seq) key is the last word, even if games.version is behind."""
+    game_id = new_game(store)
+    store.append(game_id, 1, events(b"a", b"b"))
+    with engine.begin() as conn:
+        conn.execute(sa.text("UPDATE games SET version = 2 WHERE id = :id"), {"id": game_id})
+    with pytest.raises(VersionConflict) as conflict:
+        store.append(game_id, 2, events(b"c"), ("req-1", 0, b"resp"))
+    assert conflict.value.actual is None
+    assert store.latest_version(game_id) == 2  # rolled back
+    assert [e.payload for e in store.load_events(game_id, from_seq=1)] == [b"a", b"b"]
+    assert store.find_request(game_id, "req-1") is None
+
+
+def test_append_needs_events_and_a_sane_version(store: EventStore) -> None:
+    game_id = new_game(store)
+    with pytest.raises(ValueError):
+        store.append(game_id, 1, [])
+    with pytest.raises(ValueError):
+        store.append(game_id, -1, events(b"x"))
+
+
+# --- hash chain ----------------------------------------------------------------------
+
+
+def test_hash_chain_links_every_event_to_the_previous(store: EventStore) -> None:
+    game_id = new_game(store)
+    store.append(game_id, 1, events(b"one", b"two"))
+    store.append(game_id, 3, events(b"three"))
+    prev = bytes(32)
+    assert prev == GENESIS_HASH
+    for event in store.load_events(game_id):
+        assert event.hash == hashlib.sha256(prev + event.payload).digest()
+        prev = event.hash
+    assert store.verify_chain(game_id) == 4
+
+
+def test_verify_chain_detects_an_edited_payload(store: EventStore, engine: Engine) -> None:
+    game_id = new_game(store)
+    store.append(game_id, 1, events(b"bid 30", b"pass", b"pass"))
+    assert store.verify_chain(game_id) == 4
+    with engine.begin() as conn:
+        conn.execute(
+            sa.text("UPDATE events SET payload = :p WHERE game_id = :g AND seq = 2"),
+            {"p": b"bid 42", "g": game_id},
+        )
+    with pytest.raises(ChainBroken) as broken:
+        store.verify_chain(game_id)
+    assert broken.value.seq == 2
+    triples = [(e.seq, e.payload, e.hash) for e in store.load_events(game_id)]
+    assert first_chain_break(triples) is not None
+
+
+def test_verify_chain_detects_a_dropped_last_event(store: EventStore, engine: Engine) -> None:
+    game_id = new_game(store)
+    store.append(game_id, 1, events(b"a", b"b"))
+    with engine.begin() as conn:
+        conn.execute(sa.text("DELETE FROM events WHERE game_id = :g AND seq = 3"), {"g": game_id})
+    with pytest.raises(ChainBroken) as broken:
+        store.verify_chain(game_id)
+    assert broken.value.seq == 3
+
+
+# --- idempotent requests -------------------------------------------------------------
+
+
+def test_applied_request_is_found_with_its_response(store: EventStore) -> None:
+    game_id = new_game(store)
+    assert store.find_request(game_id, "req-1") is None
+    version = store.append(game_id, 1, events(b"play 6-4"), ("req-1", 2, b"\x08\x02response"))
+    found = store.find_request(game_id, "req-1")
+    assert found is not None
+    assert (found.request_id, found.seat, found.result_version, found.response) == (
+        "req-1",
+        2,
+        version,
+        b"\x08\x02response",
+    )
+    assert store.find_request("other-game", "req-1") is None
+
+
+def test_retried_request_is_not_applied_twice(store: EventStore) -> None:
+    game_id = new_game(store)
+    store.append(game_id, 1, events(b"play 6-4"), ("req-1", 0, b"ok"))
+    # A retry at the old version: the version check stops it; the answer is stored.
+    with pytest.raises(VersionConflict):
+        store.append(game_id, 1, events(b"play 6-4"), ("req-1", 0, b"ok"))
+    # A retry at the current version: the request key stops it.
+    with pytest.raises(DuplicateRequest):
+        store.append(game_id, 2, events(b"play 6-4"), ("req-1", 0, b"ok"))
+    assert store.latest_version(game_id) == 2
+    found = store.find_request(game_id, "req-1")
+    assert found is not None and found.result_version == 2
+
+
+# --- seats ---------------------------------------------------------------------------
+
+
+def _every_stored_value(engine: Engine) -> list[object]:
+    values: list[object] = []
+    with engine.connect() as conn:
+        for table in Base.metadata.sorted_tables:
+            for row in conn.execute(sa.select(table)):
+                values.extend(row)
+    return values
+
+
+def test_seat_tokens_are_stored_hashed_only(store: EventStore, engine: Engine) -> None:
+    game_id = new_game(store)
+    tokens = {seat: f"secret-token-{seat}-{uuid.uuid4()}" for seat in range(4)}
+    for seat, token in tokens.items():
+        assert store.take_seat(game_id, seat, f"player {seat}", hash_token(token)) == seat + 1
+
+    for seat, token in tokens.items():
+        assert store.seat_for_token(game_id, hash_token(token)) == seat
+        assert store.seat_for_token(game_id, token) is None
+    assert store.seat_for_token(game_id, hash_token("wrong")) is None
+    assert hash_token(tokens[0]) == hashlib.sha256(tokens[0].encode()).hexdigest()
+
+    stored = _every_stored_value(engine)
+    for token in tokens.values():
+        assert not any(
+            (isinstance(v, str) and token in v)
+            or (isinstance(v, bytes | memoryview) and token.encode() in bytes(v))
+            for v in stored
+        )
+    assert hash_token(tokens[1]) in stored
+    assert store.get_game(game_id).seats_taken == 4
+    assert [s.player_name for s in store.list_seats(game_id)] == [f"player {i}" for i in range(4)]
+
+
+def test_a_raw_token_is_refused(store: EventStore) -> None:
+    game_id = new_game(store)
+    with pytest.raises(ValueError):
+        store.take_seat(game_id, 0, "alice", "raw-token-not-a-hash")
+    assert store.list_seats(game_id) == []
+
+
+def test_a_seat_is_taken_once(store: EventStore) -> None:
+    game_id = new_game(store)
+    store.take_seat(game_id, 1, "alice", hash_token("a"))
+    with pytest.raises(SeatTaken):
+        store.take_seat(game_id, 1, "bob", hash_token("b"))
+    with pytest.raises(DuplicateToken):
+        store.take_seat(game_id, 2, "alice again", hash_token("a"))
+    with pytest.raises(ValueError):
+        store.take_seat(game_id, 4, "carol", hash_token("c"))
+    assert store.get_game(game_id).seats_taken == 1
+    assert store.seat_for_token(game_id, hash_token("b")) is None
+
+
+def test_racing_seat_takers_one_wins(url: str, store: EventStore) -> None:
+    game_id = new_game(store)
+    takers = [_other_store(url) for _ in range(4)]
+    barrier = threading.Barrier(len(takers))
+    outcomes: list[object] = [None] * len(takers)
+
+    def take(i: int, taker: EventStore) -> None:
+        barrier.wait()
+        try:
+            outcomes[i] = taker.take_seat(game_id, 0, f"p{i}", hash_token(f"t{i}"))
+        except SeatTaken as exc:
+            outcomes[i] = exc
+
+    threads = [threading.Thread(target=take, args=(i, t)) for i, t in enumerate(takers)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+    finally:
+        for taker in takers:
+            taker.close()
+    assert sum(1 for o in outcomes if o == 1) == 1, outcomes
+    assert sum(1 for o in outcomes if isinstance(o, SeatTaken)) == 3, outcomes
+    assert store.get_game(game_id).seats_taken == 1
+
+
+# --- listing -------------------------------------------------------------------------
+
+
+class SteppingClock:
+    """Gives each timestamp ``repeat`` times, then moves on a millisecond: forces ties."""
+
+    def __init__(self, repeat: int) -> None:
+        self._now = datetime(2024, 1, 1, tzinfo=UTC)
+        self._repeat = repeat
+        self._calls = 0
+
+    def __call__(self) -> datetime:
+        if self._calls and self._calls % self._repeat == 0:
+            self._now += timedelta(milliseconds=1)
+        self._calls += 1
+        return self._now
+
+
+def _page_through(
+    list_page: Callable[[str | None], tuple[list[str], str | None]],
+    between_pages: Callable[[], None] = lambda: None,
+) -> list[str]:
+    seen: list[str] = []
+    cursor: str | None = None
+    while True:
+        page, cursor = list_page(cursor)
+        seen.extend(page)
+        if cursor is None:
+            return seen
+        between_pages()
+
+
+def test_pagination_is_stable_and_complete(engine: Engine) -> None:
+    store = EventStore(engine, clock=SteppingClock(repeat=3))  # ties in created_at
+    ids = [new_game(store, f"game-{i:02d}-{uuid.uuid4().hex[:6]}") for i in range(23)]
+    for game_id in ids[::4]:
+        store.append(game_id, 1, events(b"deal"), status="playing")
+    records = {g.id: g for g in (store.get_game(i) for i in ids)}
+    expected = sorted(ids, key=lambda i: (records[i].created_at, i))
+
+    def page(cursor: str | None) -> tuple[list[str], str | None]:
+        games, next_cursor = store.list_games(page_size=5, after_cursor=cursor)
+        return [g.id for g in games], next_cursor
+
+    late: list[str] = []
+    seen = _page_through(page, lambda: late.append(new_game(store, f"late-{len(late)}")))
+    # Every game once, in (created_at, id) order; games created while paging come last.
+    assert seen[: len(ids)] == expected
+    assert sorted(seen[len(ids) :]) == sorted(late)
+    assert len(seen) == len(set(seen))
+
+    def playing(cursor: str | None) -> tuple[list[str], str | None]:
+        games, next_cursor = store.list_games("playing", page_size=2, after_cursor=cursor)
+        assert all(g.status == "playing" for g in games)
+        return [g.id for g in games], next_cursor
+
+    assert _page_through(playing) == [i for i in expected if i in set(ids[::4])]
+
+    everything, cursor = store.list_games(page_size=1000)
+    assert cursor is None and len(everything) == len(ids) + len(late)
+    assert store.list_games("finished") == ([], None)
+
+
+def test_a_bad_cursor_or_page_size_is_refused(store: EventStore) -> None:
+    new_game(store)
+    with pytest.raises(InvalidCursor):
+        store.list_games(after_cursor="not a cursor!")
+    with pytest.raises(ValueError):
+        store.list_games(page_size=0)
+
+
+# --- seeds ---------------------------------------------------------------------------
+
+
+def test_seeds_are_committed_kept_and_revealed(store: EventStore) -> None:
+    game_id = new_game(store)
+    seed1, seed2 = b"\x01" * 32, b"\x02" * 32
+    first = store.record_seed(game_id, 1, seed1, seed_commitment(seed1))
+    assert (first.commitment, first.seed, first.revealed) == (
+        hashlib.sha256(seed1).digest(),
+        seed1,
+        False,
+    )
+    # A second seed for the same hand does not replace the committed one.
+    assert store.record_seed(game_id, 1, seed2, seed_commitment(seed2)) == first
+    store.record_seed(game_id, 2, seed2, seed_commitment(seed2))
+    with pytest.raises(ValueError):
+        store.record_seed(game_id, 3, seed1, seed_commitment(seed2))
+
+    assert store.reveal_seeds(game_id, through_hand=1) == 1
+    hand1, hand2 = store.get_seed(game_id, 1), store.get_seed(game_id, 2)
+    assert hand1 is not None and hand1.revealed
+    assert hand2 is not None and not hand2.revealed
+    assert store.reveal_seeds(game_id) == 1
+    assert store.get_seed(game_id, 3) is None
+
+
+def test_seeds_dealt_by_an_append_are_recorded_with_it(store: EventStore) -> None:
+    seed1, seed2, seed3 = b"\x01" * 32, b"\x02" * 32, b"\x03" * 32
+    game_id = "g-seeds"
+    store.create_game(
+        game_id,
+        "texas42",
+        {},
+        4,
+        "t",
+        events(b"created", b"dealt 1"),
+        seeds=[(1, seed1, seed_commitment(seed1))],
+    )
+    assert store.get_seed(game_id, 1) is not None
+
+    # An append that loses the race records nothing, seeds included.
+    store.append(game_id, 2, events(b"play"))
+    with pytest.raises(VersionConflict):
+        store.append(game_id, 2, events(b"dealt 2"), seeds=[(2, seed2, seed_commitment(seed2))])
+    assert store.get_seed(game_id, 2) is None
+
+    store.append(game_id, 3, events(b"dealt 2"), seeds=[(2, seed2, seed_commitment(seed2))])
+    hand2 = store.get_seed(game_id, 2)
+    assert hand2 is not None and (hand2.seed, hand2.revealed) == (seed2, False)
+
+    # The same seed again is a no-op; another seed for a committed hand is refused whole.
+    store.append(game_id, 4, events(b"x"), seeds=[(2, seed2, seed_commitment(seed2))])
+    with pytest.raises(SeedConflict):
+        store.append(game_id, 5, events(b"y"), seeds=[(2, seed3, seed_commitment(seed3))])
+    with pytest.raises(ValueError):
+        store.append(game_id, 5, events(b"y"), seeds=[(3, seed3, seed_commitment(seed1))])
+    assert store.latest_version(game_id) == 5
+    assert store.get_seed(game_id, 3) is None
+
+
+# --- unknown games -------------------------------------------------------------------
+
+
+def test_unknown_game_raises_game_not_found(store: EventStore) -> None:
+    new_game(store)
+    missing = str(uuid.uuid4())
+    calls: list[Callable[[], object]] = [
+        lambda: store.get_game(missing),
+        lambda: store.latest_version(missing),
+        lambda: store.load_events(missing),
+        lambda: store.append(missing, 0, events(b"x")),
+        lambda: store.append(missing, 1, events(b"x")),
+        lambda: store.verify_chain(missing),
+        lambda: store.take_seat(missing, 0, "alice", hash_token("t")),
+        lambda: store.list_seats(missing),
+        lambda: store.record_seed(missing, 1, b"s", seed_commitment(b"s")),
+        lambda: store.reveal_seeds(missing),
+    ]
+    for call in calls:
+        with pytest.raises(GameNotFound) as not_found:
+            call()
+        assert missing in str(not_found.value)
+    assert store.find_request(missing, "r") is None
+    assert store.seat_for_token(missing, hash_token("t")) is None
+    assert store.get_seed(missing, 1) is None
+    assert store.latest_versions([missing]) == {}
+
+
+# --- change notification -------------------------------------------------------------
+
+
+def test_poller_reports_games_that_moved(url: str, store: EventStore) -> None:
+    a, b = new_game(store), new_game(store)
+    poller = VersionPoller(store)
+    assert sorted(poller.poll([a, b])) == sorted([Change(a, 1), Change(b, 1)])
+    assert poller.poll([a, b]) == []
+    writer = _other_store(url)
+    try:
+        writer.append(b, 1, events(b"x", b"y"))
+    finally:
+        writer.close()
+    assert poller.poll([a, b, "missing"]) == [Change(b, 3)]
+    assert wait_for_version(store, b, 2, timeout=1.0) == 3
+    assert wait_for_version(store, a, 1, timeout=0.05) == 1
+
+
+def test_postgresql_notifies_committed_appends_only(url: str, store: EventStore) -> None:
+    if not listen_supported(url):
+        pytest.skip("LISTEN/NOTIFY is PostgreSQL only")
+    game_id = new_game(store)
+    with PgListener(url) as listener:
+        assert listener.wait(timeout=0.05) == []
+        store.append(game_id, 1, events(b"a"))
+        store.append(game_id, 2, events(b"b", b"c"))
+        with pytest.raises(VersionConflict):
+            store.append(game_id, 2, events(b"lost"))
+        received: list[Change] = []
+        for _ in range(20):
+            received += listener.wait(timeout=0.5)
+            if len(received) >= 2:
+                break
+        assert received == [Change(game_id, 2), Change(game_id, 4)]
+        assert listener.wait(timeout=0.1) == []  # the conflicting append sent nothing
+
+
+def test_postgresql_notifies_asyncio_listeners(url: str, store: EventStore) -> None:
+    if not listen_supported(url):
+        pytest.skip("LISTEN/NOTIFY is PostgreSQL only")
+    game_id = new_game(store)
+
+    async def scenario() -> list[Change]:
+        async with await AsyncPgListener.open(url) as listener:
+            await asyncio.to_thread(store.append, game_id, 1, events(b"a"))
+            return await listener.wait(timeout=5.0)
+
+    assert asyncio.run(scenario()) == [Change(game_id, 2)]
