@@ -80,6 +80,8 @@ def check_bid(rules: Ruleset, hand: HandState, seat: int, bid: Bid) -> None:
         raise BidNotAllowed(f"the moon may be bid only over a 7 (moon_only_over_seven) ({where})")
     if bid.kind is BidKind.TRICKS and not MOON_MIN_TRICKS <= bid.amount <= MOON_MAX_TRICKS:
         raise BidNotAllowed(f"a Moon bid is 4..7 tricks or the moon, not {bid.amount} ({where})")
+    if bid.kind is BidKind.POINTS and bid.amount < rules.min_bid:
+        raise BidTooLow(f"the lowest bid is {rules.min_bid}, not {bid.amount} ({where})")
     if bid.kind is BidKind.POINTS and not rules.min_bid <= bid.amount < rules.all_tricks_points:
         raise BidNotAllowed(
             f"point bids run {rules.min_bid}..{rules.all_tricks_points - 1}, not {bid.amount} "

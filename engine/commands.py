@@ -23,6 +23,11 @@ __all__ = [
 Seat = int
 
 
+def _name(t: object) -> str:
+    """A tile's name, or the raw value when a command carries something that is no tile."""
+    return tile_name(t) if type(t) is int and 0 <= t < 28 else repr(t)
+
+
 @dataclass(frozen=True, slots=True)
 class Deal:
     """Shuffle with this seed and deal the next hand (the server draws the seed)."""
@@ -55,7 +60,7 @@ class ExchangeWidow:
     discard: Tile
 
     def __str__(self) -> str:
-        return f"seat {self.seat} takes the widow and lays out {tile_name(self.discard)}"
+        return f"seat {self.seat} takes the widow and lays out {_name(self.discard)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +88,7 @@ class PlayTile:
     tile: Tile
 
     def __str__(self) -> str:
-        return f"seat {self.seat} plays {tile_name(self.tile)}"
+        return f"seat {self.seat} plays {_name(self.tile)}"
 
 
 SeatCommand = PlaceBid | Pass | ExchangeWidow | DeclineWidow | DeclareContract | PlayTile

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from engine import bidding, play, scoring
-from engine.bids import BidKind
+from engine.bids import Bid, BidKind
 from engine.commands import (
     Command,
     Deal,
@@ -99,6 +99,7 @@ def decide(state: GameState, command: Command) -> list[Event]:
     rules = state.rules
     if type(seat) is not int or not 0 <= seat < rules.players:
         raise InvalidCommand(f"no seat {seat!r} at a table of {rules.players}")
+    _check_well_formed(command)
     phase, expected = _PHASE_OF[type(command)]
     if state.phase is not phase:
         raise WrongPhase(
@@ -113,6 +114,18 @@ def decide(state: GameState, command: Command) -> list[Event]:
             f"hand {hand.number}, {state.phase.value})"
         )
     return handler(state, hand, command)
+
+
+def _check_well_formed(command: Command) -> None:
+    """Bad syntax, told apart from bad rules before anything else is looked at."""
+    if isinstance(command, PlayTile | ExchangeWidow):
+        t = command.tile if isinstance(command, PlayTile) else command.discard
+        if type(t) is not int or not 0 <= t < 28:
+            raise InvalidCommand(f"not a tile: {t!r} (tiles are 0..27, 0-0 to 6-6)")
+    elif isinstance(command, PlaceBid) and not isinstance(command.bid, Bid):
+        raise InvalidCommand(f"not a bid: {command.bid!r}")
+    elif isinstance(command, DeclareContract) and not isinstance(command.contract, Contract):
+        raise InvalidCommand(f"not a contract: {command.contract!r}")
 
 
 def _what(command: object) -> str:
@@ -172,8 +185,6 @@ def _decide_pass(state: GameState, hand: HandState, command: Pass) -> list[Event
 
 def _decide_exchange(state: GameState, hand: HandState, command: ExchangeWidow) -> list[Event]:
     discard = command.discard
-    if type(discard) is not int or not 0 <= discard < 28:
-        raise InvalidCommand(f"not a tile: {discard!r}")
     if not hand.hands[command.seat] >> discard & 1:
         raise IllegalDiscard(
             f"seat {command.seat} can lay out only a tile of the hand it was dealt, and does "
@@ -214,8 +225,6 @@ def legal_contracts(rules: Ruleset, hand: HandState) -> list[Contract]:
 def _decide_declare(state: GameState, hand: HandState, command: DeclareContract) -> list[Event]:
     rules = state.rules
     contract = command.contract
-    if not isinstance(contract, Contract):
-        raise InvalidCommand(f"not a contract: {contract!r}")
     if contract not in legal_contracts(rules, hand):
         bid = hand.high_bid
         if contract.kind is not ContractKind.TRUMP:
@@ -240,8 +249,6 @@ def _decide_declare(state: GameState, hand: HandState, command: DeclareContract)
 def _decide_play(state: GameState, hand: HandState, command: PlayTile) -> list[Event]:
     rules = state.rules
     seat, tile = command.seat, command.tile
-    if type(tile) is not int or not 0 <= tile < 28:
-        raise InvalidCommand(f"not a tile: {tile!r}")
     if not hand.hands[seat] >> tile & 1:
         raise TileNotInHand(
             f"seat {seat} does not hold {tile_name(tile)} (hand {hand.number}, "
