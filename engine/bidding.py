@@ -78,6 +78,8 @@ def check_bid(rules: Ruleset, hand: HandState, seat: int, bid: Bid) -> None:
         raise BidNotAllowed(f"{bid.kind.value} is not a {game} bid ({where})")
     if bid.kind is BidKind.MOON:
         raise BidNotAllowed(f"the moon may be bid only over a 7 (moon_only_over_seven) ({where})")
+    if bid.kind is BidKind.TRICKS and bid.amount < MOON_MIN_TRICKS:
+        raise BidTooLow(f"the lowest Moon bid is {MOON_MIN_TRICKS} tricks, not {bid.amount} ({where})")
     if bid.kind is BidKind.TRICKS and not MOON_MIN_TRICKS <= bid.amount <= MOON_MAX_TRICKS:
         raise BidNotAllowed(f"a Moon bid is 4..7 tricks or the moon, not {bid.amount} ({where})")
     if bid.kind is BidKind.POINTS and bid.amount < rules.min_bid:

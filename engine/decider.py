@@ -334,14 +334,25 @@ def _next_seat(rules: Ruleset, hand: HandState, seat: int) -> int:
     return seat
 
 
+def _next_bidder(rules: Ruleset, bids: tuple[object, ...], seat: int, bid: Bid | None) -> int | None:
+    """The next seat to bid; ``None`` once the auction is over (its AuctionWon or AllPassed
+    event follows)."""
+    if bidding.auction_over(rules, len(bids), bid):
+        return None
+    return (seat + 1) % rules.players
+
+
 def _tile_played(rules: Ruleset, hand: HandState, event: TilePlayed) -> HandState:
     hands = list(hand.hands)
     hands[event.seat] &= ~(1 << event.tile)
+    trick = hand.trick + ((event.seat, event.tile),)
+    # A full trick waits for its TrickWon: nobody is to play until the winner leads.
+    full = len(trick) == rules.players - len(hand.sitting_out)
     return replace(
         hand,
         hands=tuple(hands),
-        trick=hand.trick + ((event.seat, event.tile),),
-        turn=_next_seat(rules, hand, event.seat),
+        trick=trick,
+        turn=None if full else _next_seat(rules, hand, event.seat),
     )
 
 
@@ -408,21 +419,22 @@ def evolve(state: GameState | None, event: Event) -> GameState:
     assert hand is not None
     if kind is BidPlaced:
         assert isinstance(event, BidPlaced)
+        bids = hand.bids + ((event.seat, event.bid),)
         return replace(
             state,
             hand=replace(
                 hand,
-                bids=hand.bids + ((event.seat, event.bid),),
+                bids=bids,
                 high_bid=event.bid,
                 bidder=event.seat,
-                turn=(event.seat + 1) % rules.players,
+                turn=_next_bidder(rules, bids, event.seat, event.bid),
             ),
         )
     if kind is Passed:
         assert isinstance(event, Passed)
+        bids = hand.bids + ((event.seat, None),)
         return replace(
-            state,
-            hand=replace(hand, bids=hand.bids + ((event.seat, None),), turn=(event.seat + 1) % rules.players),
+            state, hand=replace(hand, bids=bids, turn=_next_bidder(rules, bids, event.seat, None))
         )
     if kind is AuctionWon:
         assert isinstance(event, AuctionWon)
