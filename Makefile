@@ -5,7 +5,7 @@ PYTHON ?= python3
 PYTEST_ARGS ?=
 
 .DELETE_ON_ERROR:
-.PHONY: setup test lint proto bench-engine run clean FORCE
+.PHONY: setup test lint proto bench-engine bench-server run clean FORCE demo
 
 setup: $(VENV)/.installed
 
@@ -48,6 +48,9 @@ proto: setup
 bench-engine: setup
 	$(PY) benchmarks/bench_engine.py
 
+bench-server: setup
+	$(PY) benchmarks/bench_server.py
+
 run: setup
 	@test -x $(VENV)/bin/boneyard-server || { \
 	  echo "$(VENV)/bin/boneyard-server is missing: declare it in [project.scripts] of pyproject.toml" >&2; \
@@ -59,3 +62,15 @@ clean:
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 
 FORCE:
+
+# A whole Texas 42 game by 4 bots and a whole Moon game by 3, on a throwaway server.
+DEMO_PORT ?= 50061
+demo: setup
+	@dir=$$(mktemp -d); \
+	$(VENV)/bin/boneyard-server --database-url sqlite:///$$dir/demo.db --listen 127.0.0.1:$(DEMO_PORT) --log-level WARNING & pid=$$!; \
+	trap 'kill $$pid 2>/dev/null; wait $$pid 2>/dev/null; rm -rf '"$$dir" EXIT; \
+	for i in $$(seq 50); do $(VENV)/bin/grpcurl -plaintext 127.0.0.1:$(DEMO_PORT) grpc.health.v1.Health/Check >/dev/null 2>&1 && break; sleep 0.2; done; \
+	echo "Texas 42, 4 heuristic bots:"; \
+	$(VENV)/bin/boneyard bot --server 127.0.0.1:$(DEMO_PORT) --new texas42 --strategy heuristic || exit 1; \
+	echo "Moon, 3 heuristic bots:"; \
+	$(VENV)/bin/boneyard bot --server 127.0.0.1:$(DEMO_PORT) --new moon --strategy heuristic || exit 1

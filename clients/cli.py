@@ -1,0 +1,320 @@
+"""``boneyard``: play, watch and list games, and run bots, against a Boneyard server.
+
+    boneyard play [--game PRESET] [--option NAME=VALUE ...] [--bots N] [--join GAME_ID]
+    boneyard watch GAME_ID
+    boneyard games [--status open|playing|finished]
+    boneyard bot --game GAME_ID --seat N [--token T] | --new PRESET [--option NAME=VALUE ...]
+
+Every command takes ``--server ADDR`` (default 127.0.0.1:50051, env BONEYARD_SERVER).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import click
+import grpc
+from rich.console import Console
+from rich.table import Table
+
+from boneyard.v1 import actions_pb2, game_pb2, view_pb2
+from clients.api import DEFAULT_SERVER, Client, OptionError
+from clients.bot import Bot
+from clients.describe import action_text, event_text
+from clients.render import render_view
+from clients.strategies import strategy, strategy_names
+
+__all__ = ["main"]
+
+console = Console(highlight=False)
+
+_server_option = click.option(
+    "--server",
+    default=DEFAULT_SERVER,
+    envvar="BONEYARD_SERVER",
+    show_default=True,
+    help="The server's HOST:PORT (env BONEYARD_SERVER).",
+)
+_option_option = click.option(
+    "--option",
+    "options",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="A ruleset option, e.g. --option nello=true --option marks_to_win=5 (repeatable).",
+)
+_STATUSES = {
+    "open": game_pb2.GAME_STATUS_OPEN,
+    "playing": game_pb2.GAME_STATUS_PLAYING,
+    "finished": game_pb2.GAME_STATUS_FINISHED,
+}
+
+
+def _parse_options(options: Sequence[str]) -> dict[str, str]:
+    parsed: dict[str, str] = {}
+    for item in options:
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip():
+            raise click.BadParameter(f"{item!r}: write NAME=VALUE", param_hint="--option")
+        parsed[name.strip()] = value
+    return parsed
+
+
+def _fail(error: grpc.RpcError) -> None:
+    code = error.code()  # type: ignore[attr-defined]
+    console.print(f"[red]{code.name}[/red]: {error.details()}")  # type: ignore[attr-defined]
+    sys.exit(1)
+
+
+def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Answer a server's refusal or absence with its message, not a traceback."""
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except grpc.RpcError as error:
+            _fail(error)
+        except OptionError as error:
+            raise click.BadParameter(str(error), param_hint="--option") from None
+
+    wrapper.__name__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
+
+
+@click.group()
+@click.option("-v", "--verbose", is_flag=True, help="Log what the client does.")
+def main(verbose: bool) -> None:
+    """Play Texas 42 and Moon on a Boneyard server."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING)
+
+
+# ---------------------------------------------------------------- games
+
+
+@main.command()
+@_server_option
+@click.option("--status", type=click.Choice(sorted(_STATUSES)), help="Only games with this status.")
+@_guard
+def games(server: str, status: str | None) -> None:
+    """List the server's games."""
+    with Client(server) as client:
+        table = Table("game", "name", "rules", "status", "seats", "scores", "version")
+        for game in client.games(status=_STATUSES[status] if status else 0):
+            seats = sum(1 for s in game.seats if s.occupied)
+            table.add_row(
+                game.game_id,
+                game.name,
+                game.rules.preset,
+                game_pb2.GameStatus.Name(game.status).removeprefix("GAME_STATUS_").lower(),
+                f"{seats}/{len(game.seats)}",
+                " ".join(map(str, game.scores)),
+                str(game.version),
+            )
+        console.print(table)
+
+
+# ---------------------------------------------------------------- watch
+
+
+@main.command()
+@_server_option
+@click.argument("game_id")
+@click.option("--from-version", default=0, show_default=True, help="Start after this version.")
+@_guard
+def watch(server: str, game_id: str, from_version: int) -> None:
+    """Follow a live game as a spectator."""
+    with Client(server) as client:
+        summary = client.game(game_id)
+        last: view_pb2.SeatView | None = None
+        for message in client.watch(game_id, None, from_version):
+            line = event_text(message.event)
+            if line:
+                console.print(f"[dim]{message.version:>5}[/dim] {line}")
+            last = message.view
+            if message.event.WhichOneof("kind") in ("hand_scored", "game_won"):
+                console.print(render_view(last, summary.name))
+        if last is not None and last.phase != view_pb2.PHASE_GAME_OVER:
+            console.print(render_view(last, summary.name))
+
+
+# ---------------------------------------------------------------- play
+
+
+def _start_bots(
+    client: Client, game_id: str, count: int, strategy_name: str, seed: int
+) -> list[threading.Thread]:
+    threads = []
+    for i in range(count):
+        seat, token = client.take_seat(game_id, f"{strategy_name} bot {i + 1}")
+        bot = Bot(client, game_id, token, strategy(strategy_name, seed + seat))
+        thread = threading.Thread(target=bot.run, name=f"bot-seat-{seat}", daemon=True)
+        thread.start()
+        threads.append(thread)
+    return threads
+
+
+def _choose(view: view_pb2.SeatView) -> actions_pb2.Action:
+    """Ask the person at the keyboard, by number or by name, until the answer is legal."""
+    choices = list(view.legal_actions)
+    for i, action in enumerate(choices, 1):
+        console.print(f"  [bold]{i:>2}[/bold]  {action_text(action)}")
+    names = {action_text(a).lower(): a for a in choices}
+    short = {action_text(a).split(" ", 1)[-1].lower(): a for a in choices}
+    while True:
+        answer = console.input("your choice> ").strip().lower()
+        if answer.isdigit() and 1 <= int(answer) <= len(choices):
+            return choices[int(answer) - 1]
+        picked = names.get(answer) or short.get(answer)
+        if picked is not None:
+            return picked
+        console.print(
+            f"[red]not a legal choice: {answer!r}[/red] — type a number from 1 to {len(choices)}"
+            " (or the choice as shown, e.g. 6-4)"
+        )
+
+
+@main.command()
+@_server_option
+@click.option("--game", "preset", default="texas42", show_default=True, help="The preset to play.")
+@_option_option
+@click.option("--bots", default=0, help="Fill this many other seats with bots.")
+@click.option("--join", "join", metavar="GAME_ID", help="Join an existing game instead.")
+@click.option("--seat", type=int, help="The seat to take (default: the lowest free one).")
+@click.option("--name", default="player", show_default=True, help="Your name at the table.")
+@click.option("--strategy", "bot_strategy", default="heuristic", type=click.Choice(strategy_names()), show_default=True)
+@_guard
+def play(
+    server: str,
+    preset: str,
+    options: tuple[str, ...],
+    bots: int,
+    join: str | None,
+    seat: int | None,
+    name: str,
+    bot_strategy: str,
+) -> None:
+    """Play a game in the terminal."""
+    with Client(server) as client:
+        if join:
+            game_id = join
+            summary = client.game(game_id)
+        else:
+            summary = client.create_game(preset, _parse_options(options), name=f"{name}'s table")
+            game_id = summary.game_id
+            console.print(f"game {game_id}")
+        my_seat, token = client.take_seat(game_id, name, seat)
+        console.print(f"you sit in seat {my_seat}")
+        _start_bots(client, game_id, bots, bot_strategy, seed=len(game_id))
+        view = client.view(game_id, token)
+        console.print(render_view(view, summary.name))
+        position = view.version
+        while view.phase != view_pb2.PHASE_GAME_OVER:
+            if view.HasField("turn") and view.turn == my_seat and view.legal_actions:
+                console.print(render_view(view, summary.name))
+                action = _choose(view)
+                try:
+                    client.submit(game_id, token, view.version, action)
+                except grpc.RpcError as error:
+                    console.print(f"[red]{error.details()}[/red]")  # type: ignore[attr-defined]
+                view = client.view(game_id, token)
+                continue
+            for message in client.watch(game_id, token, position):
+                position = message.version
+                line = event_text(message.event)
+                if line:
+                    console.print(f"[dim]{line}[/dim]")
+                if message.event.WhichOneof("kind") == "hand_scored":
+                    console.print(render_view(message.view, summary.name))
+                if message.view.phase == view_pb2.PHASE_GAME_OVER:
+                    view = message.view
+                    break
+                if message.view.HasField("turn") and message.view.turn == my_seat:
+                    latest = client.view(game_id, token)
+                    if latest.version == message.version:
+                        view = latest
+                        break
+        console.print(render_view(view, summary.name))
+
+
+# ---------------------------------------------------------------- bot
+
+
+@main.command()
+@_server_option
+@click.option("--game", "game_id", metavar="GAME_ID", help="Play a seat of this game.")
+@click.option("--seat", type=int, help="The seat (with --game).")
+@click.option("--token", help="The seat's token, if already taken (with --game).")
+@click.option("--new", "new_preset", metavar="PRESET", help="Create a game and fill every seat with bots.")
+@_option_option
+@click.option("--strategy", "strategy_names_", default="heuristic", show_default=True,
+              help="A strategy, or one per seat separated by commas: random,heuristic,...")
+@click.option("--seed", default=0, show_default=True, help="Seed of the strategies' choices.")
+@click.option("--name", default="", help="The bot's name at the table.")
+@_guard
+def bot(
+    server: str,
+    game_id: str | None,
+    seat: int | None,
+    token: str | None,
+    new_preset: str | None,
+    options: tuple[str, ...],
+    strategy_names_: str,
+    seed: int,
+    name: str,
+) -> None:
+    """Run bots until their game ends."""
+    if bool(game_id) == bool(new_preset):
+        raise click.UsageError("give either --game GAME_ID --seat N, or --new PRESET")
+    kinds = [s.strip() for s in strategy_names_.split(",") if s.strip()]
+    for kind in kinds:
+        if kind not in strategy_names():
+            raise click.BadParameter(f"{kind!r}: one of {', '.join(strategy_names())}", param_hint="--strategy")
+    with Client(server) as client:
+        if new_preset:
+            summary = client.create_game(new_preset, _parse_options(options), name=name or "bots")
+            game_id = summary.game_id
+            print(f"game {game_id}", flush=True)
+            seats = [
+                client.take_seat(game_id, f"{kinds[s % len(kinds)]} bot", s)
+                for s in range(len(summary.seats))
+            ]
+        else:
+            assert game_id is not None
+            if token is None:
+                seats = [client.take_seat(game_id, name or f"{kinds[0]} bot", seat)]
+            else:
+                if seat is None:
+                    raise click.UsageError("--token needs --seat")
+                seats = [(seat, token)]
+        results: dict[int, view_pb2.SeatView] = {}
+        errors: list[BaseException] = []
+
+        def run(seat_number: int, seat_token: str) -> None:
+            kind = kinds[seat_number % len(kinds)]
+            try:
+                results[seat_number] = Bot(
+                    client, game_id, seat_token, strategy(kind, seed + seat_number)
+                ).run()
+            except BaseException as error:  # reported below, after every bot stops
+                errors.append(error)
+
+        threads = [threading.Thread(target=run, args=s, daemon=True) for s in seats]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if errors:
+            raise errors[0]
+        final = next(iter(results.values()))
+        teams = [" ".join(map(str, t.seats)) for t in final.teams]
+        scores = ", ".join(f"team {i} (seats {teams[i]}): {s}" for i, s in enumerate(final.scores))
+        winner = f"; team {final.winner} wins" if final.HasField("winner") else ""
+        print(f"final score: {scores}{winner}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,151 @@
+"""Words for the API's messages, as players say them: ``6-4``, ``bids 84``, ``sixes``."""
+
+from __future__ import annotations
+
+from boneyard.v1 import actions_pb2, events_pb2, rules_pb2, view_pb2
+from engine.contracts import FOLLOW_ME, suit_table, trump_name
+from engine.tiles import HIGH, LOW, tile_name
+
+__all__ = [
+    "action_text",
+    "bid_text",
+    "contract_text",
+    "engine_trump",
+    "event_text",
+    "hand_by_suit",
+    "is_moon",
+    "phase_text",
+]
+
+
+def bid_text(bid: rules_pb2.Bid) -> str:
+    kind = bid.kind
+    if kind in (rules_pb2.BID_KIND_POINTS, rules_pb2.BID_KIND_TRICKS):
+        return str(bid.amount)
+    if kind == rules_pb2.BID_KIND_MARKS:
+        return f"{42 * bid.amount} ({bid.amount} mark{'s' if bid.amount > 1 else ''})"
+    if kind == rules_pb2.BID_KIND_MOON:
+        return "the moon"
+    if kind == rules_pb2.BID_KIND_PLUNGE:
+        return f"plunge ({bid.amount} marks)"
+    if kind == rules_pb2.BID_KIND_SPLASH:
+        return f"splash ({bid.amount} marks)"
+    return "?"
+
+
+def engine_trump(contract: rules_pb2.Contract) -> int | None:
+    """The engine's trump number (0..6, 7 doubles, 8 follow-me) of a trump contract."""
+    if contract.kind == rules_pb2.CONTRACT_KIND_TRUMP and contract.trump:
+        return int(contract.trump) - 1
+    return None
+
+
+def contract_text(contract: rules_pb2.Contract) -> str:
+    trump = engine_trump(contract)
+    if trump is not None:
+        return trump_name(trump)
+    if contract.kind == rules_pb2.CONTRACT_KIND_NELLO:
+        return "nello"
+    if contract.kind == rules_pb2.CONTRACT_KIND_SEVENS:
+        return "sevens"
+    return "?"
+
+
+def action_text(action: actions_pb2.Action) -> str:
+    which = action.WhichOneof("kind")
+    if which == "bid":
+        return f"bid {bid_text(action.bid)}"
+    if which == "pass_bid":
+        return "pass"
+    if which == "exchange_widow":
+        return f"take the widow, lay out {tile_name(action.exchange_widow.discard)}"
+    if which == "decline_widow":
+        return "leave the widow"
+    if which == "declare_contract":
+        return f"declare {contract_text(action.declare_contract)}"
+    if which == "play_tile":
+        return f"play {tile_name(action.play_tile.tile)}"
+    return "?"
+
+
+def event_text(event: events_pb2.Event) -> str | None:
+    """One line for a stream event (``None`` for ones not worth a line)."""
+    which = event.WhichOneof("kind")
+    e = getattr(event, which) if which else None
+    if which == "hand_dealt":
+        return f"hand {e.number} dealt; seat {e.dealer} shakes, seat {(e.dealer + 1) % len(e.hand_sizes)} bids first"
+    if which == "bid_placed":
+        return f"seat {e.seat} bids {bid_text(e.bid)}"
+    if which == "passed":
+        return f"seat {e.seat} passes"
+    if which == "auction_won":
+        extra = f"; seat {e.declarer} declares" if e.declarer != e.seat else ""
+        return f"seat {e.seat} wins the auction with {bid_text(e.bid)}{extra}"
+    if which == "all_passed":
+        return f"everyone passed: seat {e.next_dealer} deals again"
+    if which == "widow_exchanged":
+        return f"seat {e.seat} takes the widow and lays a tile out"
+    if which == "widow_declined":
+        return f"seat {e.seat} leaves the widow"
+    if which == "contract_declared":
+        out = f" (seat {', '.join(map(str, e.sitting_out))} sits out)" if e.sitting_out else ""
+        return f"seat {e.seat} declares {contract_text(e.contract)}{out}"
+    if which == "tile_played":
+        return f"seat {e.seat} plays {tile_name(e.tile)}"
+    if which == "trick_won":
+        return f"seat {e.seat} wins the trick ({e.points} point{'s' if e.points != 1 else ''})"
+    if which == "hand_scored":
+        verdict = "made" if e.made else "set"
+        return (
+            f"seat {e.bidder}'s {bid_text(e.bid)} is {verdict}: took {list(e.taken)}, "
+            f"scores now {list(e.scores)}"
+        )
+    if which == "game_won":
+        return f"game over: team {e.team} (seats {', '.join(map(str, e.seats))}) wins"
+    return None
+
+
+def is_moon(view: view_pb2.SeatView) -> bool:
+    """Moon is three players with no 42-style bids (the view carries no ruleset)."""
+    kinds = {b.bid.kind for b in view.bids if b.HasField("bid")} | {
+        a.bid.kind for a in view.legal_actions if a.WhichOneof("kind") == "bid"
+    }
+    if kinds & {rules_pb2.BID_KIND_TRICKS, rules_pb2.BID_KIND_MOON}:
+        return True
+    if kinds:
+        return False
+    return view.players == 3 and sum(view.hand_sizes) in (21, 22)
+
+
+def hand_by_suit(view: view_pb2.SeatView) -> list[tuple[str, list[int]]]:
+    """The seat's tiles grouped by the suit they belong to under the trump (by their higher
+    end before trump is named), trumps first, each group high to low."""
+    trump = engine_trump(view.contract) if view.HasField("contract") else None
+    table = suit_table(trump if trump is not None else FOLLOW_ME)
+    groups: dict[str, list[int]] = {}
+    order: list[str] = []
+    for tile in sorted(view.hand, key=lambda t: (HIGH[t], LOW[t]), reverse=True):
+        if trump is not None and trump != FOLLOW_ME and table.trumps >> tile & 1:
+            name = f"trumps ({trump_name(trump)})"
+        else:
+            name = trump_name(table.lead_suit[tile])
+        if name not in groups:
+            groups[name] = []
+            order.append(name)
+        groups[name].append(tile)
+    order.sort(key=lambda n: (not n.startswith("trumps"), -len(groups[n])))
+    return [(n, groups[n]) for n in order]
+
+
+_PHASES = {
+    view_pb2.PHASE_DEAL: "dealing",
+    view_pb2.PHASE_BIDDING: "bidding",
+    view_pb2.PHASE_WIDOW: "widow",
+    view_pb2.PHASE_TRUMP: "naming trump",
+    view_pb2.PHASE_PLAY: "play",
+    view_pb2.PHASE_GAME_OVER: "game over",
+}
+
+
+def phase_text(phase: int) -> str:
+    return _PHASES.get(phase, "?")

@@ -1,0 +1,39 @@
+"""Bot strategies: each is a pure ``choose(view) -> action`` over the API's ``SeatView``.
+
+A strategy sees exactly what a human in that seat sees (the view), picks one of the view's
+``legal_actions`` and returns it. The network loop around it (``clients.bot``) is shared by
+every strategy. Find one by name with ``strategy(name, seed)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from clients.strategies.base import Strategy
+from clients.strategies.random_play import RandomStrategy
+
+__all__ = ["STRATEGIES", "Strategy", "strategy", "strategy_names"]
+
+
+def _heuristic(seed: int) -> Strategy:
+    from clients.strategies.heuristic import HeuristicStrategy
+
+    return HeuristicStrategy(seed)
+
+
+STRATEGIES: dict[str, Callable[[int], Strategy]] = {
+    "random": RandomStrategy,
+    "heuristic": _heuristic,
+}
+
+
+def strategy_names() -> tuple[str, ...]:
+    return tuple(STRATEGIES)
+
+
+def strategy(name: str, seed: int = 0) -> Strategy:
+    try:
+        make = STRATEGIES[name]
+    except KeyError:
+        raise ValueError(f"no strategy {name!r}: choose one of {', '.join(STRATEGIES)}") from None
+    return make(seed)
