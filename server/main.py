@@ -13,6 +13,7 @@ import asyncio
 import logging
 import os
 import signal
+import sys
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -38,15 +39,22 @@ async def create_server(database_url: str, listen: str) -> tuple[grpc.aio.Server
     application layer."""
     store = await asyncio.to_thread(EventStore.open, database_url, migrate=True)
     app = GameApp(store)
-    server = grpc.aio.server()
+    # gRPC sets SO_REUSEPORT by default: a second server on a busy port would start "fine" and
+    # take a share of the connections. A port in use must be an error.
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
     game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServicer(app, Feed()), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
         (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
-    port = server.add_insecure_port(listen)
+    try:
+        port = server.add_insecure_port(listen)
+    except RuntimeError as e:  # grpc >= 1.60 raises instead of returning 0
+        store.close()
+        raise OSError(f"cannot listen on {listen} (in use, or not an address of this host)") from e
     if port == 0:
+        store.close()
         raise OSError(f"cannot listen on {listen}")
     await server.start()
     for name in ("", SERVICE_NAME):
@@ -54,8 +62,18 @@ async def create_server(database_url: str, listen: str) -> tuple[grpc.aio.Server
     return server, port, app
 
 
+class StartupError(Exception):
+    """The server could not start (database unreachable or not migratable, port unusable)."""
+
+
 async def _serve(database_url: str, listen: str) -> None:
-    server, port, app = await create_server(database_url, listen)
+    try:
+        server, port, app = await create_server(database_url, listen)
+    except Exception as e:
+        log.debug("start failed", exc_info=True)
+        raise StartupError(
+            f"cannot start with database {_redacted(database_url)} on {listen}: {e}"
+        ) from e
     host = listen.rsplit(":", 1)[0]
     log.info("boneyard-server listening on %s:%d, database %s", host, port, _redacted(database_url))
     print(f"boneyard-server listening on {host}:{port}", flush=True)
@@ -71,8 +89,22 @@ async def _serve(database_url: str, listen: str) -> None:
 
 def _redacted(url: str) -> str:
     from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
 
-    return make_url(url).render_as_string(hide_password=True)
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "<unparsable database URL>"
+
+
+def _listen_address(text: str) -> str:
+    """argparse type of --listen: ``HOST:PORT`` (``[V6ADDR]:PORT``), port 0..65535."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not HOST:PORT with a port 0..65535 (0: any free port)"
+        )
+    return text
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -85,15 +117,26 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument(
         "--listen",
+        type=_listen_address,
         default=os.environ.get("BONEYARD_LISTEN", DEFAULT_LISTEN),
         help="HOST:PORT to serve gRPC on (env BONEYARD_LISTEN; default %(default)s)",
     )
-    parser.add_argument("--log-level", default=os.environ.get("BONEYARD_LOG_LEVEL", "INFO"))
+    parser.add_argument(
+        "--log-level",
+        type=str.upper,
+        choices=("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"),
+        default=os.environ.get("BONEYARD_LOG_LEVEL", "INFO"),
+        help="(env BONEYARD_LOG_LEVEL; default %(default)s)",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(
-        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    asyncio.run(_serve(args.database_url, args.listen))
+    try:
+        asyncio.run(_serve(args.database_url, args.listen))
+    except StartupError as e:
+        print(f"boneyard-server: {e}", file=sys.stderr, flush=True)
+        sys.exit(1)
 
 
 if __name__ == "__main__":
