@@ -19,7 +19,7 @@ from typing import Any
 import click
 import grpc
 from rich.console import Console
-from rich.table import Table
+from rich.table import Column, Table
 
 from boneyard.v1 import actions_pb2, game_pb2, view_pb2
 from clients.api import DEFAULT_SERVER, Client, OptionError
@@ -102,7 +102,16 @@ def main(verbose: bool) -> None:
 def games(server: str, status: str | None) -> None:
     """List the server's games."""
     with Client(server) as client:
-        table = Table("game", "name", "rules", "status", "seats", "scores", "version")
+        # The game id is what `watch` and `play --join` take: never cut it short.
+        table = Table(
+            Column("game", no_wrap=True, min_width=36),
+            "name",
+            "rules",
+            "status",
+            "seats",
+            "scores",
+            "version",
+        )
         for game in client.games(status=_STATUSES[status] if status else 0):
             seats = sum(1 for s in game.seats if s.occupied)
             table.add_row(
@@ -114,7 +123,10 @@ def games(server: str, status: str | None) -> None:
                 " ".join(map(str, game.scores)),
                 str(game.version),
             )
-        console.print(table)
+        # Piped (`boneyard games | grep ...`): whole lines, not the 80 columns rich assumes
+        # when there is no terminal to ask.
+        out = console if console.is_terminal else Console(highlight=False, width=1000)
+        out.print(table)
 
 
 # ---------------------------------------------------------------- watch
@@ -220,23 +232,31 @@ def play(
                     client.submit(game_id, token, view.version, action)
                 except grpc.RpcError as error:
                     console.print(f"[red]{error.details()}[/red]")  # type: ignore[attr-defined]
-                view = client.view(game_id, token)
-                continue
-            for message in client.watch(game_id, token, position):
-                position = message.version
-                line = event_text(message.event)
-                if line:
-                    console.print(f"[dim]{line}[/dim]")
-                if message.event.WhichOneof("kind") == "hand_scored":
-                    console.print(render_view(message.view, summary.name))
-                if message.view.phase == view_pb2.PHASE_GAME_OVER:
-                    view = message.view
-                    break
-                if message.view.HasField("turn") and message.view.turn == my_seat:
-                    latest = client.view(game_id, token)
-                    if latest.version == message.version:
-                        view = latest
+                    view = client.view(game_id, token)
+                    continue
+                # Accepted: follow the stream from where it was left, so that this seat's own
+                # action and what it caused are told in order, before the next question.
+            stream = client.watch(game_id, token, position)
+            try:
+                for message in stream:
+                    position = message.version
+                    line = event_text(message.event)
+                    if line:
+                        console.print(f"[dim]{line}[/dim]")
+                    if message.event.WhichOneof("kind") == "hand_scored":
+                        console.print(render_view(message.view, summary.name))
+                    if message.view.phase == view_pb2.PHASE_GAME_OVER:
+                        view = message.view
                         break
+                    if message.view.HasField("turn") and message.view.turn == my_seat:
+                        latest = client.view(game_id, token)
+                        if latest.version == message.version:
+                            view = latest
+                            break
+                else:  # the stream ended without a word on the game: ask
+                    view = client.view(game_id, token)
+            finally:
+                stream.cancel()
         console.print(render_view(view, summary.name))
 
 

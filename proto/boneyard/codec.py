@@ -1,0 +1,666 @@
+"""Conversions between the engine's values and the API's protobuf messages (``boneyard.v1``).
+
+Pure functions: no I/O, no gRPC. The servicers decode requests with the ``*_from_proto``
+functions and encode answers with the ``*_to_proto`` ones; the store keeps every event as the
+bytes of ``encode_event`` and rebuilds it with ``decode_event``.
+
+Events have two forms (``events.proto``):
+
+- the *log form* (``event_to_proto``): every field, the whole deal and the widow exchange
+  included. It is what is stored; ``event_from_proto`` turns it back into the very same engine
+  event, so a stored log replays exactly.
+- the *seat form* (``redact_event``): what one seat (or a spectator) may know when the event
+  happens. A ``HandDealt`` carries only that seat's own hand and the hand sizes (never the
+  seed, another hand, the widow or the tiles out of play); a ``WidowExchanged`` shows the widow
+  tile and the discard to the bidder only. Every other event is public. Tricks that lie face
+  down on a bid of 84+ are hidden by the *view*, not the event: each play was public when made.
+
+Input from clients that cannot mean anything (no action set, a tile out of 0..27, an enum value
+this server does not know, a missing required field) raises ``MalformedAction`` or
+``MalformedRules``, which the servicer maps to ``INVALID_ARGUMENT``. Whether a well-formed
+action is allowed now is the engine's business (``engine.IllegalAction``), not the codec's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from typing import Any
+
+from google.protobuf.descriptor import EnumDescriptor, FieldDescriptor
+
+import engine
+from boneyard.v1 import actions_pb2, events_pb2, rules_pb2, view_pb2
+from engine import (
+    AllPassed,
+    AuctionWon,
+    Bid,
+    BidKind,
+    BidPlaced,
+    Contract,
+    ContractDeclared,
+    ContractKind,
+    DeclareContract,
+    DeclineWidow,
+    Event,
+    ExchangeWidow,
+    GameCreated,
+    GameState,
+    GameWon,
+    HandDealt,
+    HandScored,
+    Pass,
+    Passed,
+    Phase,
+    PlaceBid,
+    PlayTile,
+    Ruleset,
+    SeatCommand,
+    SeatView,
+    TilePlayed,
+    TileSet,
+    TrickWon,
+    WidowDeclined,
+    WidowExchanged,
+)
+
+__all__ = [
+    "MalformedAction",
+    "MalformedEvent",
+    "MalformedMessage",
+    "MalformedRules",
+    "action_from_proto",
+    "action_to_proto",
+    "bid_from_proto",
+    "bid_to_proto",
+    "contract_from_proto",
+    "contract_to_proto",
+    "decode_event",
+    "encode_event",
+    "event_from_proto",
+    "event_kind",
+    "event_to_proto",
+    "redact_event",
+    "rules_from_proto",
+    "rules_overrides_from_proto",
+    "rules_to_proto",
+    "view_to_proto",
+]
+
+TILES = 28
+"""Tiles are 0..27 (``engine.tiles``: ``high * (high + 1) // 2 + low``)."""
+DEFAULT_PRESET = "texas42"
+"""The preset of a ``Ruleset`` message whose ``preset`` is empty."""
+
+
+class MalformedMessage(ValueError):
+    """A protobuf message that cannot mean anything to the engine."""
+
+
+class MalformedAction(MalformedMessage):
+    """An ``Action`` with no kind set, a tile out of 0..27, an unknown enum value, a missing
+    field (``INVALID_ARGUMENT``)."""
+
+
+class MalformedRules(MalformedMessage):
+    """A ``Ruleset`` with an option value no ruleset has (``INVALID_ARGUMENT``). Nonsense
+    combinations of valid values are the engine's ``RulesetError``."""
+
+
+class MalformedEvent(MalformedMessage):
+    """A payload that is not an event in the log form: a corrupt or foreign store."""
+
+
+# ---------------------------------------------------------------- tiles
+
+
+def _tiles_to_proto(tiles: TileSet) -> list[int]:
+    return list(engine.iter_tiles(tiles))
+
+
+def _tile_from_proto(value: int, what: str, error: type[MalformedMessage]) -> int:
+    if not 0 <= value < TILES:
+        raise error(f"{what}: {value} is not a tile (tiles are 0..27: high * (high + 1) / 2 + low)")
+    return value
+
+
+def _tileset_from_proto(values: Iterable[int], what: str, error: type[MalformedMessage]) -> TileSet:
+    tiles = 0
+    for value in values:
+        bit = 1 << _tile_from_proto(value, what, error)
+        if tiles & bit:
+            raise error(f"{what}: tile {engine.tile_name(value)} ({value}) is listed twice")
+        tiles |= bit
+    return tiles
+
+
+# ---------------------------------------------------------------- enums
+
+
+def _prefix(enum: EnumDescriptor) -> str:
+    """``ALL_PASS_`` for ``AllPass``: the zero value's name without ``UNSPECIFIED``."""
+    return enum.values_by_number[0].name.removesuffix("UNSPECIFIED")
+
+
+def _choice_to_proto(enum: EnumDescriptor, value: str) -> int:
+    """The enum value named after an engine choice: ``"forced_dealer"`` is
+    ``ALL_PASS_FORCED_DEALER``."""
+    name = _prefix(enum) + value.upper()
+    try:
+        return enum.values_by_name[name].number
+    except KeyError:
+        raise ValueError(
+            f"{enum.full_name} has no value {name} for the engine's {value!r}"
+        ) from None
+
+
+def _choice_from_proto(
+    enum: EnumDescriptor, number: int, what: str, error: type[MalformedMessage]
+) -> str:
+    """The engine choice an enum value names: ``ALL_PASS_FORCED_DEALER`` is ``"forced_dealer"``."""
+    value = enum.values_by_number.get(number)
+    if value is None or number == 0:
+        known = ", ".join(v.name for v in enum.values if v.number)
+        shown = "unspecified" if number == 0 else f"unknown value {number}"
+        raise error(f"{what} is {shown}: choose one of {known}")
+    return value.name.removeprefix(_prefix(enum)).lower()
+
+
+# ---------------------------------------------------------------- bids and contracts
+
+_BID_KINDS: dict[BidKind, rules_pb2.BidKind.ValueType] = {
+    BidKind.POINTS: rules_pb2.BID_KIND_POINTS,
+    BidKind.MARKS: rules_pb2.BID_KIND_MARKS,
+    BidKind.PLUNGE: rules_pb2.BID_KIND_PLUNGE,
+    BidKind.SPLASH: rules_pb2.BID_KIND_SPLASH,
+    BidKind.TRICKS: rules_pb2.BID_KIND_TRICKS,
+    BidKind.MOON: rules_pb2.BID_KIND_MOON,
+}
+_BID_KINDS_BACK = {number: kind for kind, number in _BID_KINDS.items()}
+
+_CONTRACT_KINDS: dict[ContractKind, rules_pb2.ContractKind.ValueType] = {
+    ContractKind.TRUMP: rules_pb2.CONTRACT_KIND_TRUMP,
+    ContractKind.NELLO: rules_pb2.CONTRACT_KIND_NELLO,
+    ContractKind.SEVENS: rules_pb2.CONTRACT_KIND_SEVENS,
+}
+_CONTRACT_KINDS_BACK = {number: kind for kind, number in _CONTRACT_KINDS.items()}
+
+
+def bid_to_proto(bid: Bid) -> rules_pb2.Bid:
+    return rules_pb2.Bid(kind=_BID_KINDS[bid.kind], amount=bid.amount)
+
+
+def bid_from_proto(msg: rules_pb2.Bid, error: type[MalformedMessage] = MalformedAction) -> Bid:
+    """A ``Bid``; the moon's amount may be 21 or 0, every other bid's must be given."""
+    kind = _BID_KINDS_BACK.get(msg.kind)
+    if kind is None:
+        raise error(
+            f"bid kind {_enum_label(rules_pb2.BidKind.DESCRIPTOR, msg.kind)}: choose one "
+            f"of {', '.join(rules_pb2.BidKind.Name(n) for n in _BID_KINDS.values())}"
+        )
+    if kind is BidKind.MOON:
+        moon = Bid.moon()
+        if msg.amount not in (0, moon.amount):
+            raise error(f"a moon bid is worth {moon.amount}, not {msg.amount}")
+        return moon
+    if msg.amount == 0:
+        raise error(f"a {kind.value} bid needs an amount (it is 0)")
+    return Bid(kind, msg.amount)
+
+
+def _enum_label(enum: EnumDescriptor, number: int) -> str:
+    value = enum.values_by_number.get(number)
+    return value.name if value is not None else f"{number} (unknown)"
+
+
+def contract_to_proto(contract: Contract) -> rules_pb2.Contract:
+    msg = rules_pb2.Contract(kind=_CONTRACT_KINDS[contract.kind])
+    if contract.kind is ContractKind.TRUMP:
+        # TRUMP_BLANKS = 1 is the engine's suit 0 ... TRUMP_SIXES = 7 is 6, TRUMP_DOUBLES = 8 is
+        # DOUBLES (7), TRUMP_FOLLOW_ME = 9 is FOLLOW_ME (8).
+        msg.trump = rules_pb2.Trump.ValueType(contract.trump + 1)
+    return msg
+
+
+def contract_from_proto(
+    msg: rules_pb2.Contract, error: type[MalformedMessage] = MalformedAction
+) -> Contract:
+    kind = _CONTRACT_KINDS_BACK.get(msg.kind)
+    if kind is None:
+        raise error(
+            f"contract kind {_enum_label(rules_pb2.ContractKind.DESCRIPTOR, msg.kind)}: choose one "
+            f"of {', '.join(rules_pb2.ContractKind.Name(n) for n in _CONTRACT_KINDS.values())}"
+        )
+    trump = _enum_label(rules_pb2.Trump.DESCRIPTOR, msg.trump)
+    if kind is not ContractKind.TRUMP:
+        if msg.trump != rules_pb2.TRUMP_UNSPECIFIED:
+            raise error(f"{kind.value} has no trump (trump is {trump})")
+        return Contract.nello() if kind is ContractKind.NELLO else Contract.sevens()
+    if not rules_pb2.TRUMP_BLANKS <= msg.trump <= rules_pb2.TRUMP_FOLLOW_ME:
+        raise error(
+            f"a trump contract needs a trump, not {trump} "
+            f"(TRUMP_BLANKS .. TRUMP_SIXES, TRUMP_DOUBLES, TRUMP_FOLLOW_ME)"
+        )
+    return Contract.of_trump(msg.trump - 1)
+
+
+# ---------------------------------------------------------------- rulesets
+
+_OPENER = "first_hand_opener"
+_HOLDS_1_0 = "holds_1_0"
+
+
+def _option_field(name: str) -> FieldDescriptor:
+    try:
+        return rules_pb2.Ruleset.DESCRIPTOR.fields_by_name[name]
+    except KeyError:
+        raise ValueError(
+            f"boneyard.v1.Ruleset has no field for the engine's option {name!r}"
+        ) from None
+
+
+def rules_to_proto(rules: Ruleset) -> rules_pb2.Ruleset:
+    """The complete ruleset: its preset name and every option set."""
+    msg = rules_pb2.Ruleset(preset=rules.name)
+    for name, value in rules.options().items():
+        if name == _OPENER:
+            if value == _HOLDS_1_0:
+                msg.opener_holds_one_blank = True
+            else:
+                msg.opener_seat = int(value)
+            continue
+        field = _option_field(name)
+        setattr(msg, name, _choice_to_proto(field.enum_type, value) if field.enum_type else value)
+    return msg
+
+
+def rules_overrides_from_proto(msg: rules_pb2.Ruleset) -> tuple[str, dict[str, Any]]:
+    """The preset (``texas42`` when empty) and the options the message sets, as the engine's
+    values: ``("moon", {"widow": "may_exchange"})``. Raises ``MalformedRules`` for an enum
+    option that is unspecified or unknown, or ``opener_holds_one_blank = false``."""
+    overrides: dict[str, Any] = {}
+    for name in engine.option_names():
+        if name == _OPENER:
+            which = msg.WhichOneof("first_hand_opener")
+            if which == "opener_holds_one_blank":
+                if not msg.opener_holds_one_blank:
+                    raise MalformedRules(
+                        "opener_holds_one_blank may only be true "
+                        "(to choose a seat, set opener_seat)"
+                    )
+                overrides[name] = _HOLDS_1_0
+            elif which == "opener_seat":
+                overrides[name] = str(msg.opener_seat)
+            continue
+        if not msg.HasField(name):  # type: ignore[arg-type]
+            continue
+        field = _option_field(name)
+        value = getattr(msg, name)
+        if field.enum_type:
+            value = _choice_from_proto(field.enum_type, value, f"option {name}", MalformedRules)
+        overrides[name] = value
+    return msg.preset or DEFAULT_PRESET, overrides
+
+
+def rules_from_proto(msg: rules_pb2.Ruleset) -> Ruleset:
+    """The preset with the overrides the message sets (``engine.ruleset``). Raises
+    ``MalformedRules``, or the engine's ``RulesetError`` for an unknown preset or a nonsense
+    combination."""
+    preset, overrides = rules_overrides_from_proto(msg)
+    return engine.ruleset(preset, overrides)
+
+
+def _stored_rules_from_proto(msg: rules_pb2.Ruleset) -> Ruleset:
+    """A complete ruleset exactly as stored, independent of what its preset means today."""
+    try:
+        _, options = rules_overrides_from_proto(msg)
+        missing = [n for n in engine.option_names() if n not in options]
+        if missing:
+            raise MalformedEvent(f"GameCreated: the ruleset leaves out {', '.join(missing)}")
+        return Ruleset(name=msg.preset, **options)
+    except (MalformedRules, engine.RulesetError) as e:
+        raise MalformedEvent(f"GameCreated: {e}") from e
+
+
+# ---------------------------------------------------------------- actions
+
+
+def action_to_proto(command: SeatCommand) -> actions_pb2.Action:
+    """The action of a seat command (the seat is left out: it is the token's)."""
+    kind = type(command)
+    if kind is PlaceBid:
+        assert isinstance(command, PlaceBid)
+        return actions_pb2.Action(bid=bid_to_proto(command.bid))
+    if kind is Pass:
+        return actions_pb2.Action(pass_bid=actions_pb2.Pass())
+    if kind is ExchangeWidow:
+        assert isinstance(command, ExchangeWidow)
+        return actions_pb2.Action(exchange_widow=actions_pb2.ExchangeWidow(discard=command.discard))
+    if kind is DeclineWidow:
+        return actions_pb2.Action(decline_widow=actions_pb2.DeclineWidow())
+    if kind is DeclareContract:
+        assert isinstance(command, DeclareContract)
+        return actions_pb2.Action(declare_contract=contract_to_proto(command.contract))
+    if kind is PlayTile:
+        assert isinstance(command, PlayTile)
+        return actions_pb2.Action(play_tile=actions_pb2.PlayTile(tile=command.tile))
+    raise TypeError(f"not a seat command: {command!r}")
+
+
+def action_from_proto(msg: actions_pb2.Action, seat: int) -> SeatCommand:
+    """The engine command for ``seat`` (the seat of the request's token). Raises
+    ``MalformedAction`` for an action that cannot mean anything; legality is the engine's."""
+    which = msg.WhichOneof("kind")
+    if which is None:
+        raise MalformedAction(
+            "an Action must set one of bid, pass_bid, exchange_widow, decline_widow, "
+            "declare_contract, play_tile (none is set)"
+        )
+    if which == "bid":
+        return PlaceBid(seat, bid_from_proto(msg.bid))
+    if which == "pass_bid":
+        return Pass(seat)
+    if which == "exchange_widow":
+        if not msg.exchange_widow.HasField("discard"):
+            raise MalformedAction("exchange_widow needs the discard: the tile to lay out")
+        return ExchangeWidow(
+            seat,
+            _tile_from_proto(msg.exchange_widow.discard, "exchange_widow.discard", MalformedAction),
+        )
+    if which == "decline_widow":
+        return DeclineWidow(seat)
+    if which == "declare_contract":
+        return DeclareContract(seat, contract_from_proto(msg.declare_contract))
+    if which == "play_tile":
+        if not msg.play_tile.HasField("tile"):
+            raise MalformedAction("play_tile needs the tile to play")
+        return PlayTile(
+            seat, _tile_from_proto(msg.play_tile.tile, "play_tile.tile", MalformedAction)
+        )
+    raise MalformedAction(f"unknown action {which!r}")  # a field added to the proto, not here
+
+
+# ---------------------------------------------------------------- views
+
+_PHASES: dict[Phase, view_pb2.Phase.ValueType] = {
+    phase: view_pb2.Phase.ValueType(_choice_to_proto(view_pb2.Phase.DESCRIPTOR, phase.value))
+    for phase in Phase
+}
+
+
+def view_to_proto(view: SeatView, version: int) -> view_pb2.SeatView:
+    """A seat's (or a spectator's) view at ``version``."""
+    msg = view_pb2.SeatView(
+        version=version,
+        phase=_PHASES[view.phase],
+        players=view.players,
+        teams=[view_pb2.Team(seats=team) for team in view.teams],
+        scores=view.scores,
+        hand_number=view.hand_number,
+        hand=_tiles_to_proto(view.hand),
+        hand_sizes=view.hand_sizes,
+        bids=[
+            view_pb2.AuctionEntry(seat=seat, bid=bid_to_proto(bid) if bid is not None else None)
+            for seat, bid in view.bids
+        ],
+        sitting_out=view.sitting_out,
+        current_trick=[view_pb2.Play(seat=seat, tile=tile) for seat, tile in view.trick],
+        completed_tricks=[
+            view_pb2.CompletedTrick(
+                plays=[view_pb2.Play(seat=s, tile=t) for s, t in trick.plays or ()],
+                winner=trick.winner,
+                points=trick.points,
+                hidden=trick.plays is None,
+            )
+            for trick in view.tricks
+        ],
+        tricks_hidden=view.tricks_hidden,
+        taken=view.taken or (),
+        tricks_won=view.tricks_won,
+        legal_actions=[action_to_proto(a) for a in view.legal],
+        results=[_hand_scored_to_proto(r) for r in view.results],
+    )
+    for name in ("seat", "dealer", "turn", "bidder", "declarer", "discard", "winner"):
+        value = getattr(view, name)
+        if value is not None:
+            setattr(msg, name, value)
+    if view.high_bid is not None:
+        msg.high_bid.CopyFrom(bid_to_proto(view.high_bid))
+    if view.contract is not None:
+        msg.contract.CopyFrom(contract_to_proto(view.contract))
+    return msg
+
+
+# ---------------------------------------------------------------- events (log form)
+
+_EVENT_KINDS: dict[type[Any], str] = {
+    GameCreated: "game_created",
+    HandDealt: "hand_dealt",
+    BidPlaced: "bid_placed",
+    Passed: "passed",
+    AuctionWon: "auction_won",
+    AllPassed: "all_passed",
+    WidowExchanged: "widow_exchanged",
+    WidowDeclined: "widow_declined",
+    ContractDeclared: "contract_declared",
+    TilePlayed: "tile_played",
+    TrickWon: "trick_won",
+    HandScored: "hand_scored",
+    GameWon: "game_won",
+}
+"""Each engine event and the ``Event.kind`` field that carries it."""
+
+
+def event_kind(event: Event) -> str:
+    """The ``Event.kind`` field of an event: ``"hand_dealt"``."""
+    try:
+        return _EVENT_KINDS[type(event)]
+    except KeyError:
+        raise TypeError(f"not an engine event: {event!r}") from None
+
+
+def _hand_scored_to_proto(event: HandScored) -> events_pb2.HandScored:
+    return events_pb2.HandScored(
+        bidder=event.bidder,
+        bid=bid_to_proto(event.bid),
+        made=event.made,
+        taken=event.taken,
+        changes=event.changes,
+        scores=event.scores,
+    )
+
+
+def _payload_to_proto(event: Event) -> Any:
+    """The message of one event in the log form."""
+    if isinstance(event, GameCreated):
+        return events_pb2.GameCreated(rules=rules_to_proto(event.rules))
+    if isinstance(event, HandDealt):
+        return events_pb2.HandDealt(
+            number=event.number,
+            dealer=event.dealer,
+            hand_sizes=[h.bit_count() for h in event.hands],
+            rest_size=event.rest.bit_count(),
+            seed_commitment=hashlib.sha256(event.seed).digest(),
+            deal=events_pb2.Deal(
+                seed=event.seed,
+                hands=[events_pb2.TileList(tiles=_tiles_to_proto(h)) for h in event.hands],
+                rest=_tiles_to_proto(event.rest),
+            ),
+        )
+    if isinstance(event, BidPlaced):
+        return events_pb2.BidPlaced(seat=event.seat, bid=bid_to_proto(event.bid))
+    if isinstance(event, Passed):
+        return events_pb2.Passed(seat=event.seat)
+    if isinstance(event, AuctionWon):
+        return events_pb2.AuctionWon(
+            seat=event.seat, bid=bid_to_proto(event.bid), declarer=event.declarer
+        )
+    if isinstance(event, AllPassed):
+        return events_pb2.AllPassed(next_dealer=event.next_dealer)
+    if isinstance(event, WidowExchanged):
+        return events_pb2.WidowExchanged(seat=event.seat, taken=event.taken, discard=event.discard)
+    if isinstance(event, WidowDeclined):
+        return events_pb2.WidowDeclined(seat=event.seat)
+    if isinstance(event, ContractDeclared):
+        return events_pb2.ContractDeclared(
+            seat=event.seat,
+            contract=contract_to_proto(event.contract),
+            sitting_out=event.sitting_out,
+        )
+    if isinstance(event, TilePlayed):
+        return events_pb2.TilePlayed(seat=event.seat, tile=event.tile)
+    if isinstance(event, TrickWon):
+        return events_pb2.TrickWon(seat=event.seat, points=event.points)
+    if isinstance(event, HandScored):
+        return _hand_scored_to_proto(event)
+    if isinstance(event, GameWon):
+        return events_pb2.GameWon(team=event.team, seats=event.seats)
+    raise TypeError(f"not an engine event: {event!r}")
+
+
+def _wrap(kind: str, payload: Any, seq: int) -> events_pb2.Event:
+    msg = events_pb2.Event(seq=seq)
+    getattr(msg, kind).CopyFrom(payload)
+    return msg
+
+
+def event_to_proto(event: Event, seq: int = 0) -> events_pb2.Event:
+    """The event in the log form (everything, the deal included): for the store and the
+    archive, never for a live stream (see ``redact_event``)."""
+    return _wrap(event_kind(event), _payload_to_proto(event), seq)
+
+
+def event_from_proto(msg: events_pb2.Event) -> Event:
+    """The engine event of a log-form message: ``event_from_proto(event_to_proto(e)) == e``.
+    Raises ``MalformedEvent`` for anything else (a seat-form event included)."""
+    which = msg.WhichOneof("kind")
+    bad = MalformedEvent
+    if which is None:
+        raise bad("an Event with no kind set")
+    if which == "game_created":
+        return GameCreated(_stored_rules_from_proto(msg.game_created.rules))
+    if which == "hand_dealt":
+        e = msg.hand_dealt
+        if not e.HasField("deal"):
+            raise bad(
+                f"HandDealt {e.number} has no deal: a seat's form of the event, not the log's"
+            )
+        hands = tuple(
+            _tileset_from_proto(h.tiles, f"HandDealt {e.number} hand {seat}", bad)
+            for seat, h in enumerate(e.deal.hands)
+        )
+        rest = _tileset_from_proto(e.deal.rest, f"HandDealt {e.number} rest", bad)
+        return HandDealt(e.number, e.dealer, e.deal.seed, hands, rest)
+    if which == "bid_placed":
+        return BidPlaced(msg.bid_placed.seat, bid_from_proto(msg.bid_placed.bid, bad))
+    if which == "passed":
+        return Passed(msg.passed.seat)
+    if which == "auction_won":
+        a = msg.auction_won
+        return AuctionWon(a.seat, bid_from_proto(a.bid, bad), a.declarer)
+    if which == "all_passed":
+        return AllPassed(msg.all_passed.next_dealer)
+    if which == "widow_exchanged":
+        w = msg.widow_exchanged
+        if not (w.HasField("taken") and w.HasField("discard")):
+            raise bad("WidowExchanged without the taken tile and the discard: a seat's form")
+        return WidowExchanged(
+            w.seat,
+            _tile_from_proto(w.taken, "WidowExchanged.taken", bad),
+            _tile_from_proto(w.discard, "WidowExchanged.discard", bad),
+        )
+    if which == "widow_declined":
+        return WidowDeclined(msg.widow_declined.seat)
+    if which == "contract_declared":
+        c = msg.contract_declared
+        return ContractDeclared(c.seat, contract_from_proto(c.contract, bad), tuple(c.sitting_out))
+    if which == "tile_played":
+        t = msg.tile_played
+        return TilePlayed(t.seat, _tile_from_proto(t.tile, "TilePlayed.tile", bad))
+    if which == "trick_won":
+        return TrickWon(msg.trick_won.seat, msg.trick_won.points)
+    if which == "hand_scored":
+        h = msg.hand_scored
+        return HandScored(
+            h.bidder,
+            bid_from_proto(h.bid, bad),
+            h.made,
+            tuple(h.taken),
+            tuple(h.changes),
+            tuple(h.scores),
+        )
+    if which == "game_won":
+        return GameWon(msg.game_won.team, tuple(msg.game_won.seats))
+    raise bad(f"unknown event kind {which!r}")
+
+
+def encode_event(event: Event) -> tuple[str, bytes]:
+    """What the store appends for an event: ``(kind, payload)``, the payload being the bytes
+    of the log form (without ``seq``: the row's key holds it)."""
+    return event_kind(event), event_to_proto(event).SerializeToString(deterministic=True)
+
+
+def decode_event(payload: bytes) -> Event:
+    """The engine event of a stored payload (``encode_event``). Raises ``MalformedEvent``."""
+    msg = events_pb2.Event()
+    try:
+        msg.ParseFromString(payload)
+    except Exception as e:  # protobuf raises DecodeError, or others on some backends
+        raise MalformedEvent(f"not an Event payload ({len(payload)} bytes): {e}") from e
+    return event_from_proto(msg)
+
+
+# ---------------------------------------------------------------- events (seat form)
+
+_PUBLIC_EVENTS: tuple[type[Any], ...] = (
+    GameCreated,
+    BidPlaced,
+    Passed,
+    AuctionWon,
+    AllPassed,
+    WidowDeclined,
+    ContractDeclared,
+    TilePlayed,
+    TrickWon,
+    HandScored,
+    GameWon,
+)
+"""Events with nothing hidden: every seat and spectator sees their log form. An event type
+the engine adds is refused by ``redact_event`` until it is sorted here or given a seat form."""
+
+
+def redact_event(
+    event: Event, state_before: GameState | None, seat: int | None, seq: int = 0
+) -> events_pb2.Event:
+    """The event as ``seat`` (``None``: a spectator) may see it when it happens, in the game
+    whose state before the event is ``state_before`` (``None`` before ``GameCreated``)."""
+    if state_before is not None:
+        players = state_before.rules.players
+    elif isinstance(event, GameCreated):
+        players = event.rules.players
+    else:
+        raise ValueError(f"no game before {event!r}: only GameCreated starts one")
+    if seat is not None and not 0 <= seat < players:
+        raise ValueError(f"no seat {seat} at a table of {players}")
+    if isinstance(event, HandDealt):
+        return _wrap(
+            "hand_dealt",
+            events_pb2.HandDealt(
+                number=event.number,
+                dealer=event.dealer,
+                own_hand=_tiles_to_proto(event.hands[seat]) if seat is not None else (),
+                hand_sizes=[h.bit_count() for h in event.hands],
+                rest_size=event.rest.bit_count(),
+                seed_commitment=hashlib.sha256(event.seed).digest(),
+            ),
+            seq,
+        )
+    if isinstance(event, WidowExchanged):
+        exchanged = events_pb2.WidowExchanged(seat=event.seat)
+        if seat == event.seat:
+            exchanged.taken = event.taken
+            exchanged.discard = event.discard
+        return _wrap("widow_exchanged", exchanged, seq)
+    if isinstance(event, _PUBLIC_EVENTS):
+        return event_to_proto(event, seq)
+    raise TypeError(f"no seat form for {event!r}: decide what each seat may see of it")

@@ -1,0 +1,726 @@
+"""End to end: the clients as a person or an operator runs them, against a real server.
+
+Every piece is a real process: ``boneyard-server`` on a throwaway SQLite file (started with
+``tests/server/process_helpers.py``), and the ``boneyard`` console script of the venv running
+the tests: ``bot`` (whole games, one process for all seats or one per seat, and through a
+``kill -9`` and restart of the server), ``play`` driven through a pseudo-terminal with pexpect
+as a person would type, ``watch`` and ``games`` on a finished game, and ``make demo``.
+
+What a command printed is checked against what the server says over the API (GetGame,
+GetView, WatchGame from version 0).
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from boneyard.v1 import events_pb2, game_pb2, game_service_pb2_grpc
+from clients.api import Client
+from tests.server.process_helpers import ServerProcess, clean_env, free_port, watch
+
+REPO = Path(__file__).resolve().parents[2]
+BONEYARD = Path(sys.executable).parent / "boneyard"
+"""The CLI's console script in the venv running the tests."""
+
+RUN_TIMEOUT = 180.0
+"""Seconds a whole game by bots may take before the test gives up (they take a few)."""
+
+GAME_LINE = re.compile(r"^game (?P<id>[0-9a-f-]{36})$")
+FINAL_LINE = re.compile(r"^final score: (?P<teams>.*?)(?:; team (?P<winner>\d+) wins)?$")
+TEAM_PART = re.compile(r"^team (?P<team>\d+) \(seats (?P<seats>[\d ]+)\): (?P<score>-?\d+)$")
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
+
+FINISHED = game_pb2.GAME_STATUS_FINISHED
+
+
+# --- processes ----------------------------------------------------------------------------
+
+
+def _kill_group(proc: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
+    """SIGKILL the process group of a child started with ``start_new_session`` (this test's
+    own child and whatever it started), and reap the child."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:  # pragma: no cover - a zombie we cannot reap
+        pass
+
+
+@dataclass
+class Finished:
+    """A command that ran to its end."""
+
+    args: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def lines(self) -> list[str]:
+        return [line for line in self.stdout.splitlines() if line.strip()]
+
+    def explain(self) -> str:
+        return (
+            f"$ {' '.join(self.args)}\n--- exit {self.returncode}\n--- stdout:\n{self.stdout}"
+            f"\n--- stderr:\n{self.stderr}"
+        )
+
+
+class Background:
+    """A ``boneyard`` command running in the background; its stdout lines are collected by
+    a thread as they come (so a test can wait for one), its stderr into a file."""
+
+    def __init__(self, args: Sequence[str], log_dir: Path, env: dict[str, str] | None = None):
+        self.args = [str(BONEYARD), *args]
+        log_dir.mkdir(parents=True, exist_ok=True)
+        self._stderr_path = log_dir / f"stderr-{time.monotonic_ns()}.log"
+        self._stderr = open(self._stderr_path, "w")  # noqa: SIM115 - closed in wait()/kill()
+        self.proc = subprocess.Popen(
+            self.args,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            text=True,
+            env=env or clean_env(),
+            start_new_session=True,
+        )
+        self.lines: list[str] = []
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line.rstrip("\n"))
+            self._queue.put(line.rstrip("\n"))
+        self._queue.put(None)
+
+    def next_line(self, timeout: float = 60.0) -> str:
+        """The next line of stdout (fails if none comes in time or the process ends)."""
+        try:
+            line = self._queue.get(timeout=timeout)
+        except queue.Empty:
+            pytest.fail(f"no line from {self.args} in {timeout} s:\n{self.stderr_text()}")
+        if line is None:
+            pytest.fail(f"{self.args} ended before printing a line:\n{self.stderr_text()}")
+        return line
+
+    def stderr_text(self) -> str:
+        if not self._stderr.closed:
+            self._stderr.flush()
+        return self._stderr_path.read_text(errors="replace")
+
+    def wait(self, timeout: float = RUN_TIMEOUT) -> Finished:
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            pytest.fail(
+                f"{' '.join(self.args)} did not finish in {timeout} s; stdout so far:\n"
+                + "\n".join(self.lines[-30:])
+                + f"\n--- stderr:\n{self.stderr_text()[-5000:]}"
+            )
+        self._reader.join(timeout=30)
+        stderr = self.stderr_text()
+        self._stderr.close()
+        return Finished(self.args, self.proc.returncode, "\n".join(self.lines) + "\n", stderr)
+
+    def kill(self) -> None:
+        _kill_group(self.proc)
+        self._stderr.close()
+
+
+@pytest.fixture
+def background(tmp_path: Path) -> Iterator[Callable[..., Background]]:
+    """Start ``boneyard`` commands in the background; every one left is killed at the end."""
+    started: list[Background] = []
+
+    def start(*args: str, env: dict[str, str] | None = None) -> Background:
+        bg = Background(args, tmp_path / "cli-logs", env)
+        started.append(bg)
+        return bg
+
+    yield start
+    for bg in started:
+        bg.kill()
+
+
+def run_cli(*args: str, timeout: float = RUN_TIMEOUT) -> Finished:
+    """Run ``boneyard ARGS`` to its end (killed, and the test failed, after ``timeout``)."""
+    argv = [str(BONEYARD), *args]
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=clean_env(),
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        out, err = proc.communicate()
+        pytest.fail(
+            f"{' '.join(argv)} did not finish in {timeout} s:\n{out[-5000:]}\n{err[-5000:]}"
+        )
+    finally:
+        _kill_group(proc)
+    return Finished(argv, proc.returncode, out, err)
+
+
+# --- the server ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """One server on a fresh SQLite file for the module's tests (each makes games of its own)."""
+    d = tmp_path_factory.mktemp("e2e-server")
+    with ServerProcess.start(d / "server.log", f"sqlite:///{d / 'boneyard.db'}") as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def api(server: ServerProcess) -> Iterator[Client]:
+    with Client(server.address) as client:
+        yield client
+
+
+# --- what the clients print, and what the server says -------------------------------------
+
+
+@dataclass(frozen=True)
+class FinalScore:
+    scores: list[int]
+    teams: list[list[int]]
+    winner: int | None
+
+
+def parse_final(line: str) -> FinalScore:
+    match = FINAL_LINE.match(line)
+    assert match, f"not a final score line: {line!r}"
+    scores: list[int] = []
+    teams: list[list[int]] = []
+    for i, part in enumerate(match["teams"].split(", ")):
+        team = TEAM_PART.match(part)
+        assert team and int(team["team"]) == i, f"team {i} in {line!r}: {part!r}"
+        teams.append([int(s) for s in team["seats"].split()])
+        scores.append(int(team["score"]))
+    winner = int(match["winner"]) if match["winner"] is not None else None
+    return FinalScore(scores, teams, winner)
+
+
+def game_id_of(line: str) -> str:
+    match = GAME_LINE.match(line)
+    assert match, f"the first line should be `game GAME_ID`, not {line!r}"
+    return match["id"]
+
+
+def stub_of(client: Client) -> game_service_pb2_grpc.GameServiceStub:
+    return client._stub  # the same channel; the process helpers take a raw stub
+
+
+def assert_finished_as_printed(api: Client, game_id: str, preset: str, final: FinalScore) -> None:
+    """GetGame says the game is over, with the scores and the winner the client printed."""
+    summary = api.game(game_id)
+    assert summary.status == FINISHED, game_pb2.GameStatus.Name(summary.status)
+    assert summary.rules.preset == preset
+    assert all(seat.occupied for seat in summary.seats)
+    assert list(summary.scores) == final.scores
+    assert summary.HasField("winner"), "a finished game has a winner"
+    assert final.winner == summary.winner
+    if preset.startswith("texas42"):
+        assert final.teams == [[0, 2], [1, 3]]
+        # marks only go up, so the team that got there first has the most
+        assert summary.scores[summary.winner] == max(summary.scores)
+        assert summary.scores[summary.winner] >= summary.rules.marks_to_win
+    else:
+        assert final.teams == [[0], [1], [2]]
+
+
+def full_log(api: Client, game_id: str) -> list[events_pb2.Event]:
+    """The game's events as a spectator gets them from WatchGame from version 0 (the stream
+    ends at the end of a finished game), checked to be one event per version, in order, with
+    no gap: the same number as the spectator's GetView version."""
+    public = api.view(game_id, timeout=30)
+    messages = watch(stub_of(api), game_id, 0, timeout=60)
+    versions = [m.version for m in messages]
+    assert versions == list(range(1, public.version + 1)), (
+        f"versions {versions[:5]}..{versions[-5:]} of {len(versions)}; view at {public.version}"
+    )
+    events = []
+    for m in messages:
+        assert m.event.WhichOneof("kind") is not None, f"version {m.version} carries no event"
+        assert m.event.seq == m.version
+        assert m.view.version == m.version
+        events.append(m.event)
+    return events
+
+
+def assert_no_action_twice(events: Sequence[events_pb2.Event]) -> None:
+    """No tile is played twice in a hand, and no seat bids twice in one auction: a resent
+    action was answered, not applied again."""
+    played: set[int] = set()
+    bidders: set[int] = set()
+    for event in events:
+        kind = event.WhichOneof("kind")
+        if kind == "hand_dealt":
+            played.clear()
+            bidders.clear()
+        elif kind == "tile_played":
+            assert event.tile_played.tile not in played, f"tile played twice at {event.seq}"
+            played.add(event.tile_played.tile)
+        elif kind in ("bid_placed", "passed"):
+            seat = getattr(event, kind).seat
+            assert seat not in bidders, f"seat {seat} bid twice in one auction at {event.seq}"
+            bidders.add(seat)
+
+
+# --- 1. whole games by bots --------------------------------------------------------------
+
+PRESETS = ["texas42", "texas42-house", "texas42-redeal", "moon", "moon-s1", "moon-pagat"]
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_bot_new_plays_a_whole_game(server: ServerProcess, api: Client, preset: str) -> None:
+    done = run_cli("bot", "--server", server.address, "--new", preset, "--strategy", "heuristic")
+    assert done.returncode == 0, done.explain()
+    lines = done.lines
+    assert len(lines) == 2, done.explain()
+    game_id = game_id_of(lines[0])
+    final = parse_final(lines[-1])
+    assert final.winner is not None, done.explain()
+    assert_finished_as_printed(api, game_id, preset, final)
+    events = full_log(api, game_id)
+    assert events[0].WhichOneof("kind") == "game_created"
+    assert events[-1].WhichOneof("kind") == "game_won"
+    assert events[-1].game_won.team == final.winner
+    assert_no_action_twice(events)
+
+
+@pytest.mark.parametrize("preset", ["texas42", "moon"])
+def test_one_bot_process_per_seat(
+    server: ServerProcess, api: Client, background: Callable[..., Background], preset: str
+) -> None:
+    game_id = api.create_game(preset, name=f"one process a seat ({preset})").game_id
+    players = api.game(game_id).rules.players
+    bots = [
+        background(
+            "bot",
+            "--server",
+            server.address,
+            "--game",
+            game_id,
+            "--seat",
+            str(seat),
+            "--strategy",
+            "heuristic",
+            "--seed",
+            str(seat),
+            "--name",
+            f"bot {seat}",
+        )
+        for seat in range(players)
+    ]
+    results = [bot.wait() for bot in bots]
+    for done in results:
+        assert done.returncode == 0, done.explain()
+        assert len(done.lines) == 1, done.explain()  # no `game` line: the game was given
+    finals = {done.lines[-1] for done in results}
+    assert len(finals) == 1, f"the seats disagree on the final score: {finals}"
+    final = parse_final(finals.pop())
+    assert_finished_as_printed(api, game_id, preset, final)
+    summary = api.game(game_id)
+    assert [s.player_name for s in summary.seats] == [f"bot {s}" for s in range(players)]
+    assert_no_action_twice(full_log(api, game_id))
+
+
+# --- 2. a person at the terminal ----------------------------------------------------------
+
+
+@dataclass
+class Choice:
+    number: int
+    text: str
+
+
+CHOICE_LINE = re.compile(
+    r"^\s*(?P<n>\d+)\s{2}(?P<text>pass|bid .+|declare .+|play \S+"
+    r"|take the widow, lay out \S+|leave the widow)\s*$",
+    re.MULTILINE,
+)
+
+
+class Terminal:
+    """``boneyard play`` in a pseudo-terminal, answered as a person would."""
+
+    PROMPT = "your choice> "
+
+    def __init__(self, args: Sequence[str], log_path: Path) -> None:
+        self.log = open(log_path, "w")  # noqa: SIM115 - closed in close()
+        self.child = pexpect.spawn(
+            str(BONEYARD),
+            list(args),
+            encoding="utf-8",
+            codec_errors="replace",
+            timeout=60,
+            env=clean_env(TERM="dumb", NO_COLOR="1", COLUMNS="120", LINES="50"),
+            dimensions=(50, 120),
+        )
+        self.child.logfile_read = self.log
+        self.choices: list[Choice] = []
+        self.screen = ""
+        """What the client printed since the last answer, up to this prompt."""
+        self.game_id = ""
+
+    def close(self) -> None:
+        if self.child.isalive():
+            self.child.kill(signal.SIGKILL)
+        self.child.close(force=True)
+        self.log.close()
+
+    @staticmethod
+    def clean(text: str) -> str:
+        return ANSI.sub("", text).replace("\r", "")
+
+    def start(self) -> None:
+        self.child.expect(r"game ([0-9a-f-]{36})")
+        self.game_id = self.child.match.group(1)
+        self.child.expect(r"you sit in seat (\d)")
+        assert self.child.match.group(1) == "0"
+
+    def next_question(self) -> bool:
+        """Wait for the next prompt (``True``, with ``self.choices`` read off the screen) or the
+        end of the game (``False``)."""
+        index = self.child.expect([self.PROMPT, r"game over: ", pexpect.EOF])
+        if index != 0:
+            return False
+        self.screen = self.clean(self.child.before)
+        shown = [Choice(int(m["n"]), m["text"]) for m in CHOICE_LINE.finditer(self.screen)]
+        assert shown, f"a prompt with no choices above it:\n{self.screen}"
+        assert [c.number for c in shown] == list(range(1, len(shown) + 1)), shown
+        self.choices = shown
+        return True
+
+    def answer(self, text: str) -> None:
+        self.child.sendline(text)
+
+    def refuse(self, text: str) -> None:
+        """Type an answer that is not a choice: the client says so and asks again."""
+        self.answer(text)
+        self.child.expect(r"not a legal choice: '([^']*)'[^\n]*type a number from 1 to (\d+)")
+        assert self.child.match.group(1) == text.strip().lower()
+        assert int(self.child.match.group(2)) == len(self.choices)
+        self.child.expect_exact(self.PROMPT)  # asked again, and nothing was sent
+
+    def interrupt(self) -> int:
+        """Ctrl-C; the client's exit status."""
+        self.child.sendcontrol("c")
+        self.child.expect("Aborted!")
+        self.child.expect(pexpect.EOF)
+        self.child.close()
+        return int(self.child.exitstatus if self.child.exitstatus is not None else -1)
+
+
+@pytest.fixture
+def terminal(tmp_path: Path) -> Iterator[Callable[..., Terminal]]:
+    made: list[Terminal] = []
+
+    def spawn(*args: str) -> Terminal:
+        t = Terminal(args, tmp_path / f"terminal-{len(made)}.log")
+        made.append(t)
+        return t
+
+    yield spawn
+    for t in made:
+        t.close()
+
+
+def _pick(choices: list[Choice], prefix: str) -> list[Choice]:
+    return [c for c in choices if c.text.startswith(prefix)]
+
+
+def events_by(events: Sequence[events_pb2.Event], kind: str, seat: int) -> list[events_pb2.Event]:
+    return [e for e in events if e.WhichOneof("kind") == kind and getattr(e, kind).seat == seat]
+
+
+def test_person_plays_a_whole_texas42_game_in_the_terminal(
+    server: ServerProcess, api: Client, terminal: Callable[..., Terminal]
+) -> None:
+    """Bids by number (the highest bid until this seat has named trump once, then passes),
+    names trump, plays tiles, types two wrong answers, and plays to the end of the game."""
+    t = terminal(
+        "play", "--server", server.address, "--game", "texas42", "--bots", "3", "--name", "tester"
+    )
+    t.start()
+    refused = False
+    declared = 0
+    questions = 0
+    told = ""
+    while t.next_question():
+        questions += 1
+        assert questions < 1000, "the game does not end"
+        # what this seat did is told (as the stream has it) before the next question
+        assert told in t.screen, f"{told!r} is not in:\n{t.screen}"
+        choices = t.choices
+        if not refused:
+            t.refuse("99")
+            t.refuse("x")
+            refused = True
+        bids = _pick(choices, "bid ")
+        declares = _pick(choices, "declare ")
+        if declares:
+            pick = declares[questions % len(declares)]
+            declared += 1
+        elif bids and not declared:
+            pick = bids[-1]
+        elif bids:
+            pick = (_pick(choices, "pass") or choices)[0]
+        else:
+            assert all(c.text.startswith("play ") for c in choices), choices
+            pick = choices[0]
+        t.answer(str(pick.number))
+        told = "seat 0 " + re.sub(r"^(play|declare) ", r"\1s ", pick.text)
+        told = told if pick.text.startswith(("play", "declare")) else "seat 0 "
+    t.child.expect(pexpect.EOF)
+    t.child.close()
+    assert t.child.exitstatus == 0, Terminal.clean(t.child.before or "")
+    assert refused and declared, "this seat never named trump"
+
+    summary = api.game(t.game_id)
+    assert summary.status == FINISHED
+    assert summary.seats[0].player_name == "tester"
+    events = full_log(api, t.game_id)
+    assert events_by(events, "bid_placed", 0), "the person never bid"
+    assert len(events_by(events, "contract_declared", 0)) == declared
+    assert events_by(events, "tile_played", 0)
+    assert_no_action_twice(events)
+
+
+def test_person_takes_the_widow_in_moon_then_leaves(
+    server: ServerProcess, api: Client, terminal: Callable[..., Terminal]
+) -> None:
+    """Moon with two bots: bid the most there is, take the widow and lay a tile out (by name
+    once refused), name trump, play two tiles, and then Ctrl-C."""
+    t = terminal(
+        "play", "--server", server.address, "--game", "moon", "--bots", "2", "--name", "tester"
+    )
+    t.start()
+    exchanged = declared = plays = 0
+    questions = 0
+    while plays < 2 or not declared:
+        assert t.next_question(), "the game ended before this seat took the widow"
+        questions += 1
+        assert questions < 300, "this seat never got the widow"
+        choices = t.choices
+        bids = _pick(choices, "bid ")
+        widow = _pick(choices, "take the widow")
+        declares = _pick(choices, "declare ")
+        if bids:
+            t.answer(str(bids[-1].number))  # the most there is: the moon
+        elif widow:
+            assert "seat 0 wins the auction" in t.screen, t.screen
+            t.refuse("lay out nothing")
+            # by name, as the list shows it
+            t.answer(widow[-1].text.upper())
+            exchanged += 1
+        elif declares:
+            assert "seat 0 takes the widow and lays a tile out" in t.screen, t.screen
+            t.answer(str(declares[0].number))
+            declared += 1
+        else:
+            t.answer(str(choices[0].number))
+            plays += int(declared > 0)
+    # the last tile was typed; let the client send it before the interrupt
+    deadline = time.monotonic() + 30
+    while True:
+        events = full_log_so_far(api, t.game_id)
+        mine = [e.seq for e in events_by(events, "contract_declared", 0)]
+        if mine and len([e for e in events_by(events, "tile_played", 0) if e.seq > mine[-1]]) >= 2:
+            break
+        assert time.monotonic() < deadline, "the second tile never reached the server"
+        time.sleep(0.05)
+    assert t.interrupt() == 1  # click's "Aborted!"
+
+    summary = api.game(t.game_id)
+    assert summary.status == game_pb2.GAME_STATUS_PLAYING
+    events = full_log_so_far(api, t.game_id)
+    assert len(events_by(events, "widow_exchanged", 0)) == exchanged == 1
+    assert events_by(events, "contract_declared", 0)
+
+
+def full_log_so_far(api: Client, game_id: str) -> list[events_pb2.Event]:
+    """The events of a game still being played, up to the spectator's current version."""
+    public = api.view(game_id, timeout=30)
+    messages = watch(stub_of(api), game_id, 0, public.version, timeout=30)
+    assert [m.version for m in messages] == list(range(1, public.version + 1))
+    return [m.event for m in messages]
+
+
+# --- 3. the server killed and restarted under running bots --------------------------------
+
+
+def _wait_version(api: Client, game_id: str, at_least: int, timeout: float = 60.0) -> int:
+    deadline = time.monotonic() + timeout
+    while True:
+        summary = api.game(game_id)
+        if summary.version >= at_least or summary.status == FINISHED:
+            return int(summary.version)
+        assert time.monotonic() < deadline, f"the game stayed at version {summary.version}"
+        time.sleep(0.005)
+
+
+def test_bots_survive_kill_9_and_restart_of_the_server(
+    tmp_path: Path, background: Callable[..., Background]
+) -> None:
+    port = free_port()
+    db = f"sqlite:///{tmp_path / 'boneyard.db'}"
+    log = tmp_path / "server.log"
+    listen = f"127.0.0.1:{port}"
+    servers: list[ServerProcess] = []
+    try:
+        servers.append(ServerProcess.start(log, db, listen))
+        bot = background(
+            "-v", "bot", "--server", listen, "--new", "texas42", "--strategy", "heuristic"
+        )
+        game_id = game_id_of(bot.next_line())
+        killed_at = []
+        with Client(listen) as watcher:
+            for at_least in (12, 80):
+                version = _wait_version(watcher, game_id, at_least)
+                servers[-1].kill()  # SIGKILL
+                killed_at.append(version)
+                time.sleep(1.5)
+                servers.append(ServerProcess.start(log, db, listen))
+        done = bot.wait()
+        assert done.returncode == 0, done.explain() + "\n--- server:\n" + log.read_text()[-5000:]
+        assert "reconnecting" in done.stderr, "the bots never noticed the server was gone"
+
+        with Client(listen) as api:
+            summary = api.game(game_id)
+            assert summary.status == FINISHED
+            assert all(v < summary.version for v in killed_at), (
+                f"killed at {killed_at}, but the game ended at {summary.version}"
+            )
+            final = parse_final(done.lines[-1])
+            assert_finished_as_printed(api, game_id, "texas42", final)
+            events = full_log(api, game_id)
+            assert events[-1].WhichOneof("kind") == "game_won"
+            assert_no_action_twice(events)
+    finally:
+        for s in servers:
+            s.kill()
+
+
+# --- 4. watch and games on a finished game ------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def finished_game(server: ServerProcess) -> str:
+    done = run_cli("bot", "--server", server.address, "--new", "moon-s1", "--name", "watched")
+    assert done.returncode == 0, done.explain()
+    return game_id_of(done.lines[0])
+
+
+def test_watch_prints_a_finished_game(
+    server: ServerProcess, api: Client, finished_game: str
+) -> None:
+    done = run_cli("watch", "--server", server.address, finished_game, timeout=60)
+    assert done.returncode == 0, done.explain()
+    summary = api.game(finished_game)
+    events = full_log(api, finished_game)
+    numbered = [
+        (int(m[1]), m[2]) for m in re.finditer(r"^\s*(\d+) (.+)$", done.stdout, re.MULTILINE)
+    ]
+    # one line per event worth telling, in order; the first is the deal
+    versions = [v for v, _ in numbered]
+    assert versions == sorted(set(versions)), versions
+    assert numbered[0][1].startswith("hand 1 dealt")
+    assert versions[-1] == summary.version
+    told = {e.seq for e in events if e.WhichOneof("kind") != "game_created"}
+    assert set(versions) == told
+    plays = [text for _, text in numbered if re.fullmatch(r"seat \d plays \d-\d", text)]
+    assert len(plays) == sum(e.WhichOneof("kind") == "tile_played" for e in events)
+    winner = summary.winner
+    assert f"game over: team {winner} (seats {winner}) wins" in done.stdout
+    # and the table at the end: the score of every seat, and who won
+    tail = done.stdout[done.stdout.rindex("game over: team") :]
+    for seat, score in enumerate(summary.scores):
+        assert re.search(rf"seat {seat}\s+{score} points", tail), (seat, score, tail)
+    assert f"game over: seat {winner} won" in tail
+
+
+def test_games_lists_the_finished_game(
+    server: ServerProcess, api: Client, finished_game: str
+) -> None:
+    done = run_cli("games", "--server", server.address, "--status", "finished", timeout=60)
+    assert done.returncode == 0, done.explain()
+    rows = [line for line in done.lines if finished_game in line]
+    assert len(rows) == 1, done.explain()
+    cells = [c.strip() for c in rows[0].strip("│ ").split("│")]
+    summary = api.game(finished_game)
+    assert cells == [
+        finished_game,
+        "watched",
+        "moon-s1",
+        "finished",
+        "3/3",
+        " ".join(map(str, summary.scores)),
+        str(summary.version),
+    ]
+    playing = run_cli("games", "--server", server.address, "--status", "playing", timeout=60)
+    assert playing.returncode == 0, playing.explain()
+    assert finished_game not in playing.stdout
+
+
+# --- 5. make demo ------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs GNU make")
+def test_make_demo() -> None:
+    port = free_port()
+    proc = subprocess.Popen(
+        ["make", "--no-print-directory", "demo", f"DEMO_PORT={port}"],
+        cwd=REPO,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=clean_env(DEMO_PORT=str(port)),
+        start_new_session=True,
+    )
+    try:
+        out, _ = proc.communicate(timeout=RUN_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        out, _ = proc.communicate()
+        pytest.fail(f"make demo did not finish in {RUN_TIMEOUT} s:\n{out}")
+    finally:
+        _kill_group(proc)
+    assert proc.returncode == 0, out
+    finals = [parse_final(line) for line in out.splitlines() if line.startswith("final score:")]
+    assert len(finals) == 2, out
+    texas, moon = finals
+    assert texas.teams == [[0, 2], [1, 3]] and texas.winner is not None
+    assert moon.teams == [[0], [1], [2]] and moon.winner is not None
+    assert "Texas 42, 4 heuristic bots:" in out and "Moon, 3 heuristic bots:" in out
