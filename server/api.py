@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import unicodedata
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
@@ -90,11 +91,25 @@ def _rpc(method: Callable[..., Awaitable[_T]]) -> Callable[..., Awaitable[_T]]:
         except Exception as error:
             code = _status_for(error)
             if code is None:
-                raise
+                # A bug, or a store failure: log it, and tell the client no more than that
+                # (the exception's text may hold SQL and its parameters).
+                log.exception("%s failed", method.__name__)
+                await context.abort(grpc.StatusCode.INTERNAL, _INTERNAL_ERROR)
             await context.abort(code, str(error))
             raise  # abort raises; this line is never reached
 
     return wrapper
+
+
+_INTERNAL_ERROR = "internal error (logged on the server); the request may be retried"
+
+
+def _check_text(value: str, what: str) -> None:
+    """Refuse control characters (NUL above all, which PostgreSQL cannot store) in a text the
+    server keeps."""
+    bad = next((ch for ch in value if unicodedata.category(ch) == "Cc"), None)
+    if bad is not None:
+        raise InvalidArgument(f"{what} may not contain control characters (it has {bad!r})")
 
 
 def _bearer_token(context: grpc.aio.ServicerContext) -> str | None:
@@ -180,6 +195,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     ) -> game_service_pb2.CreateGameResponse:
         if len(request.name) > MAX_NAME:
             raise InvalidArgument(f"a game name is at most {MAX_NAME} characters")
+        _check_text(request.name, "a game name")
         preset, options = codec.rules_overrides_from_proto(request.rules)
         game_id, _ = await self._call(self._app.create_game, preset, options, request.name)
         return game_service_pb2.CreateGameResponse(game_id=game_id, game=await self._summary(game_id))
@@ -217,6 +233,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         name = request.player_name.strip()
         if not name or len(name) > MAX_PLAYER_NAME:
             raise InvalidArgument(f"player_name is required, at most {MAX_PLAYER_NAME} characters")
+        _check_text(name, "player_name")
         asked = request.seat if request.HasField("seat") else None
         seat, token = await self._call(self._app.take_seat, game_id, asked, name)
         return game_service_pb2.TakeSeatResponse(
@@ -244,6 +261,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             raise InvalidArgument(
                 f"request_id is required (a UUID), at most {MAX_REQUEST_ID} characters"
             )
+        _check_text(request.request_id, "request_id")
         if request.expected_version == 0:
             raise InvalidArgument("expected_version is required: send the version of your view")
         asked = request.seat if request.HasField("seat") else None
@@ -286,7 +304,8 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         except Exception as error:
             code = _status_for(error)
             if code is None:
-                raise
+                log.exception("WatchGame failed")
+                await context.abort(grpc.StatusCode.INTERNAL, _INTERNAL_ERROR)
             await context.abort(code, str(error))
             return
         # Fold the log up to where the client is, then stream each event in the seat's form.
@@ -310,7 +329,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
                 )
             if current is not None and current.phase is Phase.GAME_OVER:
                 return
-            await self._feed.wait(game_id)
+            await self._feed.wait(game_id, position)
             events = await self._call(self._app.events_since, game_id, position)
 
 

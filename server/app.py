@@ -30,7 +30,7 @@ from server.errors import (
     Unauthenticated,
 )
 from server.store import errors as store_errors
-from server.store.repository import EventStore
+from server.store.repository import EventStore, GameStatus
 
 __all__ = ["GameApp", "Submitted", "token_hash"]
 
@@ -60,6 +60,8 @@ class GameApp:
         self._seeds = seeds or (lambda: secrets.token_bytes(32))
         self._cache: OrderedDict[str, tuple[int, GameState]] = OrderedDict()
         self._cache_lock = threading.Lock()
+        self._full: set[str] = set()
+        """Games whose every seat is taken."""
 
     @property
     def store(self) -> EventStore:
@@ -190,12 +192,16 @@ class GameApp:
         ``response_for(version, state)`` makes the bytes stored with the request so that a
         retry with the same ``request_id`` gets the same answer.
         """
-        if request_id:
-            earlier = self._store.find_request(game_id, request_id)
-            if earlier is not None:
-                return Submitted(earlier.result_version, (), True, earlier.response)
+        earlier = self._earlier(game_id, seat, request_id)
+        if earlier is not None:
+            return earlier
         state, version = self.load(game_id)
         if expected_version != version:
+            # The version may have moved because this very request, sent twice, was applied
+            # meanwhile: that is answered, not refused.
+            earlier = self._earlier(game_id, seat, request_id)
+            if earlier is not None:
+                return earlier
             raise StaleVersion(
                 f"game {game_id} is at version {version}, not {expected_version}: fetch the view "
                 f"and decide again"
@@ -222,27 +228,55 @@ class GameApp:
                 version,
                 [codec.encode_event(e) for e in events],
                 request=request,
-                status="finished" if state.phase is Phase.GAME_OVER else "playing",
+                status="finished" if state.phase is Phase.GAME_OVER else self._playing(game_id),
                 seeds=[(n, s, _commitment(s)) for n, s in seeds],
             )
         except store_errors.DuplicateRequest:
             # The same request raced itself: the other attempt was applied; answer as it was.
-            earlier = self._store.find_request(game_id, request_id)
+            earlier = self._earlier(game_id, seat, request_id)
             assert earlier is not None
-            return Submitted(earlier.result_version, (), True, earlier.response)
+            return earlier
         except store_errors.VersionConflict:
-            if request_id:
-                earlier = self._store.find_request(game_id, request_id)
-                if earlier is not None:
-                    return Submitted(earlier.result_version, (), True, earlier.response)
+            earlier = self._earlier(game_id, seat, request_id)
+            if earlier is not None:
+                return earlier
             raise StaleVersion(
                 f"game {game_id} moved past version {version} while this action was applied"
             ) from None
         if state.phase is Phase.GAME_OVER:
             self._store.reveal_seeds(game_id)
+            self._full.discard(game_id)
         with self._cache_lock:
             self._cache[game_id] = (new_version, state)
         return Submitted(new_version, tuple(events), False, request[2] if request else None)
+
+    def _playing(self, game_id: str) -> GameStatus | None:
+        """``"playing"`` once every seat is taken; ``None`` (the status stays ``open``) while a
+        seat is free, even if the seated players have begun (TakeSeat of the last seat sets
+        ``playing`` then). Seats are never given up, so a full table is remembered."""
+        if game_id not in self._full:
+            record = self._store.get_game(game_id)
+            if record.seats_taken < record.players:
+                return None
+            self._full.add(game_id)
+        return "playing"
+
+    def _earlier(self, game_id: str, seat: int, request_id: str) -> Submitted | None:
+        """The stored answer to ``request_id`` if it was applied already, for a retry.
+
+        The answer holds the acting seat's view (its hand): another seat sending the same id
+        is refused, never shown it."""
+        if not request_id:
+            return None
+        earlier = self._store.find_request(game_id, request_id)
+        if earlier is None:
+            return None
+        if earlier.seat != seat:
+            raise InvalidArgument(
+                f"request_id {request_id!r} was already used by another seat's action in game "
+                f"{game_id}: send a new, unique id (a UUID) with each action"
+            )
+        return Submitted(earlier.result_version, (), True, earlier.response)
 
 
 def _commitment(seed: bytes) -> bytes:

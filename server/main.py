@@ -22,6 +22,7 @@ from grpc_reflection.v1alpha import reflection
 from boneyard.v1 import game_service_pb2, game_service_pb2_grpc
 from server.api import GameServicer
 from server.app import GameApp
+from server.archive_api import add_archive_service
 from server.feed import Feed
 from server.store import EventStore
 
@@ -42,11 +43,14 @@ async def create_server(database_url: str, listen: str) -> tuple[grpc.aio.Server
     # gRPC sets SO_REUSEPORT by default: a second server on a busy port would start "fine" and
     # take a share of the connections. A port in use must be an error.
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
-    game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServicer(app, Feed()), server)
+    game_service_pb2_grpc.add_GameServiceServicer_to_server(
+        GameServicer(app, Feed(store.latest_versions)), server
+    )
+    archive_service = add_archive_service(server, store)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
-        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+        (SERVICE_NAME, archive_service, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
     try:
         port = server.add_insecure_port(listen)
@@ -57,7 +61,7 @@ async def create_server(database_url: str, listen: str) -> tuple[grpc.aio.Server
         store.close()
         raise OSError(f"cannot listen on {listen}")
     await server.start()
-    for name in ("", SERVICE_NAME):
+    for name in ("", SERVICE_NAME, archive_service):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     return server, port, app
 
