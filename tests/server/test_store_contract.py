@@ -149,7 +149,7 @@ def test_servers_starting_together_migrate_once(empty_url: str) -> None:
         barrier.wait()
         try:
             EventStore.open(empty_url, migrate=True).close()
-        except BaseException as exc:  # reported below
+        except Exception as exc:  # noqa: BLE001 -- reported below
             errors.append(exc)
 
     threads = [threading.Thread(target=start_server) for _ in range(3)]
