@@ -5,7 +5,7 @@ PYTHON ?= python3
 PYTEST_ARGS ?=
 
 .DELETE_ON_ERROR:
-.PHONY: setup test lint proto bench-engine bench-server run clean FORCE demo
+.PHONY: setup test lint proto bench-engine bench-server bench-verify bench-solver bench-sampler bench-bots run clean FORCE demo
 
 setup: $(VENV)/.installed
 
@@ -17,7 +17,8 @@ $(VENV)/.packages: FORCE
 	@mkdir -p $(@D)
 	@echo '$(PACKAGES)' | cmp -s - $@ || echo '$(PACKAGES)' > $@
 
-$(VENV)/.installed: pyproject.toml $(VENV)/.packages
+# engine/_solver_c.c is compiled by the install (the solver's C core, built in place).
+$(VENV)/.installed: pyproject.toml $(VENV)/.packages engine/_solver_c.c
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
 	$(PY) -m pip install -e '.[dev]'
@@ -50,6 +51,23 @@ bench-engine: setup
 
 bench-server: setup
 	$(PY) benchmarks/bench_server.py
+
+# Whole Texas 42 games verified offline per second (last line: `verify: N records/s`).
+bench-verify: setup
+	$(PY) benchmarks/bench_verify.py
+
+# Time to solve a whole Texas 42 hand from the opening lead; last line `solver: median N ms`.
+bench-solver: setup
+	$(PY) benchmarks/bench_solver.py
+
+# The sampler bot against the heuristic bot on duplicate Texas 42 and Moon deals.
+bench-sampler: setup
+	$(PY) benchmarks/bench_sampler.py
+
+# The heuristic bot against random play, whole Texas 42 and Moon games in process: win rates
+# with 95% Wilson intervals; fails unless the heuristic is clearly better than random.
+bench-bots: setup
+	$(PY) benchmarks/bench_bots.py
 
 run: setup
 	@test -x $(VENV)/bin/boneyard-server || { \

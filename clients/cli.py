@@ -23,6 +23,7 @@ from rich.table import Column, Table
 
 from boneyard.v1 import actions_pb2, game_pb2, view_pb2
 from clients.api import DEFAULT_SERVER, Client, OptionError
+from clients.archive_cli import ARCHIVE_COMMANDS
 from clients.bot import Bot
 from clients.describe import action_text, event_text
 from clients.render import render_view
@@ -311,7 +312,7 @@ def bot(
                     raise click.UsageError("--token needs --seat")
                 seats = [(seat, token)]
         results: dict[int, view_pb2.SeatView] = {}
-        errors: list[BaseException] = []
+        errors: list[Exception] = []
 
         def run(seat_number: int, seat_token: str) -> None:
             kind = kinds[seat_number % len(kinds)]
@@ -319,7 +320,7 @@ def bot(
                 results[seat_number] = Bot(
                     client, game_id, seat_token, strategy(kind, seed + seat_number)
                 ).run()
-            except BaseException as error:  # reported below, after every bot stops
+            except Exception as error:  # noqa: BLE001 -- re-raised below, after every bot stops
                 errors.append(error)
 
         threads = [threading.Thread(target=run, args=s, daemon=True) for s in seats]
@@ -335,6 +336,9 @@ def bot(
         winner = f"; team {final.winner} wins" if final.HasField("winner") else ""
         print(f"final score: {scores}{winner}", flush=True)
 
+
+for _command in ARCHIVE_COMMANDS:
+    main.add_command(_command)
 
 if __name__ == "__main__":
     main()

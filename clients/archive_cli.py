@@ -1,0 +1,455 @@
+"""The archive from the command line: export a finished game, verify a record offline, replay
+a game move by move, list finished games.
+
+    boneyard export GAME_ID [-o FILE] [--binary]     the record, JSON (default) or protobuf
+    boneyard verify FILE                             offline: exit 0 valid, 1 not
+    boneyard replay GAME_ID|FILE [--all]             step through it: n p t h q
+    boneyard archive [--preset P] [--player NAME] [--since DATE] [--until DATE]
+
+``export``, ``replay GAME_ID`` and ``archive`` take ``--server ADDR`` like every other command;
+``verify`` and ``replay FILE`` need no server. The record format is docs/record-format.md; the
+verifier is ``boneyard.verify``, the same function the server's VerifyRecord runs.
+"""
+
+from __future__ import annotations
+
+import sys
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Self
+
+import click
+import grpc
+
+import engine
+from boneyard import codec
+from boneyard.record import MalformedRecord, dump_record, load_record
+from boneyard.v1 import archive_pb2, archive_pb2_grpc, events_pb2
+from boneyard.verify import command_of, verify_record
+from clients.api import DEFAULT_SERVER
+from clients.describe import event_text
+from engine import Event, GameState, HandDealt, TilePlayed, TrickWon, WidowExchanged
+from engine.tiles import format_tiles, tile_name
+
+__all__ = ["ARCHIVE_COMMANDS", "ArchiveClient", "Step", "replay_steps"]
+
+_server_option = click.option(
+    "--server",
+    default=DEFAULT_SERVER,
+    envvar="BONEYARD_SERVER",
+    show_default=True,
+    help="The server's HOST:PORT (env BONEYARD_SERVER).",
+)
+
+
+class ArchiveClient:
+    """One channel to a server's ArchiveService."""
+
+    def __init__(self, address: str = DEFAULT_SERVER) -> None:
+        self._channel = grpc.insecure_channel(address)
+        self._stub = archive_pb2_grpc.ArchiveServiceStub(self._channel)
+
+    def close(self) -> None:
+        self._channel.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def record(self, game_id: str, timeout: float | None = 60.0) -> archive_pb2.GameRecord:
+        request = archive_pb2.GetRecordRequest(game_id=game_id)
+        return self._stub.GetRecord(request, timeout=timeout).record
+
+    def verify(
+        self, record: archive_pb2.GameRecord, timeout: float | None = 60.0
+    ) -> archive_pb2.VerifyRecordResponse:
+        request = archive_pb2.VerifyRecordRequest(record=record)
+        return self._stub.VerifyRecord(request, timeout=timeout)  # type: ignore[no-any-return]
+
+    def games(
+        self,
+        preset: str = "",
+        player_name: str = "",
+        finished_after: datetime | None = None,
+        finished_before: datetime | None = None,
+        page_size: int = 50,
+    ) -> Iterator[archive_pb2.ArchivedGame]:
+        request = archive_pb2.ListArchivedGamesRequest(
+            page_size=page_size, preset=preset, player_name=player_name
+        )
+        if finished_after is not None:
+            request.finished_after.FromDatetime(finished_after)
+        if finished_before is not None:
+            request.finished_before.FromDatetime(finished_before)
+        while True:
+            page = self._stub.ListArchivedGames(request, timeout=60.0)
+            yield from page.games
+            if not page.next_page_token:
+                return
+            request.page_token = page.next_page_token
+
+
+def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A server's refusal or absence as its message and exit 1, not a traceback."""
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except grpc.RpcError as error:
+            code = error.code()  # type: ignore[attr-defined]
+            click.echo(f"{code.name}: {error.details()}", err=True)  # type: ignore[attr-defined]
+            sys.exit(1)
+
+    wrapper.__name__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
+
+
+def _read_record(path: str) -> archive_pb2.GameRecord:
+    data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    return load_record(data)
+
+
+# ---------------------------------------------------------------- export
+
+
+@click.command()
+@_server_option
+@click.argument("game_id")
+@click.option(
+    "-o",
+    "--output",
+    default="-",
+    show_default=True,
+    metavar="FILE",
+    help="Where to write ('-': stdout).",
+)
+@click.option("--binary", is_flag=True, help="Write the protobuf bytes instead of JSON.")
+@_guard
+def export(server: str, game_id: str, output: str, binary: bool) -> None:
+    """Write the record of a finished game (JSON, or --binary protobuf)."""
+    with ArchiveClient(server) as client:
+        record = client.record(game_id)
+    data = dump_record(record, binary=binary)
+    if output == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    try:
+        Path(output).write_bytes(data)
+    except OSError as e:
+        raise click.FileError(output, hint=e.strerror or str(e)) from None
+    form = "protobuf" if binary else "JSON"
+    click.echo(
+        f"wrote {output}: game {record.game_id}, {len(record.events)} events ({form})", err=True
+    )
+
+
+# ---------------------------------------------------------------- verify
+
+
+@click.command()
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+def verify(file: str) -> None:
+    """Verify a record offline: hash chain, seeds, every move, every score, the winner.
+
+    Exit 0 and a summary when it is valid; exit 1 and the first discrepancy when not."""
+    try:
+        record = _read_record(file)
+    except OSError as e:
+        raise click.FileError(file, hint=e.strerror or str(e)) from None
+    except MalformedRecord as e:
+        click.echo(f"invalid: record: format: expected a GameRecord (JSON or protobuf); found {e}")
+        sys.exit(1)
+    verdict = verify_record(record)
+    click.echo(str(verdict))
+    sys.exit(0 if verdict.valid else 1)
+
+
+# ---------------------------------------------------------------- replay
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One move of a replay: an action (or the deal) and the events that follow from it."""
+
+    number: int
+    """From 1."""
+    events: tuple[tuple[int, events_pb2.Event, Event], ...]
+    """``(seq, log-form message, engine event)`` of each event of the move."""
+    state: GameState
+    """The game after the move (shown through ``engine.view``)."""
+    trick: tuple[tuple[int, int], ...]
+    """The trick on the table after the move (the one just won, if the move won one)."""
+    trick_number: int
+    trick_winner: int | None
+    rest: int
+    """The tiles out of the hands: the Moon widow (after the exchange, the tile laid out), or
+    the Texas 42 tiles out of play."""
+    rest_label: str
+
+    @property
+    def hand_number(self) -> int:
+        return self.state.deals
+
+    def has(self, kind: type) -> bool:
+        return any(type(e) is kind for _, _, e in self.events)
+
+
+def replay_steps(record: archive_pb2.GameRecord, through: int | None = None) -> list[Step]:
+    """The moves of a record's log (its first ``through`` events), each with the game after
+    it. The events must be a valid log (``boneyard.verify`` says so, up to ``through``)."""
+    steps: list[Step] = []
+    group: list[tuple[int, events_pb2.Event, Event]] = []
+    state: GameState | None = None
+    trick: list[tuple[int, int]] = []
+    trick_number = 0
+    winner: int | None = None
+    rest = 0
+    rest_label = ""
+
+    def close() -> None:
+        assert state is not None
+        steps.append(
+            Step(
+                len(steps) + 1,
+                tuple(group),
+                state,
+                tuple(trick),
+                trick_number,
+                winner,
+                rest,
+                rest_label,
+            )
+        )
+
+    messages = list(record.events)[:through]
+    for recorded in messages:
+        event = codec.event_from_proto(recorded.event)
+        starts_move = type(event) is engine.GameCreated or command_of(event) is not None
+        if starts_move and group:
+            close()
+            group = []
+        if isinstance(event, HandDealt):
+            trick, trick_number, winner, rest = [], 0, None, event.rest
+            rest_label = "widow" if state is not None and state.rules.is_moon else "out of play"
+        elif isinstance(event, WidowExchanged):
+            rest, rest_label = 1 << event.discard, "laid out"
+        elif isinstance(event, TilePlayed):
+            if winner is not None:  # the first play of a new trick
+                trick, winner = [], None
+            if not trick:
+                trick_number += 1
+            trick.append((event.seat, event.tile))
+        elif isinstance(event, TrickWon):
+            winner = event.seat
+        state = engine.evolve(state, event)
+        group.append((recorded.event.seq, recorded.event, event))
+    if group:
+        close()
+    return steps
+
+
+def _event_line(message: events_pb2.Event, event: Event) -> str:
+    if isinstance(event, WidowExchanged):
+        return (
+            f"seat {event.seat} takes {tile_name(event.taken)} from the widow and lays out "
+            f"{tile_name(event.discard)}"
+        )
+    if isinstance(event, HandDealt):
+        first = (event.dealer + 1) % len(event.hands)
+        return f"hand {event.number} dealt by seat {event.dealer}; seat {first} bids first"
+    if isinstance(event, engine.GameCreated):
+        rules = event.rules
+        goal = (
+            f"{rules.marks_to_win} marks"
+            if rules.plays_for_marks
+            else f"{rules.points_to_win} points"
+        )
+        return f"{rules.name}: {rules.players} players, to {goal}"
+    return event_text(message) or str(event)
+
+
+def _team_text(rules: engine.Ruleset, team: int) -> str:
+    seats = rules.teams[team]
+    return f"seat{'s' if len(seats) > 1 else ''} {'+'.join(map(str, seats))}"
+
+
+def render_step(step: Step, total: int, record: archive_pb2.GameRecord) -> list[str]:
+    """The lines that show one move: what happened, then the whole table (every hand)."""
+    state = step.state
+    rules = state.rules
+    first, last = step.events[0][0], step.events[-1][0]
+    span = f"event {first}" if first == last else f"events {first}-{last}"
+    where = f"hand {step.hand_number}" if step.hand_number else "before the deal"
+    if step.trick_number:
+        where += f" · trick {step.trick_number}"
+    lines = [f"── step {step.number}/{total} · {span} · {where} ──"]
+    lines += [f"  {_event_line(m, e)}" for _, m, e in step.events]
+    unit = "marks" if rules.plays_for_marks else "points"
+    scores = " · ".join(f"{_team_text(rules, t)}: {s}" for t, s in enumerate(state.scores))
+    lines.append(f"  scores ({unit}): {scores}")
+    public = engine.view(state, engine.SPECTATOR)
+    if public.hand_number and state.hand is not None:
+        auction = ", ".join(f"{s}: {b if b is not None else 'pass'}" for s, b in public.bids)
+        if auction:
+            lines.append(f"  auction: {auction}")
+        if public.contract is not None:
+            lines.append(
+                f"  contract: seat {public.bidder} bid {public.high_bid}; seat {public.declarer} "
+                f"declared {public.contract}"
+            )
+        if step.trick:
+            plays = "  ".join(f"{s}: {tile_name(t)}" for s, t in step.trick)
+            won = f"  → seat {step.trick_winner}" if step.trick_winner is not None else ""
+            lines.append(f"  trick {step.trick_number}: {plays}{won}")
+        names = {s.seat: s.player_name for s in record.seats}
+        width = max((len(n) for n in names.values()), default=0)
+        for seat in range(rules.players):
+            seen = engine.view(state, seat)
+            mark = " (sits out)" if seat in public.sitting_out else ""
+            turn = "  ← to act" if public.turn == seat else ""
+            name = names.get(seat, "").ljust(width)
+            lines.append(
+                f"  seat {seat} {name} {format_tiles(seen.hand) or '-'}{mark}{turn}".rstrip()
+            )
+        if step.rest:
+            lines.append(f"  {step.rest_label}: {format_tiles(step.rest)}")
+        if public.taken is not None and any(public.tricks_won):
+            taken = ", ".join(f"{_team_text(rules, t)}: {n}" for t, n in enumerate(public.taken))
+            lines.append(f"  taken this hand: {taken}")
+    if state.winner is not None:
+        lines.append(f"  game over: team {state.winner} ({_team_text(rules, state.winner)}) won")
+    return lines
+
+
+_HELP = "Enter/n next · p previous · t next trick · h next hand · q quit"
+
+
+def _load_for_replay(source: str, server: str) -> archive_pb2.GameRecord:
+    path = Path(source)
+    if source == "-" or path.exists():
+        try:
+            return _read_record(source)
+        except MalformedRecord as e:
+            raise click.ClickException(str(e)) from None
+    try:
+        uuid.UUID(source)
+    except ValueError:
+        raise click.BadParameter(
+            f"{source!r} is neither a record file nor a game id", param_hint="GAME_ID|FILE"
+        ) from None
+    with ArchiveClient(server) as client:
+        return client.record(source)
+
+
+@click.command()
+@_server_option
+@click.argument("source", metavar="GAME_ID|FILE")
+@click.option("--all", "show_all", is_flag=True, help="Print every step and stop (no prompt).")
+@_guard
+def replay(server: str, source: str, show_all: bool) -> None:
+    """Step through a finished game, every hand shown, trick by trick.
+
+    At the prompt: Enter or n for the next move, p the previous one, t to the end of the next
+    trick, h to the next hand, q to quit."""
+    record = _load_for_replay(source, server)
+    verdict = verify_record(record)
+    through: int | None = None
+    if not verdict.valid:
+        assert verdict.discrepancy is not None
+        d = verdict.discrepancy
+        through = len(record.events) if d.kind == "header" else max(d.event - 1, 0)
+        click.echo(
+            f"warning: the record does not verify ({d}); replaying its first {through} events",
+            err=True,
+        )
+    steps = replay_steps(record, through)
+    if not steps:
+        raise click.ClickException("nothing to replay")
+    total = len(steps)
+    if show_all:
+        for step in steps:
+            click.echo("\n".join(render_step(step, total, record)))
+        sys.exit(0 if verdict.valid else 1)
+    click.echo(_HELP)
+    at = 0
+    click.echo("\n".join(render_step(steps[at], total, record)))
+    while True:
+        try:
+            answer = input("replay> ").strip().lower()
+        except EOFError:
+            click.echo()
+            break
+        if not sys.stdin.isatty():
+            click.echo(answer)  # a transcript of piped commands reads as if typed
+        if answer in ("q", "quit"):
+            break
+        target = _move(steps, at, answer)
+        if target is None:
+            click.echo(f"? {answer!r}: {_HELP}")
+            continue
+        if target == at:
+            click.echo("(the end)" if answer != "p" else "(the start)")
+            continue
+        at = target
+        click.echo("\n".join(render_step(steps[at], total, record)))
+    sys.exit(0 if verdict.valid else 1)
+
+
+def _move(steps: list[Step], at: int, answer: str) -> int | None:
+    """The step a prompt answer goes to (``None``: not an answer)."""
+    last = len(steps) - 1
+    if answer in ("", "n", "next"):
+        return min(at + 1, last)
+    if answer in ("p", "prev", "previous"):
+        return max(at - 1, 0)
+    if answer in ("t", "trick"):
+        return next((i for i in range(at + 1, last + 1) if steps[i].has(TrickWon)), last)
+    if answer in ("h", "hand"):
+        return next((i for i in range(at + 1, last + 1) if steps[i].has(HandDealt)), last)
+    return None
+
+
+# ---------------------------------------------------------------- list
+
+
+def _date(text: str | None) -> datetime | None:
+    if text is None:
+        return None
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError:
+        raise click.BadParameter(
+            f"{text!r}: write a date or time like 2026-05-01 or 2026-05-01T18:00"
+        ) from None
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+@click.command()
+@_server_option
+@click.option("--preset", default="", help="Only games of this preset.")
+@click.option("--player", default="", help="Only games where a seat was taken under this name.")
+@click.option("--since", help="Only games finished at or after this date/time (UTC unless given).")
+@click.option("--until", help="Only games finished before this date/time.")
+@_guard
+def archive(server: str, preset: str, player: str, since: str | None, until: str | None) -> None:
+    """List finished games, the most recently finished first."""
+    with ArchiveClient(server) as client:
+        for game in client.games(preset, player, _date(since), _date(until)):
+            players = ", ".join(s.player_name or "-" for s in game.seats)
+            finished = game.finish_time.ToDatetime(tzinfo=UTC).strftime("%Y-%m-%d %H:%M:%S")
+            click.echo(
+                f"{game.game_id}  {finished}  {game.rules.preset:<14} "
+                f"scores {' '.join(map(str, game.scores))}  team {game.winner} won  "
+                f"{game.events} events  [{players}]"
+            )
+
+
+ARCHIVE_COMMANDS = (export, verify, replay, archive)
+"""The commands this module adds to ``boneyard`` (clients/cli.py)."""

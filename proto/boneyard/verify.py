@@ -1,0 +1,616 @@
+"""Verify a game record offline, trusting nothing but the rules (docs/record-format.md).
+
+``verify_record(record)`` returns a ``Verdict``: valid with a ``Summary``, or the first
+``Discrepancy`` (the event's number, what was expected there, what was found). The checks, in
+the order they are made:
+
+1. the format version is one this verifier reads;
+2. event by event, from 1:
+   a. its ``seq`` is its position;
+   b. its hash is ``SHA-256(previous hash || canonical bytes)`` (32 zero bytes before event 1);
+   c. it is an event in the log form, and in the canonical form: re-encoding it gives the
+      bytes its hash covers (so no field says something the others do not);
+   d. a ``HandDealt``'s seed matches its commitment (and the record's seed table);
+   e. it is what the rules make of the game so far: an action event is rebuilt into its
+      command (``HandDealt`` -> ``Deal(seed)``, ``BidPlaced`` -> ``PlaceBid`` ... ``TilePlayed``
+      -> ``PlayTile``) and ``engine.decide`` must accept it and produce exactly this event and
+      the recorded events after it that follow from it (``AuctionWon``, ``TrickWon``,
+      ``HandScored``, ``GameWon`` ...): so the seed deals exactly the recorded hands, every
+      action was legal when made, and every score, mark and the winner are right;
+3. the log ends when the game is over, and not before;
+4. the header (ruleset, seats, seed table, result) says what the log says.
+
+The server's ``ArchiveService.VerifyRecord`` runs this same function, so the two agree.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import hmac
+from dataclasses import dataclass
+from typing import Any
+
+import engine
+from boneyard import codec
+from boneyard.record import (
+    FORMAT_VERSION,
+    GENESIS_HASH,
+    MalformedRecord,
+    canonical_bytes,
+    chain_hash,
+    load_record,
+)
+from boneyard.v1 import archive_pb2
+from engine import (
+    AllPassed,
+    AuctionWon,
+    BidPlaced,
+    Command,
+    ContractDeclared,
+    Event,
+    GameCreated,
+    GameState,
+    GameWon,
+    HandDealt,
+    HandScored,
+    Passed,
+    Phase,
+    Ruleset,
+    TilePlayed,
+    TrickWon,
+    WidowDeclined,
+    WidowExchanged,
+)
+from engine.tiles import format_tiles, tile_name
+
+__all__ = [
+    "KINDS",
+    "Discrepancy",
+    "Summary",
+    "Verdict",
+    "command_of",
+    "describe",
+    "verdict_from_proto",
+    "verdict_to_proto",
+    "verify_bytes",
+    "verify_record",
+]
+
+KINDS = (
+    "format",
+    "sequence",
+    "hash_chain",
+    "encoding",
+    "seed",
+    "deal",
+    "illegal_action",
+    "event",
+    "score",
+    "outcome",
+    "header",
+)
+"""What a check can find wrong (``DiscrepancyKind`` in archive.proto, lower case)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Discrepancy:
+    """The first thing found wrong: at ``event`` (0: the record as a whole; the number of
+    events + 1: something missing after the last one)."""
+
+    event: int
+    kind: str
+    expected: str
+    found: str
+
+    def __str__(self) -> str:
+        where = "record" if self.event == 0 else f"event {self.event}"
+        return (
+            f"{where}: {self.kind.replace('_', ' ')}: expected {self.expected}; found {self.found}"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """What a valid record says."""
+
+    game_id: str
+    rules: Ruleset
+    events: int
+    hands: int
+    scores: tuple[int, ...]
+    winner: int
+    winning_seats: tuple[int, ...]
+    head_hash: bytes
+
+    def __str__(self) -> str:
+        unit = "marks" if self.rules.plays_for_marks else "points"
+        seats = ", ".join(map(str, self.winning_seats))
+        return (
+            f"game {self.game_id} ({self.rules.name}, {self.rules.players} players): "
+            f"{self.events} events, {self.hands} hands; final {unit} "
+            f"{'-'.join(map(str, self.scores))}; team {self.winner} (seat"
+            f"{'s' if len(self.winning_seats) > 1 else ''} {seats}) won; "
+            f"head {self.head_hash.hex()[:16]}"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    summary: Summary | None = None
+    discrepancy: Discrepancy | None = None
+
+    @property
+    def valid(self) -> bool:
+        return self.discrepancy is None
+
+    def __str__(self) -> str:
+        return (
+            f"valid: {self.summary}" if self.discrepancy is None else f"invalid: {self.discrepancy}"
+        )
+
+
+class _Found(Exception):
+    """Raised inside the verifier to stop at the first discrepancy."""
+
+    def __init__(self, discrepancy: Discrepancy) -> None:
+        super().__init__(str(discrepancy))
+        self.discrepancy = discrepancy
+
+
+def _fail(event: int, kind: str, expected: str, found: str) -> _Found:
+    assert kind in KINDS, kind
+    return _Found(Discrepancy(event, kind, expected, found))
+
+
+# ---------------------------------------------------------------- words for events
+
+
+def _tiles(tiles: int) -> str:
+    return format_tiles(tiles) if tiles else "none"
+
+
+def describe(event: Event) -> str:
+    """An event as people say it: ``seat 2 plays 6-4``."""
+    if isinstance(event, GameCreated):
+        return f"GameCreated ({event.rules.name}, {event.rules.players} players)"
+    if isinstance(event, HandDealt):
+        hands = "; ".join(f"seat {s}: {_tiles(h)}" for s, h in enumerate(event.hands))
+        return (
+            f"HandDealt {event.number} (dealer {event.dealer}; {hands}; rest {_tiles(event.rest)})"
+        )
+    if isinstance(event, BidPlaced):
+        return f"seat {event.seat} bids {event.bid}"
+    if isinstance(event, Passed):
+        return f"seat {event.seat} passes"
+    if isinstance(event, AuctionWon):
+        return f"AuctionWon (seat {event.seat} with {event.bid}; seat {event.declarer} declares)"
+    if isinstance(event, AllPassed):
+        return f"AllPassed (seat {event.next_dealer} deals next)"
+    if isinstance(event, WidowExchanged):
+        return (
+            f"seat {event.seat} takes {tile_name(event.taken)} from the widow and lays out "
+            f"{tile_name(event.discard)}"
+        )
+    if isinstance(event, WidowDeclined):
+        return f"seat {event.seat} leaves the widow"
+    if isinstance(event, ContractDeclared):
+        out = f", seats {list(event.sitting_out)} sit out" if event.sitting_out else ""
+        return f"seat {event.seat} declares {event.contract}{out}"
+    if isinstance(event, TilePlayed):
+        return f"seat {event.seat} plays {tile_name(event.tile)}"
+    if isinstance(event, TrickWon):
+        return f"TrickWon (seat {event.seat}, {event.points} points)"
+    if isinstance(event, HandScored):
+        return (
+            f"HandScored (seat {event.bidder}'s {event.bid} {'made' if event.made else 'set'}; "
+            f"taken {list(event.taken)}, changes {list(event.changes)}, "
+            f"scores {list(event.scores)})"
+        )
+    if isinstance(event, GameWon):
+        return f"GameWon (team {event.team}, seats {list(event.seats)})"
+    return repr(event)
+
+
+def _value(name: str, value: Any) -> str:
+    if name in ("hands",):
+        return "; ".join(f"seat {s}: {_tiles(h)}" for s, h in enumerate(value))
+    if name == "rest":
+        return _tiles(value)
+    if name in ("tile", "taken", "discard") and type(value) is int:
+        return tile_name(value)
+    if isinstance(value, tuple):
+        return str(list(value))
+    if isinstance(value, bytes):
+        return value.hex()
+    return str(value)
+
+
+def _difference(expected: Event, found: Event) -> tuple[str, str]:
+    """What differs between two events, in words: the fields that differ when the two are of
+    one type, else each event whole."""
+    if type(expected) is not type(found):
+        return describe(expected), describe(found)
+    name = type(expected).__name__
+    if (
+        isinstance(expected, HandDealt)
+        and isinstance(found, HandDealt)
+        and expected.hands != found.hands
+        and len(expected.hands) == len(found.hands)
+    ):
+        seat = next(
+            s for s, (a, b) in enumerate(zip(expected.hands, found.hands, strict=True)) if a != b
+        )
+        return (
+            f"{name} {found.number} with seat {seat}'s hand {_tiles(expected.hands[seat])}",
+            f"seat {seat}'s hand {_tiles(found.hands[seat])}",
+        )
+    fields = [
+        f.name
+        for f in dataclasses.fields(expected)
+        if getattr(expected, f.name) != getattr(found, f.name)
+    ]
+    if not fields:  # equal values of one type: nothing to tell apart
+        return describe(expected), describe(found)
+    return (
+        f"{name} with " + ", ".join(f"{n} {_value(n, getattr(expected, n))}" for n in fields),
+        f"{name} with " + ", ".join(f"{n} {_value(n, getattr(found, n))}" for n in fields),
+    )
+
+
+_KIND_OF_MISMATCH: dict[type[Any], str] = {
+    HandDealt: "deal",
+    HandScored: "score",
+    GameWon: "outcome",
+}
+
+
+# ---------------------------------------------------------------- commands from events
+
+
+def command_of(event: Event) -> Command | None:
+    """The command that makes ``event`` first, or ``None`` for an event that only follows
+    from another (``GameCreated``, ``AuctionWon``, ``AllPassed``, ``TrickWon``,
+    ``HandScored``, ``GameWon``)."""
+    if isinstance(event, HandDealt):
+        return engine.Deal(event.seed)
+    if isinstance(event, BidPlaced):
+        return engine.PlaceBid(event.seat, event.bid)
+    if isinstance(event, Passed):
+        return engine.Pass(event.seat)
+    if isinstance(event, WidowExchanged):
+        return engine.ExchangeWidow(event.seat, event.discard)
+    if isinstance(event, WidowDeclined):
+        return engine.DeclineWidow(event.seat)
+    if isinstance(event, ContractDeclared):
+        return engine.DeclareContract(event.seat, event.contract)
+    if isinstance(event, TilePlayed):
+        return engine.PlayTile(event.seat, event.tile)
+    return None
+
+
+def _awaited(state: GameState) -> str:
+    """What the game waits for next, in words."""
+    if state.phase is Phase.DEAL:
+        return f"the deal of hand {state.deals + 1} (HandDealt)"
+    hand = state.hand
+    assert hand is not None
+    what = {
+        Phase.BIDDING: "a bid or a pass",
+        Phase.WIDOW: "the widow exchange",
+        Phase.TRUMP: "the declaration of trump",
+        Phase.PLAY: "a play",
+    }[state.phase]
+    return f"{what} by seat {hand.turn}"
+
+
+# ---------------------------------------------------------------- the verifier
+
+
+def verify_bytes(data: bytes) -> Verdict:
+    """Read a record file (JSON or protobuf) and verify it; a file that is no record is a
+    format discrepancy of the record as a whole."""
+    try:
+        record = load_record(data)
+    except MalformedRecord as e:
+        return Verdict(
+            discrepancy=Discrepancy(0, "format", "a GameRecord (JSON or protobuf)", str(e))
+        )
+    return verify_record(record)
+
+
+def verify_record(record: archive_pb2.GameRecord) -> Verdict:
+    """Every check of the module's doc, stopping at the first discrepancy."""
+    try:
+        return Verdict(summary=_verify(record))
+    except _Found as found:
+        return Verdict(discrepancy=found.discrepancy)
+
+
+def _verify(record: archive_pb2.GameRecord) -> Summary:
+    if record.format_version != FORMAT_VERSION:
+        raise _fail(
+            0,
+            "format",
+            f"format version {FORMAT_VERSION}",
+            f"format version {record.format_version}",
+        )
+    if not record.events:
+        raise _fail(1, "format", "event 1, GameCreated", "no events")
+    seeds: dict[int, archive_pb2.HandSeed] = {}
+    for entry in record.hands:
+        if entry.number in seeds:
+            raise _fail(
+                0, "header", "one seed per hand", f"hand {entry.number} twice in the seed table"
+            )
+        seeds[entry.number] = entry
+
+    state: GameState | None = None
+    pending: list[Event] = []  # what the last command caused that the record has yet to show
+    prev = GENESIS_HASH
+    dealt: list[int] = []
+    for position, recorded in enumerate(record.events, start=1):
+        message = recorded.event
+        # a. the numbering
+        if message.seq != position:
+            raise _fail(
+                position, "sequence", f"event {position} here", f"event numbered {message.seq}"
+            )
+        # b. the hash chain
+        canonical = canonical_bytes(message)
+        expected_hash = chain_hash(prev, canonical)
+        if not hmac.compare_digest(expected_hash, recorded.hash):
+            raise _fail(
+                position,
+                "hash_chain",
+                f"hash {expected_hash.hex()} (SHA-256 of the previous hash and the event)",
+                f"hash {recorded.hash.hex() or '(none)'}",
+            )
+        prev = recorded.hash
+        # c. the log form, canonically encoded; d. the seed commitment
+        try:
+            event = codec.event_from_proto(message)
+        except (codec.MalformedMessage, engine.RulesetError, ValueError) as e:
+            raise _fail(position, "format", "an event in the log form", str(e)) from None
+        if isinstance(event, HandDealt):
+            _check_seed(position, event, message.hand_dealt.seed_commitment, seeds)
+            dealt.append(event.number)
+        _, reencoded = codec.encode_event(event)
+        if reencoded != canonical:
+            raise _fail(
+                position,
+                "encoding",
+                f"the canonical log form of {describe(event)} ({len(reencoded)} bytes)",
+                f"other bytes ({len(canonical)}): {_encoding_difference(message, reencoded)}",
+            )
+        # e. the rules
+        if pending:
+            wanted = pending.pop(0)
+            if event != wanted:
+                expected_text, found_text = _difference(wanted, event)
+                raise _fail(
+                    position,
+                    _KIND_OF_MISMATCH.get(type(wanted), "event"),
+                    expected_text,
+                    found_text,
+                )
+        elif state is None:
+            if not isinstance(event, GameCreated):
+                raise _fail(position, "format", "GameCreated first", describe(event))
+        elif state.phase is Phase.GAME_OVER:
+            raise _fail(
+                position,
+                "outcome",
+                f"the end of the record (team {state.winner} has won)",
+                describe(event),
+            )
+        else:
+            pending = _decide(position, state, event)
+        state = engine.evolve(state, event)
+
+    count = len(record.events)
+    assert state is not None
+    if pending:
+        raise _fail(
+            count + 1,
+            _KIND_OF_MISMATCH.get(type(pending[0]), "event"),
+            describe(pending[0]),
+            "the end of the record",
+        )
+    if state.phase is not Phase.GAME_OVER or state.winner is None:
+        raise _fail(
+            count + 1,
+            "outcome",
+            f"{_awaited(state)}: the game is not over (scores {list(state.scores)})",
+            "the end of the record",
+        )
+    _check_header(record, state, dealt)
+    rules = state.rules
+    return Summary(
+        game_id=record.game_id,
+        rules=rules,
+        events=count,
+        hands=len(dealt),
+        scores=state.scores,
+        winner=state.winner,
+        winning_seats=rules.teams[state.winner],
+        head_hash=prev,
+    )
+
+
+def _decide(position: int, state: GameState, event: Event) -> list[Event]:
+    """Rebuild the command of ``event`` and let the engine decide it: the events it produces
+    after ``event`` itself (which must equal it)."""
+    command = command_of(event)
+    if command is None:
+        raise _fail(position, "illegal_action", _awaited(state), describe(event))
+    try:
+        produced = engine.decide(state, command)
+    except engine.IllegalAction as e:
+        raise _fail(
+            position, "illegal_action", _awaited(state), f"{describe(event)}, which is illegal: {e}"
+        ) from None
+    first, *rest = produced
+    if first != event:
+        expected_text, found_text = _difference(first, event)
+        kind = "deal" if isinstance(event, HandDealt) else "event"
+        raise _fail(position, kind, expected_text, found_text)
+    return rest
+
+
+def _check_seed(
+    position: int, event: HandDealt, commitment: bytes, seeds: dict[int, archive_pb2.HandSeed]
+) -> None:
+    digest = hashlib.sha256(event.seed).digest()
+    if not hmac.compare_digest(digest, commitment):
+        raise _fail(
+            position,
+            "seed",
+            f"seed commitment {digest.hex()} (SHA-256 of the seed {event.seed.hex()})",
+            f"commitment {commitment.hex() or '(none)'}",
+        )
+    entry = seeds.get(event.number)
+    if entry is None:
+        raise _fail(position, "seed", f"hand {event.number} in the seed table", "no entry")
+    if not hmac.compare_digest(entry.seed_commitment, commitment):
+        raise _fail(
+            position,
+            "seed",
+            f"the commitment of hand {event.number} {commitment.hex()} in the seed table",
+            f"{entry.seed_commitment.hex() or '(none)'}",
+        )
+    if not hmac.compare_digest(entry.seed, event.seed):
+        raise _fail(
+            position,
+            "seed",
+            f"the seed of hand {event.number} {event.seed.hex()} in the seed table",
+            f"{entry.seed.hex() or '(none)'}",
+        )
+
+
+def _encoding_difference(message: Any, reencoded: bytes) -> str:
+    """Which fields of a log-form event do not follow from the rest (or are extra)."""
+    canonical = type(message)()
+    canonical.ParseFromString(reencoded)
+    canonical.seq = message.seq
+    which = message.WhichOneof("kind")
+    if which is None:
+        return "an event with no kind"
+    found, wanted = getattr(message, which), getattr(canonical, which)
+    fields = sorted(
+        {f.name for f, _ in found.ListFields()} | {f.name for f, _ in wanted.ListFields()}
+    )
+    differing = [n for n in fields if getattr(found, n) != getattr(wanted, n)]
+    if differing:
+        return f"{which} fields {', '.join(differing)} differ from what the event says"
+    unknown = found.UnknownFields() if hasattr(found, "UnknownFields") else ()
+    return f"{which} carries fields this format does not have" if unknown else f"{which} differs"
+
+
+def _rules_difference(wanted: Any, found: Any) -> str:
+    """The options of a ``Ruleset`` message that differ from another's, in words."""
+    names = sorted(
+        {f.name for f, _ in wanted.ListFields()} | {f.name for f, _ in found.ListFields()}
+    )
+    differing = [
+        f"{n} {getattr(found, n)!r} (the event says {getattr(wanted, n)!r})"
+        for n in names
+        if getattr(found, n) != getattr(wanted, n)
+    ]
+    return "a ruleset with " + ", ".join(differing) if differing else "another ruleset"
+
+
+def _check_header(record: archive_pb2.GameRecord, state: GameState, dealt: list[int]) -> None:
+    created = record.events[0].event.game_created.rules
+    if record.rules != created:
+        raise _fail(
+            0,
+            "header",
+            "the ruleset of the GameCreated event",
+            _rules_difference(created, record.rules),
+        )
+    rules = state.rules
+    seats = [(s.seat, s.team) for s in record.seats]
+    wanted_seats = [(seat, rules.team_of[seat]) for seat in range(rules.players)]
+    if seats != wanted_seats:
+        raise _fail(
+            0,
+            "header",
+            f"seats 0..{rules.players - 1} with teams {list(rules.team_of)}",
+            f"seats {[s for s, _ in seats]} with teams {[t for _, t in seats]}",
+        )
+    numbers = [h.number for h in record.hands]
+    if numbers != dealt:
+        raise _fail(0, "header", f"seeds of hands {dealt}", f"seeds of hands {numbers}")
+    result = record.result
+    assert state.winner is not None
+    wanted = (list(state.scores), state.winner, list(rules.teams[state.winner]))
+    found = (list(result.scores), result.winner, list(result.winning_seats))
+    if found != wanted:
+        raise _fail(
+            0,
+            "header",
+            f"result scores {wanted[0]}, team {wanted[1]} (seats {wanted[2]}) won",
+            f"scores {found[0]}, team {found[1]} (seats {found[2]})",
+        )
+
+
+# ---------------------------------------------------------------- protobuf
+
+
+def verdict_to_proto(verdict: Verdict) -> archive_pb2.VerifyRecordResponse:
+    """The verdict as VerifyRecord answers it (``stored_copy`` left for the server)."""
+    response = archive_pb2.VerifyRecordResponse(valid=verdict.valid)
+    if verdict.summary is not None:
+        s = verdict.summary
+        response.summary.CopyFrom(
+            archive_pb2.RecordSummary(
+                game_id=s.game_id,
+                rules=codec.rules_to_proto(s.rules),
+                events=s.events,
+                hands=s.hands,
+                scores=s.scores,
+                winner=s.winner,
+                winning_seats=s.winning_seats,
+                head_hash=s.head_hash,
+            )
+        )
+    if verdict.discrepancy is not None:
+        d = verdict.discrepancy
+        response.discrepancy.CopyFrom(
+            archive_pb2.Discrepancy(
+                event=d.event,
+                kind=archive_pb2.DiscrepancyKind.Value(f"DISCREPANCY_KIND_{d.kind.upper()}"),
+                expected=d.expected,
+                found=d.found,
+                message=str(d),
+            )
+        )
+    return response
+
+
+def _complete_rules(message: Any) -> Ruleset:
+    """A complete ruleset message as it is, whatever its preset means on this side."""
+    preset, options = codec.rules_overrides_from_proto(message)
+    return Ruleset(name=preset, **options)
+
+
+def verdict_from_proto(response: archive_pb2.VerifyRecordResponse) -> Verdict:
+    """The verdict of a VerifyRecord answer (to compare it with the offline one)."""
+    if response.valid:
+        s = response.summary
+        return Verdict(
+            summary=Summary(
+                game_id=s.game_id,
+                rules=_complete_rules(s.rules),
+                events=s.events,
+                hands=s.hands,
+                scores=tuple(s.scores),
+                winner=s.winner,
+                winning_seats=tuple(s.winning_seats),
+                head_hash=s.head_hash,
+            )
+        )
+    d = response.discrepancy
+    kind = archive_pb2.DiscrepancyKind.Name(d.kind).removeprefix("DISCREPANCY_KIND_").lower()
+    return Verdict(discrepancy=Discrepancy(d.event, kind, d.expected, d.found))

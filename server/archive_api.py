@@ -1,0 +1,129 @@
+"""The gRPC servicer of ``boneyard.v1.ArchiveService``: decode, call ``server.archive``, map
+errors to status codes. Blocking store and verification work runs in worker threads."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import UTC
+from typing import Any, TypeVar
+
+import grpc
+
+from boneyard import codec
+from boneyard.record import MalformedRecord
+from boneyard.v1 import archive_pb2, archive_pb2_grpc
+from server.archive import Archive, ArchivedGame, check_game_id
+from server.errors import InvalidArgument, NotFound, PreconditionFailed
+from server.store import EventStore
+
+__all__ = ["ARCHIVE_SERVICE_NAME", "ArchiveServicer", "add_archive_service"]
+
+log = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
+
+ARCHIVE_SERVICE_NAME = archive_pb2.DESCRIPTOR.services_by_name["ArchiveService"].full_name
+
+_STATUS_CODES: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
+    (InvalidArgument, grpc.StatusCode.INVALID_ARGUMENT),
+    (NotFound, grpc.StatusCode.NOT_FOUND),
+    (PreconditionFailed, grpc.StatusCode.FAILED_PRECONDITION),
+    (MalformedRecord, grpc.StatusCode.DATA_LOSS),
+)
+
+
+def _rpc(method: Callable[..., Awaitable[_T]]) -> Callable[..., Awaitable[_T]]:
+    """Map the application's errors of one unary RPC to status codes."""
+
+    @functools.wraps(method)
+    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> _T:
+        try:
+            return await method(self, request, context)
+        except Exception as error:
+            for kind, code in _STATUS_CODES:
+                if isinstance(error, kind):
+                    await context.abort(code, str(error))
+            raise
+
+    return wrapper
+
+
+def _archived_to_proto(game: ArchivedGame) -> archive_pb2.ArchivedGame:
+    rules = game.rules
+    message = archive_pb2.ArchivedGame(
+        game_id=game.game_id,
+        name=game.name,
+        rules=codec.rules_to_proto(rules),
+        seats=[
+            archive_pb2.RecordSeat(
+                seat=seat, player_name=game.players.get(seat, ""), team=rules.team_of[seat]
+            )
+            for seat in range(rules.players)
+        ],
+        scores=game.scores,
+        winner=game.winner,
+        events=game.events,
+        head_hash=game.head_hash,
+    )
+    message.create_time.FromDatetime(game.create_time)
+    message.finish_time.FromDatetime(game.finish_time)
+    return message
+
+
+class ArchiveServicer(archive_pb2_grpc.ArchiveServiceServicer):
+    def __init__(self, archive: Archive) -> None:
+        self._archive = archive
+
+    async def _call(self, fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+        return await asyncio.to_thread(fn, *args, **kwargs)
+
+    @_rpc
+    async def ListArchivedGames(
+        self, request: archive_pb2.ListArchivedGamesRequest, context: grpc.aio.ServicerContext
+    ) -> archive_pb2.ListArchivedGamesResponse:
+        games, token = await self._call(
+            self._archive.list_finished,
+            preset=request.preset,
+            player_name=request.player_name,
+            finished_after=(
+                request.finished_after.ToDatetime(tzinfo=UTC)
+                if request.HasField("finished_after")
+                else None
+            ),
+            finished_before=(
+                request.finished_before.ToDatetime(tzinfo=UTC)
+                if request.HasField("finished_before")
+                else None
+            ),
+            page_size=request.page_size,
+            page_token=request.page_token,
+        )
+        return archive_pb2.ListArchivedGamesResponse(
+            games=[_archived_to_proto(g) for g in games], next_page_token=token
+        )
+
+    @_rpc
+    async def GetRecord(
+        self, request: archive_pb2.GetRecordRequest, context: grpc.aio.ServicerContext
+    ) -> archive_pb2.GetRecordResponse:
+        game_id = check_game_id(request.game_id)
+        record = await self._call(self._archive.record, game_id)
+        return archive_pb2.GetRecordResponse(record=record)
+
+    @_rpc
+    async def VerifyRecord(
+        self, request: archive_pb2.VerifyRecordRequest, context: grpc.aio.ServicerContext
+    ) -> archive_pb2.VerifyRecordResponse:
+        if not request.HasField("record"):
+            raise InvalidArgument("VerifyRecord needs a record")
+        return await self._call(self._archive.verify, request.record)
+
+
+def add_archive_service(server: grpc.aio.Server, store: EventStore) -> str:
+    """Serve the archive of ``store`` on ``server``; return the service's full name (for
+    reflection and health checking)."""
+    archive_pb2_grpc.add_ArchiveServiceServicer_to_server(ArchiveServicer(Archive(store)), server)
+    return ARCHIVE_SERVICE_NAME
