@@ -9,8 +9,11 @@ From a shell: ``python -m server.store sqlite:///boneyard.db``.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import logging
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from alembic import command
@@ -65,7 +68,11 @@ def upgrade(url: str | URL, revision: str = "head", *, engine: Engine | None = N
     own_engine = engine is None
     eng = create_engine(url) if engine is None else engine
     try:
-        with eng.connect().execution_options(**{WRITE: True}) as conn, conn.begin():
+        with (
+            _sqlite_file_lock(eng.url),
+            eng.connect().execution_options(**{WRITE: True}) as conn,
+            conn.begin(),
+        ):
             if is_postgresql(eng.url):
                 conn.execute(
                     text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_MIGRATION_LOCK}
@@ -77,6 +84,23 @@ def upgrade(url: str | URL, revision: str = "head", *, engine: Engine | None = N
     finally:
         if own_engine:
             eng.dispose()
+
+
+@contextlib.contextmanager
+def _sqlite_file_lock(url: URL) -> Iterator[None]:
+    """Serialise migrations of one SQLite file across processes. SQLite's own locks are not
+    enough: the first connection to a new file turns on WAL, which can fail at once with
+    "database is locked" (without waiting out the busy timeout) while another process migrates."""
+    database = url.database if url.get_backend_name() == "sqlite" else None
+    if not database or database == ":memory:" or database.startswith("file:"):
+        yield
+        return
+    with open(f"{database}.migrate-lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def current_revision(engine: Engine) -> str | None:
