@@ -18,7 +18,7 @@ $(VENV)/.packages: FORCE
 	@echo '$(PACKAGES)' | cmp -s - $@ || echo '$(PACKAGES)' > $@
 
 # engine/_solver_c.c is compiled by the install (the solver's C core, built in place).
-$(VENV)/.installed: pyproject.toml $(VENV)/.packages engine/_solver_c.c
+$(VENV)/.installed: pyproject.toml $(VENV)/.packages $(wildcard engine/_solver_c.c)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
 	$(PY) -m pip install -e '.[dev]'

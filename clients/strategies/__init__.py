@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from clients.strategies.base import Strategy
 from clients.strategies.random_play import RandomStrategy
+from clients.strategies.sampler import SamplerStrategy
 
 __all__ = ["STRATEGIES", "Strategy", "strategy", "strategy_names"]
 
@@ -24,6 +25,7 @@ def _heuristic(seed: int) -> Strategy:
 STRATEGIES: dict[str, Callable[[int], Strategy]] = {
     "random": RandomStrategy,
     "heuristic": _heuristic,
+    "sampler": SamplerStrategy,
 }
 
 

@@ -1,0 +1,166 @@
+"""The sampling bot: it never uses what its seat cannot see, deals only what the view allows,
+and plays legal actions in every preset.
+
+The no-peeking tests build, for a view of a real game, a second state that gives the seat the
+very same view but deals the tiles it cannot see differently (the other hands, the widow, the
+tiles out of play); the sampler must choose the same action in both."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import pytest
+
+import engine
+from boneyard.codec import action_from_proto, view_to_proto
+from clients.strategies import strategy
+from clients.strategies.sampler import SamplerStrategy, _deal, _Knowledge, _sample_hands
+from engine import Deal, GameState, Phase
+from engine.tiles import iter_tiles
+
+FAST = {"time_budget": 0.01, "samples": 6}
+"""A tiny budget: the tests are about what the sampler may know, not how well it plays."""
+
+
+def hidden_reshuffle(state: GameState, seat: int, rng: random.Random) -> GameState:
+    """The same game for ``seat``'s eyes, with every tile it cannot see dealt again among the
+    places it cannot see (the other hands in play, keeping their sizes, and the tiles out of
+    play), so that some other seat's hand differs."""
+    hand = state.hand
+    assert hand is not None
+    rules = state.rules
+    own_discard = rules.is_moon and seat == hand.bidder and hand.widow_settled
+    places = [s for s in range(rules.players) if s != seat]
+    tiles = [t for s in places for t in iter_tiles(hand.hands[s])]
+    if not own_discard:
+        tiles += list(iter_tiles(hand.rest))
+    for _ in range(20):
+        rng.shuffle(tiles)
+        hands = list(hand.hands)
+        start = 0
+        for s in places:
+            n = hand.hands[s].bit_count()
+            hands[s] = sum(1 << t for t in tiles[start : start + n])
+            start += n
+        rest = sum(1 << t for t in tiles[start:]) if not own_discard else hand.rest
+        if tuple(hands) != hand.hands:
+            break
+    new_hand = dataclasses.replace(hand, hands=tuple(hands), rest=rest)
+    return dataclasses.replace(state, hand=new_hand)
+
+
+def decisions(preset: str, names: tuple[str, ...], seed: int, hands: int = 1):
+    """Every state of a game (``hands`` hands) where a seat has a choice, with its seat."""
+    rng = random.Random(seed)
+    rules = engine.ruleset(preset)
+    bots = [strategy(n, rng.randrange(1000)) if n != "sampler" else SamplerStrategy(1, **FAST)
+            for n in names]
+    state = engine.replay(engine.start(rules))
+    version = 1
+    dealt = 0
+    while state.phase is not Phase.GAME_OVER:
+        if state.phase is Phase.DEAL:
+            if dealt == hands:
+                return
+            command: engine.Command = Deal(rng.randbytes(8))
+            dealt += 1
+        else:
+            assert state.hand is not None and state.hand.turn is not None
+            seat = state.hand.turn
+            msg = view_to_proto(engine.view(state, seat), version)
+            if len(msg.legal_actions) > 1:
+                yield state, seat, version
+            command = action_from_proto(bots[seat].choose(msg), seat)
+        for event in engine.decide(state, command):
+            state = engine.evolve(state, event)
+            version += 1
+
+
+@pytest.mark.parametrize(
+    ("preset", "names"),
+    [
+        ("texas42", ("sampler", "heuristic", "sampler", "heuristic")),
+        ("moon", ("sampler", "heuristic", "heuristic")),
+        ("moon", ("heuristic", "sampler", "sampler")),
+        ("moon-pagat", ("sampler", "sampler", "heuristic")),
+    ],
+)
+def test_the_same_view_gets_the_same_action_whatever_the_hidden_tiles(
+    preset: str, names: tuple[str, ...]
+) -> None:
+    rng = random.Random(preset)
+    checked = 0
+    for state, seat, version in decisions(preset, names, seed=5):
+        if names[seat] != "sampler":
+            continue
+        other = hidden_reshuffle(state, seat, rng)
+        assert other.hand is not None and state.hand is not None
+        mine = view_to_proto(engine.view(state, seat), version)
+        theirs = view_to_proto(engine.view(other, seat), version)
+        assert mine == theirs  # the seat cannot tell the two games apart ...
+        if other.hand.hands == state.hand.hands and other.hand.rest == state.hand.rest:
+            continue  # nothing hidden left to move
+        bot = SamplerStrategy(3, **FAST)
+        assert bot.choose(mine) == SamplerStrategy(3, **FAST).choose(theirs)  # ... nor can it
+        checked += 1
+    assert checked >= 5
+
+
+def test_the_same_view_always_gets_the_same_action() -> None:
+    for state, seat, version in decisions("texas42", ("sampler",) * 4, seed=8):
+        msg = view_to_proto(engine.view(state, seat), version)
+        assert SamplerStrategy(4, **FAST).choose(msg) == SamplerStrategy(4, **FAST).choose(msg)
+        if state.phase is Phase.PLAY and len(state.hand.tricks) >= 2:  # type: ignore[union-attr]
+            break
+
+
+def test_sampled_deals_agree_with_everything_the_view_shows() -> None:
+    """Sizes, tiles seen, and suits a seat showed out of (it did not follow: it holds none)."""
+    checked = 0
+    for state, seat, version in decisions("texas42", ("sampler",) * 4, seed=11, hands=4):
+        if state.phase is not Phase.PLAY:
+            continue
+        msg = view_to_proto(engine.view(state, seat), version)
+        k = _Knowledge(msg)
+        hand = state.hand
+        assert hand is not None
+        rng = random.Random(checked)
+        for _ in range(30):
+            hands = _sample_hands(rng, k)
+            assert hands is not None
+            assert hands[seat] == hand.hands[seat]
+            for s in range(4):
+                assert hands[s].bit_count() == hand.hands[s].bit_count()
+                assert not hands[s] & k.played
+                assert not hands[s] & k.voids[s]  # never a tile of a suit it showed out of
+            assert len({t for h in hands for t in iter_tiles(h)}) == sum(h.bit_count() for h in hands)
+        # and the true deal is among those allowed: the voids are real
+        for s in range(4):
+            assert not hand.hands[s] & k.voids[s]
+        checked += 1
+    assert checked >= 10
+
+
+def test_dealing_with_voids_fills_every_hand_or_says_it_cannot() -> None:
+    from clients.strategies.sampler import _Bin
+
+    rng = random.Random(1)
+    pool = (1 << 9) - 1  # tiles 0..8
+    bins = [_Bin(1, 3, 0b111), _Bin(2, 3, 0b111000), _Bin(3, 3, 0)]
+    for _ in range(50):
+        hands = _deal(rng, pool, bins)
+        assert hands is not None
+        assert hands[0] & 0b111 == 0 and hands[1] & 0b111000 == 0
+        assert sum(hands) == pool and all(h.bit_count() == 3 for h in hands)
+    impossible = [_Bin(1, 3, 0b1111), _Bin(2, 3, 0b1111), _Bin(3, 3, 0)]
+    assert _deal(rng, pool, impossible) is None
+
+
+@pytest.mark.parametrize("preset", ["texas42", "texas42-house", "moon", "moon-s1", "moon-pagat"])
+def test_the_sampler_plays_whole_hands_of_every_preset(preset: str) -> None:
+    """Every action it takes is legal (``engine.decide`` would refuse it otherwise)."""
+    players = engine.ruleset(preset).players
+    names = tuple("sampler" if s % 2 == 0 else "heuristic" for s in range(players))
+    count = sum(1 for _ in decisions(preset, names, seed=2, hands=2))
+    assert count > 0
