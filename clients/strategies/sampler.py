@@ -113,8 +113,9 @@ _TRUMPS_TRIED = 4
 _DECLARER_TRUMPS = (0.03, 0.1, 0.3, 0.7, 1.0)
 """The chance a deal is kept when the declarer (not this seat) held 0, 1, 2, 3, 4+ trumps of
 the trump it named (doubles for doubles): players name the trump they are long in."""
-_MIN_SAMPLES = 1
-"""Deals solved whatever the budget (so there is always an answer)."""
+_FIRST_SAMPLE = 4
+"""The first deal may spend this many budgets (so that there is nearly always an answer);
+past that the decision falls back on a rule of thumb (``_fallback_play``)."""
 
 
 def _made(value: float, need: int, shift: float) -> float:
@@ -449,17 +450,18 @@ class _Budget:
     alone."""
 
     def __init__(self, nodes: int, samples: int) -> None:
+        self.nodes = max(nodes, 1)
         self.left = nodes
         self.samples = samples
         self.done = 0
 
     def call(self, solver: Solver, work: Callable[..., _T], *args: object) -> _T | None:
         """``work(*args)`` (a solve on ``solver``), or ``None`` (and nothing done) once the
-        budget is spent; the first ``_MIN_SAMPLES`` deals always finish."""
-        if self.left <= 0 and self.done >= _MIN_SAMPLES:
+        budget is spent (the first deal may spend ``_FIRST_SAMPLE`` budgets)."""
+        if self.left <= 0 and self.done:
             return None
         before = solver.nodes
-        solver.node_limit = 0 if self.done < _MIN_SAMPLES else before + self.left
+        solver.node_limit = before + (self.left if self.done else _FIRST_SAMPLE * self.nodes)
         try:
             result = work(*args)
         except SearchAborted:
@@ -560,6 +562,26 @@ def _play_objective(k: _Knowledge) -> _Objective | None:
     )
 
 
+def _fallback_play(k: _Knowledge, tiles: list[Tile]) -> Tile:
+    """A rule of thumb for when not even one deal could be solved in the budget: lead the
+    strongest tile; follow with the cheapest tile that wins when an opponent is winning, else
+    the cheapest tile."""
+    table = k.table
+    assert table is not None
+    if not k.trick:
+        return max(tiles, key=lambda t: (table.power[table.lead_suit[t]][t], -t))
+    power = table.power[table.lead_suit[k.trick[0][1]]]
+    winner, best = k.trick[0][0], power[k.trick[0][1]]
+    for s, t in k.trick[1:]:
+        if power[t] > best:
+            winner, best = s, power[t]
+    cheapest = min(tiles, key=lambda t: (COUNT[t], power[t], t))
+    if winner in k.team_of(k.seat):
+        return cheapest
+    winners = [t for t in tiles if power[t] > best]
+    return min(winners, key=lambda t: (power[t], t)) if winners else cheapest
+
+
 # ---------------------------------------------------------------- the strategy
 
 
@@ -636,7 +658,7 @@ class SamplerStrategy:
             for t, v in out.items():
                 totals[t] += objective.utility(v, left)
         if not budget.done:
-            return None
+            return by_tile[_fallback_play(k, sorted(by_tile))]
         return by_tile[max(sorted(totals), key=lambda t: totals[t])]
 
     # --- simulating a whole hand

@@ -164,3 +164,23 @@ def test_the_sampler_plays_whole_hands_of_every_preset(preset: str) -> None:
     names = tuple("sampler" if s % 2 == 0 else "heuristic" for s in range(players))
     count = sum(1 for _ in decisions(preset, names, seed=2, hands=2))
     assert count > 0
+
+
+def test_with_next_to_no_budget_it_still_plays_legal_actions() -> None:
+    """No deal can be solved in a budget of a few nodes: it falls back on a rule of thumb."""
+    rng = random.Random(9)
+    rules = engine.ruleset("texas42")
+    bots = [SamplerStrategy(s, time_budget=1e-9, auction_budget=1e-9) for s in range(4)]
+    state = engine.replay(engine.start(rules))
+    version = 1
+    while state.phase is not Phase.GAME_OVER and state.deals <= 2:
+        if state.phase is Phase.DEAL:
+            command: engine.Command = Deal(rng.randbytes(8))
+        else:
+            assert state.hand is not None and state.hand.turn is not None
+            seat = state.hand.turn
+            msg = view_to_proto(engine.view(state, seat), version)
+            command = action_from_proto(bots[seat].choose(msg), seat)
+        for event in engine.decide(state, command):  # refuses an illegal action
+            state = engine.evolve(state, event)
+            version += 1
