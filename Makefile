@@ -66,8 +66,10 @@ bench-sampler: setup
 
 # The heuristic bot against random play, whole Texas 42 and Moon games in process: win rates
 # with 95% Wilson intervals; fails unless the heuristic is clearly better than random.
+# Then the sampler against the heuristic on 500 duplicate deals of each game (about 10 minutes).
 bench-bots: setup
 	$(PY) benchmarks/bench_bots.py
+	$(PY) benchmarks/bench_sampler.py --deals 500 --minutes 30
 
 run: setup
 	@test -x $(VENV)/bin/boneyard-server || { \
