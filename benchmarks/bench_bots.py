@@ -3,8 +3,8 @@
 No server: each game runs on the engine directly (``start``, ``decide``, ``evolve``; every
 hand dealt from a seed drawn from ``random.Random``), and each strategy gets the view it would
 get over the API, ``view_to_proto(engine.view(state, seat), version)``; the action it returns
-goes back through ``action_from_proto``, as the server would decode it. (The codec is the
-server's, now ``boneyard.codec``; ``server.codec`` is its old name.)
+goes back through ``action_from_proto``, as the server would decode it. (The codec is
+``boneyard.codec``, shared by the server and the archive verifier.)
 
 - Texas 42 (preset ``texas42``, to 7 marks): the heuristic team against the random team, half
   the games in seats 0 & 2 and half in seats 1 & 3. Random play wins half the time.

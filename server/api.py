@@ -17,9 +17,9 @@ from typing import Any, TypeVar
 import grpc
 
 import engine
+from boneyard import codec
 from boneyard.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc, view_pb2
 from engine import GameState, Phase
-from server import codec
 from server.app import GameApp
 from server.errors import (
     AppError,

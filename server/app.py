@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import engine
+from boneyard import codec
 from engine import Event, GameState, HandDealt, Phase, SeatCommand
-from server import codec
 from server.errors import (
     InvalidArgument,
     NotFound,

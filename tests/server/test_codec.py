@@ -1,4 +1,4 @@
-"""The codec between the engine and the API's protobuf messages (server/codec.py).
+"""The codec between the engine and the API's protobuf messages (boneyard/codec.py).
 
 Real games: random legal play of every preset (and a few table sizes) produces the events and
 the actions; every event must survive the log form exactly, every action its protobuf form,
@@ -17,6 +17,8 @@ import pytest
 from google.protobuf.message import Message
 
 import engine
+from boneyard import codec
+from boneyard.codec import MalformedAction, MalformedEvent, MalformedRules
 from boneyard.v1 import actions_pb2, events_pb2, rules_pb2, view_pb2
 from engine import (
     Bid,
@@ -38,8 +40,6 @@ from engine import (
     TilePlayed,
     WidowExchanged,
 )
-from server import codec
-from server.codec import MalformedAction, MalformedEvent, MalformedRules
 
 ROOT = Path(__file__).resolve().parents[2]
 
