@@ -42,7 +42,18 @@ from functools import cache
 from boneyard.v1 import actions_pb2, rules_pb2, view_pb2
 from clients.strategies.base import view_rng
 from engine.contracts import DOUBLES, DOUBLES_SUIT, FOLLOW_ME, SuitTable, suit_table
-from engine.tiles import ALL_TILES, COUNT, DOUBLE_TILES, FULL_SET, HIGH, LOW, Tile, TileSet
+from engine.tiles import (
+    ALL_TILES,
+    COUNT,
+    DOUBLE_TILES,
+    FULL_SET,
+    HIGH,
+    LOW,
+    Tile,
+    TileSet,
+    iter_tiles,
+    tileset,
+)
 
 __all__ = ["HeuristicStrategy"]
 
@@ -200,19 +211,10 @@ _PASS_MOON = 1.5
 
 
 def _bits(mask: TileSet) -> list[Tile]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
+    return list(iter_tiles(mask))
 
 
-def _mask(tiles: Sequence[int]) -> TileSet:
-    m = 0
-    for t in tiles:
-        m |= 1 << t
-    return m
+_mask = tileset
 
 
 def _kind(action: actions_pb2.Action) -> str | None:

@@ -68,7 +68,18 @@ from engine.solver import (
     best_core,
     remaining_points,
 )
-from engine.tiles import ALL_TILES, COUNT, DOUBLE_TILES, FULL_SET, HIGH, LOW, Tile, TileSet
+from engine.tiles import (
+    ALL_TILES,
+    COUNT,
+    DOUBLE_TILES,
+    FULL_SET,
+    HIGH,
+    LOW,
+    Tile,
+    TileSet,
+    iter_tiles,
+    tileset,
+)
 
 __all__ = ["NODES_PER_SECOND", "SamplerStrategy"]
 
@@ -125,19 +136,10 @@ def _made(value: float, need: int, shift: float) -> float:
 
 
 def _bits(mask: TileSet) -> list[Tile]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
+    return list(iter_tiles(mask))
 
 
-def _mask(tiles: Sequence[int]) -> TileSet:
-    m = 0
-    for t in tiles:
-        m |= 1 << t
-    return m
+_mask = tileset
 
 
 def _kind(action: actions_pb2.Action) -> str | None:
