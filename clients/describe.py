@@ -102,6 +102,10 @@ def event_text(event: events_pb2.Event) -> str | None:
         )
     if which == "game_won":
         return f"game over: team {e.team} (seats {', '.join(map(str, e.seats))}) wins"
+    if which == "clock_expired":
+        if e.policy == events_pb2.TIMEOUT_POLICY_FORFEIT:
+            return f"seat {e.seat}'s clock ran out: seat {e.seat} forfeits"
+        return f"seat {e.seat}'s clock ran out: its lowest legal action is played"
     return None
 
 

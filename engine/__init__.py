@@ -5,11 +5,13 @@
     >>> for event in decide(state, Deal(b"seed")):
     ...     state = evolve(state, event)
 
-No I/O, no clock, no randomness: the deal takes a seed (see ``engine.deal``).
+No I/O, no clock, no randomness: the deal takes a seed (see ``engine.deal``), and a clock
+that runs out is the server's command ``TimeOut``.
 """
 
 from engine.bids import Bid, BidKind, parse_bid
 from engine.commands import (
+    TIMEOUT_POLICIES,
     Command,
     Deal,
     DeclareContract,
@@ -19,6 +21,7 @@ from engine.commands import (
     PlaceBid,
     PlayTile,
     SeatCommand,
+    TimeOut,
 )
 from engine.contracts import DOUBLES, FOLLOW_ME, Contract, ContractKind, suit_table, trump_name
 from engine.deal import deal, shuffle
@@ -44,6 +47,7 @@ from engine.events import (
     AllPassed,
     AuctionWon,
     BidPlaced,
+    ClockExpired,
     ContractDeclared,
     Event,
     GameCreated,
@@ -76,6 +80,7 @@ __all__ = [
     "FOLLOW_ME",
     "PRESETS",
     "SPECTATOR",
+    "TIMEOUT_POLICIES",
     "AllPassed",
     "AuctionWon",
     "Bid",
@@ -83,6 +88,7 @@ __all__ = [
     "BidNotAllowed",
     "BidPlaced",
     "BidTooLow",
+    "ClockExpired",
     "Command",
     "Contract",
     "ContractDeclared",
@@ -121,6 +127,7 @@ __all__ = [
     "TileNotInHand",
     "TilePlayed",
     "TileSet",
+    "TimeOut",
     "Trick",
     "TrickView",
     "TrickWon",

@@ -1,4 +1,4 @@
-"""What a player (or the dealer's shuffle) asks the engine to do."""
+"""What a player, the dealer's shuffle or the server's clock asks the engine to do."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from engine.contracts import Contract
 from engine.tiles import Tile, tile_name
 
 __all__ = [
+    "TIMEOUT_POLICIES",
     "Command",
     "Deal",
     "DeclareContract",
@@ -18,6 +19,7 @@ __all__ = [
     "PlaceBid",
     "PlayTile",
     "SeatCommand",
+    "TimeOut",
 ]
 
 Seat = int
@@ -91,5 +93,24 @@ class PlayTile:
         return f"seat {self.seat} plays {_name(self.tile)}"
 
 
+TIMEOUT_POLICIES = ("auto_play", "forfeit")
+"""What happens when a seat's clock runs out (see ``TimeOut``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TimeOut:
+    """The seat to act has run out of time (the server keeps the clock; the engine has none).
+
+    ``policy`` is one of ``TIMEOUT_POLICIES``: ``auto_play`` plays the seat's lowest legal
+    action for it (the first of ``legal_actions``); ``forfeit`` ends the game, the seat's team
+    losing. Issued by the server, like ``Deal``, never by a seat."""
+
+    seat: Seat
+    policy: str
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} times out ({self.policy})"
+
+
 SeatCommand = PlaceBid | Pass | ExchangeWidow | DeclineWidow | DeclareContract | PlayTile
-Command = Deal | SeatCommand
+Command = Deal | TimeOut | SeatCommand

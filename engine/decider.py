@@ -14,6 +14,7 @@ from typing import Any
 from engine import bidding, play, scoring
 from engine.bids import Bid, BidKind
 from engine.commands import (
+    TIMEOUT_POLICIES,
     Command,
     Deal,
     DeclareContract,
@@ -23,6 +24,7 @@ from engine.commands import (
     PlaceBid,
     PlayTile,
     SeatCommand,
+    TimeOut,
 )
 from engine.contracts import DOUBLES, FOLLOW_ME, Contract, ContractKind, SuitTable, suit_table
 from engine.deal import deal
@@ -39,6 +41,7 @@ from engine.events import (
     AllPassed,
     AuctionWon,
     BidPlaced,
+    ClockExpired,
     ContractDeclared,
     Event,
     GameCreated,
@@ -92,6 +95,8 @@ def decide(state: GameState, command: Command) -> list[Event]:
         raise GameOver(f"the game is over (team {state.winner} won); no more {_what(command)}")
     if type(command) is Deal:
         return _decide_deal(state, command)
+    if type(command) is TimeOut:
+        return _decide_timeout(state, command)
     handler = _HANDLERS.get(type(command))
     if handler is None:
         raise InvalidCommand(f"not a command: {command!r}")
@@ -166,6 +171,46 @@ def _decide_bid(state: GameState, hand: HandState, command: PlaceBid) -> list[Ev
     return events
 
 
+_PHASES_TO_ACT = (Phase.BIDDING, Phase.WIDOW, Phase.TRUMP, Phase.PLAY)
+
+
+def _decide_timeout(state: GameState, command: TimeOut) -> list[Event]:
+    """The seat to act ran out of time: ``ClockExpired``, then what its policy makes of it.
+
+    - ``auto_play``: the events of the seat's lowest legal action, the first of
+      ``legal_actions`` (so a timeout can complete a trick, score a hand, end the game);
+    - ``forfeit``: ``GameWon`` for another team (``scoring.forfeit_winner``: with two teams the
+      other one; with more, the highest score among the others, a tie going to the first tied
+      team clockwise from the seat). The scores stay as they are.
+    """
+    rules = state.rules
+    seat, policy = command.seat, command.policy
+    if type(seat) is not int or not 0 <= seat < rules.players:
+        raise InvalidCommand(f"no seat {seat!r} at a table of {rules.players}")
+    if policy not in TIMEOUT_POLICIES:
+        raise InvalidCommand(
+            f"no timeout policy {policy!r}: choose one of {', '.join(TIMEOUT_POLICIES)}"
+        )
+    if state.phase not in _PHASES_TO_ACT:
+        raise WrongPhase(
+            f"{_what(command)}: no seat is to act while the game waits for the deal of hand "
+            f"{state.deals + 1}"
+        )
+    hand = state.hand
+    assert hand is not None
+    if hand.turn != seat:
+        raise NotYourTurn(
+            f"it is seat {hand.turn}'s turn, not seat {seat}'s ({_what(command)}, "
+            f"hand {hand.number}, {state.phase.value})"
+        )
+    expired = ClockExpired(seat, policy)
+    if policy == "forfeit":
+        team = scoring.forfeit_winner(rules, state.scores, seat)
+        return [expired, GameWon(team, rules.teams[team])]
+    lowest = legal_actions(state, seat)[0]
+    return [expired, *decide(state, lowest)]
+
+
 def _auction_won(rules: Ruleset, seat: int, command: PlaceBid) -> AuctionWon:
     return AuctionWon(seat, command.bid, bidding.declarer_for(rules, seat, command.bid))
 
@@ -204,7 +249,8 @@ def _decide_decline(state: GameState, hand: HandState, command: DeclineWidow) ->
 
 
 def legal_contracts(rules: Ruleset, hand: HandState) -> list[Contract]:
-    """What the declarer may declare in this hand."""
+    """What the declarer may declare in this hand, in this order: the trumps blanks .. sixes,
+    doubles, follow-me, then nello and sevens."""
     if rules.is_moon:
         trumps = {
             "all": _PIP_TRUMPS + (DOUBLES, FOLLOW_ME),
@@ -275,6 +321,8 @@ def _decide_play(state: GameState, hand: HandState, command: PlayTile) -> list[E
     team = rules.team_of[bidder]
     moon_made = made and bid.kind is BidKind.MOON
     champion = scoring.game_winner(rules, scores, team, moon_made)
+    if champion is None and rules.hand_limit and len(state.results) + 1 >= rules.hand_limit:
+        champion = scoring.limit_winner(rules, scores, bidder)
     if champion is not None:
         events.append(GameWon(champion, rules.teams[champion]))
     return events
@@ -303,7 +351,16 @@ _PHASE_OF = {
 
 
 def legal_actions(state: GameState, seat: int) -> list[SeatCommand]:
-    """Every command ``seat`` may send now; empty when it is not that seat's turn."""
+    """Every command ``seat`` may send now; empty when it is not that seat's turn.
+
+    The order is a rule, since a timeout with ``auto_play`` plays the first of them (the
+    seat's "lowest legal action"): in the auction a pass when passing is allowed, then the
+    bids from the lowest up (so a forced dealer's first is the minimum bid); in the widow
+    exchange laying out each tile of the hand, lowest tile first, then leaving the widow
+    (``may_exchange``); in the declaration the trumps blanks .. sixes, doubles, follow-me,
+    then nello and sevens (``legal_contracts``' order); in play the legal tiles, lowest-numbered
+    first (tile numbers as in ``engine.tiles``: ``0-0`` is 0 ... ``6-6`` is 27).
+    """
     hand = state.hand
     if hand is None or hand.turn != seat or state.phase in (Phase.DEAL, Phase.GAME_OVER):
         return []
@@ -474,6 +531,8 @@ def evolve(state: GameState | None, event: Event) -> GameState:
             hand=replace(hand, turn=None),
             next_dealer=(hand.dealer + 1) % rules.players,
         )
+    if kind is ClockExpired:
+        return state  # what the policy makes of it follows as events of their own
     if kind is GameWon:
         assert isinstance(event, GameWon)
         return replace(state, phase=Phase.GAME_OVER, winner=event.team, next_dealer=None)

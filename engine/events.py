@@ -14,6 +14,7 @@ __all__ = [
     "AllPassed",
     "AuctionWon",
     "BidPlaced",
+    "ClockExpired",
     "ContractDeclared",
     "Event",
     "GameCreated",
@@ -130,7 +131,18 @@ class GameWon:
     seats: tuple[Seat, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class ClockExpired:
+    """The seat to act ran out of time (the command ``TimeOut``); what the ``policy`` makes of
+    it follows: the events of the seat's lowest legal action (``auto_play``), or ``GameWon``
+    for another team (``forfeit``). Changes nothing by itself."""
+
+    seat: Seat
+    policy: str
+
+
 Event = (
     GameCreated | HandDealt | BidPlaced | Passed | AuctionWon | AllPassed | WidowExchanged
     | WidowDeclined | ContractDeclared | TilePlayed | TrickWon | HandScored | GameWon
+    | ClockExpired
 )

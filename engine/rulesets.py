@@ -82,6 +82,14 @@ class Ruleset:
     mark bid's value is 42 points a mark (tricks + 35 with other than 4 players). Points are
     those of the tricks played: with ``end_hand_when_decided`` on, tiles left unplayed count for
     nobody, so points games usually turn it off."""
+    hand_limit: int = 0
+    """0: play to ``marks_to_win`` / ``points_to_win``. N > 0: the game also ends once N hands
+    have been scored (hands redealt after everyone passed do not count: only hands that end in
+    a ``HandScored``). Not in the seed texts: it is how a duplicate tournament plays each deal as
+    a "board" of its own, as in duplicate bridge (``hand_limit=1``). A winner by the target in
+    that last hand wins as usual; otherwise the team with the highest score wins, a tie going to
+    the last hand's bidding team if it is among the tied, else to the first tied team clockwise
+    from the last bidder."""
 
     # --- Texas 42 (RULES.md section 2) ---
     six_player_teams: str = "pairs"
@@ -253,6 +261,8 @@ def _validate(r: Ruleset) -> None:
     if foreign:
         other = "Texas 42" if r.family == MOON else "Moon"
         raise RulesetError(f"{', '.join(foreign)}: {other} options, not for {r.family}")
+    if r.hand_limit < 0:
+        raise RulesetError(f"hand_limit={r.hand_limit} must be 0 (no limit) or a number of hands")
     opener = r.first_hand_opener
     if opener != "holds_1_0" and not (opener.isdigit() and int(opener) < r.players):
         raise RulesetError(

@@ -15,7 +15,7 @@ from engine.rulesets import Ruleset
 from engine.state import HandState
 from engine.tiles import count_of
 
-__all__ = ["game_winner", "hand_result", "score_changes"]
+__all__ = ["forfeit_winner", "game_winner", "hand_result", "limit_winner", "score_changes"]
 
 
 def _bid_points(rules: Ruleset, bid: Bid) -> int:
@@ -118,3 +118,36 @@ def game_winner(rules: Ruleset, scores: tuple[int, ...], bidder_team: int, moon_
     best = max(scores[t] for t in over)
     leaders = [t for t in over if scores[t] == best]
     return leaders[0] if len(leaders) == 1 else None
+
+
+def limit_winner(rules: Ruleset, scores: tuple[int, ...], bidder: int) -> int:
+    """The winner of a game that ends by ``hand_limit`` with no winner by the target: the
+    highest score; among tied teams the bidding team of the last hand, else the first tied team
+    clockwise from the last bidder (``Ruleset.hand_limit``)."""
+    best = max(scores)
+    leaders = [t for t, s in enumerate(scores) if s == best]
+    team = rules.team_of[bidder]
+    if team in leaders:
+        return team
+    return _first_clockwise(rules, leaders, bidder)
+
+
+def forfeit_winner(rules: Ruleset, scores: tuple[int, ...], seat: int) -> int:
+    """The winner when ``seat`` forfeits (its clock ran out, policy ``forfeit``): its team
+    loses. With two teams the other team wins; with more (Moon, 42 for 3, 5, 6 or 7 players)
+    the team with the highest score among the others, a tie going to the first tied team
+    clockwise from ``seat``. Our choice: RULES.md has no clocks."""
+    loser = rules.team_of[seat]
+    others = [t for t in range(len(rules.teams)) if t != loser]
+    best = max(scores[t] for t in others)
+    return _first_clockwise(rules, [t for t in others if scores[t] == best], seat)
+
+
+def _first_clockwise(rules: Ruleset, teams: list[int], seat: int) -> int:
+    """The first of ``teams`` met going clockwise from ``seat`` (``seat`` itself last)."""
+    n = rules.players
+    for step in range(1, n + 1):
+        team = rules.team_of[(seat + step) % n]
+        if team in teams:
+            return team
+    raise AssertionError(f"no seat of teams {teams} at the table")

@@ -37,6 +37,7 @@ from engine import (
     Bid,
     BidKind,
     BidPlaced,
+    ClockExpired,
     Contract,
     ContractDeclared,
     ContractKind,
@@ -65,6 +66,7 @@ from engine import (
 )
 
 __all__ = [
+    "OPTIONS_ADDED_AFTER_V1",
     "MalformedAction",
     "MalformedEvent",
     "MalformedMessage",
@@ -259,10 +261,21 @@ def _option_field(name: str) -> FieldDescriptor:
         ) from None
 
 
+OPTIONS_ADDED_AFTER_V1: dict[str, Any] = {"hand_limit": 0}
+"""Options added to ``Ruleset`` after the first version of the API, each with the value that
+means "play as before it existed". A complete ruleset leaves such an option unset when it has
+that value, and a stored one that does not set it has that value: so a ``GameCreated`` stored
+before the option existed decodes, and re-encodes to the very bytes it was stored as (the
+record's hash chain covers them)."""
+
+
 def rules_to_proto(rules: Ruleset) -> rules_pb2.Ruleset:
-    """The complete ruleset: its preset name and every option set."""
+    """The complete ruleset: its preset name and every option set (but those of
+    ``OPTIONS_ADDED_AFTER_V1`` that have their value when absent)."""
     msg = rules_pb2.Ruleset(preset=rules.name)
     for name, value in rules.options().items():
+        if name in OPTIONS_ADDED_AFTER_V1 and value == OPTIONS_ADDED_AFTER_V1[name]:
+            continue
         if name == _OPENER:
             if value == _HOLDS_1_0:
                 msg.opener_holds_one_blank = True
@@ -311,9 +324,11 @@ def rules_from_proto(msg: rules_pb2.Ruleset) -> Ruleset:
 
 
 def _stored_rules_from_proto(msg: rules_pb2.Ruleset) -> Ruleset:
-    """A complete ruleset exactly as stored, independent of what its preset means today."""
+    """A complete ruleset exactly as stored, independent of what its preset means today. An
+    option of ``OPTIONS_ADDED_AFTER_V1`` left unset has its value when absent."""
     try:
         _, options = rules_overrides_from_proto(msg)
+        options = {**OPTIONS_ADDED_AFTER_V1, **options}
         missing = [n for n in engine.option_names() if n not in options]
         if missing:
             raise MalformedEvent(f"GameCreated: the ruleset leaves out {', '.join(missing)}")
@@ -447,6 +462,7 @@ _EVENT_KINDS: dict[type[Any], str] = {
     TrickWon: "trick_won",
     HandScored: "hand_scored",
     GameWon: "game_won",
+    ClockExpired: "clock_expired",
 }
 """Each engine event and the ``Event.kind`` field that carries it."""
 
@@ -515,6 +531,13 @@ def _payload_to_proto(event: Event) -> Any:
         return _hand_scored_to_proto(event)
     if isinstance(event, GameWon):
         return events_pb2.GameWon(team=event.team, seats=event.seats)
+    if isinstance(event, ClockExpired):
+        return events_pb2.ClockExpired(
+            seat=event.seat,
+            policy=events_pb2.TimeoutPolicy.ValueType(
+                _choice_to_proto(events_pb2.TimeoutPolicy.DESCRIPTOR, event.policy)
+            ),
+        )
     raise TypeError(f"not an engine event: {event!r}")
 
 
@@ -591,6 +614,12 @@ def event_from_proto(msg: events_pb2.Event) -> Event:
         )
     if which == "game_won":
         return GameWon(msg.game_won.team, tuple(msg.game_won.seats))
+    if which == "clock_expired":
+        expired = msg.clock_expired
+        policy = _choice_from_proto(
+            events_pb2.TimeoutPolicy.DESCRIPTOR, expired.policy, "ClockExpired.policy", bad
+        )
+        return ClockExpired(expired.seat, policy)
     raise bad(f"unknown event kind {which!r}")
 
 
@@ -624,6 +653,7 @@ _PUBLIC_EVENTS: tuple[type[Any], ...] = (
     TrickWon,
     HandScored,
     GameWon,
+    ClockExpired,
 )
 """Events with nothing hidden: every seat and spectator sees their log form. An event type
 the engine adds is refused by ``redact_event`` until it is sorted here or given a seat form."""

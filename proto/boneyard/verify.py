@@ -13,10 +13,12 @@ the order they are made:
    d. a ``HandDealt``'s seed matches its commitment (and the record's seed table);
    e. it is what the rules make of the game so far: an action event is rebuilt into its
       command (``HandDealt`` -> ``Deal(seed)``, ``BidPlaced`` -> ``PlaceBid`` ... ``TilePlayed``
-      -> ``PlayTile``) and ``engine.decide`` must accept it and produce exactly this event and
-      the recorded events after it that follow from it (``AuctionWon``, ``TrickWon``,
-      ``HandScored``, ``GameWon`` ...): so the seed deals exactly the recorded hands, every
-      action was legal when made, and every score, mark and the winner are right;
+      -> ``PlayTile``, ``ClockExpired`` -> ``TimeOut``) and ``engine.decide`` must accept it and
+      produce exactly this event and the recorded events after it that follow from it
+      (``AuctionWon``, ``TrickWon``, ``HandScored``, ``GameWon`` ..., and after a
+      ``ClockExpired`` the lowest legal action's events or the forfeit's ``GameWon``): so the
+      seed deals exactly the recorded hands, every action was legal when made, every timeout
+      did what its policy says, and every score, mark and the winner are right;
 3. the log ends when the game is over, and not before;
 4. the header (ruleset, seats, seed table, result) says what the log says.
 
@@ -46,6 +48,7 @@ from engine import (
     AllPassed,
     AuctionWon,
     BidPlaced,
+    ClockExpired,
     Command,
     ContractDeclared,
     Event,
@@ -209,6 +212,8 @@ def describe(event: Event) -> str:
         )
     if isinstance(event, GameWon):
         return f"GameWon (team {event.team}, seats {list(event.seats)})"
+    if isinstance(event, ClockExpired):
+        return f"seat {event.seat}'s clock runs out ({event.policy})"
     return repr(event)
 
 
@@ -286,6 +291,8 @@ def command_of(event: Event) -> Command | None:
         return engine.DeclareContract(event.seat, event.contract)
     if isinstance(event, TilePlayed):
         return engine.PlayTile(event.seat, event.tile)
+    if isinstance(event, ClockExpired):
+        return engine.TimeOut(event.seat, event.policy)
     return None
 
 

@@ -89,15 +89,34 @@ def choose_action(rng: random.Random) -> Callable[[view_pb2.SeatView], actions_p
 # ---------------------------------------------------------------- games in-process
 
 
-def random_game(preset: str, seed: int) -> list[Event]:
-    """A whole game's log, played with the engine alone."""
+def random_game(
+    preset: str,
+    seed: int,
+    *,
+    timeouts: float = 0.0,
+    forfeit_at: int | None = None,
+    options: dict[str, object] | None = None,
+) -> list[Event]:
+    """A whole game's log, played with the engine alone. With ``timeouts``, that share of the
+    turns are a ``TimeOut`` (auto_play) of the seat to act instead of its choice; with
+    ``forfeit_at`` = n, the seat to act at the n-th turn (from 0) forfeits by timeout. The
+    same seed plays the same choices with or without them, as long as the positions agree."""
     rng = random.Random(seed)
-    events: list[Event] = list(engine.start(engine.ruleset(preset)))
+    clock = random.Random(-seed)
+    events: list[Event] = list(engine.start(engine.ruleset(preset, options)))
     state = engine.replay(events)
+    turns = 0
     while state.phase is not Phase.GAME_OVER:
-        command = (
-            Deal(rng.randbytes(32)) if state.phase is Phase.DEAL else choose_command(state, rng)
-        )
+        command: engine.Command
+        if state.phase is Phase.DEAL:
+            command = Deal(rng.randbytes(32))
+        else:
+            command = choose_command(state, rng)
+            if turns == forfeit_at:
+                command = engine.TimeOut(command.seat, "forfeit")
+            elif timeouts and clock.random() < timeouts:
+                command = engine.TimeOut(command.seat, "auto_play")
+            turns += 1
         for event in engine.decide(state, command):
             state = engine.evolve(state, event)
             events.append(event)

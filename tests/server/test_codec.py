@@ -1,8 +1,9 @@
 """The codec between the engine and the API's protobuf messages (boneyard/codec.py).
 
-Real games: random legal play of every preset (and a few table sizes) produces the events and
-the actions; every event must survive the log form exactly, every action its protobuf form,
-and no seat's form of an event, nor a seat's view, may show a tile that seat may not know.
+Real games: random legal play of every preset (and a few table sizes), with now and then a
+seat's clock running out (``TimeOut``, auto_play), produces the events and the actions; every
+event must survive the log form exactly, every action its protobuf form, and no seat's form of
+an event, nor a seat's view, may show a tile that seat may not know.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from boneyard.v1 import actions_pb2, events_pb2, rules_pb2, view_pb2
 from engine import (
     Bid,
     BidKind,
+    ClockExpired,
     Contract,
     ContractKind,
     Deal,
@@ -38,6 +40,7 @@ from engine import (
     Ruleset,
     SeatCommand,
     TilePlayed,
+    TimeOut,
     WidowExchanged,
 )
 
@@ -55,6 +58,8 @@ TABLES: list[Ruleset] = [engine.ruleset(name) for name in engine.preset_names()]
 ]
 SEEDS = (1, 2, 3)
 MAX_DEALS = 30
+TIMEOUTS = 0.03
+"""How often the seat to act runs out of time instead of acting (auto_play)."""
 
 
 # ---------------------------------------------------------------- random play
@@ -99,6 +104,7 @@ def _choose(rng: random.Random, actions: list[SeatCommand]) -> SeatCommand:
 
 def play(rules: Ruleset, seed: int) -> Game:
     rng = random.Random(seed)
+    clock = random.Random(-seed)  # apart, so that the timeouts leave the choices as they were
     game = Game(rules)
     state: GameState | None = None
     log: list[Event] = list(engine.start(rules))
@@ -119,6 +125,8 @@ def play(rules: Ruleset, seed: int) -> Game:
             actions = engine.legal_actions(state, seat)
             game.decisions.append((state, seat, actions))
             command = _choose(rng, actions)
+            if clock.random() < TIMEOUTS:
+                command = TimeOut(seat, "auto_play")
         pending = engine.decide(state, command)
 
 
@@ -209,6 +217,49 @@ def test_game_created_keeps_the_whole_ruleset_whatever_its_preset_means_later() 
     assert decoded.rules.name == "a-preset-since-removed"
 
 
+OLD_GAME_CREATED = {
+    "texas42": "124c0a4a0a07746578617334321001180420002801300140004801501e58026001680170077800800101"
+    "880100900100980102a00100a80100b00101b80101c00101c80100d00101d80101e00100",
+    "moon": "12490a470a046d6f6f6e1002180320002802380040154801501e58026001680170077800800101880100"
+    "900100980102a00100a80100b00101b80101c00101c80100d00101d80101e00100",
+}
+"""Payloads of ``GameCreated`` as the store kept them before ``hand_limit`` existed (made by
+``encode_event`` at commit 408e4c5): records and databases hold such bytes for ever."""
+
+
+@pytest.mark.parametrize("preset", sorted(OLD_GAME_CREATED))
+def test_a_game_created_stored_before_hand_limit_reads_as_no_limit_and_keeps_its_bytes(
+    preset: str,
+) -> None:
+    payload = bytes.fromhex(OLD_GAME_CREATED[preset])
+    event = codec.decode_event(payload)
+    assert isinstance(event, GameCreated)
+    assert event.rules == engine.ruleset(preset)
+    assert event.rules.hand_limit == 0
+    assert codec.encode_event(event) == ("game_created", payload)
+
+
+def test_a_ruleset_with_hand_limit_round_trips() -> None:
+    rules = engine.ruleset("texas42", hand_limit=1)
+    msg = codec.rules_to_proto(rules)
+    assert msg.HasField("hand_limit") and msg.hand_limit == 1
+    assert codec.rules_from_proto(msg) == rules
+    (created,) = engine.start(rules)
+    assert codec.decode_event(codec.encode_event(created)[1]) == created
+
+
+def test_hand_limit_0_is_left_unset_as_in_rulesets_made_before_it() -> None:
+    msg = codec.rules_to_proto(engine.ruleset("moon", hand_limit=0))
+    assert not msg.HasField("hand_limit")
+    assert codec.OPTIONS_ADDED_AFTER_V1 == {"hand_limit": 0}
+
+
+def test_hand_limit_is_an_override_like_any_option() -> None:
+    msg = rules_pb2.Ruleset(preset="moon", hand_limit=1)
+    assert codec.rules_overrides_from_proto(msg) == ("moon", {"hand_limit": 1})
+    assert codec.rules_from_proto(msg) == engine.ruleset("moon", hand_limit=1)
+
+
 def test_a_stored_ruleset_with_an_option_missing_is_refused() -> None:
     msg = codec.event_to_proto(GameCreated(engine.ruleset("texas42")))
     msg.game_created.rules.ClearField("min_bid")
@@ -257,6 +308,52 @@ def test_a_seat_form_hand_dealt_is_not_a_log_event() -> None:
 def test_a_payload_that_is_not_an_event_is_refused() -> None:
     with pytest.raises(MalformedEvent):
         codec.decode_event(b"\xff\xff\xff")
+
+
+@pytest.mark.parametrize(
+    ("policy", "number"),
+    [
+        ("auto_play", events_pb2.TIMEOUT_POLICY_AUTO_PLAY),
+        ("forfeit", events_pb2.TIMEOUT_POLICY_FORFEIT),
+    ],
+)
+def test_clock_expired_round_trips_with_its_policy(policy: str, number: int) -> None:
+    event = ClockExpired(2, policy)
+    msg = codec.event_to_proto(event, 17)
+    assert msg.WhichOneof("kind") == "clock_expired" == codec.event_kind(event)
+    assert (msg.clock_expired.seat, msg.clock_expired.policy) == (2, number)
+    assert codec.decode_event(codec.encode_event(event)[1]) == event
+    assert codec.event_from_proto(msg) == event
+
+
+@pytest.mark.parametrize(
+    ("policy", "match"),
+    [(0, "ClockExpired.policy is unspecified"), (7, "ClockExpired.policy is unknown value 7")],
+)
+def test_a_clock_expired_without_a_known_policy_is_refused(policy: int, match: str) -> None:
+    msg = events_pb2.Event(
+        clock_expired=events_pb2.ClockExpired(seat=1, policy=policy)  # type: ignore[arg-type]
+    )
+    with pytest.raises(MalformedEvent, match=match):
+        codec.event_from_proto(msg)
+
+
+def test_clock_expired_is_public_the_same_for_every_seat() -> None:
+    state = engine.replay(engine.start(engine.ruleset("moon")))
+    state = engine.evolve(state, engine.decide(state, Deal(b"x"))[0])
+    event = ClockExpired(0, "forfeit")
+    for seat in _seats(state.rules):
+        assert codec.redact_event(event, state, seat, 5) == codec.event_to_proto(event, 5)
+
+
+def test_every_timeout_policy_is_an_enum_value_and_back() -> None:
+    enum = events_pb2.TimeoutPolicy.DESCRIPTOR
+    named = {
+        codec._choice_from_proto(enum, v.number, "policy", MalformedEvent)
+        for v in enum.values
+        if v.number
+    }
+    assert named == set(engine.TIMEOUT_POLICIES)
 
 
 # ---------------------------------------------------------------- events: the seat form

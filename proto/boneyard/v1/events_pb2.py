@@ -25,43 +25,47 @@ _sym_db = _symbol_database.Default()
 from boneyard.v1 import rules_pb2 as boneyard_dot_v1_dot_rules__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x62oneyard/v1/events.proto\x12\x0b\x62oneyard.v1\x1a\x17\x62oneyard/v1/rules.proto\"\x8f\x05\n\x05\x45vent\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x30\n\x0cgame_created\x18\x02 \x01(\x0b\x32\x18.boneyard.v1.GameCreatedH\x00\x12,\n\nhand_dealt\x18\x03 \x01(\x0b\x32\x16.boneyard.v1.HandDealtH\x00\x12,\n\nbid_placed\x18\x04 \x01(\x0b\x32\x16.boneyard.v1.BidPlacedH\x00\x12%\n\x06passed\x18\x05 \x01(\x0b\x32\x13.boneyard.v1.PassedH\x00\x12.\n\x0b\x61uction_won\x18\x06 \x01(\x0b\x32\x17.boneyard.v1.AuctionWonH\x00\x12,\n\nall_passed\x18\x07 \x01(\x0b\x32\x16.boneyard.v1.AllPassedH\x00\x12\x36\n\x0fwidow_exchanged\x18\x08 \x01(\x0b\x32\x1b.boneyard.v1.WidowExchangedH\x00\x12\x34\n\x0ewidow_declined\x18\t \x01(\x0b\x32\x1a.boneyard.v1.WidowDeclinedH\x00\x12:\n\x11\x63ontract_declared\x18\n \x01(\x0b\x32\x1d.boneyard.v1.ContractDeclaredH\x00\x12.\n\x0btile_played\x18\x0b \x01(\x0b\x32\x17.boneyard.v1.TilePlayedH\x00\x12*\n\ttrick_won\x18\x0c \x01(\x0b\x32\x15.boneyard.v1.TrickWonH\x00\x12.\n\x0bhand_scored\x18\r \x01(\x0b\x32\x17.boneyard.v1.HandScoredH\x00\x12(\n\x08game_won\x18\x0e \x01(\x0b\x32\x14.boneyard.v1.GameWonH\x00\x42\x06\n\x04kind\"2\n\x0bGameCreated\x12#\n\x05rules\x18\x01 \x01(\x0b\x32\x14.boneyard.v1.Ruleset\"\x9e\x01\n\tHandDealt\x12\x0e\n\x06number\x18\x01 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x02 \x01(\r\x12\x10\n\x08own_hand\x18\x03 \x03(\r\x12\x12\n\nhand_sizes\x18\x04 \x03(\r\x12\x11\n\trest_size\x18\x05 \x01(\r\x12\x1f\n\x04\x64\x65\x61l\x18\x06 \x01(\x0b\x32\x11.boneyard.v1.Deal\x12\x17\n\x0fseed_commitment\x18\x07 \x01(\x0c\"H\n\x04\x44\x65\x61l\x12\x0c\n\x04seed\x18\x01 \x01(\x0c\x12$\n\x05hands\x18\x02 \x03(\x0b\x32\x15.boneyard.v1.TileList\x12\x0c\n\x04rest\x18\x03 \x03(\r\"\x19\n\x08TileList\x12\r\n\x05tiles\x18\x01 \x03(\r\"8\n\tBidPlaced\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x1d\n\x03\x62id\x18\x02 \x01(\x0b\x32\x10.boneyard.v1.Bid\"\x16\n\x06Passed\x12\x0c\n\x04seat\x18\x01 \x01(\r\"K\n\nAuctionWon\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x1d\n\x03\x62id\x18\x02 \x01(\x0b\x32\x10.boneyard.v1.Bid\x12\x10\n\x08\x64\x65\x63larer\x18\x03 \x01(\r\" \n\tAllPassed\x12\x13\n\x0bnext_dealer\x18\x01 \x01(\r\"^\n\x0eWidowExchanged\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\x05taken\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x14\n\x07\x64iscard\x18\x03 \x01(\rH\x01\x88\x01\x01\x42\x08\n\x06_takenB\n\n\x08_discard\"\x1d\n\rWidowDeclined\x12\x0c\n\x04seat\x18\x01 \x01(\r\"^\n\x10\x43ontractDeclared\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\'\n\x08\x63ontract\x18\x02 \x01(\x0b\x32\x15.boneyard.v1.Contract\x12\x13\n\x0bsitting_out\x18\x03 \x03(\r\"(\n\nTilePlayed\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04tile\x18\x02 \x01(\r\"(\n\x08TrickWon\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0e\n\x06points\x18\x02 \x01(\r\"y\n\nHandScored\x12\x0e\n\x06\x62idder\x18\x01 \x01(\r\x12\x1d\n\x03\x62id\x18\x02 \x01(\x0b\x32\x10.boneyard.v1.Bid\x12\x0c\n\x04made\x18\x03 \x01(\x08\x12\r\n\x05taken\x18\x04 \x03(\r\x12\x0f\n\x07\x63hanges\x18\x05 \x03(\x05\x12\x0e\n\x06scores\x18\x06 \x03(\x05\"&\n\x07GameWon\x12\x0c\n\x04team\x18\x01 \x01(\r\x12\r\n\x05seats\x18\x02 \x03(\rb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x62oneyard/v1/events.proto\x12\x0b\x62oneyard.v1\x1a\x17\x62oneyard/v1/rules.proto\"\xc3\x05\n\x05\x45vent\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x30\n\x0cgame_created\x18\x02 \x01(\x0b\x32\x18.boneyard.v1.GameCreatedH\x00\x12,\n\nhand_dealt\x18\x03 \x01(\x0b\x32\x16.boneyard.v1.HandDealtH\x00\x12,\n\nbid_placed\x18\x04 \x01(\x0b\x32\x16.boneyard.v1.BidPlacedH\x00\x12%\n\x06passed\x18\x05 \x01(\x0b\x32\x13.boneyard.v1.PassedH\x00\x12.\n\x0b\x61uction_won\x18\x06 \x01(\x0b\x32\x17.boneyard.v1.AuctionWonH\x00\x12,\n\nall_passed\x18\x07 \x01(\x0b\x32\x16.boneyard.v1.AllPassedH\x00\x12\x36\n\x0fwidow_exchanged\x18\x08 \x01(\x0b\x32\x1b.boneyard.v1.WidowExchangedH\x00\x12\x34\n\x0ewidow_declined\x18\t \x01(\x0b\x32\x1a.boneyard.v1.WidowDeclinedH\x00\x12:\n\x11\x63ontract_declared\x18\n \x01(\x0b\x32\x1d.boneyard.v1.ContractDeclaredH\x00\x12.\n\x0btile_played\x18\x0b \x01(\x0b\x32\x17.boneyard.v1.TilePlayedH\x00\x12*\n\ttrick_won\x18\x0c \x01(\x0b\x32\x15.boneyard.v1.TrickWonH\x00\x12.\n\x0bhand_scored\x18\r \x01(\x0b\x32\x17.boneyard.v1.HandScoredH\x00\x12(\n\x08game_won\x18\x0e \x01(\x0b\x32\x14.boneyard.v1.GameWonH\x00\x12\x32\n\rclock_expired\x18\x0f \x01(\x0b\x32\x19.boneyard.v1.ClockExpiredH\x00\x42\x06\n\x04kind\"2\n\x0bGameCreated\x12#\n\x05rules\x18\x01 \x01(\x0b\x32\x14.boneyard.v1.Ruleset\"\x9e\x01\n\tHandDealt\x12\x0e\n\x06number\x18\x01 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x02 \x01(\r\x12\x10\n\x08own_hand\x18\x03 \x03(\r\x12\x12\n\nhand_sizes\x18\x04 \x03(\r\x12\x11\n\trest_size\x18\x05 \x01(\r\x12\x1f\n\x04\x64\x65\x61l\x18\x06 \x01(\x0b\x32\x11.boneyard.v1.Deal\x12\x17\n\x0fseed_commitment\x18\x07 \x01(\x0c\"H\n\x04\x44\x65\x61l\x12\x0c\n\x04seed\x18\x01 \x01(\x0c\x12$\n\x05hands\x18\x02 \x03(\x0b\x32\x15.boneyard.v1.TileList\x12\x0c\n\x04rest\x18\x03 \x03(\r\"\x19\n\x08TileList\x12\r\n\x05tiles\x18\x01 \x03(\r\"8\n\tBidPlaced\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x1d\n\x03\x62id\x18\x02 \x01(\x0b\x32\x10.boneyard.v1.Bid\"\x16\n\x06Passed\x12\x0c\n\x04seat\x18\x01 \x01(\r\"K\n\nAuctionWon\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x1d\n\x03\x62id\x18\x02 \x01(\x0b\x32\x10.boneyard.v1.Bid\x12\x10\n\x08\x64\x65\x63larer\x18\x03 \x01(\r\" \n\tAllPassed\x12\x13\n\x0bnext_dealer\x18\x01 \x01(\r\"^\n\x0eWidowExchanged\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\x05taken\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x14\n\x07\x64iscard\x18\x03 \x01(\rH\x01\x88\x01\x01\x42\x08\n\x06_takenB\n\n\x08_discard\"\x1d\n\rWidowDeclined\x12\x0c\n\x04seat\x18\x01 \x01(\r\"^\n\x10\x43ontractDeclared\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\'\n\x08\x63ontract\x18\x02 \x01(\x0b\x32\x15.boneyard.v1.Contract\x12\x13\n\x0bsitting_out\x18\x03 \x03(\r\"(\n\nTilePlayed\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04tile\x18\x02 \x01(\r\"(\n\x08TrickWon\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0e\n\x06points\x18\x02 \x01(\r\"y\n\nHandScored\x12\x0e\n\x06\x62idder\x18\x01 \x01(\r\x12\x1d\n\x03\x62id\x18\x02 \x01(\x0b\x32\x10.boneyard.v1.Bid\x12\x0c\n\x04made\x18\x03 \x01(\x08\x12\r\n\x05taken\x18\x04 \x03(\r\x12\x0f\n\x07\x63hanges\x18\x05 \x03(\x05\x12\x0e\n\x06scores\x18\x06 \x03(\x05\"&\n\x07GameWon\x12\x0c\n\x04team\x18\x01 \x01(\r\x12\r\n\x05seats\x18\x02 \x03(\r\"H\n\x0c\x43lockExpired\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12*\n\x06policy\x18\x02 \x01(\x0e\x32\x1a.boneyard.v1.TimeoutPolicy*i\n\rTimeoutPolicy\x12\x1e\n\x1aTIMEOUT_POLICY_UNSPECIFIED\x10\x00\x12\x1c\n\x18TIMEOUT_POLICY_AUTO_PLAY\x10\x01\x12\x1a\n\x16TIMEOUT_POLICY_FORFEIT\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'boneyard.v1.events_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_TIMEOUTPOLICY']._serialized_start=1827
+  _globals['_TIMEOUTPOLICY']._serialized_end=1932
   _globals['_EVENT']._serialized_start=67
-  _globals['_EVENT']._serialized_end=722
-  _globals['_GAMECREATED']._serialized_start=724
-  _globals['_GAMECREATED']._serialized_end=774
-  _globals['_HANDDEALT']._serialized_start=777
-  _globals['_HANDDEALT']._serialized_end=935
-  _globals['_DEAL']._serialized_start=937
-  _globals['_DEAL']._serialized_end=1009
-  _globals['_TILELIST']._serialized_start=1011
-  _globals['_TILELIST']._serialized_end=1036
-  _globals['_BIDPLACED']._serialized_start=1038
-  _globals['_BIDPLACED']._serialized_end=1094
-  _globals['_PASSED']._serialized_start=1096
-  _globals['_PASSED']._serialized_end=1118
-  _globals['_AUCTIONWON']._serialized_start=1120
-  _globals['_AUCTIONWON']._serialized_end=1195
-  _globals['_ALLPASSED']._serialized_start=1197
-  _globals['_ALLPASSED']._serialized_end=1229
-  _globals['_WIDOWEXCHANGED']._serialized_start=1231
-  _globals['_WIDOWEXCHANGED']._serialized_end=1325
-  _globals['_WIDOWDECLINED']._serialized_start=1327
-  _globals['_WIDOWDECLINED']._serialized_end=1356
-  _globals['_CONTRACTDECLARED']._serialized_start=1358
-  _globals['_CONTRACTDECLARED']._serialized_end=1452
-  _globals['_TILEPLAYED']._serialized_start=1454
-  _globals['_TILEPLAYED']._serialized_end=1494
-  _globals['_TRICKWON']._serialized_start=1496
-  _globals['_TRICKWON']._serialized_end=1536
-  _globals['_HANDSCORED']._serialized_start=1538
-  _globals['_HANDSCORED']._serialized_end=1659
-  _globals['_GAMEWON']._serialized_start=1661
-  _globals['_GAMEWON']._serialized_end=1699
+  _globals['_EVENT']._serialized_end=774
+  _globals['_GAMECREATED']._serialized_start=776
+  _globals['_GAMECREATED']._serialized_end=826
+  _globals['_HANDDEALT']._serialized_start=829
+  _globals['_HANDDEALT']._serialized_end=987
+  _globals['_DEAL']._serialized_start=989
+  _globals['_DEAL']._serialized_end=1061
+  _globals['_TILELIST']._serialized_start=1063
+  _globals['_TILELIST']._serialized_end=1088
+  _globals['_BIDPLACED']._serialized_start=1090
+  _globals['_BIDPLACED']._serialized_end=1146
+  _globals['_PASSED']._serialized_start=1148
+  _globals['_PASSED']._serialized_end=1170
+  _globals['_AUCTIONWON']._serialized_start=1172
+  _globals['_AUCTIONWON']._serialized_end=1247
+  _globals['_ALLPASSED']._serialized_start=1249
+  _globals['_ALLPASSED']._serialized_end=1281
+  _globals['_WIDOWEXCHANGED']._serialized_start=1283
+  _globals['_WIDOWEXCHANGED']._serialized_end=1377
+  _globals['_WIDOWDECLINED']._serialized_start=1379
+  _globals['_WIDOWDECLINED']._serialized_end=1408
+  _globals['_CONTRACTDECLARED']._serialized_start=1410
+  _globals['_CONTRACTDECLARED']._serialized_end=1504
+  _globals['_TILEPLAYED']._serialized_start=1506
+  _globals['_TILEPLAYED']._serialized_end=1546
+  _globals['_TRICKWON']._serialized_start=1548
+  _globals['_TRICKWON']._serialized_end=1588
+  _globals['_HANDSCORED']._serialized_start=1590
+  _globals['_HANDSCORED']._serialized_end=1711
+  _globals['_GAMEWON']._serialized_start=1713
+  _globals['_GAMEWON']._serialized_end=1751
+  _globals['_CLOCKEXPIRED']._serialized_start=1753
+  _globals['_CLOCKEXPIRED']._serialized_end=1825
 # @@protoc_insertion_point(module_scope)

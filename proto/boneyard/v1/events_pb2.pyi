@@ -13,7 +13,8 @@ Events come in two forms, with the same messages:
   spectator: what that seat may know when the event happens and nothing more. A HandDealt
   carries only the seat's own hand and the hand sizes, never the seed, another hand, the
   widow or the tiles out of play; a WidowExchanged shows the widow tile and the discard only
-  to the bidder. Every other event is public and identical in both forms.
+  to the bidder. Every other event is public and identical in both forms (ClockExpired
+  included).
 """
 
 from boneyard.v1 import rules_pb2 as _rules_pb2
@@ -21,6 +22,7 @@ from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -31,6 +33,47 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _TimeoutPolicy:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TimeoutPolicyEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TimeoutPolicy.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TIMEOUT_POLICY_UNSPECIFIED: _TimeoutPolicy.ValueType  # 0
+    """Not given."""
+    TIMEOUT_POLICY_AUTO_PLAY: _TimeoutPolicy.ValueType  # 1
+    """The seat's lowest legal action is played for it: the first of SeatView.legal_actions (in
+    the auction a pass when passing is allowed, else the lowest bid; the widow exchange of the
+    lowest tile; the first legal contract: blanks; in play the lowest-numbered legal tile).
+    Its events follow the ClockExpired exactly as if the seat had sent it.
+    """
+    TIMEOUT_POLICY_FORFEIT: _TimeoutPolicy.ValueType  # 2
+    """The seat's team loses: a GameWon follows at once, the scores as they are. With two teams
+    the other team wins; with more, the team with the highest score among the others, a tie
+    going to the first tied team clockwise from the seat.
+    """
+
+class TimeoutPolicy(_TimeoutPolicy, metaclass=_TimeoutPolicyEnumTypeWrapper):
+    """What happens when a seat's clock runs out. The server keeps the clocks; the engine decides
+    what a timeout does (the command TimeOut), and its log shows it as a ClockExpired event
+    followed by the events of the policy.
+    """
+
+TIMEOUT_POLICY_UNSPECIFIED: TimeoutPolicy.ValueType  # 0
+"""Not given."""
+TIMEOUT_POLICY_AUTO_PLAY: TimeoutPolicy.ValueType  # 1
+"""The seat's lowest legal action is played for it: the first of SeatView.legal_actions (in
+the auction a pass when passing is allowed, else the lowest bid; the widow exchange of the
+lowest tile; the first legal contract: blanks; in play the lowest-numbered legal tile).
+Its events follow the ClockExpired exactly as if the seat had sent it.
+"""
+TIMEOUT_POLICY_FORFEIT: TimeoutPolicy.ValueType  # 2
+"""The seat's team loses: a GameWon follows at once, the scores as they are. With two teams
+the other team wins; with more, the team with the highest score among the others, a tie
+going to the first tied team clockwise from the seat.
+"""
+Global___TimeoutPolicy: _TypeAlias = TimeoutPolicy  # noqa: Y015
 
 @_typing.final
 class Event(_message.Message):
@@ -52,6 +95,7 @@ class Event(_message.Message):
     TRICK_WON_FIELD_NUMBER: _builtins.int
     HAND_SCORED_FIELD_NUMBER: _builtins.int
     GAME_WON_FIELD_NUMBER: _builtins.int
+    CLOCK_EXPIRED_FIELD_NUMBER: _builtins.int
     seq: _builtins.int
     """The event's number in the log, from 1 (0 when not known, e.g. in a payload stored apart
     from its number).
@@ -108,6 +152,10 @@ class Event(_message.Message):
     def game_won(self) -> Global___GameWon:
         """The game is over."""
 
+    @_builtins.property
+    def clock_expired(self) -> Global___ClockExpired:
+        """The seat to act ran out of time; what its policy makes of it follows."""
+
     def __init__(
         self,
         *,
@@ -125,12 +173,13 @@ class Event(_message.Message):
         trick_won: Global___TrickWon | None = ...,
         hand_scored: Global___HandScored | None = ...,
         game_won: Global___GameWon | None = ...,
+        clock_expired: Global___ClockExpired | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["all_passed", b"all_passed", "auction_won", b"auction_won", "bid_placed", b"bid_placed", "contract_declared", b"contract_declared", "game_created", b"game_created", "game_won", b"game_won", "hand_dealt", b"hand_dealt", "hand_scored", b"hand_scored", "kind", b"kind", "passed", b"passed", "tile_played", b"tile_played", "trick_won", b"trick_won", "widow_declined", b"widow_declined", "widow_exchanged", b"widow_exchanged"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["all_passed", b"all_passed", "auction_won", b"auction_won", "bid_placed", b"bid_placed", "clock_expired", b"clock_expired", "contract_declared", b"contract_declared", "game_created", b"game_created", "game_won", b"game_won", "hand_dealt", b"hand_dealt", "hand_scored", b"hand_scored", "kind", b"kind", "passed", b"passed", "tile_played", b"tile_played", "trick_won", b"trick_won", "widow_declined", b"widow_declined", "widow_exchanged", b"widow_exchanged"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_passed", b"all_passed", "auction_won", b"auction_won", "bid_placed", b"bid_placed", "contract_declared", b"contract_declared", "game_created", b"game_created", "game_won", b"game_won", "hand_dealt", b"hand_dealt", "hand_scored", b"hand_scored", "kind", b"kind", "passed", b"passed", "seq", b"seq", "tile_played", b"tile_played", "trick_won", b"trick_won", "widow_declined", b"widow_declined", "widow_exchanged", b"widow_exchanged"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_passed", b"all_passed", "auction_won", b"auction_won", "bid_placed", b"bid_placed", "clock_expired", b"clock_expired", "contract_declared", b"contract_declared", "game_created", b"game_created", "game_won", b"game_won", "hand_dealt", b"hand_dealt", "hand_scored", b"hand_scored", "kind", b"kind", "passed", b"passed", "seq", b"seq", "tile_played", b"tile_played", "trick_won", b"trick_won", "widow_declined", b"widow_declined", "widow_exchanged", b"widow_exchanged"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["game_created", "hand_dealt", "bid_placed", "passed", "auction_won", "all_passed", "widow_exchanged", "widow_declined", "contract_declared", "tile_played", "trick_won", "hand_scored", "game_won"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["game_created", "hand_dealt", "bid_placed", "passed", "auction_won", "all_passed", "widow_exchanged", "widow_declined", "contract_declared", "tile_played", "trick_won", "hand_scored", "game_won", "clock_expired"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -602,3 +651,29 @@ class GameWon(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GameWon: _TypeAlias = GameWon  # noqa: Y015
+
+@_typing.final
+class ClockExpired(_message.Message):
+    """The seat to act ran out of time (public: the same in the log and the seat form)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    POLICY_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat whose clock ran out."""
+    policy: Global___TimeoutPolicy.ValueType
+    """What the timeout does."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        policy: Global___TimeoutPolicy.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["policy", b"policy", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClockExpired: _TypeAlias = ClockExpired  # noqa: Y015

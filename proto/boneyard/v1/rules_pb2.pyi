@@ -433,6 +433,9 @@ class Ruleset(_message.Message):
     overrides the preset's value; an option left unset keeps it. An enum option set to its
     UNSPECIFIED value, or a nonsense combination, is INVALID_ARGUMENT. In a response or an event
     every option is set: the ruleset is complete and does not depend on the preset's definition.
+    The one exception is an option added after the first version of the API, which is left unset
+    when it has the value that means "as before" (so that rulesets stored before it existed keep
+    their bytes): `hand_limit` unset is 0.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -465,6 +468,7 @@ class Ruleset(_message.Message):
     MADE_SCORES_FIELD_NUMBER: _builtins.int
     SET_SCORES_FIELD_NUMBER: _builtins.int
     MOON_WINS_GAME_FIELD_NUMBER: _builtins.int
+    HAND_LIMIT_FIELD_NUMBER: _builtins.int
     preset: _builtins.str
     """The preset: "texas42" (default when empty), "texas42-house", "texas42-redeal",
     "texas42-points", "moon", "moon-s1", "moon-pagat".
@@ -523,6 +527,13 @@ class Ruleset(_message.Message):
     """Moon: what a set bid scores."""
     moon_wins_game: _builtins.bool
     """Moon: a made moon wins the game at once."""
+    hand_limit: _builtins.int
+    """Both games: 0 (or unset) plays to marks_to_win / points_to_win; N > 0 also ends the game
+    once N hands have been scored (redeals after all pass do not count). Duplicate tournaments
+    play each deal as a board of its own with 1. A game that ends by the limit with nobody
+    over the target goes to the highest score; a tie to the last hand's bidding team if tied,
+    else to the first tied team clockwise from the last bidder. Left unset when 0.
+    """
     def __init__(
         self,
         *,
@@ -554,10 +565,11 @@ class Ruleset(_message.Message):
         made_scores: Global___MadeScores.ValueType | None = ...,
         set_scores: Global___SetScores.ValueType | None = ...,
         moon_wins_game: _builtins.bool | None = ...,
+        hand_limit: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_all_pass", b"_all_pass", "_bidder_leads_trump", b"_bidder_leads_trump", "_end_hand_when_decided", b"_end_hand_when_decided", "_family", b"_family", "_hide_tricks_on_mark_bids", b"_hide_tricks_on_mark_bids", "_made_scores", b"_made_scores", "_marks_to_win", b"_marks_to_win", "_max_opening_marks", b"_max_opening_marks", "_may_trump_when_able_to_follow", b"_may_trump_when_able_to_follow", "_min_bid", b"_min_bid", "_moon_only_over_seven", b"_moon_only_over_seven", "_moon_trumps", b"_moon_trumps", "_moon_wins_game", b"_moon_wins_game", "_nello", b"_nello", "_nello_doubles", b"_nello_doubles", "_players", b"_players", "_plunge", b"_plunge", "_points_to_win", b"_points_to_win", "_set_scores", b"_set_scores", "_sevens", b"_sevens", "_six_player_teams", b"_six_player_teams", "_splash", b"_splash", "_splash_marks", b"_splash_marks", "_widow", b"_widow", "_widow_before_trump", b"_widow_before_trump", "all_pass", b"all_pass", "bidder_leads_trump", b"bidder_leads_trump", "end_hand_when_decided", b"end_hand_when_decided", "family", b"family", "first_hand_opener", b"first_hand_opener", "hide_tricks_on_mark_bids", b"hide_tricks_on_mark_bids", "made_scores", b"made_scores", "marks_to_win", b"marks_to_win", "max_opening_marks", b"max_opening_marks", "may_trump_when_able_to_follow", b"may_trump_when_able_to_follow", "min_bid", b"min_bid", "moon_only_over_seven", b"moon_only_over_seven", "moon_trumps", b"moon_trumps", "moon_wins_game", b"moon_wins_game", "nello", b"nello", "nello_doubles", b"nello_doubles", "opener_holds_one_blank", b"opener_holds_one_blank", "opener_seat", b"opener_seat", "players", b"players", "plunge", b"plunge", "points_to_win", b"points_to_win", "set_scores", b"set_scores", "sevens", b"sevens", "six_player_teams", b"six_player_teams", "splash", b"splash", "splash_marks", b"splash_marks", "widow", b"widow", "widow_before_trump", b"widow_before_trump"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_all_pass", b"_all_pass", "_bidder_leads_trump", b"_bidder_leads_trump", "_end_hand_when_decided", b"_end_hand_when_decided", "_family", b"_family", "_hand_limit", b"_hand_limit", "_hide_tricks_on_mark_bids", b"_hide_tricks_on_mark_bids", "_made_scores", b"_made_scores", "_marks_to_win", b"_marks_to_win", "_max_opening_marks", b"_max_opening_marks", "_may_trump_when_able_to_follow", b"_may_trump_when_able_to_follow", "_min_bid", b"_min_bid", "_moon_only_over_seven", b"_moon_only_over_seven", "_moon_trumps", b"_moon_trumps", "_moon_wins_game", b"_moon_wins_game", "_nello", b"_nello", "_nello_doubles", b"_nello_doubles", "_players", b"_players", "_plunge", b"_plunge", "_points_to_win", b"_points_to_win", "_set_scores", b"_set_scores", "_sevens", b"_sevens", "_six_player_teams", b"_six_player_teams", "_splash", b"_splash", "_splash_marks", b"_splash_marks", "_widow", b"_widow", "_widow_before_trump", b"_widow_before_trump", "all_pass", b"all_pass", "bidder_leads_trump", b"bidder_leads_trump", "end_hand_when_decided", b"end_hand_when_decided", "family", b"family", "first_hand_opener", b"first_hand_opener", "hand_limit", b"hand_limit", "hide_tricks_on_mark_bids", b"hide_tricks_on_mark_bids", "made_scores", b"made_scores", "marks_to_win", b"marks_to_win", "max_opening_marks", b"max_opening_marks", "may_trump_when_able_to_follow", b"may_trump_when_able_to_follow", "min_bid", b"min_bid", "moon_only_over_seven", b"moon_only_over_seven", "moon_trumps", b"moon_trumps", "moon_wins_game", b"moon_wins_game", "nello", b"nello", "nello_doubles", b"nello_doubles", "opener_holds_one_blank", b"opener_holds_one_blank", "opener_seat", b"opener_seat", "players", b"players", "plunge", b"plunge", "points_to_win", b"points_to_win", "set_scores", b"set_scores", "sevens", b"sevens", "six_player_teams", b"six_player_teams", "splash", b"splash", "splash_marks", b"splash_marks", "widow", b"widow", "widow_before_trump", b"widow_before_trump"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_all_pass", b"_all_pass", "_bidder_leads_trump", b"_bidder_leads_trump", "_end_hand_when_decided", b"_end_hand_when_decided", "_family", b"_family", "_hide_tricks_on_mark_bids", b"_hide_tricks_on_mark_bids", "_made_scores", b"_made_scores", "_marks_to_win", b"_marks_to_win", "_max_opening_marks", b"_max_opening_marks", "_may_trump_when_able_to_follow", b"_may_trump_when_able_to_follow", "_min_bid", b"_min_bid", "_moon_only_over_seven", b"_moon_only_over_seven", "_moon_trumps", b"_moon_trumps", "_moon_wins_game", b"_moon_wins_game", "_nello", b"_nello", "_nello_doubles", b"_nello_doubles", "_players", b"_players", "_plunge", b"_plunge", "_points_to_win", b"_points_to_win", "_set_scores", b"_set_scores", "_sevens", b"_sevens", "_six_player_teams", b"_six_player_teams", "_splash", b"_splash", "_splash_marks", b"_splash_marks", "_widow", b"_widow", "_widow_before_trump", b"_widow_before_trump", "all_pass", b"all_pass", "bidder_leads_trump", b"bidder_leads_trump", "end_hand_when_decided", b"end_hand_when_decided", "family", b"family", "first_hand_opener", b"first_hand_opener", "hide_tricks_on_mark_bids", b"hide_tricks_on_mark_bids", "made_scores", b"made_scores", "marks_to_win", b"marks_to_win", "max_opening_marks", b"max_opening_marks", "may_trump_when_able_to_follow", b"may_trump_when_able_to_follow", "min_bid", b"min_bid", "moon_only_over_seven", b"moon_only_over_seven", "moon_trumps", b"moon_trumps", "moon_wins_game", b"moon_wins_game", "nello", b"nello", "nello_doubles", b"nello_doubles", "opener_holds_one_blank", b"opener_holds_one_blank", "opener_seat", b"opener_seat", "players", b"players", "plunge", b"plunge", "points_to_win", b"points_to_win", "preset", b"preset", "set_scores", b"set_scores", "sevens", b"sevens", "six_player_teams", b"six_player_teams", "splash", b"splash", "splash_marks", b"splash_marks", "widow", b"widow", "widow_before_trump", b"widow_before_trump"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_all_pass", b"_all_pass", "_bidder_leads_trump", b"_bidder_leads_trump", "_end_hand_when_decided", b"_end_hand_when_decided", "_family", b"_family", "_hand_limit", b"_hand_limit", "_hide_tricks_on_mark_bids", b"_hide_tricks_on_mark_bids", "_made_scores", b"_made_scores", "_marks_to_win", b"_marks_to_win", "_max_opening_marks", b"_max_opening_marks", "_may_trump_when_able_to_follow", b"_may_trump_when_able_to_follow", "_min_bid", b"_min_bid", "_moon_only_over_seven", b"_moon_only_over_seven", "_moon_trumps", b"_moon_trumps", "_moon_wins_game", b"_moon_wins_game", "_nello", b"_nello", "_nello_doubles", b"_nello_doubles", "_players", b"_players", "_plunge", b"_plunge", "_points_to_win", b"_points_to_win", "_set_scores", b"_set_scores", "_sevens", b"_sevens", "_six_player_teams", b"_six_player_teams", "_splash", b"_splash", "_splash_marks", b"_splash_marks", "_widow", b"_widow", "_widow_before_trump", b"_widow_before_trump", "all_pass", b"all_pass", "bidder_leads_trump", b"bidder_leads_trump", "end_hand_when_decided", b"end_hand_when_decided", "family", b"family", "first_hand_opener", b"first_hand_opener", "hand_limit", b"hand_limit", "hide_tricks_on_mark_bids", b"hide_tricks_on_mark_bids", "made_scores", b"made_scores", "marks_to_win", b"marks_to_win", "max_opening_marks", b"max_opening_marks", "may_trump_when_able_to_follow", b"may_trump_when_able_to_follow", "min_bid", b"min_bid", "moon_only_over_seven", b"moon_only_over_seven", "moon_trumps", b"moon_trumps", "moon_wins_game", b"moon_wins_game", "nello", b"nello", "nello_doubles", b"nello_doubles", "opener_holds_one_blank", b"opener_holds_one_blank", "opener_seat", b"opener_seat", "players", b"players", "plunge", b"plunge", "points_to_win", b"points_to_win", "preset", b"preset", "set_scores", b"set_scores", "sevens", b"sevens", "six_player_teams", b"six_player_teams", "splash", b"splash", "splash_marks", b"splash_marks", "widow", b"widow", "widow_before_trump", b"widow_before_trump"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__all_pass: _TypeAlias = _typing.Literal["all_pass"]  # noqa: Y015
     _WhichOneofArgType__all_pass: _TypeAlias = _typing.Literal["_all_pass", b"_all_pass"]  # noqa: Y015
@@ -567,6 +579,8 @@ class Ruleset(_message.Message):
     _WhichOneofArgType__end_hand_when_decided: _TypeAlias = _typing.Literal["_end_hand_when_decided", b"_end_hand_when_decided"]  # noqa: Y015
     _WhichOneofReturnType__family: _TypeAlias = _typing.Literal["family"]  # noqa: Y015
     _WhichOneofArgType__family: _TypeAlias = _typing.Literal["_family", b"_family"]  # noqa: Y015
+    _WhichOneofReturnType__hand_limit: _TypeAlias = _typing.Literal["hand_limit"]  # noqa: Y015
+    _WhichOneofArgType__hand_limit: _TypeAlias = _typing.Literal["_hand_limit", b"_hand_limit"]  # noqa: Y015
     _WhichOneofReturnType__hide_tricks_on_mark_bids: _TypeAlias = _typing.Literal["hide_tricks_on_mark_bids"]  # noqa: Y015
     _WhichOneofArgType__hide_tricks_on_mark_bids: _TypeAlias = _typing.Literal["_hide_tricks_on_mark_bids", b"_hide_tricks_on_mark_bids"]  # noqa: Y015
     _WhichOneofReturnType__made_scores: _TypeAlias = _typing.Literal["made_scores"]  # noqa: Y015
@@ -619,6 +633,8 @@ class Ruleset(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__end_hand_when_decided) -> _WhichOneofReturnType__end_hand_when_decided | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__family) -> _WhichOneofReturnType__family | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__hand_limit) -> _WhichOneofReturnType__hand_limit | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__hide_tricks_on_mark_bids) -> _WhichOneofReturnType__hide_tricks_on_mark_bids | None: ...
     @_typing.overload
