@@ -11,7 +11,7 @@ import functools
 import logging
 import unicodedata
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
 import grpc
@@ -32,6 +32,8 @@ from server.errors import (
 )
 from server.feed import Feed
 from server.store import errors as store_errors
+from server.store.competition import Account
+from server.time_controls import time_control_from_proto, time_control_to_proto
 
 __all__ = ["GameServicer"]
 
@@ -118,7 +120,9 @@ def _bearer_token(context: grpc.aio.ServicerContext) -> str | None:
             text = value if isinstance(value, str) else value.decode()
             scheme, _, token = text.partition(" ")
             if scheme.lower() != "bearer" or not token.strip():
-                raise Unauthenticated("the authorization metadata must be 'Bearer <seat token>'")
+                raise Unauthenticated(
+                    "the authorization metadata must be 'Bearer <seat token or API key>'"
+                )
             return token.strip()
     return None
 
@@ -187,6 +191,16 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         summary.update_time.FromDatetime(record.updated_at)
         if state.winner is not None:
             summary.winner = state.winner
+        for seat in self._app.competition.account_seats(game_id):
+            summary.seats[seat].account = True
+        clock = self._app.clock(game_id)
+        if clock is not None:
+            game_clock, deadline = clock
+            summary.time_control.CopyFrom(time_control_to_proto(game_clock.control))
+            for seat, bank in enumerate(game_clock.state.banks):
+                summary.seats[seat].bank_remaining_ms = bank
+            if deadline is not None and record.status == "playing":
+                summary.turn_deadline.FromDatetime(deadline)
         return summary
 
     @_rpc
@@ -197,8 +211,30 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             raise InvalidArgument(f"a game name is at most {MAX_NAME} characters")
         _check_text(request.name, "a game name")
         preset, options = codec.rules_overrides_from_proto(request.rules)
-        game_id, _ = await self._call(self._app.create_game, preset, options, request.name)
+        control = time_control_from_proto(request.time_control, request.HasField("time_control"))
+        reservations = await self._call(self._reservations, request.reservations)
+        game_id, _ = await self._call(
+            functools.partial(
+                self._app.create_game,
+                preset,
+                options,
+                request.name,
+                time_control=control,
+                reservations=reservations,
+            )
+        )
         return game_service_pb2.CreateGameResponse(game_id=game_id, game=await self._summary(game_id))
+
+    def _reservations(
+        self, requested: Iterable[game_service_pb2.SeatReservation]
+    ) -> list[tuple[int, Account]]:
+        found = []
+        for r in requested:
+            account = self._app.competition.account_named(r.account_name)
+            if account is None:
+                raise NotFound(f"no account named {r.account_name!r} to reserve seat {r.seat} for")
+            found.append((r.seat, account))
+        return found
 
     @_rpc
     async def GetGame(

@@ -15,24 +15,38 @@ import secrets
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
+
+from sqlalchemy.orm import Session
 
 import engine
 from boneyard import codec
-from engine import Event, GameState, HandDealt, Phase, SeatCommand
+from engine import Command, Event, GameState, HandDealt, Phase
+from server.accounts import is_api_key, key_hash
 from server.errors import (
     InvalidArgument,
     NotFound,
+    PermissionDenied,
     PreconditionFailed,
     StaleVersion,
     Unauthenticated,
 )
 from server.store import errors as store_errors
+from server.store.competition import (
+    Account,
+    ClockState,
+    CompetitionStore,
+    GameClock,
+    GameSetup,
+    Reservation,
+    TimeControl,
+)
 from server.store.repository import EventStore, GameStatus
 
-__all__ = ["GameApp", "Submitted", "token_hash"]
+__all__ = ["GameApp", "Submitted", "check_time_control", "deal_seed", "token_hash"]
 
 log = logging.getLogger(__name__)
 
@@ -54,31 +68,98 @@ class Submitted:
     """The stored response of the first attempt, for a retried request."""
 
 
+def deal_seed(secret: bytes, hand_number: int) -> bytes:
+    """The seed of hand ``hand_number`` of a game with fixed deals (duplicate tournaments)."""
+    return hashlib.sha256(secret + hand_number.to_bytes(4, "big")).digest()
+
+
 class GameApp:
-    def __init__(self, store: EventStore, seeds: Callable[[], bytes] | None = None) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        seeds: Callable[[], bytes] | None = None,
+        now: Callable[[], datetime] | None = None,
+    ) -> None:
         self._store = store
+        self._competition = CompetitionStore(store)
         self._seeds = seeds or (lambda: secrets.token_bytes(32))
+        self._now = now or (lambda: datetime.now(UTC))
+        self._started_at = self._now()
+        """Clocks do not count the time the server was down: a turn begun before this
+        process started is timed from its start."""
         self._cache: OrderedDict[str, tuple[int, GameState]] = OrderedDict()
         self._cache_lock = threading.Lock()
         self._full: set[str] = set()
         """Games whose every seat is taken."""
+        self._secrets: dict[str, bytes | None] = {}
+        self._clocked: dict[str, bool] = {}
 
     @property
     def store(self) -> EventStore:
         return self._store
 
+    @property
+    def competition(self) -> CompetitionStore:
+        return self._competition
+
     # ------------------------------------------------------------ games
 
-    def create_game(self, preset: str, options: Mapping[str, Any], name: str = "") -> tuple[str, int]:
+    def create_game(
+        self,
+        preset: str,
+        options: Mapping[str, Any],
+        name: str = "",
+        *,
+        time_control: TimeControl | None = None,
+        reservations: Sequence[tuple[int, Account]] = (),
+        deal_secret: bytes | None = None,
+        also: Callable[[Session, str], None] | None = None,
+    ) -> tuple[str, int]:
+        """Make a game and deal its first hand. ``reservations`` keep seats for accounts;
+        ``deal_secret`` fixes the deals (``deal_seed``); ``also`` writes more in the same
+        transaction (a seek's or tournament's bookkeeping)."""
         try:
             rules = engine.ruleset(preset, options)
         except engine.RulesetError as e:
             raise InvalidArgument(str(e)) from None
+        if time_control is not None:
+            check_time_control(time_control)
+        seats = [seat for seat, _ in reservations]
+        if any(not 0 <= seat < rules.players for seat in seats):
+            raise InvalidArgument(f"a {rules.name} table has seats 0..{rules.players - 1}, not {seats}")
+        if len(set(seats)) != len(seats):
+            raise InvalidArgument(f"a seat is reserved twice: {sorted(seats)}")
+        holders = [account.id for _, account in reservations]
+        if len(set(holders)) != len(holders):
+            raise InvalidArgument("an account may hold only one seat of a game")
         game_id = str(uuid.uuid4())
         events: list[Event] = list(engine.start(rules))
         state = engine.replay(events)
         seeds: list[tuple[int, bytes]] = []
-        events += self._deal(state, seeds)
+        events += self._deal(state, seeds, deal_secret)
+        for event in events[1:]:
+            state = engine.evolve(state, event)
+        full = len(reservations) == rules.players
+        clock = None
+        if time_control is not None:
+            turn = _turn(state) if full else None
+            clock = (
+                time_control,
+                ClockState(
+                    (time_control.bank_ms,) * rules.players,
+                    turn,
+                    self._now() if turn is not None else None,
+                ),
+            )
+        setup = GameSetup(
+            reservations=[
+                Reservation(seat, account.id, account.name, token_hash(secrets.token_urlsafe(32)))
+                for seat, account in reservations
+            ],
+            clock=clock,
+            deal_secret=deal_secret,
+            also=also,
+        )
         self._store.create_game(
             game_id,
             preset,
@@ -87,14 +168,21 @@ class GameApp:
             name,
             [codec.encode_event(e) for e in events],
             seeds=[(n, s, _commitment(s)) for n, s in seeds],
+            status="playing" if full else "open",
+            setup=setup,
         )
+        self._secrets[game_id] = deal_secret
+        self._clocked[game_id] = clock is not None
         return game_id, len(events)
 
-    def _deal(self, state: GameState, seeds: list[tuple[int, bytes]]) -> list[Event]:
-        """Deal while the game waits for a deal (the server is the shaker)."""
+    def _deal(
+        self, state: GameState, seeds: list[tuple[int, bytes]], secret: bytes | None
+    ) -> list[Event]:
+        """Deal while the game waits for a deal (the server is the shaker, unless the game's
+        deals are fixed by a secret)."""
         dealt: list[Event] = []
         while state.phase is Phase.DEAL:
-            seed = self._seeds()
+            seed = self._seeds() if secret is None else deal_seed(secret, state.deals + 1)
             events = engine.decide(state, engine.Deal(seed))
             for event in events:
                 state = engine.evolve(state, event)
@@ -129,12 +217,32 @@ class GameApp:
                 raise PreconditionFailed(f"seat {chosen} of game {game_id} is taken") from None
             if seated == players and state.phase is not Phase.GAME_OVER:
                 self._store.set_status(game_id, "playing")
+                if self._has_clock(game_id):
+                    state, version = self.load(game_id)
+                    self._competition.start_clock(game_id, _turn(state), version)
             return chosen, token
 
+    def account_for(self, key: str | None) -> Account:
+        """The account an API key belongs to."""
+        if key is None:
+            raise Unauthenticated("this call needs an account's API key: 'authorization: Bearer <key>'")
+        account = self._competition.account_for_key(key_hash(key)) if is_api_key(key) else None
+        if account is None:
+            raise Unauthenticated("this API key belongs to no account")
+        return account
+
     def seat_for(self, game_id: str, token: str | None) -> int | None:
-        """The seat a token opens, ``None`` for no token (a spectator)."""
+        """The seat a token (or an account's API key) opens, ``None`` for no token (a
+        spectator)."""
         if token is None:
             return None
+        if is_api_key(token):
+            account = self.account_for(token)
+            held = self._competition.seat_of_account(game_id, account.id)
+            if held is None:
+                self._require_game(game_id)
+                raise PermissionDenied(f"account {account.name!r} holds no seat of game {game_id}")
+            return held
         seat = self._store.seat_for_token(game_id, token_hash(token))
         if seat is None:
             self._require_game(game_id)
@@ -184,7 +292,7 @@ class GameApp:
         seat: int,
         expected_version: int,
         request_id: str,
-        command: SeatCommand,
+        command: Command,
         response_for: Callable[[int, GameState], bytes],
     ) -> Submitted:
         """Apply ``command`` for ``seat`` if the game is still at ``expected_version``.
@@ -210,26 +318,80 @@ class GameApp:
             events = engine.decide(state, command)
         except engine.IllegalAction as e:
             raise PreconditionFailed(f"game {game_id} version {version}: {e}") from None
+        return self._commit(game_id, seat, version, state, events, request_id, response_for)
+
+    def time_out(self, game_id: str) -> Submitted | None:
+        """Apply the clock's policy if the seat to act has run out of time; ``None`` if it has
+        not (or has acted meanwhile)."""
+        clock = self._competition.clock(game_id)
+        if clock is None:
+            return None
+        deadline = self.deadline(clock)
+        if deadline is None or self._now() < deadline:
+            return None
+        state, version = self.load(game_id)
+        seat = clock.state.turn_seat
+        if version != clock.turn_version or seat is None or _turn(state) != seat:
+            return None
+        events = engine.decide(state, engine.TimeOut(seat, clock.control.policy))
+        log.info("game %s: seat %d ran out of time (%s)", game_id, seat, clock.control.policy)
+        try:
+            return self._commit(game_id, seat, version, state, events, "", None, timed_out=True)
+        except StaleVersion:
+            return None  # the seat acted at the last moment, or another process timed it out
+
+    def clock(self, game_id: str) -> tuple[GameClock, datetime | None] | None:
+        """A game's clock and the deadline of the seat to act (``None`` when stopped)."""
+        if not self._has_clock(game_id):
+            return None
+        clock = self._competition.clock(game_id)
+        return None if clock is None else (clock, self.deadline(clock))
+
+    def deadline(self, clock: GameClock) -> datetime | None:
+        """When the seat to act runs out of time; ``None`` while the clock is stopped."""
+        started, seat = clock.state.turn_started_at, clock.state.turn_seat
+        if started is None or seat is None:
+            return None
+        allowed = clock.control.per_move_ms + clock.state.banks[seat]
+        return max(started, self._started_at) + timedelta(milliseconds=allowed)
+
+    def _commit(
+        self,
+        game_id: str,
+        seat: int,
+        version: int,
+        state: GameState,
+        events: list[Event],
+        request_id: str,
+        response_for: Callable[[int, GameState], bytes] | None,
+        timed_out: bool = False,
+    ) -> Submitted:
+        """Append what ``seat``'s command caused (and any deal it leads to) at ``version``."""
         for event in events:
             state = engine.evolve(state, event)
         seeds: list[tuple[int, bytes]] = []
         if state.phase is Phase.DEAL:
-            dealt = self._deal(state, seeds)
+            dealt = self._deal(state, seeds, self._deal_secret(game_id))
             for event in dealt:
                 state = engine.evolve(state, event)
             events = events + dealt
         new_version = version + len(events)
         request = None
-        if request_id:
+        if request_id and response_for is not None:
             request = (request_id, seat, response_for(new_version, state))
+        status = "finished" if state.phase is Phase.GAME_OVER else self._playing(game_id)
+        clock = None
+        if self._has_clock(game_id):
+            clock = self._clock_after(game_id, seat, state, status == "playing", timed_out)
         try:
             self._store.append(
                 game_id,
                 version,
                 [codec.encode_event(e) for e in events],
                 request=request,
-                status="finished" if state.phase is Phase.GAME_OVER else self._playing(game_id),
+                status=status,
                 seeds=[(n, s, _commitment(s)) for n, s in seeds],
+                clock=clock,
             )
         except store_errors.DuplicateRequest:
             # The same request raced itself: the other attempt was applied; answer as it was.
@@ -249,6 +411,38 @@ class GameApp:
         with self._cache_lock:
             self._cache[game_id] = (new_version, state)
         return Submitted(new_version, tuple(events), False, request[2] if request else None)
+
+    def _clock_after(
+        self, game_id: str, seat: int, state: GameState, running: bool, timed_out: bool
+    ) -> ClockState | None:
+        """The clock once ``seat`` has acted: time beyond the per-move allowance comes out of
+        its bank (all of it, on a timeout), and the next seat's turn begins now."""
+        clock = self._competition.clock(game_id)
+        if clock is None:
+            return None
+        now = self._now()
+        banks = list(clock.state.banks)
+        started = clock.state.turn_started_at
+        if timed_out:
+            banks[seat] = 0
+        elif started is not None and clock.state.turn_seat == seat:
+            used = (now - max(started, self._started_at)) / timedelta(milliseconds=1)
+            over = int(used) - clock.control.per_move_ms
+            if over > 0:
+                banks[seat] = max(0, banks[seat] - over)
+        turn = _turn(state) if running else None
+        return ClockState(tuple(banks), turn, now if turn is not None else None)
+
+    def _has_clock(self, game_id: str) -> bool:
+        known = self._clocked.get(game_id)
+        if known is None:
+            known = self._clocked[game_id] = self._competition.clock(game_id) is not None
+        return known
+
+    def _deal_secret(self, game_id: str) -> bytes | None:
+        if game_id not in self._secrets:
+            self._secrets[game_id] = self._competition.deal_secret(game_id)
+        return self._secrets[game_id]
 
     def _playing(self, game_id: str) -> GameStatus | None:
         """``"playing"`` once every seat is taken; ``None`` (the status stays ``open``) while a
@@ -281,3 +475,23 @@ class GameApp:
 
 def _commitment(seed: bytes) -> bytes:
     return hashlib.sha256(seed).digest()
+
+
+def _turn(state: GameState) -> int | None:
+    """The seat to act, if anybody is."""
+    if state.phase in (Phase.DEAL, Phase.GAME_OVER) or state.hand is None:
+        return None
+    return state.hand.turn
+
+
+def check_time_control(control: TimeControl) -> None:
+    """Refuse a time control that makes no sense."""
+    if control.per_move_ms <= 0 or control.bank_ms < 0:
+        raise InvalidArgument(
+            f"a time control needs per_move_ms > 0 and bank_ms >= 0, not {control.per_move_ms} "
+            f"and {control.bank_ms}"
+        )
+    if control.policy not in engine.TIMEOUT_POLICIES:
+        raise InvalidArgument(
+            f"the timeout policy is one of {', '.join(engine.TIMEOUT_POLICIES)}, not {control.policy!r}"
+        )

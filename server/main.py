@@ -19,12 +19,21 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from boneyard.v1 import game_service_pb2, game_service_pb2_grpc
+from boneyard.v1 import (
+    competition_pb2,
+    competition_pb2_grpc,
+    game_service_pb2,
+    game_service_pb2_grpc,
+)
 from server.api import GameServicer
 from server.app import GameApp
 from server.archive_api import add_archive_service
+from server.clocks import ClockKeeper
+from server.competition_api import LobbyServicer, TournamentServicer
 from server.feed import Feed
+from server.lobby import Lobby
 from server.store import EventStore
+from server.tournaments import TournamentDirector
 
 __all__ = ["create_server", "main"]
 
@@ -33,6 +42,11 @@ log = logging.getLogger("boneyard.server")
 DEFAULT_DATABASE_URL = "sqlite:///boneyard.db"
 DEFAULT_LISTEN = "127.0.0.1:50051"
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
+LOBBY_SERVICE_NAME = competition_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name
+TOURNAMENT_SERVICE_NAME = competition_pb2.DESCRIPTOR.services_by_name["TournamentService"].full_name
+
+_background: set[asyncio.Task[None]] = set()
+"""The clock keeper and the tournament director of every server this process runs."""
 
 
 async def create_server(database_url: str, listen: str) -> tuple[grpc.aio.Server, int, GameApp]:
@@ -43,14 +57,20 @@ async def create_server(database_url: str, listen: str) -> tuple[grpc.aio.Server
     # gRPC sets SO_REUSEPORT by default: a second server on a busy port would start "fine" and
     # take a share of the connections. A port in use must be an error.
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
-    game_service_pb2_grpc.add_GameServiceServicer_to_server(
-        GameServicer(app, Feed(store.latest_versions)), server
+    feed = Feed(store.latest_versions)
+    games = GameServicer(app, feed)
+    game_service_pb2_grpc.add_GameServiceServicer_to_server(games, server)
+    director = TournamentDirector(app)
+    competition_pb2_grpc.add_LobbyServiceServicer_to_server(LobbyServicer(app, Lobby(app), games), server)
+    competition_pb2_grpc.add_TournamentServiceServicer_to_server(
+        TournamentServicer(app, director), server
     )
     archive_service = add_archive_service(server, store)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    services = (SERVICE_NAME, LOBBY_SERVICE_NAME, TOURNAMENT_SERVICE_NAME, archive_service)
     reflection.enable_server_reflection(
-        (SERVICE_NAME, archive_service, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+        (*services, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
     try:
         port = server.add_insecure_port(listen)
@@ -61,8 +81,12 @@ async def create_server(database_url: str, listen: str) -> tuple[grpc.aio.Server
         store.close()
         raise OSError(f"cannot listen on {listen}")
     await server.start()
-    for name in ("", SERVICE_NAME, archive_service):
+    for name in ("", *services):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    for job in (ClockKeeper(app, feed).run(), director.run()):
+        task = asyncio.get_running_loop().create_task(job)
+        _background.add(task)
+        task.add_done_callback(_background.discard)
     return server, port, app
 
 
@@ -87,6 +111,8 @@ async def _serve(database_url: str, listen: str) -> None:
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     log.info("stopping")
+    for task in list(_background):
+        task.cancel()
     await server.stop(grace=2)
     app.store.close()
 

@@ -16,6 +16,7 @@ from sqlalchemy import (
     DateTime,
     Dialect,
     ForeignKey,
+    ForeignKeyConstraint,
     Index,
     Integer,
     LargeBinary,
@@ -29,12 +30,20 @@ from sqlalchemy.types import TypeDecorator
 
 __all__ = [
     "GAME_STATUSES",
+    "AccountRow",
     "Base",
     "EventRow",
+    "GameClockRow",
+    "GameDealRow",
     "GameRow",
     "HandSeedRow",
     "RequestRow",
+    "SeatAccountRow",
     "SeatRow",
+    "SeekRow",
+    "TournamentEntrantRow",
+    "TournamentGameRow",
+    "TournamentRow",
     "UTCDateTime",
 ]
 
@@ -181,3 +190,143 @@ class HandSeedRow(Base):
     created_at: Mapped[datetime]
 
     __table_args__ = (CheckConstraint("length(commitment) = 32", name="commitment_size"),)
+
+
+# --- competitions (migration 0002) ------------------------------------------------------
+
+
+class AccountRow(Base):
+    """A registered bot or player. Only the sha256 of its API key is stored."""
+
+    __tablename__ = "accounts"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime]
+
+    __table_args__ = (
+        CheckConstraint("kind IN ('bot', 'player')", name="kind"),
+        CheckConstraint("length(key_hash) = 64", name="key_hash_size"),
+    )
+
+
+class SeatAccountRow(Base):
+    """A seat reserved for an account: the account's key acts for it. An account holds at
+    most one seat of a game."""
+
+    __tablename__ = "seat_accounts"
+
+    game_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"), index=True)
+
+    __table_args__ = (
+        ForeignKeyConstraint(["game_id", "seat"], ["seats.game_id", "seats.seat"]),
+        UniqueConstraint("game_id", "account_id"),
+    )
+
+
+class GameClockRow(Base):
+    """A game's time control and where its clock stands: ``banks[seat]`` (ms) is what each
+    seat has left; the seat to act (``turn_seat``) has had the turn since ``turn_started_at``
+    (``None`` while the clock is not running: a seat is free, or nobody is to act)."""
+
+    __tablename__ = "game_clocks"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    per_move_ms: Mapped[int] = mapped_column(Integer)
+    bank_ms: Mapped[int] = mapped_column(Integer)
+    policy: Mapped[str] = mapped_column(String(16))
+    banks: Mapped[list[int]] = mapped_column(JSON)
+    turn_seat: Mapped[int | None] = mapped_column(Integer)
+    turn_version: Mapped[int] = mapped_column(Integer)
+    turn_started_at: Mapped[datetime | None]
+
+    __table_args__ = (
+        CheckConstraint("policy IN ('auto_play', 'forfeit')", name="policy"),
+        CheckConstraint("per_move_ms > 0 AND bank_ms >= 0", name="times"),
+    )
+
+
+class GameDealRow(Base):
+    """A game whose deals are not drawn at random: hand ``n`` is shuffled with
+    ``sha256(secret || n)`` (a tournament's duplicate deals). The secret is never shown; the
+    seeds are revealed like any other when the game ends."""
+
+    __tablename__ = "game_deals"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    secret: Mapped[bytes]
+
+
+class SeekRow(Base):
+    """An account asking for a game. ``table_key`` names the kind of table (rules and clock):
+    seekers with the same key meet."""
+
+    __tablename__ = "seeks"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"))
+    table_key: Mapped[str] = mapped_column(String(2000))
+    preset: Mapped[str] = mapped_column(String(64))
+    options: Mapped[dict[str, Any]]
+    time_control: Mapped[dict[str, Any]]
+    players: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16))
+    game_id: Mapped[str | None] = mapped_column(String(36))
+    seat: Mapped[int | None] = mapped_column(Integer)
+    created_at: Mapped[datetime]
+
+    __table_args__ = (
+        CheckConstraint("status IN ('waiting', 'seated', 'cancelled')", name="status"),
+        Index(None, "status", "table_key", "created_at"),
+    )
+
+
+class TournamentRow(Base):
+    __tablename__ = "tournaments"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    organiser_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"))
+    preset: Mapped[str] = mapped_column(String(64))
+    options: Mapped[dict[str, Any]]
+    deals: Mapped[int] = mapped_column(Integer)
+    duplicate: Mapped[bool]
+    format: Mapped[str] = mapped_column(String(32))
+    time_control: Mapped[dict[str, Any]]
+    status: Mapped[str] = mapped_column(String(16))
+    secret: Mapped[bytes]
+    """Seeds every deal (``sha256(secret || deal)`` is each game's deal secret); never shown."""
+    created_at: Mapped[datetime]
+
+    __table_args__ = (
+        CheckConstraint("status IN ('created', 'running', 'finished')", name="status"),
+        CheckConstraint("deals >= 1", name="deals"),
+    )
+
+
+class TournamentEntrantRow(Base):
+    __tablename__ = "tournament_entrants"
+
+    tournament_id: Mapped[str] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"))
+
+    __table_args__ = (UniqueConstraint("tournament_id", "account_id"),)
+
+
+class TournamentGameRow(Base):
+    """One game of a tournament's schedule: ``seating[seat]`` is the entrant's account id. The
+    game is made (``game_id`` set) in the same transaction as the game itself."""
+
+    __tablename__ = "tournament_games"
+
+    tournament_id: Mapped[str] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    deal: Mapped[int] = mapped_column(Integer)
+    rotation: Mapped[int] = mapped_column(Integer)
+    seating: Mapped[list[str]] = mapped_column(JSON)
+    game_id: Mapped[str | None] = mapped_column(ForeignKey("games.id"), unique=True)

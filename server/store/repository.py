@@ -28,6 +28,7 @@ from sqlalchemy.engine import URL, CursorResult, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
+from server.store.competition import ClockState, GameSetup, insert_setup, update_clock
 from server.store.db import WRITE, create_engine
 from server.store.errors import (
     ChainBroken,
@@ -189,11 +190,14 @@ class EventStore:
         *,
         status: GameStatus = "open",
         seeds: Sequence[NewSeed] = (),
+        setup: GameSetup | None = None,
     ) -> GameRecord:
         """Create a game whose log starts with ``first_events`` (its version is their number).
 
-        ``seeds`` are recorded in the same transaction, as by ``append``.  Raises
-        ``GameExists`` when ``game_id`` is taken.
+        ``seeds`` are recorded in the same transaction, as by ``append``; so is ``setup`` (seats
+        reserved for accounts, the clock, a fixed deal secret, and the caller's own writes, such
+        as marking the seeks that formed the table). Raises ``GameExists`` when ``game_id`` is
+        taken; whatever ``setup.also`` raises undoes the whole creation.
         """
         _check_seeds(game_id, seeds)
         _check_status(status)
@@ -206,7 +210,7 @@ class EventStore:
             options=dict(options),
             name=name,
             players=players,
-            seats_taken=0,
+            seats_taken=len(setup.reservations) if setup else 0,
             status=status,
             version=len(first_events),
             created_at=now,
@@ -222,6 +226,8 @@ class EventStore:
                         insert(EventRow), _event_rows(game_id, 0, GENESIS_HASH, first_events, now)
                     )
                 _insert_seeds(session, game_id, seeds, now)
+                if setup is not None:
+                    insert_setup(session, game_id, len(first_events), setup, now)
                 self._notify(session, game_id, len(first_events))
         except IntegrityError as exc:
             if self._game_exists(game_id):
@@ -238,6 +244,7 @@ class EventStore:
         *,
         status: GameStatus | None = None,
         seeds: Sequence[NewSeed] = (),
+        clock: ClockState | None = None,
     ) -> int:
         """Append ``events`` as ``seq = expected_version + 1, ...``; return the new version.
 
@@ -245,7 +252,8 @@ class EventStore:
         transaction, answered later by ``find_request``.  ``status`` (if given) becomes the
         game's status.  ``seeds`` (``(hand_number, seed, sha256(seed))`` of hands dealt by
         these events) are recorded in the same transaction, unrevealed; recording a hand's
-        seed again is a no-op, a different seed for it raises ``SeedConflict``.
+        seed again is a no-op, a different seed for it raises ``SeedConflict``. ``clock`` (for a
+        game with a time control) is the clock after these events.
 
         Raises ``VersionConflict`` when the game is no longer at ``expected_version``,
         ``GameNotFound``, or ``DuplicateRequest`` when ``request_id`` was already applied
@@ -304,6 +312,8 @@ class EventStore:
                 except IntegrityError as exc:
                     raise DuplicateRequest(game_id, request_id) from exc
             _insert_seeds(session, game_id, seeds, now)
+            if clock is not None:
+                update_clock(session, game_id, new_version, clock)
             self._notify(session, game_id, new_version)
         log.debug(
             "game %s: appended %d events, now at version %d", game_id, len(events), new_version

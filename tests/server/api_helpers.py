@@ -31,6 +31,7 @@ from boneyard.v1 import (
     rules_pb2,
     view_pb2,
 )
+from server import main as server_main
 from server.app import GameApp
 from server.main import create_server
 
@@ -97,6 +98,7 @@ class RunningServer:
 
     def close(self) -> None:
         try:
+            self.run(_cancel_background(self.loop))
             self.run(self.server.stop(grace=None))
             self.run(self.loop.shutdown_default_executor())
         finally:
@@ -107,6 +109,14 @@ class RunningServer:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=30)
         self.loop.close()
+
+
+async def _cancel_background(loop: asyncio.AbstractEventLoop) -> None:
+    """Stop the server's clock keeper and tournament director (tasks of its loop)."""
+    tasks = [t for t in server_main._background if t.get_loop() is loop]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 @contextmanager

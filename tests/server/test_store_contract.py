@@ -134,7 +134,12 @@ def test_migrations_apply_to_an_empty_database(empty_url: str) -> None:
         head = ScriptDirectory.from_config(alembic_config()).get_current_head()
         assert current_revision(eng) == head
         tables = set(sa.inspect(eng).get_table_names())
-        assert tables == {"alembic_version", "games", "events", "seats", "requests", "hand_seeds"}
+        assert tables == {
+            "alembic_version", "games", "events", "seats", "requests", "hand_seeds",
+            # 0002: competitions
+            "accounts", "seat_accounts", "game_clocks", "game_deals", "seeks", "tournaments",
+            "tournament_entrants", "tournament_games",
+        }
         upgrade(empty_url)  # already at head: nothing to do
         assert current_revision(eng) == head
     finally:

@@ -3,6 +3,7 @@
 isort:skip_file
 A game as lists and lobbies show it."""
 
+from boneyard.v1 import events_pb2 as _events_pb2
 from boneyard.v1 import rules_pb2 as _rules_pb2
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
@@ -58,26 +59,72 @@ class SeatSummary(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     OCCUPIED_FIELD_NUMBER: _builtins.int
     PLAYER_NAME_FIELD_NUMBER: _builtins.int
+    ACCOUNT_FIELD_NUMBER: _builtins.int
+    BANK_REMAINING_MS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat number."""
     occupied: _builtins.bool
     """Somebody has taken the seat."""
     player_name: _builtins.str
-    """The name given when the seat was taken; empty while the seat is free."""
+    """The name given when the seat was taken; empty while the seat is free. For a seat held
+    by an account, the account's name.
+    """
+    account: _builtins.bool
+    """The seat is held by a registered account (a bot or player with an API key), reserved for
+    it when the game was made (by a tournament, a seek or CreateGame's reservations).
+    """
+    bank_remaining_ms: _builtins.int
+    """With a time control: what is left of the seat's bank, in milliseconds."""
     def __init__(
         self,
         *,
         seat: _builtins.int = ...,
         occupied: _builtins.bool = ...,
         player_name: _builtins.str = ...,
+        account: _builtins.bool = ...,
+        bank_remaining_ms: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["occupied", b"occupied", "player_name", b"player_name", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "bank_remaining_ms", b"bank_remaining_ms", "occupied", b"occupied", "player_name", b"player_name", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SeatSummary: _TypeAlias = SeatSummary  # noqa: Y015
+
+@_typing.final
+class TimeControl(_message.Message):
+    """A table's clock. Each action may take `per_move_ms`; time beyond that is drawn from the
+    seat's bank of `bank_ms` (for the whole game). When both are spent the server applies
+    `policy`, recorded in the game's log as a ClockExpired event. The clock runs only while
+    every seat is taken; a server restart restarts the current action's time (banks are kept).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PER_MOVE_MS_FIELD_NUMBER: _builtins.int
+    BANK_MS_FIELD_NUMBER: _builtins.int
+    POLICY_FIELD_NUMBER: _builtins.int
+    per_move_ms: _builtins.int
+    """The time each action may take, in milliseconds; 0: the game has no clock."""
+    bank_ms: _builtins.int
+    """Each seat's bank for the whole game, in milliseconds; 0: none."""
+    policy: _events_pb2.TimeoutPolicy.ValueType
+    """What happens to a seat whose time has run out. Required when per_move_ms is set."""
+    def __init__(
+        self,
+        *,
+        per_move_ms: _builtins.int = ...,
+        bank_ms: _builtins.int = ...,
+        policy: _events_pb2.TimeoutPolicy.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bank_ms", b"bank_ms", "per_move_ms", b"per_move_ms", "policy", b"policy"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TimeControl: _TypeAlias = TimeControl  # noqa: Y015
 
 @_typing.final
 class GameSummary(_message.Message):
@@ -95,6 +142,8 @@ class GameSummary(_message.Message):
     WINNER_FIELD_NUMBER: _builtins.int
     CREATE_TIME_FIELD_NUMBER: _builtins.int
     UPDATE_TIME_FIELD_NUMBER: _builtins.int
+    TIME_CONTROL_FIELD_NUMBER: _builtins.int
+    TURN_DEADLINE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game's id."""
     name: _builtins.str
@@ -125,6 +174,14 @@ class GameSummary(_message.Message):
     def update_time(self) -> _timestamp_pb2.Timestamp:
         """When the last event was appended."""
 
+    @_builtins.property
+    def time_control(self) -> Global___TimeControl:
+        """The table's clock; unset for a game without one."""
+
+    @_builtins.property
+    def turn_deadline(self) -> _timestamp_pb2.Timestamp:
+        """With a clock, while the game is played: when the seat to act runs out of time."""
+
     def __init__(
         self,
         *,
@@ -138,10 +195,12 @@ class GameSummary(_message.Message):
         winner: _builtins.int | None = ...,
         create_time: _timestamp_pb2.Timestamp | None = ...,
         update_time: _timestamp_pb2.Timestamp | None = ...,
+        time_control: Global___TimeControl | None = ...,
+        turn_deadline: _timestamp_pb2.Timestamp | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_winner", b"_winner", "create_time", b"create_time", "rules", b"rules", "update_time", b"update_time", "winner", b"winner"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_winner", b"_winner", "create_time", b"create_time", "rules", b"rules", "time_control", b"time_control", "turn_deadline", b"turn_deadline", "update_time", b"update_time", "winner", b"winner"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_winner", b"_winner", "create_time", b"create_time", "game_id", b"game_id", "name", b"name", "rules", b"rules", "scores", b"scores", "seats", b"seats", "status", b"status", "update_time", b"update_time", "version", b"version", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_winner", b"_winner", "create_time", b"create_time", "game_id", b"game_id", "name", b"name", "rules", b"rules", "scores", b"scores", "seats", b"seats", "status", b"status", "time_control", b"time_control", "turn_deadline", b"turn_deadline", "update_time", b"update_time", "version", b"version", "winner", b"winner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__winner: _TypeAlias = _typing.Literal["winner"]  # noqa: Y015
     _WhichOneofArgType__winner: _TypeAlias = _typing.Literal["_winner", b"_winner"]  # noqa: Y015

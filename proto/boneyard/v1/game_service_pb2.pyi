@@ -5,7 +5,10 @@ The game service: create, list and join games, look at them, act in them and wat
 
 AUTHENTICATION. TakeSeat returns a seat token. Calls that act or see as a seat send it in the
 request metadata as `authorization: Bearer <token>`. GetView and WatchGame without a token
-see as a spectator; SubmitAction without one is UNAUTHENTICATED.
+see as a spectator; SubmitAction without one is UNAUTHENTICATED. An account's API key (made by
+`boneyard admin create-bot NAME`) works in place of a seat token in every game where a seat
+is reserved for the account: a key the server does not know is UNAUTHENTICATED, a key of an
+account that holds no seat in the game PERMISSION_DENIED.
 
 STATUS CODES (every RPC). A rejected request changes nothing.
 - INVALID_ARGUMENT: a malformed request (no action set, a tile out of 0..27, an unknown enum
@@ -50,25 +53,63 @@ class CreateGameRequest(_message.Message):
 
     RULES_FIELD_NUMBER: _builtins.int
     NAME_FIELD_NUMBER: _builtins.int
+    TIME_CONTROL_FIELD_NUMBER: _builtins.int
+    RESERVATIONS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """A name for people; may be empty; at most 200 characters."""
     @_builtins.property
     def rules(self) -> _rules_pb2.Ruleset:
         """The preset (`rules.preset`) and every option to override (the options that are set)."""
 
+    @_builtins.property
+    def time_control(self) -> _game_pb2.TimeControl:
+        """The table's clock; unset for none."""
+
+    @_builtins.property
+    def reservations(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatReservation]:
+        """Seats reserved for accounts: only the account's API key acts for them."""
+
     def __init__(
         self,
         *,
         rules: _rules_pb2.Ruleset | None = ...,
         name: _builtins.str = ...,
+        time_control: _game_pb2.TimeControl | None = ...,
+        reservations: _abc.Iterable[Global___SeatReservation] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "rules", b"rules"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "reservations", b"reservations", "rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___CreateGameRequest: _TypeAlias = CreateGameRequest  # noqa: Y015
+
+@_typing.final
+class SeatReservation(_message.Message):
+    """A seat kept for an account."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    ACCOUNT_NAME_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    account_name: _builtins.str
+    """The account's name (NOT_FOUND if there is none)."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        account_name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account_name", b"account_name", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatReservation: _TypeAlias = SeatReservation  # noqa: Y015
 
 @_typing.final
 class CreateGameResponse(_message.Message):

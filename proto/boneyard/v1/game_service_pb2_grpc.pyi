@@ -5,7 +5,10 @@ The game service: create, list and join games, look at them, act in them and wat
 
 AUTHENTICATION. TakeSeat returns a seat token. Calls that act or see as a seat send it in the
 request metadata as `authorization: Bearer <token>`. GetView and WatchGame without a token
-see as a spectator; SubmitAction without one is UNAUTHENTICATED.
+see as a spectator; SubmitAction without one is UNAUTHENTICATED. An account's API key (made by
+`boneyard admin create-bot NAME`) works in place of a seat token in every game where a seat
+is reserved for the account: a key the server does not know is UNAUTHENTICATED, a key of an
+account that holds no seat in the game PERMISSION_DENIED.
 
 STATUS CODES (every RPC). A rejected request changes nothing.
 - INVALID_ARGUMENT: a malformed request (no action set, a tile out of 0..27, an unknown enum

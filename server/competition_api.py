@@ -1,0 +1,265 @@
+"""The gRPC servicers of competitions: LobbyService (seeking, an account's seats) and
+TournamentService. Thin, like server.api: decode, authenticate with the account's key, call
+the lobby or the director, map errors."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+
+import engine
+from boneyard import codec
+from boneyard.v1 import competition_pb2, competition_pb2_grpc, game_pb2
+from server.api import (
+    MAX_NAME,
+    GameServicer,
+    _bearer_token,
+    _check_game_id,
+    _check_text,
+    _rpc,
+    _status_for,
+)
+from server.app import GameApp
+from server.errors import InvalidArgument
+from server.lobby import Lobby
+from server.standings import Standing
+from server.store.competition import Account
+from server.time_controls import time_control_from_proto, time_control_to_proto
+from server.tournaments import TournamentDirector
+
+__all__ = ["LobbyServicer", "TournamentServicer"]
+
+log = logging.getLogger(__name__)
+
+_TOURNAMENT_STATUS = {
+    "created": competition_pb2.TOURNAMENT_STATUS_CREATED,
+    "running": competition_pb2.TOURNAMENT_STATUS_RUNNING,
+    "finished": competition_pb2.TOURNAMENT_STATUS_FINISHED,
+}
+_GAME_STATUS = {
+    "open": game_pb2.GAME_STATUS_OPEN,
+    "playing": game_pb2.GAME_STATUS_PLAYING,
+    "finished": game_pb2.GAME_STATUS_FINISHED,
+}
+_POLL = 0.25
+MAX_ENTRANTS = 64
+
+
+class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
+    def __init__(self, app: GameApp, lobby: Lobby, games: GameServicer) -> None:
+        self._app = app
+        self._lobby = lobby
+        self._games = games
+
+    async def _account(self, context: grpc.aio.ServicerContext) -> Account:
+        return await asyncio.to_thread(self._app.account_for, _bearer_token(context))
+
+    async def _assignment(self, game_id: str, seat: int) -> competition_pb2.SeatAssignment:
+        tournament = await asyncio.to_thread(self._app.competition.tournament_of_game, game_id)
+        return competition_pb2.SeatAssignment(
+            game_id=game_id,
+            seat=seat,
+            game=await self._games._summary(game_id),
+            tournament_id=tournament or "",
+        )
+
+    async def Seek(
+        self, request: competition_pb2.SeekRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[competition_pb2.SeekResponse]:
+        try:
+            account = await self._account(context)
+            preset, options = codec.rules_overrides_from_proto(request.rules)
+            control = time_control_from_proto(request.time_control, request.HasField("time_control"))
+            seek = await asyncio.to_thread(self._lobby.seek, account, preset, options, control)
+        except Exception as error:  # noqa: BLE001 -- each mapped to a status code
+            await _abort(context, error, "Seek")
+            return
+        seated = False
+        try:
+            told = -1
+            while True:
+                current = await asyncio.to_thread(self._app.competition.seek, seek.id)
+                assert current is not None
+                if current.status == "seated":
+                    assert current.game_id is not None and current.seat is not None
+                    seated = True
+                    yield competition_pb2.SeekResponse(
+                        seated=await self._assignment(current.game_id, current.seat)
+                    )
+                    return
+                if current.status == "cancelled":
+                    await context.abort(grpc.StatusCode.CANCELLED, "the seek was cancelled")
+                    return
+                waiting = await asyncio.to_thread(self._lobby.waiting, seek.table_key)
+                if waiting != told:
+                    told = waiting
+                    yield competition_pb2.SeekResponse(
+                        waiting=competition_pb2.SeekWaiting(seekers=waiting, players=seek.players)
+                    )
+                await asyncio.sleep(_POLL)
+        finally:
+            if not seated:
+                # The client went away (or the server is stopping): stop seeking for it.
+                self._lobby.cancel(seek.id)
+
+    async def WatchSeats(
+        self, request: competition_pb2.WatchSeatsRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[competition_pb2.WatchSeatsResponse]:
+        try:
+            account = await self._account(context)
+        except Exception as error:  # noqa: BLE001 -- each mapped to a status code
+            await _abort(context, error, "WatchSeats")
+            return
+        told: set[str] = set()
+        while True:
+            seats = await asyncio.to_thread(self._app.competition.open_seats_of, account.id)
+            for game_id, seat in seats:
+                if game_id in told:
+                    continue
+                told.add(game_id)
+                yield competition_pb2.WatchSeatsResponse(
+                    assignment=await self._assignment(game_id, seat)
+                )
+            await asyncio.sleep(_POLL)
+
+
+class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
+    def __init__(self, app: GameApp, director: TournamentDirector) -> None:
+        self._app = app
+        self._director = director
+
+    @_rpc
+    async def CreateTournament(
+        self, request: competition_pb2.CreateTournamentRequest, context: grpc.aio.ServicerContext
+    ) -> competition_pb2.CreateTournamentResponse:
+        organiser = await asyncio.to_thread(self._app.account_for, _bearer_token(context))
+        name = request.name.strip()
+        if not name or len(name) > MAX_NAME:
+            raise InvalidArgument(f"a tournament needs a name of at most {MAX_NAME} characters")
+        _check_text(name, "a tournament name")
+        if len(request.entrants) > MAX_ENTRANTS:
+            raise InvalidArgument(f"at most {MAX_ENTRANTS} entrants")
+        preset, options = codec.rules_overrides_from_proto(request.rules)
+        control = time_control_from_proto(request.time_control, request.HasField("time_control"))
+        if request.format not in (
+            competition_pb2.TOURNAMENT_FORMAT_UNSPECIFIED,
+            competition_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN,
+        ):
+            raise InvalidArgument(f"unknown tournament format {request.format}")
+        tournament = await asyncio.to_thread(
+            self._director.create,
+            organiser,
+            name,
+            preset,
+            options,
+            list(request.entrants),
+            request.deals,
+            request.duplicate,
+            control,
+        )
+        message, _, _, _ = await asyncio.to_thread(self._describe, tournament.id, False)
+        return competition_pb2.CreateTournamentResponse(tournament=message)
+
+    @_rpc
+    async def StartTournament(
+        self, request: competition_pb2.StartTournamentRequest, context: grpc.aio.ServicerContext
+    ) -> competition_pb2.StartTournamentResponse:
+        await asyncio.to_thread(self._app.account_for, _bearer_token(context))
+        tournament_id = _check_game_id(request.tournament_id)
+        await asyncio.to_thread(self._director.start, tournament_id)
+        message, _, _, _ = await asyncio.to_thread(self._describe, tournament_id, False)
+        return competition_pb2.StartTournamentResponse(tournament=message)
+
+    @_rpc
+    async def GetTournament(
+        self, request: competition_pb2.GetTournamentRequest, context: grpc.aio.ServicerContext
+    ) -> competition_pb2.GetTournamentResponse:
+        tournament_id = _check_game_id(request.tournament_id)
+        message, games, individuals, partnerships = await asyncio.to_thread(
+            self._describe, tournament_id, True
+        )
+        return competition_pb2.GetTournamentResponse(
+            tournament=message,
+            games=games,
+            individuals=individuals,
+            partnerships=partnerships,
+        )
+
+    @_rpc
+    async def ListTournaments(
+        self, request: competition_pb2.ListTournamentsRequest, context: grpc.aio.ServicerContext
+    ) -> competition_pb2.ListTournamentsResponse:
+        tournaments = await asyncio.to_thread(self._app.competition.tournaments)
+        messages = []
+        for t in tournaments:
+            message, _, _, _ = await asyncio.to_thread(self._describe, t.id, False)
+            messages.append(message)
+        return competition_pb2.ListTournamentsResponse(tournaments=messages)
+
+    def _describe(self, tournament_id: str, full: bool) -> tuple[Any, list[Any], list[Any], list[Any]]:
+        tournament = self._director.get(tournament_id)
+        competition = self._app.competition
+        names = {a.id: a.name for a in competition.accounts(tournament.entrants).values()}
+        schedule = competition.tournament_games(tournament_id)
+        rules = engine.ruleset(tournament.preset, tournament.options)
+        message = competition_pb2.Tournament(
+            tournament_id=tournament.id,
+            name=tournament.name,
+            rules=codec.rules_to_proto(rules),
+            entrants=[names[a] for a in tournament.entrants],
+            deals=tournament.deals,
+            duplicate=tournament.duplicate,
+            format=competition_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN,
+            status=_TOURNAMENT_STATUS[tournament.status],
+            games_total=len(schedule),
+            games_finished=sum(1 for g in schedule if g.status == "finished"),
+        )
+        if tournament.time_control is not None:
+            message.time_control.CopyFrom(time_control_to_proto(tournament.time_control))
+        message.create_time.FromDatetime(tournament.created_at)
+        if not full:
+            return message, [], [], []
+        results = self._director.results(tournament)
+        games = []
+        for g, state in results:
+            entry = competition_pb2.TournamentGame(
+                number=g.number,
+                deal=g.deal,
+                rotation=g.rotation,
+                seats=[names[a] for a in g.seating],
+                game_id=g.game_id or "",
+                status=_GAME_STATUS.get(g.status or "", game_pb2.GAME_STATUS_UNSPECIFIED),
+            )
+            if state is not None and g.status == "finished":
+                entry.scores.extend(state.scores)
+                if state.winner is not None:
+                    entry.winner = state.winner
+            games.append(entry)
+        individuals, partnerships = self._director.standings(tournament, results)
+        return message, games, [_standing(s) for s in individuals], [_standing(s) for s in partnerships]
+
+
+def _standing(s: Standing) -> competition_pb2.Standing:
+    return competition_pb2.Standing(
+        name=s.name,
+        members=s.members,
+        rating=s.rating,
+        uncertainty=s.uncertainty,
+        ordinal=s.ordinal,
+        games=s.games,
+        wins=s.wins,
+        score_for=s.score_for,
+        score_against=s.score_against,
+    )
+
+
+async def _abort(context: grpc.aio.ServicerContext, error: Exception, what: str) -> None:
+    code = _status_for(error)
+    if code is None:
+        log.exception("%s failed", what)
+        await context.abort(grpc.StatusCode.INTERNAL, "internal error (logged on the server)")
+    await context.abort(code, str(error))

@@ -1,0 +1,127 @@
+"""Seeking: accounts ask for a kind of table (rules and clock); as soon as enough different
+accounts wait for the same kind, a game is made with a seat reserved for each.
+
+Forming a table is optimistic, so several server processes may share one database: the
+game is created in the same transaction that marks its seeks seated, and that transaction
+fails (and is retried with whoever still waits) if any of them was seated or cancelled
+meanwhile. No account is ever seated twice at one table.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import threading
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+import engine
+from server.app import GameApp, check_time_control
+from server.errors import InvalidArgument
+from server.store.competition import (
+    Account,
+    CompetitionStore,
+    Seek,
+    SeekGone,
+    TimeControl,
+)
+
+__all__ = ["Lobby", "table_key"]
+
+log = logging.getLogger(__name__)
+
+_shuffle = secrets.SystemRandom().shuffle
+
+
+def table_key(rules: engine.Ruleset, time_control: TimeControl | None) -> str:
+    """What seekers must agree on to meet: the complete ruleset and the clock."""
+    return json.dumps(
+        {
+            "preset": rules.name,
+            "rules": rules.options(),
+            "clock": time_control.as_json() if time_control else None,
+        },
+        sort_keys=True,
+    )
+
+
+class Lobby:
+    def __init__(self, app: GameApp) -> None:
+        self._app = app
+        self._competition: CompetitionStore = app.competition
+        self._lock = threading.Lock()
+
+    def seek(
+        self,
+        account: Account,
+        preset: str,
+        options: Mapping[str, Any],
+        time_control: TimeControl | None,
+    ) -> Seek:
+        """Register a seek and form whatever tables can be formed now."""
+        try:
+            rules = engine.ruleset(preset, options)
+        except engine.RulesetError as e:
+            raise InvalidArgument(str(e)) from None
+        if time_control is not None:
+            check_time_control(time_control)
+        key = table_key(rules, time_control)
+        seek_id = str(uuid.uuid4())
+        self._competition.add_seek(
+            seek_id, account.id, key, preset, dict(options), time_control, rules.players
+        )
+        self.form_tables(key)
+        seek = self._competition.seek(seek_id)
+        assert seek is not None
+        return seek
+
+    def form_tables(self, key: str) -> list[str]:
+        """Make a game for every full table of waiting seekers of this kind, oldest seeks
+        first; return the games made."""
+        made: list[str] = []
+        with self._lock:
+            while True:
+                waiting = self._competition.waiting_seeks(key)
+                if not waiting:
+                    return made
+                players = waiting[0].players
+                table: list[Seek] = []
+                for seek in waiting:
+                    if all(seek.account_id != s.account_id for s in table):
+                        table.append(seek)
+                    if len(table) == players:
+                        break
+                if len(table) < players:
+                    return made
+                game_id = self._make_table(table)
+                if game_id is not None:
+                    made.append(game_id)
+
+    def _make_table(self, table: list[Seek]) -> str | None:
+        accounts = self._competition.accounts([s.account_id for s in table])
+        seats = list(range(len(table)))
+        _shuffle(seats)
+        by_seek = {seek.id: seat for seek, seat in zip(table, seats, strict=True)}
+        first = table[0]
+        try:
+            game_id, _ = self._app.create_game(
+                first.preset,
+                first.options,
+                "seek: " + ", ".join(accounts[s.account_id].name for s in table),
+                time_control=first.time_control,
+                reservations=[(by_seek[s.id], accounts[s.account_id]) for s in table],
+                also=lambda session, game_id: CompetitionStore.seat_seeks(session, game_id, by_seek),
+            )
+        except SeekGone:
+            log.info("a seek was taken or cancelled while its table formed; trying again")
+            return None
+        log.info("seek: game %s for %s", game_id, ", ".join(accounts[s.account_id].name for s in table))
+        return game_id
+
+    def waiting(self, key: str) -> int:
+        return self._competition.count_waiting(key)
+
+    def cancel(self, seek_id: str) -> bool:
+        return self._competition.cancel_seek(seek_id)

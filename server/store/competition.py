@@ -1,0 +1,609 @@
+"""The store's side of competitions: accounts, seats reserved for accounts, clocks, fixed
+deals, seeks and tournaments (the tables of migration 0002).
+
+``CompetitionStore`` shares the ``EventStore``'s database and sessions; what must happen in
+the same transaction as a game's creation or an append (reservations, the clock) is done by
+``insert_setup`` and ``update_clock``, which ``EventStore`` calls.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Literal, cast
+
+from sqlalchemy import CursorResult, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from server.store.errors import StoreError
+from server.store.hashing import is_token_hash
+from server.store.models import (
+    AccountRow,
+    GameClockRow,
+    GameDealRow,
+    GameRow,
+    SeatAccountRow,
+    SeatRow,
+    SeekRow,
+    TournamentEntrantRow,
+    TournamentGameRow,
+    TournamentRow,
+)
+
+if TYPE_CHECKING:
+    from server.store.repository import EventStore
+
+__all__ = [
+    "Account",
+    "AccountExists",
+    "AccountKind",
+    "ClockState",
+    "CompetitionStore",
+    "GameClock",
+    "GameSetup",
+    "Reservation",
+    "Seek",
+    "TimeControl",
+    "Tournament",
+    "TournamentGame",
+    "insert_setup",
+    "update_clock",
+]
+
+AccountKind = Literal["bot", "player"]
+TimeoutPolicy = Literal["auto_play", "forfeit"]
+
+
+class AccountExists(StoreError):
+    def __init__(self, name: str) -> None:
+        super().__init__(f"an account named {name!r} exists already")
+        self.name = name
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    id: str
+    name: str
+    kind: AccountKind
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class TimeControl:
+    """Each action may take ``per_move_ms``; beyond it, time comes out of the seat's bank."""
+
+    per_move_ms: int
+    bank_ms: int
+    policy: TimeoutPolicy
+
+    def as_json(self) -> dict[str, Any]:
+        return {"per_move_ms": self.per_move_ms, "bank_ms": self.bank_ms, "policy": self.policy}
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> TimeControl | None:
+        if not data:
+            return None
+        return TimeControl(int(data["per_move_ms"]), int(data["bank_ms"]), data["policy"])
+
+
+@dataclass(frozen=True, slots=True)
+class ClockState:
+    """Where a game's clock stands after an append: each seat's bank (ms), and the seat to act
+    with the time its turn began (``None``: the clock is stopped)."""
+
+    banks: tuple[int, ...]
+    turn_seat: int | None
+    turn_started_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class GameClock:
+    game_id: str
+    control: TimeControl
+    state: ClockState
+    turn_version: int
+    version: int
+    """The game's version now (``turn_version`` is the version the turn began at)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reservation:
+    seat: int
+    account_id: str
+    player_name: str
+    token_hash: str
+    """A seat row needs a token: a fresh one nobody is told (the account's key acts instead)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameSetup:
+    """What a game is created with besides its first events."""
+
+    reservations: Sequence[Reservation] = ()
+    clock: tuple[TimeControl, ClockState] | None = None
+    deal_secret: bytes | None = None
+    also: Callable[[Session, str], None] | None = None
+    """More writes in the creating transaction (given the session and the game id); raising
+    undoes the creation."""
+
+
+@dataclass(frozen=True, slots=True)
+class Seek:
+    id: str
+    account_id: str
+    table_key: str
+    preset: str
+    options: dict[str, Any]
+    time_control: TimeControl | None
+    players: int
+    status: Literal["waiting", "seated", "cancelled"]
+    game_id: str | None
+    seat: int | None
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Tournament:
+    id: str
+    name: str
+    organiser_id: str
+    preset: str
+    options: dict[str, Any]
+    deals: int
+    duplicate: bool
+    format: str
+    time_control: TimeControl | None
+    status: Literal["created", "running", "finished"]
+    secret: bytes
+    entrants: tuple[str, ...]
+    """Account ids, in entry order."""
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentGame:
+    number: int
+    deal: int
+    rotation: int
+    seating: tuple[str, ...]
+    """The entrant's account id in each seat."""
+    game_id: str | None
+    status: str | None
+    """The game's status once made."""
+
+
+def insert_setup(session: Session, game_id: str, version: int, setup: GameSetup, now: datetime) -> None:
+    """Write ``setup`` for a game being created (in its transaction)."""
+    for r in setup.reservations:
+        if not is_token_hash(r.token_hash):
+            raise ValueError(f"game {game_id!r}, seat {r.seat}: token_hash must be a sha256 hex digest")
+    if setup.reservations:
+        session.execute(
+            insert(SeatRow),
+            [
+                {
+                    "game_id": game_id,
+                    "seat": r.seat,
+                    "player_name": r.player_name,
+                    "token_hash": r.token_hash,
+                    "created_at": now,
+                }
+                for r in setup.reservations
+            ],
+        )
+        session.execute(
+            insert(SeatAccountRow),
+            [{"game_id": game_id, "seat": r.seat, "account_id": r.account_id} for r in setup.reservations],
+        )
+    if setup.clock is not None:
+        control, state = setup.clock
+        session.add(
+            GameClockRow(
+                game_id=game_id,
+                per_move_ms=control.per_move_ms,
+                bank_ms=control.bank_ms,
+                policy=control.policy,
+                banks=list(state.banks),
+                turn_seat=state.turn_seat,
+                turn_version=version,
+                turn_started_at=state.turn_started_at,
+            )
+        )
+    if setup.deal_secret is not None:
+        session.add(GameDealRow(game_id=game_id, secret=setup.deal_secret))
+    session.flush()
+    if setup.also is not None:
+        setup.also(session, game_id)
+
+
+def update_clock(session: Session, game_id: str, version: int, clock: ClockState) -> None:
+    session.execute(
+        update(GameClockRow)
+        .where(GameClockRow.game_id == game_id)
+        .values(
+            banks=list(clock.banks),
+            turn_seat=clock.turn_seat,
+            turn_version=version,
+            turn_started_at=clock.turn_started_at,
+        )
+        .execution_options(synchronize_session=False)
+    )
+
+
+class CompetitionStore:
+    def __init__(self, store: EventStore) -> None:
+        self._store = store
+        self._read = store._read
+        self._write = store._write
+        self._now = store._clock
+
+    @property
+    def events(self) -> EventStore:
+        return self._store
+
+    # --- accounts ----------------------------------------------------------------------
+
+    def create_account(self, account_id: str, name: str, kind: AccountKind, key_hash: str) -> Account:
+        """Register an account; only ``key_hash`` (sha256 of the key) is kept. Raises
+        ``AccountExists`` for a name in use."""
+        if not is_token_hash(key_hash):
+            raise ValueError("key_hash must be a sha256 hex digest; refusing to store anything else")
+        if kind not in ("bot", "player"):
+            raise ValueError(f"an account is a bot or a player, not {kind!r}")
+        now = self._now()
+        try:
+            with self._write() as session:
+                session.add(AccountRow(id=account_id, name=name, kind=kind, key_hash=key_hash, created_at=now))
+        except IntegrityError as exc:
+            if self.account_named(name) is not None:
+                raise AccountExists(name) from exc
+            raise
+        return Account(account_id, name, kind, now)
+
+    def account_for_key(self, key_hash: str) -> Account | None:
+        if not is_token_hash(key_hash):
+            return None
+        with self._read() as session:
+            row = session.scalars(select(AccountRow).where(AccountRow.key_hash == key_hash)).one_or_none()
+        if row is None or not hmac.compare_digest(row.key_hash, key_hash):
+            return None
+        return _account(row)
+
+    def account_named(self, name: str) -> Account | None:
+        with self._read() as session:
+            row = session.scalars(select(AccountRow).where(AccountRow.name == name)).one_or_none()
+        return None if row is None else _account(row)
+
+    def accounts(self, ids: Sequence[str] | None = None) -> dict[str, Account]:
+        """Accounts by id (all of them, or those of ``ids``)."""
+        query = select(AccountRow)
+        if ids is not None:
+            query = query.where(AccountRow.id.in_(list(ids)))
+        with self._read() as session:
+            return {row.id: _account(row) for row in session.scalars(query)}
+
+    # --- reserved seats ----------------------------------------------------------------
+
+    def seat_of_account(self, game_id: str, account_id: str) -> int | None:
+        with self._read() as session:
+            seat = session.scalar(
+                select(SeatAccountRow.seat).where(
+                    SeatAccountRow.game_id == game_id, SeatAccountRow.account_id == account_id
+                )
+            )
+        return None if seat is None else int(seat)
+
+    def account_seats(self, game_id: str) -> set[int]:
+        """The seats of a game held by accounts."""
+        with self._read() as session:
+            return set(session.scalars(select(SeatAccountRow.seat).where(SeatAccountRow.game_id == game_id)))
+
+    def open_seats_of(self, account_id: str) -> list[tuple[str, int]]:
+        """``(game_id, seat)`` of the account's seats in games not over, oldest game first."""
+        with self._read() as session:
+            rows = session.execute(
+                select(SeatAccountRow.game_id, SeatAccountRow.seat)
+                .join(GameRow, GameRow.id == SeatAccountRow.game_id)
+                .where(SeatAccountRow.account_id == account_id, GameRow.status != "finished")
+                .order_by(GameRow.created_at, GameRow.id)
+            ).all()
+        return [(r.game_id, int(r.seat)) for r in rows]
+
+    # --- clocks and deals --------------------------------------------------------------
+
+    def clock(self, game_id: str) -> GameClock | None:
+        with self._read() as session:
+            row = session.execute(
+                select(GameClockRow, GameRow.version)
+                .join(GameRow, GameRow.id == GameClockRow.game_id)
+                .where(GameClockRow.game_id == game_id)
+            ).one_or_none()
+        return None if row is None else _clock(row[0], row[1])
+
+    def running_clocks(self) -> list[GameClock]:
+        """The clocks that run: games being played with a seat to act."""
+        with self._read() as session:
+            rows = session.execute(
+                select(GameClockRow, GameRow.version)
+                .join(GameRow, GameRow.id == GameClockRow.game_id)
+                .where(GameRow.status == "playing", GameClockRow.turn_started_at.is_not(None))
+            ).all()
+        return [_clock(row[0], row[1]) for row in rows]
+
+    def start_clock(self, game_id: str, turn_seat: int | None, version: int) -> None:
+        """Start a clock that waited for the table to fill (at the game's version now)."""
+        with self._write() as session:
+            session.execute(
+                update(GameClockRow)
+                .where(GameClockRow.game_id == game_id, GameClockRow.turn_started_at.is_(None))
+                .values(
+                    turn_seat=turn_seat,
+                    turn_version=version,
+                    turn_started_at=self._now() if turn_seat is not None else None,
+                )
+                .execution_options(synchronize_session=False)
+            )
+
+    def deal_secret(self, game_id: str) -> bytes | None:
+        with self._read() as session:
+            secret = session.scalar(select(GameDealRow.secret).where(GameDealRow.game_id == game_id))
+        return None if secret is None else bytes(secret)
+
+    # --- seeks -------------------------------------------------------------------------
+
+    def add_seek(
+        self,
+        seek_id: str,
+        account_id: str,
+        table_key: str,
+        preset: str,
+        options: dict[str, Any],
+        time_control: TimeControl | None,
+        players: int,
+    ) -> None:
+        with self._write() as session:
+            session.add(
+                SeekRow(
+                    id=seek_id,
+                    account_id=account_id,
+                    table_key=table_key,
+                    preset=preset,
+                    options=options,
+                    time_control=time_control.as_json() if time_control else {},
+                    players=players,
+                    status="waiting",
+                    created_at=self._now(),
+                )
+            )
+
+    def seek(self, seek_id: str) -> Seek | None:
+        with self._read() as session:
+            row = session.get(SeekRow, seek_id)
+            return None if row is None else _seek(row)
+
+    def waiting_seeks(self, table_key: str) -> list[Seek]:
+        """The seeks waiting for this kind of table, oldest first."""
+        with self._read() as session:
+            rows = session.scalars(
+                select(SeekRow)
+                .where(SeekRow.status == "waiting", SeekRow.table_key == table_key)
+                .order_by(SeekRow.created_at, SeekRow.id)
+            ).all()
+            return [_seek(r) for r in rows]
+
+    def cancel_seek(self, seek_id: str) -> bool:
+        """Stop a waiting seek; ``False`` if it was seated (or stopped) meanwhile."""
+        with self._write() as session:
+            result = cast(
+                CursorResult[Any],
+                session.execute(
+                    update(SeekRow)
+                    .where(SeekRow.id == seek_id, SeekRow.status == "waiting")
+                    .values(status="cancelled")
+                    .execution_options(synchronize_session=False)
+                ),
+            )
+            return result.rowcount == 1
+
+    @staticmethod
+    def seat_seeks(session: Session, game_id: str, seats: dict[str, int]) -> None:
+        """Mark the seeks (id -> seat) seated at ``game_id``, in the game's creating
+        transaction; raises ``SeekGone`` if any is no longer waiting (another process formed a
+        table with it, or it was cancelled), which undoes the game."""
+        for seek_id, seat in seats.items():
+            result = cast(
+                CursorResult[Any],
+                session.execute(
+                    update(SeekRow)
+                    .where(SeekRow.id == seek_id, SeekRow.status == "waiting")
+                    .values(status="seated", game_id=game_id, seat=seat)
+                    .execution_options(synchronize_session=False)
+                ),
+            )
+            if result.rowcount != 1:
+                raise SeekGone(seek_id)
+
+    # --- tournaments -------------------------------------------------------------------
+
+    def create_tournament(
+        self, tournament: Tournament, schedule: Sequence[tuple[int, int, Sequence[str]]]
+    ) -> None:
+        """Store a tournament, its entrants and its schedule (``(deal, rotation, seating)``
+        in playing order)."""
+        with self._write() as session:
+            session.add(
+                TournamentRow(
+                    id=tournament.id,
+                    name=tournament.name,
+                    organiser_id=tournament.organiser_id,
+                    preset=tournament.preset,
+                    options=tournament.options,
+                    deals=tournament.deals,
+                    duplicate=tournament.duplicate,
+                    format=tournament.format,
+                    time_control=tournament.time_control.as_json() if tournament.time_control else {},
+                    status=tournament.status,
+                    secret=tournament.secret,
+                    created_at=tournament.created_at,
+                )
+            )
+            session.flush()
+            session.execute(
+                insert(TournamentEntrantRow),
+                [
+                    {"tournament_id": tournament.id, "position": i, "account_id": a}
+                    for i, a in enumerate(tournament.entrants)
+                ],
+            )
+            session.execute(
+                insert(TournamentGameRow),
+                [
+                    {
+                        "tournament_id": tournament.id,
+                        "number": n,
+                        "deal": deal,
+                        "rotation": rotation,
+                        "seating": list(seating),
+                        "game_id": None,
+                    }
+                    for n, (deal, rotation, seating) in enumerate(schedule)
+                ],
+            )
+
+    def tournament(self, tournament_id: str) -> Tournament | None:
+        with self._read() as session:
+            row = session.get(TournamentRow, tournament_id)
+            if row is None:
+                return None
+            entrants = session.scalars(
+                select(TournamentEntrantRow.account_id)
+                .where(TournamentEntrantRow.tournament_id == tournament_id)
+                .order_by(TournamentEntrantRow.position)
+            ).all()
+            return _tournament(row, tuple(entrants))
+
+    def tournaments(self, status: str | None = None) -> list[Tournament]:
+        """Newest first."""
+        query = select(TournamentRow.id).order_by(TournamentRow.created_at.desc(), TournamentRow.id)
+        if status is not None:
+            query = query.where(TournamentRow.status == status)
+        with self._read() as session:
+            ids = session.scalars(query).all()
+        found = (self.tournament(i) for i in ids)
+        return [t for t in found if t is not None]
+
+    def set_tournament_status(self, tournament_id: str, status: str) -> None:
+        with self._write() as session:
+            session.execute(
+                update(TournamentRow)
+                .where(TournamentRow.id == tournament_id)
+                .values(status=status)
+                .execution_options(synchronize_session=False)
+            )
+
+    def tournament_games(self, tournament_id: str) -> list[TournamentGame]:
+        with self._read() as session:
+            rows = session.execute(
+                select(TournamentGameRow, GameRow.status)
+                .outerjoin(GameRow, GameRow.id == TournamentGameRow.game_id)
+                .where(TournamentGameRow.tournament_id == tournament_id)
+                .order_by(TournamentGameRow.number)
+            ).all()
+        return [
+            TournamentGame(r[0].number, r[0].deal, r[0].rotation, tuple(r[0].seating), r[0].game_id, r[1])
+            for r in rows
+        ]
+
+    def tournament_of_game(self, game_id: str) -> str | None:
+        with self._read() as session:
+            return session.scalar(
+                select(TournamentGameRow.tournament_id).where(TournamentGameRow.game_id == game_id)
+            )
+
+    @staticmethod
+    def link_tournament_game(session: Session, tournament_id: str, number: int, game_id: str) -> None:
+        """Record the game made for a schedule entry, in the game's creating transaction;
+        raises ``GameAlreadyMade`` if another process made it first (undoing this one)."""
+        result = cast(
+            CursorResult[Any],
+            session.execute(
+                update(TournamentGameRow)
+                .where(
+                    TournamentGameRow.tournament_id == tournament_id,
+                    TournamentGameRow.number == number,
+                    TournamentGameRow.game_id.is_(None),
+                )
+                .values(game_id=game_id)
+                .execution_options(synchronize_session=False)
+            ),
+        )
+        if result.rowcount != 1:
+            raise GameAlreadyMade(tournament_id, number)
+
+    def count_waiting(self, table_key: str) -> int:
+        with self._read() as session:
+            return int(
+                session.scalar(
+                    select(func.count()).select_from(SeekRow).where(
+                        SeekRow.status == "waiting", SeekRow.table_key == table_key
+                    )
+                )
+                or 0
+            )
+
+
+class SeekGone(StoreError):
+    def __init__(self, seek_id: str) -> None:
+        super().__init__(f"seek {seek_id} is no longer waiting")
+
+
+class GameAlreadyMade(StoreError):
+    def __init__(self, tournament_id: str, number: int) -> None:
+        super().__init__(f"tournament {tournament_id}: game {number} was made already")
+
+
+def _account(row: AccountRow) -> Account:
+    return Account(row.id, row.name, cast(AccountKind, row.kind), row.created_at)
+
+
+def _clock(row: GameClockRow, version: int) -> GameClock:
+    control = TimeControl(row.per_move_ms, row.bank_ms, cast(TimeoutPolicy, row.policy))
+    state = ClockState(tuple(int(b) for b in row.banks), row.turn_seat, row.turn_started_at)
+    return GameClock(row.game_id, control, state, row.turn_version, int(version))
+
+
+def _seek(row: SeekRow) -> Seek:
+    return Seek(
+        row.id,
+        row.account_id,
+        row.table_key,
+        row.preset,
+        dict(row.options),
+        TimeControl.from_json(dict(row.time_control)),
+        row.players,
+        cast(Any, row.status),
+        row.game_id,
+        row.seat,
+        row.created_at,
+    )
+
+
+def _tournament(row: TournamentRow, entrants: tuple[str, ...]) -> Tournament:
+    return Tournament(
+        row.id,
+        row.name,
+        row.organiser_id,
+        row.preset,
+        dict(row.options),
+        row.deals,
+        bool(row.duplicate),
+        row.format,
+        TimeControl.from_json(dict(row.time_control)),
+        cast(Any, row.status),
+        bytes(row.secret),
+        entrants,
+        row.created_at,
+    )

@@ -1,0 +1,273 @@
+"""Tournaments, run by the server unattended.
+
+A tournament is a schedule of games fixed when it is made: for each deal (a "board"), a
+seating of entrants (round robin over every way of seating them: which entrants play and who
+partners whom), and with ``duplicate`` the same deal again with the hands rotated among the
+teams, so that every side plays every hand. Each game's deals are fixed by a secret drawn for
+the tournament (``sha256(secret || deal)``), so the rotated games get the same hands.
+
+The director is stateless: everything is in the database, so a restarted server (or another
+process on the same PostgreSQL) carries on where it stopped. A schedule entry's game is
+created in the same transaction that records it, and only if no game was recorded for it
+yet. Each entrant plays one game of a tournament at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import itertools
+import logging
+import secrets
+import uuid
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import engine
+from server.app import GameApp, check_time_control
+from server.errors import InvalidArgument, NotFound
+from server.standings import GameResult, Standing, standings
+from server.store.competition import (
+    Account,
+    CompetitionStore,
+    GameAlreadyMade,
+    TimeControl,
+    Tournament,
+    TournamentGame,
+)
+
+__all__ = ["FORMATS", "TournamentDirector", "schedule", "seatings"]
+
+log = logging.getLogger(__name__)
+
+FORMATS = ("round_robin",)
+MAX_DEALS = 10_000
+MAX_GAMES = 100_000
+
+
+def seatings(teams: Sequence[Sequence[int]], entrants: Sequence[str]) -> list[tuple[str, ...]]:
+    """Every way of seating ``entrants`` at a table whose teams are ``teams`` (seat numbers):
+    each choice of who plays, each split of them into teams (teams unordered, members in entry
+    order); an entrant's seat is its team's next seat. In the order of the entrants."""
+    players = sum(len(t) for t in teams)
+    size = len(teams[0])
+    found: list[tuple[str, ...]] = []
+    for chosen in itertools.combinations(entrants, players):
+        for split in _splits(list(chosen), size):
+            seats = [""] * players
+            for team_seats, members in zip(teams, split, strict=True):
+                for seat, member in zip(team_seats, members, strict=True):
+                    seats[seat] = member
+            found.append(tuple(seats))
+    return found
+
+
+def _splits(members: list[str], size: int) -> list[list[tuple[str, ...]]]:
+    """The ways to split ``members`` into unordered groups of ``size``."""
+    if not members:
+        return [[]]
+    first, rest = members[0], members[1:]
+    result: list[list[tuple[str, ...]]] = []
+    for partners in itertools.combinations(rest, size - 1):
+        left = [m for m in rest if m not in partners]
+        for split in _splits(left, size):
+            result.append([(first, *partners), *split])
+    return result
+
+
+def schedule(
+    rules: engine.Ruleset, entrants: Sequence[str], deals: int, duplicate: bool
+) -> list[tuple[int, int, tuple[str, ...]]]:
+    """``(deal, rotation, seating)`` of every game, in playing order. Deal ``d`` is played by
+    seating ``d mod (number of seatings)``; with ``duplicate``, once for every rotation ``r``
+    of the teams: the team seated in team place ``k`` moves to place ``k + r``, so over the
+    rotations every side holds every hand."""
+    teams = rules.teams
+    ways = seatings(teams, entrants)
+    games: list[tuple[int, int, tuple[str, ...]]] = []
+    for deal in range(deals):
+        base = ways[deal % len(ways)]
+        for rotation in range(len(teams) if duplicate else 1):
+            seats = [""] * rules.players
+            for k, team_seats in enumerate(teams):
+                moved_to = teams[(k + rotation) % len(teams)]
+                for seat, new_seat in zip(team_seats, moved_to, strict=True):
+                    seats[new_seat] = base[seat]
+            games.append((deal, rotation, tuple(seats)))
+    return games
+
+
+def deal_secret(tournament_secret: bytes, deal: int) -> bytes:
+    return hashlib.sha256(tournament_secret + b"deal" + deal.to_bytes(4, "big")).digest()
+
+
+class TournamentDirector:
+    def __init__(self, app: GameApp) -> None:
+        self._app = app
+        self._competition: CompetitionStore = app.competition
+
+    # ------------------------------------------------------------ organising
+
+    def create(
+        self,
+        organiser: Account,
+        name: str,
+        preset: str,
+        options: Mapping[str, Any],
+        entrant_names: Sequence[str],
+        deals: int,
+        duplicate: bool,
+        time_control: TimeControl | None,
+        format: str = "round_robin",
+    ) -> Tournament:
+        options = dict(options)
+        # Each deal is a game of its own unless the organiser says otherwise.
+        options.setdefault("hand_limit", 1)
+        try:
+            rules = engine.ruleset(preset, options)
+        except engine.RulesetError as e:
+            raise InvalidArgument(str(e)) from None
+        if format not in FORMATS:
+            raise InvalidArgument(f"the format is one of {', '.join(FORMATS)}, not {format!r}")
+        if time_control is not None:
+            check_time_control(time_control)
+        if not 1 <= deals <= MAX_DEALS:
+            raise InvalidArgument(f"deals must be 1..{MAX_DEALS}, not {deals}")
+        if len(set(entrant_names)) != len(entrant_names):
+            raise InvalidArgument(f"an entrant is named twice: {sorted(entrant_names)}")
+        if len(entrant_names) < rules.players:
+            raise InvalidArgument(
+                f"a {rules.name} table needs {rules.players} entrants; {len(entrant_names)} given"
+            )
+        accounts = []
+        for entrant in entrant_names:
+            account = self._competition.account_named(entrant)
+            if account is None:
+                raise NotFound(f"no account named {entrant!r}")
+            accounts.append(account)
+        ids = [a.id for a in accounts]
+        if len(seatings(rules.teams, ids)) * deals > MAX_GAMES:
+            raise InvalidArgument("that many entrants and deals make too many games")
+        games = schedule(rules, ids, deals, duplicate)
+        tournament = Tournament(
+            id=str(uuid.uuid4()),
+            name=name,
+            organiser_id=organiser.id,
+            preset=preset,
+            options=options,
+            deals=deals,
+            duplicate=duplicate,
+            format=format,
+            time_control=time_control,
+            status="created",
+            secret=secrets.token_bytes(32),
+            entrants=tuple(ids),
+            created_at=datetime.now(UTC),
+        )
+        self._competition.create_tournament(tournament, games)
+        log.info("tournament %s (%s): %d games", tournament.id, name, len(games))
+        return tournament
+
+    def start(self, tournament_id: str) -> Tournament:
+        tournament = self.get(tournament_id)
+        if tournament.status == "created":
+            self._competition.set_tournament_status(tournament_id, "running")
+        return self.get(tournament_id)
+
+    def get(self, tournament_id: str) -> Tournament:
+        tournament = self._competition.tournament(tournament_id)
+        if tournament is None:
+            raise NotFound(f"no tournament {tournament_id}")
+        return tournament
+
+    # ------------------------------------------------------------ running
+
+    def step(self) -> list[str]:
+        """Advance every running tournament: make the games that can start, finish the
+        tournaments whose games are all over. Returns the games made."""
+        made: list[str] = []
+        for tournament in self._competition.tournaments("running"):
+            made += self._advance(tournament)
+        return made
+
+    def _advance(self, tournament: Tournament) -> list[str]:
+        games = self._competition.tournament_games(tournament.id)
+        if all(g.status == "finished" for g in games):
+            self._competition.set_tournament_status(tournament.id, "finished")
+            log.info("tournament %s finished", tournament.id)
+            return []
+        busy: set[str] = set()
+        for g in games:
+            if g.game_id is not None and g.status != "finished":
+                busy.update(g.seating)
+        accounts = self._competition.accounts(tournament.entrants)
+        made: list[str] = []
+        for g in games:
+            if g.game_id is not None or busy.intersection(g.seating):
+                continue
+            game_id = self._make_game(tournament, g, accounts)
+            busy.update(g.seating)
+            if game_id is not None:
+                made.append(game_id)
+        return made
+
+    def _make_game(
+        self, tournament: Tournament, game: TournamentGame, accounts: Mapping[str, Account]
+    ) -> str | None:
+        rotation = f", rotation {game.rotation + 1}" if tournament.duplicate else ""
+        try:
+            game_id, _ = self._app.create_game(
+                tournament.preset,
+                tournament.options,
+                f"{tournament.name}: deal {game.deal + 1}{rotation}"[:200],
+                time_control=tournament.time_control,
+                reservations=[(seat, accounts[a]) for seat, a in enumerate(game.seating)],
+                deal_secret=deal_secret(tournament.secret, game.deal),
+                also=lambda session, game_id: CompetitionStore.link_tournament_game(
+                    session, tournament.id, game.number, game_id
+                ),
+            )
+        except GameAlreadyMade:
+            return None  # another server process made it
+        log.info("tournament %s: game %d is %s", tournament.id, game.number, game_id)
+        return game_id
+
+    async def run(self, interval: float = 0.3) -> None:
+        """Advance the running tournaments forever (the server's background task)."""
+        while True:
+            try:
+                await asyncio.to_thread(self.step)
+            except Exception:
+                log.exception("advancing the tournaments failed; trying again")
+            await asyncio.sleep(interval)
+
+    # ------------------------------------------------------------ results
+
+    def results(self, tournament: Tournament) -> list[tuple[TournamentGame, engine.GameState | None]]:
+        """Every game of the schedule with its state once it is made."""
+        found: list[tuple[TournamentGame, engine.GameState | None]] = []
+        for g in self._competition.tournament_games(tournament.id):
+            state = self._app.load(g.game_id)[0] if g.game_id is not None else None
+            found.append((g, state))
+        return found
+
+    def standings(
+        self, tournament: Tournament, results: Sequence[tuple[TournamentGame, engine.GameState | None]]
+    ) -> tuple[list[Standing], list[Standing]]:
+        """Ratings and totals from the finished games, in schedule order."""
+        names = {a.id: a.name for a in self._competition.accounts(tournament.entrants).values()}
+        finished = []
+        for g, state in results:
+            if state is None or state.phase is not engine.Phase.GAME_OVER or state.winner is None:
+                continue
+            finished.append(
+                GameResult(
+                    seats=tuple(names[a] for a in g.seating),
+                    teams=state.rules.teams,
+                    scores=state.scores,
+                    winner=state.winner,
+                )
+            )
+        return standings(finished)
+

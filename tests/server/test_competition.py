@@ -1,0 +1,655 @@
+"""Competitions over real gRPC: accounts and their keys, seats reserved for accounts,
+seeking, clocks and tournaments (issue 6).
+
+Each test makes accounts of its own on the module's server. Clock tests use short times
+(tens of milliseconds) and wait for the server's clock keeper, never for a fixed time."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+import pytest
+
+import engine
+from boneyard.v1 import (
+    competition_pb2,
+    competition_pb2_grpc,
+    events_pb2,
+    game_pb2,
+    game_service_pb2,
+    rules_pb2,
+)
+from boneyard.verify import verify_record
+from clients.api import Client as ApiClient
+from clients.bot import Bot
+from clients.strategies import strategy
+from server.accounts import key_hash, new_api_key
+from server.archive import Archive
+from server.tournaments import schedule, seatings
+from tests.server.api_helpers import (
+    RPC_TIMEOUT,
+    Client,
+    RunningServer,
+    Table,
+    bearer,
+    log_events,
+    rpc_error,
+)
+
+AUTO_PLAY = events_pb2.TIMEOUT_POLICY_AUTO_PLAY
+FORFEIT = events_pb2.TIMEOUT_POLICY_FORFEIT
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def account(server: RunningServer, prefix: str = "bot") -> tuple[str, str]:
+    """A new bot account: ``(name, key)``."""
+    name = f"{prefix}-{uuid.uuid4().hex[:8]}"
+    key = new_api_key()
+    server.app.competition.create_account(str(uuid.uuid4()), name, "bot", key_hash(key))
+    return name, key
+
+
+def reserved_game(
+    client: Client,
+    accounts: list[tuple[str, str]],
+    preset: str = "texas42",
+    time_control: game_pb2.TimeControl | None = None,
+    **options: Any,
+) -> Table:
+    """A game with seat ``i`` reserved for ``accounts[i]``; ``table.tokens`` holds the keys."""
+    request = game_service_pb2.CreateGameRequest(
+        rules=rules_pb2.Ruleset(preset=preset, **options),
+        reservations=[
+            game_service_pb2.SeatReservation(seat=i, account_name=name)
+            for i, (name, _) in enumerate(accounts)
+        ],
+    )
+    if time_control is not None:
+        request.time_control.CopyFrom(time_control)
+    response = client.stub.CreateGame(request, timeout=RPC_TIMEOUT)
+    table = Table(response.game_id, response.game.rules)
+    for i, (_, key) in enumerate(accounts):
+        table.tokens[i] = key
+    return table
+
+
+def lobby(client: Client) -> competition_pb2_grpc.LobbyServiceStub:
+    return competition_pb2_grpc.LobbyServiceStub(client.channel)
+
+
+def tournaments(client: Client) -> competition_pb2_grpc.TournamentServiceStub:
+    return competition_pb2_grpc.TournamentServiceStub(client.channel)
+
+
+def wait_for(condition: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def record_verdict(server: RunningServer, game_id: str) -> Any:
+    return verify_record(Archive(server.store).record(game_id))
+
+
+class Seeker:
+    """One Seek stream in a thread, keeping every message it gets."""
+
+    def __init__(self, client: Client, key: str, preset: str = "moon", **rules: Any) -> None:
+        request = competition_pb2.SeekRequest(rules=rules_pb2.Ruleset(preset=preset, **rules))
+        self.call = lobby(client).Seek(request, metadata=bearer(key), timeout=RPC_TIMEOUT)
+        self.messages: list[competition_pb2.SeekResponse] = []
+        self.error: grpc.RpcError | None = None
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        try:
+            for message in self.call:
+                self.messages.append(message)
+        except grpc.RpcError as error:
+            self.error = error
+
+    @property
+    def seated(self) -> competition_pb2.SeatAssignment | None:
+        found = [m.seated for m in self.messages if m.HasField("seated")]
+        return found[0] if found else None
+
+    def waiting_for(self, seekers: int) -> bool:
+        return any(m.HasField("waiting") and m.waiting.seekers >= seekers for m in self.messages)
+
+    def cancel(self) -> None:
+        self.call.cancel()
+        self._thread.join(timeout=10)
+
+
+# ---------------------------------------------------------------- accounts and keys
+
+
+def test_a_reserved_seat_is_played_with_the_accounts_key(
+    server: RunningServer, client: Client
+) -> None:
+    accounts = [account(server) for _ in range(4)]
+    table = reserved_game(client, accounts)
+    game = client.game(table.game_id)
+    assert game.status == game_pb2.GAME_STATUS_PLAYING
+    assert [(s.occupied, s.account, s.player_name) for s in game.seats] == [
+        (True, True, name) for name, _ in accounts
+    ]
+    for seat in range(4):
+        assert client.view(table, seat).seat == seat
+    turn = client.view(table, None).turn
+    view = client.view(table, turn)
+    response = client.submit(table, turn, view.legal_actions[0], view.version)
+    assert response.version > view.version
+
+
+def test_an_unknown_key_is_unauthenticated(server: RunningServer, client: Client) -> None:
+    table = reserved_game(client, [account(server) for _ in range(4)])
+    table.tokens[0] = new_api_key()
+    with rpc_error(grpc.StatusCode.UNAUTHENTICATED, "no account"):
+        client.view(table, 0)
+
+
+def test_the_key_of_an_account_without_a_seat_there_is_permission_denied(
+    server: RunningServer, client: Client
+) -> None:
+    table = reserved_game(client, [account(server) for _ in range(4)])
+    stranger, key = account(server)
+    table.tokens[0] = key
+    with rpc_error(grpc.StatusCode.PERMISSION_DENIED, stranger, "no seat"):
+        client.view(table, 0)
+
+
+def test_a_key_acts_only_for_its_own_seat(server: RunningServer, client: Client) -> None:
+    table = reserved_game(client, [account(server) for _ in range(4)])
+    turn = client.view(table, None).turn
+    other = (turn + 1) % 4
+    view = client.view(table, turn)
+    with rpc_error(grpc.StatusCode.PERMISSION_DENIED, f"seat {other}"):
+        client.stub.SubmitAction(
+            game_service_pb2.SubmitActionRequest(
+                game_id=table.game_id,
+                expected_version=view.version,
+                request_id=client.next_request_id(),
+                action=view.legal_actions[0],
+                seat=turn,
+            ),
+            metadata=bearer(table.tokens[other]),
+            timeout=RPC_TIMEOUT,
+        )
+
+
+def test_reserving_for_an_unknown_account_is_not_found(server: RunningServer, client: Client) -> None:
+    with rpc_error(grpc.StatusCode.NOT_FOUND, "nobody-such"):
+        reserved_game(client, [("nobody-such", "")])
+
+
+def test_an_account_holds_only_one_seat_of_a_game(server: RunningServer, client: Client) -> None:
+    twice = account(server)
+    with rpc_error(grpc.StatusCode.INVALID_ARGUMENT, "only one seat"):
+        reserved_game(client, [twice, twice])
+
+
+def test_seat_tokens_still_open_the_seats_nobody_reserved(
+    server: RunningServer, client: Client
+) -> None:
+    accounts = [account(server) for _ in range(2)]
+    table = reserved_game(client, accounts)
+    assert client.game(table.game_id).status == game_pb2.GAME_STATUS_OPEN
+    with rpc_error(grpc.StatusCode.FAILED_PRECONDITION, "taken"):
+        client.take_seat(table.game_id, 0)
+    token = client.take_seat(table.game_id, 2).seat_token
+    table.tokens[2] = token
+    assert client.view(table, 2).seat == 2
+
+
+# ---------------------------------------------------------------- seeking
+
+
+def test_a_table_forms_as_soon_as_enough_accounts_seek(
+    server: RunningServer, client: Client
+) -> None:
+    keys = [account(server)[1] for _ in range(3)]
+    seekers = [Seeker(client, key) for key in keys]
+    wait_for(lambda: all(s.seated for s in seekers), "every seeker seated")
+    seats = [s.seated for s in seekers]
+    assert {s.game_id for s in seats} == {seats[0].game_id}
+    assert sorted(s.seat for s in seats) == [0, 1, 2]
+    game = client.game(seats[0].game_id)
+    assert game.status == game_pb2.GAME_STATUS_PLAYING
+    assert all(seat.account for seat in game.seats)
+    for seeker, key in zip(seekers, keys, strict=True):
+        view = client.stub.GetView(
+            game_service_pb2.GetViewRequest(game_id=seeker.seated.game_id),
+            metadata=bearer(key),
+            timeout=RPC_TIMEOUT,
+        ).view
+        assert view.seat == seeker.seated.seat
+
+
+def test_no_account_is_seated_twice_at_a_table(server: RunningServer, client: Client) -> None:
+    a, b, c = (account(server)[1] for _ in range(3))
+    first = [Seeker(client, a, "texas42"), Seeker(client, b, "texas42")]
+    again = [Seeker(client, a, "texas42"), Seeker(client, b, "texas42")]
+    wait_for(lambda: all(s.waiting_for(4) for s in first + again), "four seeks waiting")
+    assert not any(s.seated for s in first + again), "a table of two accounts formed"
+    late = [Seeker(client, c, "texas42")]
+    time.sleep(0.5)
+    assert not any(s.seated for s in first + again + late), "an account was seated twice"
+    d = account(server)[1]
+    late.append(Seeker(client, d, "texas42"))
+    wait_for(lambda: all(s.seated for s in first + late), "a table of four accounts")
+    game_ids = {s.seated.game_id for s in first + late}
+    assert len(game_ids) == 1
+    assert sorted(s.seated.seat for s in first + late) == [0, 1, 2, 3]
+    assert not any(s.seated for s in again)
+    for s in first + again + late:
+        s.cancel()
+
+
+def test_seekers_of_different_tables_do_not_meet(server: RunningServer, client: Client) -> None:
+    keys = [account(server)[1] for _ in range(3)]
+    seekers = [Seeker(client, keys[0]), Seeker(client, keys[1]), Seeker(client, keys[2], widow=rules_pb2.WIDOW_RULE_MAY_EXCHANGE)]
+    wait_for(lambda: all(s.messages for s in seekers), "first answers")
+    time.sleep(0.5)
+    assert not any(s.seated for s in seekers)
+    for s in seekers:
+        s.cancel()
+
+
+def test_a_cancelled_seek_is_never_seated(server: RunningServer, client: Client) -> None:
+    gone, b, c, d = (account(server)[1] for _ in range(4))
+    leaving = Seeker(client, gone, "moon-s1")
+    wait_for(lambda: leaving.messages, "the seek registered")
+    leaving.cancel()
+    time.sleep(0.3)
+    stay = [Seeker(client, b, "moon-s1"), Seeker(client, c, "moon-s1")]
+    wait_for(lambda: all(s.messages for s in stay), "the seeks registered")
+    time.sleep(0.3)
+    assert not any(s.seated for s in stay)
+    stay.append(Seeker(client, d, "moon-s1"))
+    wait_for(lambda: all(s.seated for s in stay), "a table without the one who left")
+    assert leaving.seated is None
+
+
+def test_seeking_with_an_unknown_key_is_unauthenticated(client: Client) -> None:
+    seeker = Seeker(client, new_api_key())
+    wait_for(lambda: seeker.error is not None, "the error")
+    assert seeker.error is not None and seeker.error.code() == grpc.StatusCode.UNAUTHENTICATED
+
+
+def test_seeking_without_a_key_is_unauthenticated(client: Client) -> None:
+    call = lobby(client).Seek(competition_pb2.SeekRequest(), timeout=RPC_TIMEOUT)
+    with rpc_error(grpc.StatusCode.UNAUTHENTICATED, "API key"):
+        list(call)
+
+
+@pytest.mark.parametrize(
+    ("request_", "message"),
+    [
+        (competition_pb2.SeekRequest(rules=rules_pb2.Ruleset(preset="chess")), "chess"),
+        (
+            competition_pb2.SeekRequest(time_control=game_pb2.TimeControl(per_move_ms=1000)),
+            "policy",
+        ),
+        (
+            competition_pb2.SeekRequest(time_control=game_pb2.TimeControl(bank_ms=5, policy=AUTO_PLAY)),
+            "per_move_ms",
+        ),
+    ],
+)
+def test_a_malformed_seek_is_invalid(
+    server: RunningServer, client: Client, request_: competition_pb2.SeekRequest, message: str
+) -> None:
+    key = account(server)[1]
+    with rpc_error(grpc.StatusCode.INVALID_ARGUMENT, message):
+        list(lobby(client).Seek(request_, metadata=bearer(key), timeout=RPC_TIMEOUT))
+
+
+def test_watch_seats_tells_an_account_its_games(server: RunningServer, client: Client) -> None:
+    accounts = [account(server) for _ in range(4)]
+    before = reserved_game(client, accounts)
+    call = lobby(client).WatchSeats(
+        competition_pb2.WatchSeatsRequest(), metadata=bearer(accounts[1][1]), timeout=RPC_TIMEOUT
+    )
+    first = next(call)
+    assert (first.assignment.game_id, first.assignment.seat) == (before.game_id, 1)
+    later = reserved_game(client, [accounts[1], accounts[0], accounts[2], accounts[3]])
+    second = next(call)
+    assert (second.assignment.game_id, second.assignment.seat) == (later.game_id, 0)
+    assert second.assignment.game.seats[0].player_name == accounts[1][0]
+    call.cancel()
+
+
+# ---------------------------------------------------------------- clocks
+
+
+def clock(per_move_ms: int, bank_ms: int = 0, policy: int = AUTO_PLAY) -> game_pb2.TimeControl:
+    return game_pb2.TimeControl(per_move_ms=per_move_ms, bank_ms=bank_ms, policy=policy)
+
+
+def timeouts(server: RunningServer, game_id: str) -> list[engine.ClockExpired]:
+    return [e for _, e in log_events(server, game_id) if isinstance(e, engine.ClockExpired)]
+
+
+def test_a_seat_that_never_answers_has_its_lowest_legal_action_played(
+    server: RunningServer, client: Client
+) -> None:
+    table = reserved_game(
+        client, [account(server) for _ in range(4)], time_control=clock(30), hand_limit=1
+    )
+    game = client.game(table.game_id)
+    assert game.time_control.per_move_ms == 30 and game.HasField("turn_deadline")
+    wait_for(
+        lambda: client.game(table.game_id).status == game_pb2.GAME_STATUS_FINISHED,
+        "the game played out by the clock",
+        timeout=60,
+    )
+    events = [e for _, e in log_events(server, table.game_id)]
+    expired = [e for e in events if isinstance(e, engine.ClockExpired)]
+    assert expired and all(e.policy == "auto_play" for e in expired)
+    # Every action of the game was a timeout's: replaying each with the engine gives the log.
+    state = engine.replay(events[:1])
+    position = 1
+    while position < len(events):
+        event = events[position]
+        if isinstance(event, engine.HandDealt):
+            produced = engine.decide(state, engine.Deal(event.seed))
+        else:
+            assert isinstance(event, engine.ClockExpired), f"{event} was not a timeout's"
+            produced = engine.decide(state, engine.TimeOut(event.seat, "auto_play"))
+        assert events[position : position + len(produced)] == produced
+        for e in produced:
+            state = engine.evolve(state, e)
+        position += len(produced)
+    assert record_verdict(server, table.game_id).valid
+
+
+def test_forfeit_on_timeout_gives_the_game_to_the_other_team(
+    server: RunningServer, client: Client
+) -> None:
+    table = reserved_game(client, [account(server) for _ in range(4)], time_control=clock(50, policy=FORFEIT))
+    turn = client.view(table, None).turn
+    wait_for(
+        lambda: client.game(table.game_id).status == game_pb2.GAME_STATUS_FINISHED, "the forfeit"
+    )
+    assert timeouts(server, table.game_id) == [engine.ClockExpired(turn, "forfeit")]
+    assert client.game(table.game_id).winner == 1 - turn % 2
+    assert record_verdict(server, table.game_id).valid
+
+
+def test_a_slow_seat_within_its_bank_is_not_penalised(
+    server: RunningServer, client: Client
+) -> None:
+    table = reserved_game(
+        client, [account(server) for _ in range(4)], time_control=clock(100, bank_ms=5000)
+    )
+    slow = []
+    for _ in range(4):
+        spectator = client.view(table, None)
+        turn = spectator.turn
+        view = client.view(table, turn)
+        time.sleep(0.35)
+        client.submit(table, turn, view.legal_actions[0], view.version)
+        slow.append(turn)
+    assert timeouts(server, table.game_id) == []
+    banks = [s.bank_remaining_ms for s in client.game(table.game_id).seats]
+    for seat in slow:
+        assert 5000 - 400 < banks[seat] <= 5000 - 200, banks
+    # and it is still the seats' game: no timeout happened while they thought
+    assert client.game(table.game_id).status == game_pb2.GAME_STATUS_PLAYING
+
+
+def test_a_seat_out_of_per_move_time_spends_its_bank_before_the_policy(
+    server: RunningServer, client: Client
+) -> None:
+    table = reserved_game(
+        client, [account(server) for _ in range(4)], time_control=clock(40, bank_ms=400)
+    )
+    turn = client.view(table, None).turn
+    wait_for(lambda: timeouts(server, table.game_id), "the timeout", timeout=10)
+    game = client.game(table.game_id)
+    assert game.seats[turn].bank_remaining_ms == 0
+    assert timeouts(server, table.game_id)[0] == engine.ClockExpired(turn, "auto_play")
+    created = game.create_time.ToDatetime()
+    expired_at = game.update_time.ToDatetime()
+    assert (expired_at - created).total_seconds() >= 0.44
+
+
+def test_a_game_without_a_clock_never_times_out(server: RunningServer, client: Client) -> None:
+    table = reserved_game(client, [account(server) for _ in range(4)])
+    game = client.game(table.game_id)
+    assert not game.HasField("time_control") and not game.HasField("turn_deadline")
+    time.sleep(0.3)
+    assert timeouts(server, table.game_id) == []
+
+
+def test_a_time_control_without_a_policy_is_invalid(server: RunningServer, client: Client) -> None:
+    with rpc_error(grpc.StatusCode.INVALID_ARGUMENT, "policy"):
+        reserved_game(client, [account(server)], time_control=clock(100, policy=0))
+
+
+def test_the_clock_survives_a_restart(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    url = f"sqlite:///{tmp_path_factory.mktemp('clock') / 'boneyard.db'}"
+    first = RunningServer(url)
+    try:
+        c = Client(first.address)
+        table = reserved_game(
+            c, [account(first) for _ in range(4)], time_control=clock(100, bank_ms=3000)
+        )
+        turn = c.view(table, None).turn
+        view = c.view(table, turn)
+        time.sleep(0.6)
+        c.submit(table, turn, view.legal_actions[0], view.version)
+        banks = [s.bank_remaining_ms for s in c.game(table.game_id).seats]
+        assert banks[turn] < 3000
+        c.close()
+    finally:
+        first.close()
+    time.sleep(1.0)  # the server is down: that time is nobody's
+    second = RunningServer(url)
+    try:
+        c = Client(second.address)
+        game = c.game(table.game_id)
+        assert [s.bank_remaining_ms for s in game.seats] == banks
+        restarted = time.time()
+        assert game.turn_deadline.ToDatetime().timestamp() >= restarted - 0.5
+        assert timeouts(second, table.game_id) == []
+        nxt = c.view(table, None).turn
+        wait_for(lambda: timeouts(second, table.game_id), "the clock running again", timeout=10)
+        assert timeouts(second, table.game_id)[0].seat == nxt
+        c.close()
+    finally:
+        second.close()
+
+
+# ---------------------------------------------------------------- tournaments: schedule
+
+
+def test_round_robin_seats_four_entrants_in_the_three_partnerships_of_42() -> None:
+    rules = engine.ruleset("texas42")
+    ways = seatings(rules.teams, ["a", "b", "c", "d"])
+    partnerships = {frozenset((frozenset((s[0], s[2])), frozenset((s[1], s[3])))) for s in ways}
+    assert len(ways) == 3 and len(partnerships) == 3
+
+
+def test_round_robin_over_five_entrants_chooses_every_table() -> None:
+    rules = engine.ruleset("moon")
+    ways = seatings(rules.teams, ["a", "b", "c", "d", "e"])
+    assert len(ways) == 10 and len({frozenset(w) for w in ways}) == 10
+
+
+def test_duplicate_42_plays_each_deal_with_the_teams_swapping_sides() -> None:
+    rules = engine.ruleset("texas42")
+    games = schedule(rules, ["a", "b", "c", "d"], 3, duplicate=True)
+    assert [(d, r) for d, r, _ in games] == [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1)]
+    for deal in range(3):
+        first, second = (s for d, _, s in games if d == deal)
+        # the hands of seats 0 and 2 go to the other partnership in the second playing
+        assert {first[0], first[2]} == {second[1], second[3]}
+        assert {first[1], first[3]} == {second[0], second[2]}
+
+
+def test_duplicate_moon_plays_each_deal_once_from_every_seat() -> None:
+    rules = engine.ruleset("moon")
+    games = schedule(rules, ["a", "b", "c"], 2, duplicate=True)
+    assert len(games) == 6
+    for deal in range(2):
+        playings = [s for d, _, s in games if d == deal]
+        for seat in range(3):
+            assert sorted(p[seat] for p in playings) == ["a", "b", "c"]
+
+
+def test_without_duplicate_each_deal_is_played_once() -> None:
+    games = schedule(engine.ruleset("texas42"), ["a", "b", "c", "d"], 4, duplicate=False)
+    assert [(d, r) for d, r, _ in games] == [(0, 0), (1, 0), (2, 0), (3, 0)]
+
+
+# ---------------------------------------------------------------- tournaments: bad input
+
+
+def create_request(entrants: list[str], deals: int = 2, **kwargs: Any) -> Any:
+    return competition_pb2.CreateTournamentRequest(
+        name="cup", rules=rules_pb2.Ruleset(preset="texas42"), entrants=entrants, deals=deals,
+        duplicate=True, **kwargs,
+    )
+
+
+def test_creating_a_tournament_needs_a_key(server: RunningServer, client: Client) -> None:
+    names = [account(server)[0] for _ in range(4)]
+    with rpc_error(grpc.StatusCode.UNAUTHENTICATED):
+        tournaments(client).CreateTournament(create_request(names), timeout=RPC_TIMEOUT)
+    with rpc_error(grpc.StatusCode.UNAUTHENTICATED):
+        tournaments(client).CreateTournament(
+            create_request(names), metadata=bearer(new_api_key()), timeout=RPC_TIMEOUT
+        )
+
+
+@pytest.mark.parametrize(
+    ("change", "code", "message"),
+    [
+        (lambda names: create_request(names + ["nobody-at-all"]), grpc.StatusCode.NOT_FOUND, "nobody-at-all"),
+        (lambda names: create_request(names[:3]), grpc.StatusCode.INVALID_ARGUMENT, "needs 4"),
+        (lambda names: create_request(names + names[:1]), grpc.StatusCode.INVALID_ARGUMENT, "twice"),
+        (lambda names: create_request(names, deals=0), grpc.StatusCode.INVALID_ARGUMENT, "deals"),
+        (
+            lambda names: create_request(names, time_control=game_pb2.TimeControl(per_move_ms=5)),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "policy",
+        ),
+    ],
+)
+def test_a_malformed_tournament_is_refused(
+    server: RunningServer, client: Client, change: Any, code: grpc.StatusCode, message: str
+) -> None:
+    names = [account(server)[0] for _ in range(4)]
+    organiser = account(server, "organiser")[1]
+    with rpc_error(code, message):
+        tournaments(client).CreateTournament(
+            change(names), metadata=bearer(organiser), timeout=RPC_TIMEOUT
+        )
+
+
+def test_an_unknown_tournament_is_not_found(client: Client) -> None:
+    with rpc_error(grpc.StatusCode.NOT_FOUND):
+        tournaments(client).GetTournament(
+            competition_pb2.GetTournamentRequest(tournament_id=str(uuid.uuid4())), timeout=RPC_TIMEOUT
+        )
+
+
+# ---------------------------------------------------------------- tournaments: played
+
+
+def play_seats(address: str, key: str, stop: threading.Event) -> None:
+    """A minimal account bot: follow WatchSeats, play each game (one at a time) with the
+    heuristic strategy."""
+    api = ApiClient(address)
+    channel = grpc.insecure_channel(address)
+    call = competition_pb2_grpc.LobbyServiceStub(channel).WatchSeats(
+        competition_pb2.WatchSeatsRequest(), metadata=bearer(key)
+    )
+    try:
+        for message in call:
+            if stop.is_set():
+                break
+            Bot(api, message.assignment.game_id, key, strategy("heuristic"), stop=stop).run()
+    except grpc.RpcError:
+        pass
+    finally:
+        call.cancel()
+        channel.close()
+        api.close()
+
+
+def test_a_duplicate_tournament_is_played_out_and_rated(
+    server: RunningServer, client: Client
+) -> None:
+    entrants = [account(server) for _ in range(4)]
+    organiser = account(server, "organiser")[1]
+    stub = tournaments(client)
+    created = stub.CreateTournament(
+        create_request([n for n, _ in entrants], deals=2), metadata=bearer(organiser), timeout=RPC_TIMEOUT
+    ).tournament
+    assert created.status == competition_pb2.TOURNAMENT_STATUS_CREATED
+    assert created.games_total == 4 and created.rules.hand_limit == 1
+    stop = threading.Event()
+    bots = [threading.Thread(target=play_seats, args=(server.address, key, stop), daemon=True) for _, key in entrants]
+    for b in bots:
+        b.start()
+    try:
+        stub.StartTournament(
+            competition_pb2.StartTournamentRequest(tournament_id=created.tournament_id),
+            metadata=bearer(organiser),
+            timeout=RPC_TIMEOUT,
+        )
+        request = competition_pb2.GetTournamentRequest(tournament_id=created.tournament_id)
+        done = wait_for(
+            lambda: (r := stub.GetTournament(request, timeout=RPC_TIMEOUT)).tournament.status
+            == competition_pb2.TOURNAMENT_STATUS_FINISHED
+            and r,
+            "the tournament to finish",
+            timeout=120,
+        )
+    finally:
+        stop.set()
+    assert done.tournament.games_finished == 4
+    # the two playings of a deal got the same hands, the partnerships on opposite sides
+    for deal in range(2):
+        twins = [g for g in done.games if g.deal == deal]
+        dealt = [
+            next(e for _, e in log_events(server, g.game_id) if isinstance(e, engine.HandDealt))
+            for g in twins
+        ]
+        assert dealt[0].hands == dealt[1].hands
+        assert twins[0].seats[0] == twins[1].seats[1]
+    # the standings are the archive's results
+    totals: dict[str, list[int]] = {n: [0, 0, 0] for n, _ in entrants}
+    for g in done.games:
+        record = Archive(server.store).record(g.game_id)
+        verdict = verify_record(record)
+        assert verdict.valid
+        summary = verdict.summary
+        for seat, name in enumerate(g.seats):
+            team = summary.rules.team_of[seat]
+            totals[name][0] += 1
+            totals[name][1] += summary.scores[team]
+            totals[name][2] += int(summary.winner == team)
+    by_name = {s.name: s for s in done.individuals}
+    assert set(by_name) == set(totals)
+    for name, (games, score_for, wins) in totals.items():
+        assert (by_name[name].games, by_name[name].score_for, by_name[name].wins) == (games, score_for, wins)
+    assert done.partnerships and all(" & " in p.name for p in done.partnerships)
+    assert [s.ordinal for s in done.individuals] == sorted((s.ordinal for s in done.individuals), reverse=True)
