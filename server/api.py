@@ -212,7 +212,12 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         _check_text(request.name, "a game name")
         preset, options = codec.rules_overrides_from_proto(request.rules)
         control = time_control_from_proto(request.time_control, request.HasField("time_control"))
-        reservations = await self._call(self._reservations, request.reservations)
+        reservations = []
+        if request.reservations:
+            # Reserving seats hands an account games it must play (its bots follow WatchSeats):
+            # only another account may do that, never an anonymous caller.
+            await self._call(self._app.account_for, _bearer_token(context))
+            reservations = await self._call(self._reservations, request.reservations)
         game_id, _ = await self._call(
             functools.partial(
                 self._app.create_game,

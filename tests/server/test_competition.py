@@ -73,7 +73,8 @@ def reserved_game(
     )
     if time_control is not None:
         request.time_control.CopyFrom(time_control)
-    response = client.stub.CreateGame(request, timeout=RPC_TIMEOUT)
+    organiser = accounts[0][1] if accounts and accounts[0][1] else new_api_key()
+    response = client.stub.CreateGame(request, metadata=bearer(organiser), timeout=RPC_TIMEOUT)
     table = Table(response.game_id, response.game.rules)
     for i, (_, key) in enumerate(accounts):
         table.tokens[i] = key
@@ -107,6 +108,7 @@ class Seeker:
 
     def __init__(self, client: Client, key: str, preset: str = "moon", **rules: Any) -> None:
         request = competition_pb2.SeekRequest(rules=rules_pb2.Ruleset(preset=preset, **rules))
+        self.key = key
         self.call = lobby(client).Seek(request, metadata=bearer(key), timeout=RPC_TIMEOUT)
         self.messages: list[competition_pb2.SeekResponse] = []
         self.error: grpc.RpcError | None = None
@@ -192,7 +194,18 @@ def test_a_key_acts_only_for_its_own_seat(server: RunningServer, client: Client)
 
 def test_reserving_for_an_unknown_account_is_not_found(server: RunningServer, client: Client) -> None:
     with rpc_error(grpc.StatusCode.NOT_FOUND, "nobody-such"):
-        reserved_game(client, [("nobody-such", "")])
+        reserved_game(client, [("nobody-such", account(server)[1])])
+
+
+def test_reserving_seats_needs_an_accounts_key(server: RunningServer, client: Client) -> None:
+    name, _ = account(server)
+    request = game_service_pb2.CreateGameRequest(
+        reservations=[game_service_pb2.SeatReservation(seat=0, account_name=name)]
+    )
+    with rpc_error(grpc.StatusCode.UNAUTHENTICATED, "API key"):
+        client.stub.CreateGame(request, timeout=RPC_TIMEOUT)
+    with rpc_error(grpc.StatusCode.UNAUTHENTICATED, "no account"):
+        client.stub.CreateGame(request, metadata=bearer(new_api_key()), timeout=RPC_TIMEOUT)
 
 
 def test_an_account_holds_only_one_seat_of_a_game(server: RunningServer, client: Client) -> None:
@@ -249,11 +262,14 @@ def test_no_account_is_seated_twice_at_a_table(server: RunningServer, client: Cl
     assert not any(s.seated for s in first + again + late), "an account was seated twice"
     d = account(server)[1]
     late.append(Seeker(client, d, "texas42"))
-    wait_for(lambda: all(s.seated for s in first + late), "a table of four accounts")
-    game_ids = {s.seated.game_id for s in first + late}
-    assert len(game_ids) == 1
-    assert sorted(s.seated.seat for s in first + late) == [0, 1, 2, 3]
-    assert not any(s.seated for s in again)
+    wait_for(lambda: all(s.seated for s in late), "a table of four accounts")
+    # one seek of a and one of b (whichever the server registered first) sit with c and d
+    wait_for(lambda: sum(1 for s in first + again if s.seated) == 2, "a's and b's seats")
+    seated_early = [s for s in first + again if s.seated]
+    assert {s.key for s in seated_early} == {a, b}
+    table = seated_early + late
+    assert len({s.seated.game_id for s in table}) == 1
+    assert sorted(s.seated.seat for s in table) == [0, 1, 2, 3]
     for s in first + again + late:
         s.cancel()
 
