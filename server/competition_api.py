@@ -45,7 +45,7 @@ _GAME_STATUS = {
     "playing": game_pb2.GAME_STATUS_PLAYING,
     "finished": game_pb2.GAME_STATUS_FINISHED,
 }
-_POLL = 0.25
+_POLL = 0.1
 MAX_ENTRANTS = 64
 
 

@@ -233,7 +233,7 @@ class TournamentDirector:
         log.info("tournament %s: game %d is %s", tournament.id, game.number, game_id)
         return game_id
 
-    async def run(self, interval: float = 0.3) -> None:
+    async def run(self, interval: float = 0.1) -> None:
         """Advance the running tournaments forever (the server's background task)."""
         while True:
             try:
