@@ -154,21 +154,30 @@ def export(server: str, game_id: str, output: str, binary: bool) -> None:
 
 
 @click.command()
-@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
-def verify(file: str) -> None:
-    """Verify a record offline: hash chain, seeds, every move, every score, the winner.
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
+def verify(files: tuple[str, ...]) -> None:
+    """Verify records offline: hash chain, seeds, every move, every score, the winner.
 
-    Exit 0 and a summary when it is valid; exit 1 and the first discrepancy when not."""
-    try:
-        record = _read_record(file)
-    except OSError as e:
-        raise click.FileError(file, hint=e.strerror or str(e)) from None
-    except MalformedRecord as e:
-        click.echo(f"invalid: record: format: expected a GameRecord (JSON or protobuf); found {e}")
-        sys.exit(1)
-    verdict = verify_record(record)
-    click.echo(str(verdict))
-    sys.exit(0 if verdict.valid else 1)
+    Exit 0 and a summary when every record is valid; exit 1 and the first discrepancy of each
+    record that is not. With several files each line starts with the file's name."""
+    valid = True
+    for file in files:
+        prefix = f"{file}: " if len(files) > 1 else ""
+        try:
+            record = _read_record(file)
+        except OSError as e:
+            raise click.FileError(file, hint=e.strerror or str(e)) from None
+        except MalformedRecord as e:
+            click.echo(
+                f"{prefix}invalid: record: format: expected a GameRecord (JSON or protobuf); "
+                f"found {e}"
+            )
+            valid = False
+            continue
+        verdict = verify_record(record)
+        click.echo(f"{prefix}{verdict}")
+        valid = valid and verdict.valid
+    sys.exit(0 if valid else 1)
 
 
 # ---------------------------------------------------------------- replay

@@ -146,6 +146,25 @@ def test_verify_reports_the_first_discrepancy_and_exit_1(
     assert result.stdout.strip() == f"invalid: {expected}"
 
 
+def test_verify_of_several_records_names_each_and_fails_if_any_is_invalid(
+    exported: dict[str, Path], tmp_path: Path
+) -> None:
+    good = [str(exported["texas42"]), str(exported["moon-binary"])]
+    result = run("verify", *good)
+    assert result.returncode == 0, explain(result)
+    assert [line.split(": ", 1)[0] for line in result.stdout.splitlines()] == good
+    assert all(": valid: game " in line for line in result.stdout.splitlines())
+
+    junk = tmp_path / "junk.json"
+    junk.write_text("{}")
+    result = run("verify", good[0], str(junk), good[1])
+    assert result.returncode == 1, explain(result)
+    lines = result.stdout.splitlines()
+    assert len(lines) == 3
+    assert lines[1].startswith(f"{junk}: invalid: ")
+    assert ": valid: " in lines[0] and ": valid: " in lines[2]
+
+
 def test_verify_of_a_file_that_is_no_record(tmp_path: Path) -> None:
     junk = tmp_path / "junk.json"
     junk.write_text('{"formatVersion": "one"}')
