@@ -408,6 +408,8 @@ class GameApp:
         if state.phase is Phase.GAME_OVER:
             self._store.reveal_seeds(game_id)
             self._full.discard(game_id)
+            self._secrets.pop(game_id, None)
+            self._clocked.pop(game_id, None)
         with self._cache_lock:
             self._cache[game_id] = (new_version, state)
         return Submitted(new_version, tuple(events), False, request[2] if request else None)

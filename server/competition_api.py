@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -18,7 +19,6 @@ from server.api import (
     MAX_NAME,
     GameServicer,
     _bearer_token,
-    _check_game_id,
     _check_text,
     _rpc,
     _status_for,
@@ -169,7 +169,7 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
         self, request: competition_pb2.StartTournamentRequest, context: grpc.aio.ServicerContext
     ) -> competition_pb2.StartTournamentResponse:
         await asyncio.to_thread(self._app.account_for, _bearer_token(context))
-        tournament_id = _check_game_id(request.tournament_id)
+        tournament_id = _check_tournament_id(request.tournament_id)
         await asyncio.to_thread(self._director.start, tournament_id)
         message, _, _, _ = await asyncio.to_thread(self._describe, tournament_id, False)
         return competition_pb2.StartTournamentResponse(tournament=message)
@@ -178,7 +178,7 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
     async def GetTournament(
         self, request: competition_pb2.GetTournamentRequest, context: grpc.aio.ServicerContext
     ) -> competition_pb2.GetTournamentResponse:
-        tournament_id = _check_game_id(request.tournament_id)
+        tournament_id = _check_tournament_id(request.tournament_id)
         message, games, individuals, partnerships = await asyncio.to_thread(
             self._describe, tournament_id, True
         )
@@ -241,6 +241,13 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
             games.append(entry)
         individuals, partnerships = self._director.standings(tournament, results)
         return message, games, [_standing(s) for s in individuals], [_standing(s) for s in partnerships]
+
+
+def _check_tournament_id(tournament_id: str) -> str:
+    try:
+        return str(uuid.UUID(tournament_id))
+    except ValueError:
+        raise InvalidArgument(f"not a tournament id: {tournament_id!r}") from None
 
 
 def _standing(s: Standing) -> competition_pb2.Standing:
