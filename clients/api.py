@@ -6,13 +6,16 @@ Only the generated API code (``boneyard.v1``) and the standard library are used 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Self
 
 import grpc
 
 from boneyard.v1 import (
     actions_pb2,
+    competition_pb2,
+    competition_pb2_grpc,
+    events_pb2,
     game_pb2,
     game_service_pb2,
     game_service_pb2_grpc,
@@ -20,10 +23,23 @@ from boneyard.v1 import (
     view_pb2,
 )
 
-__all__ = ["DEFAULT_SERVER", "Client", "OptionError", "ruleset_request"]
+__all__ = [
+    "DEFAULT_SERVER",
+    "TIMEOUT_POLICIES",
+    "Client",
+    "OptionError",
+    "ruleset_request",
+    "time_control",
+]
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 _OPENER = "first_hand_opener"
+
+TIMEOUT_POLICIES = {
+    "auto_play": events_pb2.TIMEOUT_POLICY_AUTO_PLAY,
+    "forfeit": events_pb2.TIMEOUT_POLICY_FORFEIT,
+}
+"""What happens to a seat out of time, by the name the command line uses."""
 
 
 class OptionError(ValueError):
@@ -68,13 +84,41 @@ def ruleset_request(preset: str, options: Mapping[str, str]) -> rules_pb2.Rulese
     return msg
 
 
+def time_control(
+    per_move_ms: int,
+    bank_ms: int = 0,
+    policy: str | events_pb2.TimeoutPolicy.ValueType = "auto_play",
+) -> game_pb2.TimeControl:
+    """The ``TimeControl`` message: ``per_move_ms`` for each action, then a bank of ``bank_ms``
+    for the whole game; ``policy`` (``auto_play``, ``forfeit`` or the enum's number) when both
+    are spent."""
+    if per_move_ms < 0 or bank_ms < 0:
+        raise ValueError(f"per_move_ms={per_move_ms}, bank_ms={bank_ms}: times are not negative")
+    if isinstance(policy, str):
+        try:
+            number = TIMEOUT_POLICIES[policy.strip().lower().replace("-", "_")]
+        except KeyError:
+            raise ValueError(
+                f"policy {policy!r}: choose one of {', '.join(TIMEOUT_POLICIES)}"
+            ) from None
+    else:
+        number = policy
+    return game_pb2.TimeControl(per_move_ms=per_move_ms, bank_ms=bank_ms, policy=number)
+
+
 class Client:
-    """One channel to a server; seat tokens are passed per call."""
+    """One channel to a server; seat tokens and account keys are passed per call."""
 
     def __init__(self, address: str = DEFAULT_SERVER) -> None:
         self.address = address
-        self._channel = grpc.insecure_channel(address)
+        # Bots and competitors live through server restarts: after an outage the channel
+        # retries the connection at least every 5 s (gRPC's default backoff grows to 120 s).
+        self._channel = grpc.insecure_channel(
+            address, options=[("grpc.max_reconnect_backoff_ms", 5000)]
+        )
         self._stub = game_service_pb2_grpc.GameServiceStub(self._channel)
+        self._lobby = competition_pb2_grpc.LobbyServiceStub(self._channel)
+        self._tournaments = competition_pb2_grpc.TournamentServiceStub(self._channel)
 
     def close(self) -> None:
         self._channel.close()
@@ -90,12 +134,28 @@ class Client:
         return [("authorization", f"Bearer {token}")] if token else []
 
     def create_game(
-        self, preset: str, options: Mapping[str, str] | None = None, name: str = ""
+        self,
+        preset: str,
+        options: Mapping[str, str] | None = None,
+        name: str = "",
+        *,
+        time_control: game_pb2.TimeControl | None = None,
+        reservations: Mapping[int, str] | None = None,
+        key: str | None = None,
     ) -> game_pb2.GameSummary:
+        """Create a game; ``reservations`` keeps seats for accounts (seat -> account name),
+        which needs an account's API key (``key``: any account's)."""
         request = game_service_pb2.CreateGameRequest(
-            rules=ruleset_request(preset, options or {}), name=name
+            rules=ruleset_request(preset, options or {}),
+            name=name,
+            reservations=[
+                game_service_pb2.SeatReservation(seat=seat, account_name=account)
+                for seat, account in sorted((reservations or {}).items())
+            ],
         )
-        return self._stub.CreateGame(request).game
+        if time_control is not None:
+            request.time_control.CopyFrom(time_control)
+        return self._stub.CreateGame(request, metadata=self._auth(key)).game
 
     def game(self, game_id: str) -> game_pb2.GameSummary:
         return self._stub.GetGame(game_service_pb2.GetGameRequest(game_id=game_id)).game
@@ -146,3 +206,73 @@ class Client:
         returned iterator (``.cancel()``)."""
         request = game_service_pb2.WatchGameRequest(game_id=game_id, from_version=from_version)
         return self._stub.WatchGame(request, metadata=self._auth(token))  # type: ignore[no-any-return]
+
+    # --- the lobby (account key) -------------------------------------------------------
+
+    def seek(
+        self,
+        key: str,
+        preset: str,
+        options: Mapping[str, str] | None = None,
+        time_control: game_pb2.TimeControl | None = None,
+    ) -> Iterator[competition_pb2.SeekResponse]:
+        """Seek a table: ``waiting`` messages, then one ``seated`` and the end. Cancel the
+        returned call (``.cancel()``) to stop seeking."""
+        request = competition_pb2.SeekRequest(rules=ruleset_request(preset, options or {}))
+        if time_control is not None:
+            request.time_control.CopyFrom(time_control)
+        return self._lobby.Seek(request, metadata=self._auth(key))  # type: ignore[no-any-return]
+
+    def watch_seats(self, key: str) -> Iterator[competition_pb2.WatchSeatsResponse]:
+        """The account's seats in unfinished games, then each new one; cancel the returned
+        call (``.cancel()``) to stop."""
+        request = competition_pb2.WatchSeatsRequest()
+        return self._lobby.WatchSeats(request, metadata=self._auth(key))  # type: ignore[no-any-return]
+
+    # --- tournaments -------------------------------------------------------------------
+
+    def create_tournament(
+        self,
+        key: str,
+        name: str,
+        preset: str,
+        entrants: Sequence[str],
+        deals: int,
+        *,
+        options: Mapping[str, str] | None = None,
+        duplicate: bool = True,
+        time_control: game_pb2.TimeControl | None = None,
+    ) -> competition_pb2.Tournament:
+        request = competition_pb2.CreateTournamentRequest(
+            name=name,
+            rules=ruleset_request(preset, options or {}),
+            entrants=list(entrants),
+            deals=deals,
+            duplicate=duplicate,
+            format=competition_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN,
+        )
+        if time_control is not None:
+            request.time_control.CopyFrom(time_control)
+        response = self._tournaments.CreateTournament(request, metadata=self._auth(key))
+        return response.tournament
+
+    def start_tournament(
+        self, key: str, tournament_id: str, timeout: float | None = None
+    ) -> competition_pb2.Tournament:
+        request = competition_pb2.StartTournamentRequest(tournament_id=tournament_id)
+        response = self._tournaments.StartTournament(
+            request, metadata=self._auth(key), timeout=timeout
+        )
+        return response.tournament
+
+    def tournament(
+        self, tournament_id: str, timeout: float | None = None
+    ) -> competition_pb2.GetTournamentResponse:
+        """The tournament, its games and its standings."""
+        request = competition_pb2.GetTournamentRequest(tournament_id=tournament_id)
+        return self._tournaments.GetTournament(request, timeout=timeout)
+
+    def tournaments(self) -> list[competition_pb2.Tournament]:
+        """Every tournament, newest first."""
+        response = self._tournaments.ListTournaments(competition_pb2.ListTournamentsRequest())
+        return list(response.tournaments)

@@ -4,8 +4,14 @@
     boneyard watch GAME_ID
     boneyard games [--status open|playing|finished]
     boneyard bot --game GAME_ID --seat N [--token T] | --new PRESET [--option NAME=VALUE ...]
+    boneyard bot --key KEY [--seek PRESET [--option NAME=VALUE ...] [--games N]
+                            [--per-move-ms N [--bank-ms N] [--policy auto_play|forfeit]]]
+    boneyard tournament create | run | standings | list      (clients/tournament_cli.py)
+    boneyard admin create-bot NAME | create-player NAME | accounts   (on the server's machine)
 
-Every command takes ``--server ADDR`` (default 127.0.0.1:50051, env BONEYARD_SERVER).
+Every command takes ``--server ADDR`` (default 127.0.0.1:50051, env BONEYARD_SERVER) but
+``admin``, which works on the server's database (``--database-url``). An account's API key
+(``--key``) also comes from env BONEYARD_KEY.
 """
 
 from __future__ import annotations
@@ -18,16 +24,19 @@ from typing import Any
 
 import click
 import grpc
+from click.core import ParameterSource
 from rich.console import Console
 from rich.table import Column, Table
 
-from boneyard.v1 import actions_pb2, game_pb2, view_pb2
-from clients.api import DEFAULT_SERVER, Client, OptionError
+from boneyard.v1 import actions_pb2, competition_pb2, game_pb2, view_pb2
+from clients.api import DEFAULT_SERVER, Client, OptionError, ruleset_request
 from clients.archive_cli import ARCHIVE_COMMANDS
 from clients.bot import Bot
+from clients.competitor import Competitor, GameResult, SeekPlan
 from clients.describe import action_text, event_text
 from clients.render import render_view
 from clients.strategies import strategy, strategy_names
+from clients.tournament_cli import TOURNAMENT_COMMANDS, parse_time_control, time_control_options
 
 __all__ = ["main"]
 
@@ -67,6 +76,11 @@ def _parse_options(options: Sequence[str]) -> dict[str, str]:
 def _fail(error: grpc.RpcError) -> None:
     code = error.code()  # type: ignore[attr-defined]
     console.print(f"[red]{code.name}[/red]: {error.details()}")  # type: ignore[attr-defined]
+    if code == grpc.StatusCode.UNAUTHENTICATED:
+        console.print(
+            "the server does not know this key or token; an account's API key is made on the "
+            "server's machine with `boneyard admin create-bot NAME`"
+        )
     sys.exit(1)
 
 
@@ -270,7 +284,23 @@ def play(
 @click.option("--seat", type=int, help="The seat (with --game).")
 @click.option("--token", help="The seat's token, if already taken (with --game).")
 @click.option("--new", "new_preset", metavar="PRESET", help="Create a game and fill every seat with bots.")
+@click.option(
+    "--key",
+    envvar="BONEYARD_KEY",
+    help="An account's API key (env BONEYARD_KEY): play every seat reserved for the account "
+    "(tournaments, seeks), until Ctrl-C.",
+)
+@click.option(
+    "--seek", "seek_preset", metavar="PRESET", help="With --key: also seek tables of this preset."
+)
 @_option_option
+@time_control_options
+@click.option(
+    "--games",
+    "games_limit",
+    type=click.IntRange(min=1),
+    help="With --key: stop after this many games are over (and seek no more tables than that).",
+)
 @click.option("--strategy", "strategy_names_", default="heuristic", show_default=True,
               help="A strategy, or one per seat separated by commas: random,heuristic,...")
 @click.option("--seed", default=0, show_default=True, help="Seed of the strategies' choices.")
@@ -282,18 +312,36 @@ def bot(
     seat: int | None,
     token: str | None,
     new_preset: str | None,
+    key: str | None,
+    seek_preset: str | None,
     options: tuple[str, ...],
+    per_move_ms: int | None,
+    bank_ms: int | None,
+    policy: str | None,
+    games_limit: int | None,
     strategy_names_: str,
     seed: int,
     name: str,
 ) -> None:
-    """Run bots until their game ends."""
-    if bool(game_id) == bool(new_preset):
-        raise click.UsageError("give either --game GAME_ID --seat N, or --new PRESET")
+    """Run bots: for one game (--game, --new), or for an account (--key)."""
+    ctx = click.get_current_context()
+    from_env = ctx.get_parameter_source("key") == ParameterSource.ENVIRONMENT
+    if key and (game_id or new_preset) and from_env:
+        key = None  # BONEYARD_KEY in the environment does not turn --game/--new into --key
+    if sum(1 for mode in (game_id, new_preset, key) if mode) != 1:
+        raise click.UsageError("give one of --game GAME_ID --seat N, --new PRESET, or --key KEY")
     kinds = [s.strip() for s in strategy_names_.split(",") if s.strip()]
     for kind in kinds:
         if kind not in strategy_names():
             raise click.BadParameter(f"{kind!r}: one of {', '.join(strategy_names())}", param_hint="--strategy")
+    if key:
+        if len(kinds) != 1:
+            raise click.BadParameter("one strategy with --key", param_hint="--strategy")
+        clock = parse_time_control(per_move_ms, bank_ms, policy)
+        _bot_for_account(server, key, kinds[0], seed, seek_preset, options, games_limit, clock)
+        return
+    if seek_preset or games_limit is not None or per_move_ms is not None:
+        raise click.UsageError("--seek, --games and a clock go with --key KEY")
     with Client(server) as client:
         if new_preset:
             summary = client.create_game(new_preset, _parse_options(options), name=name or "bots")
@@ -331,13 +379,118 @@ def bot(
         if errors:
             raise errors[0]
         final = next(iter(results.values()))
-        teams = [" ".join(map(str, t.seats)) for t in final.teams]
-        scores = ", ".join(f"team {i} (seats {teams[i]}): {s}" for i, s in enumerate(final.scores))
-        winner = f"; team {final.winner} wins" if final.HasField("winner") else ""
-        print(f"final score: {scores}{winner}", flush=True)
+        print(f"final score: {_final_text(final)}", flush=True)
 
 
-for _command in ARCHIVE_COMMANDS:
+def _final_text(view: view_pb2.SeatView) -> str:
+    teams = [" ".join(map(str, t.seats)) for t in view.teams]
+    scores = ", ".join(f"team {i} (seats {teams[i]}): {s}" for i, s in enumerate(view.scores))
+    winner = f"; team {view.winner} wins" if view.HasField("winner") else ""
+    return f"{scores}{winner}"
+
+
+def _bot_for_account(
+    server: str,
+    key: str,
+    strategy_name: str,
+    seed: int,
+    seek_preset: str | None,
+    options: tuple[str, ...],
+    games_limit: int | None,
+    clock: game_pb2.TimeControl | None,
+) -> None:
+    """``bot --key``: one line when a game starts and one when it ends; Ctrl-C stops."""
+    seek = SeekPlan(seek_preset, _parse_options(options), clock) if seek_preset else None
+    if seek is None and (options or clock is not None):
+        raise click.UsageError("--option and a clock go with --seek PRESET (with --key)")
+    if seek is not None:
+        ruleset_request(seek.preset, seek.options)  # a bad option fails here, not in a thread
+    lock = threading.Lock()
+    last_waiting: dict[str, tuple[int, int]] = {}
+
+    def say(line: str) -> None:
+        with lock:
+            print(line, flush=True)
+
+    def started(a: competition_pb2.SeatAssignment) -> None:
+        where = f" (tournament {a.tournament_id})" if a.tournament_id else ""
+        say(f"game {a.game_id} started: seat {a.seat} of {a.game.rules.preset}{where}")
+
+    def ended(result: GameResult) -> None:
+        if result.over and result.view is not None:
+            say(f"game {result.game_id} over: {_final_text(result.view)}")
+        else:
+            error = result.error
+            if isinstance(error, grpc.RpcError):
+                why = f"{error.code().name}: {error.details()}"  # type: ignore[attr-defined]
+            else:
+                why = f"{type(error).__name__}: {error}"
+            say(f"game {result.game_id} stopped: {why}")
+
+    def waiting(w: competition_pb2.SeekWaiting) -> None:
+        if last_waiting.get("seek") == (w.seekers, w.players):
+            return
+        last_waiting["seek"] = (w.seekers, w.players)
+        say(f"seeking {seek_preset}: {w.seekers} of {w.players} players waiting")
+
+    with Client(server) as client:
+        competitor = Competitor(
+            client,
+            key,
+            strategy_name,
+            seed,
+            seek=seek,
+            games=games_limit,
+            on_start=started,
+            on_end=ended,
+            on_seek=waiting,
+        )
+        try:
+            results = competitor.run()
+        except KeyboardInterrupt:
+            competitor.stop()
+            say(f"stopped; {competitor.games_over} games over")
+            sys.exit(130)
+    over = sum(1 for r in results if r.over)
+    say(f"done: {over} games over")
+
+
+class _AdminGroup(click.Group):
+    """``boneyard admin``: the operator's commands of ``server.admin``, imported on use.
+
+    They work on the server's database, so they live in the server package; and clients must
+    not depend on the server: importing it here would load ``server`` and SQLAlchemy into every
+    client command (``boneyard verify`` runs offline without them, as
+    tests/archive/test_archive_cli.py checks). So the group's commands are looked up in
+    ``server.admin`` only when ``boneyard admin ...`` runs; ``boneyard --help`` lists the group
+    without importing it.
+    """
+
+    def _server_group(self) -> click.Group:
+        try:
+            from server.admin import admin as server_admin
+        except ImportError as error:  # a clients-only install
+            raise click.ClickException(f"admin commands need the server package: {error}") from None
+        return server_admin
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return self._server_group().list_commands(ctx)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return self._server_group().get_command(ctx, cmd_name)
+
+
+main.add_command(
+    _AdminGroup(
+        "admin",
+        help="Operator commands on the server's database (run them on the server's machine): "
+        "create-bot, create-player, accounts.",
+        short_help="Operator commands on the server's database.",
+    )
+)
+
+
+for _command in [*ARCHIVE_COMMANDS, *TOURNAMENT_COMMANDS]:
     main.add_command(_command)
 
 if __name__ == "__main__":

@@ -1,0 +1,380 @@
+"""An account's bot in competitions: play every seat reserved for the account, and seek tables.
+
+A ``Competitor`` follows the account's seats (LobbyService.WatchSeats) and starts one ``Bot``
+thread per game it is seated in: by a tournament, by a seek, or by CreateGame's reservations.
+It may also seek tables itself (LobbyService.Seek), one seek open at a time, seeking again each
+time a table forms, until it has played the games it was asked to.
+
+It lives through a server restart: a dropped stream is reopened with a backoff, and WatchSeats,
+reopened, first sends again every seat of a game that is not over; a game already being played
+(or played to its end) is not started a second time. Each ``Bot`` resumes its own game (see
+``clients.bot``).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import grpc
+
+from boneyard.v1 import competition_pb2, game_pb2, view_pb2
+from clients.api import Client
+from clients.bot import Bot, BotGaveUp
+from clients.strategies import strategy
+
+__all__ = ["Competitor", "CompetitorGaveUp", "GameResult", "SeekPlan"]
+
+log = logging.getLogger(__name__)
+
+_RETRY_CODES = {
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+    grpc.StatusCode.CANCELLED,
+    grpc.StatusCode.UNKNOWN,
+    grpc.StatusCode.INTERNAL,
+    grpc.StatusCode.RESOURCE_EXHAUSTED,
+}
+_GAME_OVER = view_pb2.PHASE_GAME_OVER
+
+
+class SeekPlan(NamedTuple):
+    """What to seek: a preset, option overrides (``NAME=VALUE`` as typed) and a clock."""
+
+    preset: str
+    options: Mapping[str, str] = {}
+    time_control: game_pb2.TimeControl | None = None
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """How one of the competitor's games went."""
+
+    assignment: competition_pb2.SeatAssignment
+    view: view_pb2.SeatView | None = None
+    """The seat's last view (the game over, unless ``error``)."""
+    error: BaseException | None = None
+
+    @property
+    def game_id(self) -> str:
+        return str(self.assignment.game_id)
+
+    @property
+    def over(self) -> bool:
+        return self.view is not None and self.view.phase == _GAME_OVER
+
+
+class CompetitorGaveUp(RuntimeError):
+    """The server stayed unreachable for longer than the competitor's patience."""
+
+
+@dataclass
+class _Backoff:
+    """Pauses between reconnections, as ``clients.bot`` makes them; remembers when the server
+    was first found gone, to give up after ``patience`` seconds."""
+
+    what: str
+    address: str
+    patience: float
+    attempts: int = 0
+    down_since: float | None = None
+
+    def failed(self, code: grpc.StatusCode) -> float:
+        now = time.monotonic()
+        self.down_since = self.down_since or now
+        if now - self.down_since > self.patience:
+            raise CompetitorGaveUp(
+                f"{self.what}: server {self.address} unreachable for {self.patience:.0f} s"
+            )
+        self.attempts += 1
+        level = logging.WARNING if self.attempts == 1 else logging.INFO
+        log.log(level, "%s: %s; reconnecting", self.what, code.name)
+        return min(0.2 * self.attempts, 2.0)
+
+    def ok(self) -> None:
+        if self.attempts:
+            log.info("%s: connected again", self.what)
+        self.attempts = 0
+        self.down_since = None
+
+
+@dataclass
+class _State:
+    active: dict[str, threading.Thread] = field(default_factory=dict)
+    over: set[str] = field(default_factory=set)
+    results: list[GameResult] = field(default_factory=list)
+    tables_found: int = 0
+    error: BaseException | None = None
+
+
+class Competitor:
+    """Plays the seats reserved for the account whose API key is ``key``.
+
+    ``seek``: also seek tables like this one, one at a time. ``games``: stop after this many
+    games are over (and seek no more tables than that). Callbacks, called from the
+    competitor's threads: ``on_start(assignment)`` when a game's bot starts, ``on_end(result)``
+    when it ends (the game over, or an error), ``on_seek(waiting)`` for each word from an
+    open seek.
+    """
+
+    def __init__(
+        self,
+        client: Client,
+        key: str,
+        strategy_name: str,
+        seed: int = 0,
+        *,
+        seek: SeekPlan | tuple[str, Mapping[str, str], game_pb2.TimeControl | None] | None = None,
+        games: int | None = None,
+        patience: float | None = None,
+        on_start: Callable[[competition_pb2.SeatAssignment], None] | None = None,
+        on_end: Callable[[GameResult], None] | None = None,
+        on_seek: Callable[[competition_pb2.SeekWaiting], None] | None = None,
+    ) -> None:
+        strategy(strategy_name, seed)  # an unknown name fails here, not in a game's thread
+        if games is not None and games < 1:
+            raise ValueError(f"games={games}: at least 1")
+        self.client = client
+        self.key = key
+        self.strategy_name = strategy_name
+        self.seed = seed
+        self.seek = SeekPlan(*seek) if seek is not None else None
+        self.games = games
+        self.patience = math.inf if patience is None else patience
+        self.on_start = on_start
+        self.on_end = on_end
+        self.on_seek = on_seek
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._lock = threading.Lock()
+        self._state = _State()
+        self._calls: set[Any] = set()
+        self._threads: list[threading.Thread] = []
+
+    # --- what it did -------------------------------------------------------------------
+
+    @property
+    def results(self) -> list[GameResult]:
+        """Games ended so far, in the order they ended."""
+        with self._lock:
+            return list(self._state.results)
+
+    @property
+    def playing(self) -> list[str]:
+        """Games being played now."""
+        with self._lock:
+            return list(self._state.active)
+
+    @property
+    def games_over(self) -> int:
+        with self._lock:
+            return len(self._state.over)
+
+    # --- running -----------------------------------------------------------------------
+
+    def run(self, until: Callable[[], bool] | None = None) -> list[GameResult]:
+        """Play until ``games`` games are over, ``until()`` says so, or ``stop()``; return the
+        games' results. Raises what made it stop otherwise: ``grpc.RpcError`` for a refusal
+        (UNAUTHENTICATED: a key the server does not know; INVALID_ARGUMENT: a seek of rules
+        that do not exist ...), ``CompetitorGaveUp`` after ``patience`` seconds without the
+        server."""
+        self._start(self._follow_seats, "seats")
+        if self.seek is not None:
+            self._start(self._seek_tables, "seek")
+        try:
+            while not self._stop.is_set():
+                with self._lock:
+                    error = self._state.error
+                    over = len(self._state.over)
+                if error is not None:
+                    raise error
+                if self.games is not None and over >= self.games:
+                    break
+                if until is not None and until():
+                    break
+                self._wake.wait(0.25)
+                self._wake.clear()
+        finally:
+            self.stop()
+            for thread in self._threads:
+                thread.join(timeout=5)
+        return self.results
+
+    def stop(self) -> None:
+        """Stop seeking, following seats and playing (from any thread)."""
+        self._stop.set()
+        self._wake.set()
+        with self._lock:
+            calls = list(self._calls)
+        for call in calls:
+            call.cancel()
+
+    def _start(self, target: Callable[[], None], name: str) -> None:
+        def guarded() -> None:
+            try:
+                target()
+            except BaseException as error:  # noqa: BLE001 -- handed to run(), which raises it
+                self._fail(error)
+
+        thread = threading.Thread(target=guarded, name=f"competitor-{name}", daemon=True)
+        self._threads.append(thread)
+        thread.start()
+
+    def _fail(self, error: BaseException) -> None:
+        with self._lock:
+            if self._state.error is None and not self._stop.is_set():
+                self._state.error = error
+        self._wake.set()
+
+    def _open(self, call: Any) -> None:
+        with self._lock:
+            self._calls.add(call)
+        if self._stop.is_set():  # stop() may have run before the call was known
+            call.cancel()
+
+    def _close(self, call: Any) -> None:
+        call.cancel()
+        with self._lock:
+            self._calls.discard(call)
+
+    # --- the account's seats -----------------------------------------------------------
+
+    def _follow_seats(self) -> None:
+        backoff = _Backoff("seats", self.client.address, self.patience)
+        while not self._stop.is_set():
+            call = self.client.watch_seats(self.key)
+            self._open(call)
+            opened = time.monotonic()
+            try:
+                for message in call:
+                    backoff.ok()
+                    self._play(message.assignment)
+                pause = 0.2  # the server ended the stream (shutting down): open it again
+            except grpc.RpcError as error:
+                if self._stop.is_set():
+                    return
+                code = error.code()  # type: ignore[attr-defined]
+                if code not in _RETRY_CODES:
+                    raise
+                if time.monotonic() - opened > 10:
+                    backoff.ok()  # it was open a good while: this is a new outage
+                pause = backoff.failed(code)
+            finally:
+                self._close(call)
+            self._stop.wait(pause)
+
+    # --- seeking -----------------------------------------------------------------------
+
+    def _want_table(self) -> bool:
+        if self.games is None:
+            return True
+        with self._lock:
+            return len(self._state.over) + len(self._state.active) < self.games
+
+    def _seek_tables(self) -> None:
+        plan = self.seek
+        assert plan is not None
+        backoff = _Backoff("seek", self.client.address, self.patience)
+        while not self._stop.is_set():
+            if not self._want_table():
+                self._stop.wait(0.25)
+                continue
+            call = self.client.seek(self.key, plan.preset, plan.options, plan.time_control)
+            self._open(call)
+            seated: competition_pb2.SeatAssignment | None = None
+            pause = 0.0
+            try:
+                for message in call:
+                    backoff.ok()
+                    if message.WhichOneof("kind") == "seated":
+                        seated = message.seated
+                        break
+                    log.info(
+                        "seeking %s: %d of %d waiting",
+                        plan.preset,
+                        message.waiting.seekers,
+                        message.waiting.players,
+                    )
+                    if self.on_seek is not None:
+                        self.on_seek(message.waiting)
+                else:
+                    log.info("seek: the stream ended without a table; seeking again")
+                    pause = 0.2
+            except grpc.RpcError as error:
+                if self._stop.is_set():
+                    return
+                code = error.code()  # type: ignore[attr-defined]
+                if code not in _RETRY_CODES:
+                    raise
+                pause = backoff.failed(code)
+            finally:
+                self._close(call)
+            if seated is not None:
+                with self._lock:
+                    self._state.tables_found += 1
+                log.info("seek: seated in game %s, seat %d", seated.game_id, seated.seat)
+                self._play(seated)
+            self._stop.wait(pause)
+
+    # --- playing -----------------------------------------------------------------------
+
+    def _play(self, assignment: competition_pb2.SeatAssignment) -> None:
+        """Start a bot for the seat, unless its game is being (or was) played already."""
+        game_id = assignment.game_id
+        with self._lock:
+            if self._stop.is_set() or game_id in self._state.active or game_id in self._state.over:
+                return
+            thread = threading.Thread(
+                target=self._play_game,
+                args=(assignment,),
+                name=f"game-{game_id[:8]}-seat-{assignment.seat}",
+                daemon=True,
+            )
+            self._state.active[game_id] = thread
+        thread.start()
+
+    def _play_game(self, assignment: competition_pb2.SeatAssignment) -> None:
+        game_id = assignment.game_id
+        view: view_pb2.SeatView | None = None
+        error: BaseException | None = None
+        log.info("game %s: playing seat %d", game_id, assignment.seat)
+        try:
+            if self.on_start is not None:
+                self.on_start(assignment)
+            bot = Bot(
+                self.client,
+                game_id,
+                self.key,
+                strategy(self.strategy_name, self.seed + assignment.seat),
+                patience=self.patience,
+                stop=self._stop,
+            )
+            view = bot.run()
+        except BotGaveUp as gave_up:
+            error = gave_up
+        except Exception as failure:  # noqa: BLE001 -- one game's failure is reported, not fatal
+            error = failure
+            if not self._stop.is_set():
+                log.warning("game %s: the bot stopped: %s", game_id, _describe(failure))
+        result = GameResult(assignment, view, error)
+        with self._lock:
+            self._state.active.pop(game_id, None)
+            if result.over:
+                self._state.over.add(game_id)
+            self._state.results.append(result)
+        self._wake.set()
+        if self._stop.is_set() and not result.over:
+            return  # stopped mid-game: nothing to tell
+        if self.on_end is not None:
+            self.on_end(result)
+
+
+def _describe(error: BaseException) -> str:
+    if isinstance(error, grpc.RpcError):
+        return f"{error.code().name}: {error.details()}"  # type: ignore[attr-defined]
+    return f"{type(error).__name__}: {error}"

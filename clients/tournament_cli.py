@@ -1,0 +1,448 @@
+"""Tournaments from the command line: make one, run it with a progress bar, read its standings.
+
+    boneyard tournament create --name NAME --game PRESET [--option NAME=VALUE ...]
+                               --entrant NAME ... --deals N [--duplicate/--no-duplicate]
+                               [--per-move-ms N [--bank-ms N] [--policy auto_play|forfeit]]
+                               --key KEY
+    boneyard tournament run ID --key KEY [--detach]
+    boneyard tournament standings ID [--games]
+    boneyard tournament list
+
+The server plays a tournament by itself once it is started: it makes each game and reserves
+its seats for the entrants, whose bots (``boneyard bot --key KEY``) play them. ``run`` starts it
+and follows it until it is over (through server restarts), then prints the standings; Ctrl-C
+stops following, not the tournament.
+
+Every command takes ``--server ADDR`` (env BONEYARD_SERVER); ``--key`` also comes from env
+BONEYARD_KEY (an account's API key, made by ``boneyard admin create-bot NAME``).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import click
+import grpc
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Column, Table
+
+from boneyard.v1 import competition_pb2, game_pb2
+from clients.api import DEFAULT_SERVER, TIMEOUT_POLICIES, Client, OptionError, time_control
+
+__all__ = [
+    "TOURNAMENT_COMMANDS",
+    "key_option",
+    "parse_time_control",
+    "print_standings",
+    "time_control_options",
+]
+
+console = Console(highlight=False)
+
+POLL_SECONDS = 0.5
+"""How often ``run`` asks the server where the tournament is."""
+
+_RETRY_CODES = {
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+    grpc.StatusCode.UNKNOWN,
+    grpc.StatusCode.INTERNAL,
+    grpc.StatusCode.RESOURCE_EXHAUSTED,
+}
+_FINISHED = competition_pb2.TOURNAMENT_STATUS_FINISHED
+
+_server_option = click.option(
+    "--server",
+    default=DEFAULT_SERVER,
+    envvar="BONEYARD_SERVER",
+    show_default=True,
+    help="The server's HOST:PORT (env BONEYARD_SERVER).",
+)
+
+
+def key_option(
+    required: bool = True, help: str = "The account's API key (env BONEYARD_KEY)."
+) -> Any:
+    return click.option("--key", envvar="BONEYARD_KEY", required=required, help=help)
+
+
+def time_control_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``--per-move-ms``, ``--bank-ms`` and ``--policy``: a table's clock."""
+    fn = click.option(
+        "--policy",
+        type=click.Choice(sorted(TIMEOUT_POLICIES)),
+        help="Out of time: the lowest legal action is played (auto_play, the default with a "
+        "clock), or the seat's team loses (forfeit).",
+    )(fn)
+    fn = click.option(
+        "--bank-ms",
+        type=click.IntRange(min=0),
+        help="Each seat's bank for the whole game, in ms (with --per-move-ms).",
+    )(fn)
+    fn = click.option(
+        "--per-move-ms",
+        type=click.IntRange(min=1),
+        help="A clock: the time each action may take, in ms.",
+    )(fn)
+    return fn
+
+
+def parse_time_control(
+    per_move_ms: int | None, bank_ms: int | None, policy: str | None
+) -> game_pb2.TimeControl | None:
+    """The clock the options ask for; ``None`` without ``--per-move-ms``."""
+    if per_move_ms is None:
+        if bank_ms is not None or policy is not None:
+            raise click.UsageError("--bank-ms and --policy need --per-move-ms (a clock)")
+        return None
+    return time_control(per_move_ms, bank_ms or 0, policy or "auto_play")
+
+
+def _parse_options(options: Sequence[str]) -> dict[str, str]:
+    parsed: dict[str, str] = {}
+    for item in options:
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip():
+            raise click.BadParameter(f"{item!r}: write NAME=VALUE", param_hint="--option")
+        parsed[name.strip()] = value
+    return parsed
+
+
+def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Answer a server's refusal or absence with its message, not a traceback."""
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except grpc.RpcError as error:
+            code = error.code()  # type: ignore[attr-defined]
+            console.print(f"[red]{code.name}[/red]: {error.details()}")  # type: ignore[attr-defined]
+            sys.exit(1)
+        except OptionError as error:
+            raise click.BadParameter(str(error), param_hint="--option") from None
+
+    wrapper.__name__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
+
+
+def _wide() -> Console:
+    """The console; piped, one that prints whole lines instead of wrapping at 80 columns."""
+    return console if console.is_terminal else Console(highlight=False, width=1000)
+
+
+def _status(status: competition_pb2.TournamentStatus.ValueType) -> str:
+    return competition_pb2.TournamentStatus.Name(status).removeprefix("TOURNAMENT_STATUS_").lower()
+
+
+def _game_status(status: game_pb2.GameStatus.ValueType) -> str:
+    if not status:
+        return "-"
+    return game_pb2.GameStatus.Name(status).removeprefix("GAME_STATUS_").lower()
+
+
+def _clock_text(tc: game_pb2.TimeControl) -> str:
+    if not tc.per_move_ms:
+        return "no clock"
+    policy = "forfeit" if tc.policy == TIMEOUT_POLICIES["forfeit"] else "auto_play"
+    bank = f" + {tc.bank_ms} ms bank" if tc.bank_ms else ""
+    return f"{tc.per_move_ms} ms a move{bank}, then {policy}"
+
+
+def _describe(t: competition_pb2.Tournament) -> str:
+    kind = "duplicate" if t.duplicate else "not duplicate"
+    clock = _clock_text(t.time_control) if t.HasField("time_control") else "no clock"
+    return (
+        f"{t.name!r}: {t.rules.preset}, {len(t.entrants)} entrants, {t.deals} deals ({kind}), "
+        f"{clock}; {t.games_finished}/{t.games_total} games, {_status(t.status)}"
+    )
+
+
+# ---------------------------------------------------------------- standings
+
+
+def _standings_table(title: str, standings: Sequence[competition_pb2.Standing]) -> Table:
+    table = Table(
+        Column("#", justify="right"),
+        Column("name", no_wrap=True),
+        Column("rating", justify="right"),
+        Column("uncertainty", justify="right"),
+        Column("ordinal", justify="right"),
+        Column("games", justify="right"),
+        Column("wins", justify="right"),
+        Column("for", justify="right"),
+        Column("against", justify="right"),
+        title=title,
+        title_justify="left",
+    )
+    for place, s in enumerate(standings, 1):
+        table.add_row(
+            str(place),
+            s.name,
+            f"{s.rating:.2f}",
+            f"{s.uncertainty:.2f}",
+            f"{s.ordinal:.2f}",
+            str(s.games),
+            str(s.wins),
+            str(s.score_for),
+            str(s.score_against),
+        )
+    return table
+
+
+def _games_table(games: Sequence[competition_pb2.TournamentGame]) -> Table:
+    table = Table(
+        Column("#", justify="right"),
+        "deal",
+        "rotation",
+        "seats",
+        Column("game", no_wrap=True, min_width=36),
+        "status",
+        "scores",
+        "winner",
+        title="games",
+        title_justify="left",
+    )
+    for g in games:
+        table.add_row(
+            str(g.number),
+            str(g.deal),
+            str(g.rotation),
+            ", ".join(g.seats),
+            g.game_id or "-",
+            _game_status(g.status),
+            " ".join(map(str, g.scores)),
+            f"team {g.winner}" if g.HasField("winner") else "",
+        )
+    return table
+
+
+def print_standings(
+    response: competition_pb2.GetTournamentResponse,
+    *,
+    games: bool = False,
+    out: Console | None = None,
+) -> None:
+    """The tournament's line, optionally its games, and its standings tables."""
+    out = out or _wide()
+    t = response.tournament
+    out.print(f"tournament {t.tournament_id}: {_describe(t)}")
+    if games:
+        out.print(_games_table(response.games))
+    out.print(_standings_table("individuals", response.individuals))
+    if response.partnerships:
+        out.print(_standings_table("partnerships", response.partnerships))
+
+
+# ---------------------------------------------------------------- commands
+
+
+@click.group()
+def tournament() -> None:
+    """Make, run and follow tournaments of bots."""
+
+
+@tournament.command()
+@_server_option
+@click.option("--name", required=True, help="The tournament's name.")
+@click.option("--game", "preset", required=True, metavar="PRESET", help="The preset of its games.")
+@click.option(
+    "--option",
+    "options",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="A ruleset option, e.g. --option marks_to_win=1 (repeatable). Unless set, "
+    "hand_limit is 1: each deal is a game of its own.",
+)
+@click.option(
+    "--entrant",
+    "entrants",
+    multiple=True,
+    required=True,
+    metavar="NAME",
+    help="An entrant's account name (repeatable; at least a table's players).",
+)
+@click.option("--deals", type=click.IntRange(min=1), required=True, help="The number of deals.")
+@click.option(
+    "--duplicate/--no-duplicate",
+    default=True,
+    show_default=True,
+    help="Play every deal again with the hands rotated among the teams.",
+)
+@time_control_options
+@key_option(help="The organiser's API key (env BONEYARD_KEY).")
+@_guard
+def create(
+    server: str,
+    name: str,
+    preset: str,
+    options: tuple[str, ...],
+    entrants: tuple[str, ...],
+    deals: int,
+    duplicate: bool,
+    per_move_ms: int | None,
+    bank_ms: int | None,
+    policy: str | None,
+    key: str,
+) -> None:
+    """Make a tournament (not started: see `boneyard tournament run`)."""
+    clock = parse_time_control(per_move_ms, bank_ms, policy)
+    with Client(server) as client:
+        made = client.create_tournament(
+            key,
+            name,
+            preset,
+            entrants,
+            deals,
+            options=_parse_options(options),
+            duplicate=duplicate,
+            time_control=clock,
+        )
+    print(f"tournament {made.tournament_id}", flush=True)
+    print(f"{made.games_total} games: {_describe(made)}", flush=True)
+
+
+@tournament.command()
+@_server_option
+@click.argument("tournament_id")
+@key_option(help="An account's API key, e.g. the organiser's (env BONEYARD_KEY).")
+@click.option("--detach", is_flag=True, help="Start it and return; do not follow it.")
+@_guard
+def run(server: str, tournament_id: str, key: str, detach: bool) -> None:
+    """Start (or resume) a tournament and follow it to the end, then print the standings."""
+    with Client(server) as client:
+        started = _retrying(lambda: client.start_tournament(key, tournament_id, timeout=30))
+        print(f"tournament {started.tournament_id}: {_describe(started)}", flush=True)
+        if detach:
+            print(f"follow it with: boneyard tournament run {tournament_id}", flush=True)
+            return
+        try:
+            final = _follow(client, tournament_id, started)
+        except KeyboardInterrupt:
+            console.print(
+                "stopped following; the tournament goes on at the server "
+                f"(boneyard tournament standings {tournament_id})"
+            )
+            sys.exit(130)
+        print_standings(final)
+
+
+def _retrying(call: Callable[[], Any], patience: float = 120.0) -> Any:
+    """``call()``, again while the server is unavailable (restarting), for up to ``patience``
+    seconds."""
+    deadline = time.monotonic() + patience
+    warned = False
+    while True:
+        try:
+            return call()
+        except grpc.RpcError as error:
+            code = error.code()  # type: ignore[attr-defined]
+            if code not in _RETRY_CODES or time.monotonic() > deadline:
+                raise
+            if not warned:
+                console.print(f"[yellow]server unavailable ({code.name}); retrying[/yellow]")
+                warned = True
+            time.sleep(POLL_SECONDS)
+
+
+def _follow(
+    client: Client, tournament_id: str, started: competition_pb2.Tournament
+) -> competition_pb2.GetTournamentResponse:
+    """Poll GetTournament with a progress bar until the tournament is over; an unavailable
+    server (restarting) is shown and waited for."""
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("games"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    )
+    title = started.name or tournament_id
+    with progress:
+        task = progress.add_task(title, total=started.games_total, completed=started.games_finished)
+        down_since: float | None = None
+        while True:
+            try:
+                response = client.tournament(tournament_id, timeout=10)
+            except grpc.RpcError as error:
+                code = error.code()  # type: ignore[attr-defined]
+                if code not in _RETRY_CODES:
+                    raise
+                if down_since is None:
+                    down_since = time.monotonic()
+                    progress.console.print(
+                        f"[yellow]server unavailable ({code.name}); still polling[/yellow]"
+                    )
+                waited = time.monotonic() - down_since
+                progress.update(
+                    task,
+                    description=f"{title} [yellow](server unavailable {waited:.0f} s)[/yellow]",
+                )
+                time.sleep(POLL_SECONDS)
+                continue
+            if down_since is not None:
+                progress.console.print("server back; following the tournament again")
+                down_since = None
+            t = response.tournament
+            progress.update(
+                task, description=title, total=t.games_total, completed=t.games_finished
+            )
+            if t.status == _FINISHED:
+                return response
+            time.sleep(POLL_SECONDS)
+
+
+@tournament.command()
+@_server_option
+@click.argument("tournament_id")
+@click.option("--games", "show_games", is_flag=True, help="Also list the tournament's games.")
+@_guard
+def standings(server: str, tournament_id: str, show_games: bool) -> None:
+    """A tournament's standings: individuals and partnerships."""
+    with Client(server) as client:
+        print_standings(client.tournament(tournament_id), games=show_games)
+
+
+@tournament.command("list")
+@_server_option
+@_guard
+def list_(server: str) -> None:
+    """Every tournament, newest first."""
+    with Client(server) as client:
+        found = client.tournaments()
+    table = Table(
+        Column("tournament", no_wrap=True, min_width=36),
+        "name",
+        "game",
+        "entrants",
+        "deals",
+        "status",
+        "games",
+        "created",
+    )
+    for t in found:
+        created = (
+            t.create_time.ToDatetime().isoformat(timespec="seconds")
+            if t.HasField("create_time")
+            else ""
+        )
+        table.add_row(
+            t.tournament_id,
+            t.name,
+            t.rules.preset,
+            str(len(t.entrants)),
+            f"{t.deals}{' dup' if t.duplicate else ''}",
+            _status(t.status),
+            f"{t.games_finished}/{t.games_total}",
+            created,
+        )
+    _wide().print(table)
+
+
+TOURNAMENT_COMMANDS: list[click.Command] = [tournament]

@@ -1,0 +1,128 @@
+"""``boneyard admin``: operator commands, run on the server's machine against its database.
+
+    boneyard admin create-bot NAME        register a bot account; print its API key once
+    boneyard admin create-player NAME     the same for a person's account
+    boneyard admin accounts               list the accounts
+
+Every command takes ``--database-url URL`` (env ``BONEYARD_DATABASE_URL``; default
+``sqlite:///boneyard.db``, the server's default), and migrates the schema first, as the server
+does on start. A key is printed once and never again: the database keeps only its SHA-256.
+
+The ``boneyard`` client CLI mounts this group without importing it until it runs (clients do not
+depend on the server), see ``clients.cli.admin``.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from server.accounts import key_hash, new_api_key
+from server.store import EventStore
+from server.store.competition import AccountExists, AccountKind, CompetitionStore
+
+__all__ = ["NAME_MAX", "admin", "check_account_name"]
+
+DEFAULT_DATABASE_URL = "sqlite:///boneyard.db"
+"""The server's default (``server.main``): a file in the working directory."""
+NAME_MAX = 100
+
+
+def check_account_name(name: str) -> str:
+    """``name`` if it can name an account; raises ``ValueError`` saying why not."""
+    if not name:
+        raise ValueError("a name needs at least one character")
+    if len(name) > NAME_MAX:
+        raise ValueError(f"{name[:20]!r}... has {len(name)} characters; at most {NAME_MAX}")
+    for ch in name:
+        # Cc: control characters (tab, newline, escape ...); Zl/Zp: line and paragraph
+        # separators. Any of them would break a line of the standings or a log.
+        if unicodedata.category(ch) in ("Cc", "Zl", "Zp"):
+            raise ValueError(f"{name!r} contains the control character U+{ord(ch):04X}")
+    if name != name.strip():
+        raise ValueError(f"{name!r} starts or ends with a space")
+    return name
+
+
+_database_option = click.option(
+    "--database-url",
+    default=DEFAULT_DATABASE_URL,
+    envvar="BONEYARD_DATABASE_URL",
+    show_default=True,
+    help="The server's database (env BONEYARD_DATABASE_URL).",
+)
+
+
+@contextmanager
+def _competition(database_url: str) -> Iterator[CompetitionStore]:
+    try:
+        store = EventStore.open(database_url, migrate=True)
+    except Exception as error:  # noqa: BLE001 -- any driver or migration failure: say it, exit 1
+        raise click.ClickException(f"cannot open the database {database_url}: {error}") from None
+    try:
+        yield CompetitionStore(store)
+    finally:
+        store.close()
+
+
+@click.group()
+def admin() -> None:
+    """Operator commands on the server's database (run them on the server's machine)."""
+
+
+def _create(database_url: str, name: str, kind: AccountKind) -> None:
+    try:
+        check_account_name(name)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="NAME") from None
+    key = new_api_key()
+    with _competition(database_url) as competition:
+        try:
+            account = competition.create_account(str(uuid.uuid4()), name, kind, key_hash(key))
+        except AccountExists:
+            raise click.ClickException(f"an account named {name!r} exists already") from None
+    click.echo(f"{kind} {account.name!r} created (account {account.id})")
+    click.echo(f"key: {key}")
+    click.echo(
+        "This key is shown only this once: the server stores only its hash. Keep it now; "
+        "the account's programs send it as `authorization: Bearer <key>` (boneyard bot --key)."
+    )
+
+
+@admin.command("create-bot")
+@_database_option
+@click.argument("name")
+def create_bot(database_url: str, name: str) -> None:
+    """Register a bot account NAME and print its API key (once)."""
+    _create(database_url, name, "bot")
+
+
+@admin.command("create-player")
+@_database_option
+@click.argument("name")
+def create_player(database_url: str, name: str) -> None:
+    """Register a person's account NAME and print its API key (once)."""
+    _create(database_url, name, "player")
+
+
+@admin.command("accounts")
+@_database_option
+def accounts(database_url: str) -> None:
+    """List the accounts: name, kind, created."""
+    with _competition(database_url) as competition:
+        rows = sorted(competition.accounts().values(), key=lambda a: (a.created_at, a.name))
+    table = Table("name", "kind", "created")
+    for account in rows:
+        table.add_row(account.name, account.kind, account.created_at.isoformat(timespec="seconds"))
+    console = Console(highlight=False)
+    # Piped: whole lines, not the 80 columns rich assumes when there is no terminal to ask.
+    out = console if console.is_terminal else Console(highlight=False, width=1000)
+    out.print(table)
+    if not rows:
+        out.print("no accounts yet: boneyard admin create-bot NAME")

@@ -1,0 +1,614 @@
+"""End to end: bot competitions from the command line, against a real server.
+
+Every piece is a real process, as in ``test_end_to_end.py``: ``boneyard-server`` on a throwaway
+SQLite file, ``boneyard admin`` on that same file (the operator, on the server's machine), and
+``boneyard bot --key`` / ``boneyard tournament ...`` processes of the venv running the tests.
+
+What the commands print is checked against what the server says over the API (GetGame,
+GetTournament, WatchSeats).
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+import pytest
+
+from boneyard.v1 import competition_pb2, events_pb2, game_pb2
+from clients.api import Client, time_control
+from tests.server.process_helpers import ServerProcess, clean_env, free_port
+
+BONEYARD = Path(sys.executable).parent / "boneyard"
+"""The CLI's console script in the venv running the tests."""
+
+RUN_TIMEOUT = 240.0
+"""Seconds a command that plays whole games may take before the test gives up."""
+
+KEY_LINE = re.compile(r"^key: (?P<key>byk_\S+)$", re.MULTILINE)
+STARTED = re.compile(
+    r"^game (?P<id>[0-9a-f-]{36}) started: seat (?P<seat>\d+) of (?P<preset>\S+)"
+    r"(?: \(tournament (?P<tournament>[0-9a-f-]+)\))?$"
+)
+OVER = re.compile(r"^game (?P<id>[0-9a-f-]{36}) over: (?P<final>.*)$")
+FINAL = re.compile(r"^(?P<teams>.*?)(?:; team (?P<winner>\d+) wins)?$")
+TEAM_PART = re.compile(r"^team (?P<team>\d+) \(seats (?P<seats>[\d ]+)\): (?P<score>-?\d+)$")
+TOURNAMENT_LINE = re.compile(r"^tournament (?P<id>[0-9a-f-]{36})$", re.MULTILINE)
+GAMES_LINE = re.compile(r"^(?P<games>\d+) games: ", re.MULTILINE)
+
+FINISHED = game_pb2.GAME_STATUS_FINISHED
+
+
+# --- processes ----------------------------------------------------------------------------
+
+
+def _kill_group(proc: subprocess.Popen[str]) -> None:
+    """SIGKILL the process group of a child started with ``start_new_session``; reap it."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:  # pragma: no cover - a zombie we cannot reap
+        pass
+
+
+@dataclass
+class Finished:
+    """A command that ran to its end."""
+
+    args: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def lines(self) -> list[str]:
+        return [line for line in self.stdout.splitlines() if line.strip()]
+
+    def explain(self) -> str:
+        return (
+            f"$ {' '.join(self.args)}\n--- exit {self.returncode}\n--- stdout:\n{self.stdout}"
+            f"\n--- stderr:\n{self.stderr[-5000:]}"
+        )
+
+
+def run_cli(*args: str, timeout: float = RUN_TIMEOUT) -> Finished:
+    """Run ``boneyard ARGS`` to its end (killed, and the test failed, after ``timeout``)."""
+    argv = [str(BONEYARD), *args]
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=clean_env(COLUMNS="200"),
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        out, err = proc.communicate()
+        pytest.fail(
+            f"{' '.join(argv)} did not finish in {timeout} s:\n{out[-5000:]}\n{err[-5000:]}"
+        )
+    finally:
+        _kill_group(proc)
+    return Finished(argv, proc.returncode, out, err)
+
+
+class Background:
+    """A ``boneyard`` command in the background; its stdout lines are collected as they come,
+    its stderr goes to a file."""
+
+    def __init__(self, args: Sequence[str], log_dir: Path) -> None:
+        self.args = [str(BONEYARD), *args]
+        log_dir.mkdir(parents=True, exist_ok=True)
+        self._stderr_path = log_dir / f"stderr-{time.monotonic_ns()}.log"
+        self._stderr = open(self._stderr_path, "w")  # noqa: SIM115 - closed in wait()/kill()
+        self.proc = subprocess.Popen(
+            self.args,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            text=True,
+            env=clean_env(COLUMNS="200"),
+            start_new_session=True,
+        )
+        self.lines: list[str] = []
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line.rstrip("\n"))
+            self._queue.put(line.rstrip("\n"))
+        self._queue.put(None)
+
+    def stderr_text(self) -> str:
+        if not self._stderr.closed:
+            self._stderr.flush()
+        return self._stderr_path.read_text(errors="replace")
+
+    def explain(self) -> str:
+        return (
+            f"$ {' '.join(self.args)}\n--- stdout:\n"
+            + "\n".join(self.lines[-40:])
+            + f"\n--- stderr:\n{self.stderr_text()[-5000:]}"
+        )
+
+    def wait(self, timeout: float = RUN_TIMEOUT) -> Finished:
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            text = self.explain()
+            self.kill()
+            pytest.fail(f"did not finish in {timeout} s:\n{text}")
+        self._reader.join(timeout=30)
+        stderr = self.stderr_text()
+        self._stderr.close()
+        return Finished(self.args, self.proc.returncode, "\n".join(self.lines) + "\n", stderr)
+
+    def kill(self) -> None:
+        _kill_group(self.proc)
+        self._stderr.close()
+
+
+@pytest.fixture
+def background(tmp_path: Path) -> Iterator[Callable[..., Background]]:
+    """Start ``boneyard`` commands in the background; every one left is killed at the end."""
+    started: list[Background] = []
+
+    def start(*args: str) -> Background:
+        bg = Background(args, tmp_path / "cli-logs")
+        started.append(bg)
+        return bg
+
+    yield start
+    for bg in started:
+        bg.kill()
+
+
+# --- the server and its accounts ----------------------------------------------------------
+
+
+@dataclass
+class Site:
+    """A running server and the database URL its operator's commands use."""
+
+    server: ServerProcess
+    database_url: str
+
+    @property
+    def address(self) -> str:
+        return self.server.address
+
+    def create_bot(self, name: str) -> str:
+        """``boneyard admin create-bot NAME``: the key it printed."""
+        done = run_cli("admin", "create-bot", "--database-url", self.database_url, name, timeout=60)
+        assert done.returncode == 0, done.explain()
+        keys = KEY_LINE.findall(done.stdout)
+        assert len(keys) == 1, done.explain()
+        return str(keys[0])
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    """One server on a fresh SQLite file for the module's tests (each uses accounts of its own)."""
+    d = tmp_path_factory.mktemp("competition-server")
+    url = f"sqlite:///{d / 'boneyard.db'}"
+    with ServerProcess.start(d / "server.log", url) as running:
+        yield Site(running, url)
+
+
+@pytest.fixture(scope="module")
+def api(site: Site) -> Iterator[Client]:
+    with Client(site.address) as client:
+        yield client
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:6]}"
+
+
+# --- what the commands print -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Played:
+    """What one ``boneyard bot --key`` process printed about one game."""
+
+    game_id: str
+    seat: int
+    tournament: str | None
+    scores: list[int] | None
+    winner: int | None
+
+
+def games_played(lines: Sequence[str]) -> dict[str, Played]:
+    """The games a ``bot --key`` process said it started, with their final score if it said
+    they ended."""
+    started: dict[str, Played] = {}
+    for line in lines:
+        if m := STARTED.match(line):
+            assert m["id"] not in started, f"game {m['id']} started twice:\n" + "\n".join(lines)
+            started[m["id"]] = Played(m["id"], int(m["seat"]), m["tournament"], None, None)
+        elif m := OVER.match(line):
+            assert m["id"] in started, f"game {m['id']} over before it started"
+            final = FINAL.match(m["final"])
+            assert final, line
+            scores = []
+            for i, part in enumerate(final["teams"].split(", ")):
+                team = TEAM_PART.match(part)
+                assert team and int(team["team"]) == i, line
+                scores.append(int(team["score"]))
+            winner = int(final["winner"]) if final["winner"] is not None else None
+            p = started[m["id"]]
+            started[m["id"]] = Played(p.game_id, p.seat, p.tournament, scores, winner)
+    return started
+
+
+def table_rows(stdout: str, title: str | None) -> list[list[str]]:
+    """The body rows of the rich table titled ``title`` (``None``: the first table), cells
+    stripped."""
+    lines = stdout.splitlines()
+    start = (
+        -1 if title is None else next(i for i, line in enumerate(lines) if line.strip() == title)
+    )
+    rows: list[list[str]] = []
+    body = False
+    for line in lines[start + 1 :]:
+        if line.startswith("┡"):
+            body = True
+            continue
+        if line.startswith("└"):
+            break
+        if body and line.startswith("│"):
+            rows.append([cell.strip() for cell in line.strip("│").split("│")])
+    return rows
+
+
+# --- 1. accounts ---------------------------------------------------------------------------
+
+
+def test_admin_create_bot_shows_the_key_once_and_a_name_only_once(site: Site, api: Client) -> None:
+    name = unique("alpha")
+    done = run_cli("admin", "create-bot", "--database-url", site.database_url, name, timeout=60)
+    assert done.returncode == 0, done.explain()
+    keys = KEY_LINE.findall(done.stdout)
+    assert len(keys) == 1 and done.stdout.count(keys[0]) == 1, done.explain()
+    assert "only this once" in done.stdout and "hash" in done.stdout, done.explain()
+
+    again = run_cli("admin", "create-bot", "--database-url", site.database_url, name, timeout=60)
+    assert again.returncode == 1, again.explain()
+    assert f"an account named {name!r} exists already" in again.stderr, again.explain()
+    assert "byk_" not in again.stdout + again.stderr
+
+    person = unique("person")
+    made = run_cli("admin", "create-player", "--database-url", site.database_url, person)
+    assert made.returncode == 0, made.explain()
+
+    listed = run_cli("admin", "accounts", "--database-url", site.database_url, timeout=60)
+    assert listed.returncode == 0, listed.explain()
+    kinds = {row[0]: row[1] for row in table_rows(listed.stdout, None)}
+    assert kinds.get(name) == "bot" and kinds.get(person) == "player", listed.explain()
+    assert "byk_" not in listed.stdout, "a key is never shown again"
+
+    # The key printed is one the server knows: WatchSeats takes it (and has no seat to tell).
+    call = api.watch_seats(keys[0])
+    with pytest.raises(grpc.RpcError) as waited:
+        next(iter(_with_deadline(call, 1.5)))
+    assert waited.value.code() == grpc.StatusCode.CANCELLED  # cut by us, not refused
+
+
+def _with_deadline(call: Iterator[object], seconds: float) -> Iterator[object]:
+    timer = threading.Timer(seconds, call.cancel)  # type: ignore[attr-defined]
+    timer.start()
+    try:
+        yield from call
+    finally:
+        timer.cancel()
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["", "x" * 101, "tab\there", "new\nline", " padded"],
+    ids=["empty", "101 characters", "tab", "newline", "leading space"],
+)
+def test_admin_refuses_a_name_that_cannot_name_an_account(site: Site, name: str) -> None:
+    done = run_cli("admin", "create-bot", "--database-url", site.database_url, "--", name)
+    assert done.returncode == 2, done.explain()
+    assert "Invalid value for NAME" in done.stderr, done.explain()
+    assert "byk_" not in done.stdout
+
+
+def test_bot_with_an_unknown_key_is_unauthenticated(site: Site) -> None:
+    done = run_cli("bot", "--server", site.address, "--key", "byk_" + "x" * 43, timeout=60)
+    assert done.returncode == 1, done.explain()
+    assert "UNAUTHENTICATED" in done.stdout, done.explain()
+    assert "boneyard admin create-bot" in done.stdout, done.explain()
+    assert "Traceback" not in done.stderr, done.explain()
+
+
+# --- 2. seeking a table ---------------------------------------------------------------------
+
+
+CLOCK = ["--per-move-ms", "5000", "--bank-ms", "20000", "--policy", "auto_play"]
+
+
+@pytest.mark.parametrize(
+    ("preset", "clock"),
+    [("texas42", []), ("moon", []), ("texas42", CLOCK)],
+    ids=["texas42", "moon", "texas42 with a clock"],
+)
+def test_seekers_meet_at_one_table_and_play_it_to_the_end(
+    site: Site,
+    api: Client,
+    background: Callable[..., Background],
+    preset: str,
+    clock: list[str],
+) -> None:
+    players = 4 if preset == "texas42" else 3
+    names = [unique(f"seeker{i}") for i in range(players)]
+    keys = [site.create_bot(name) for name in names]
+    bots = [
+        background(
+            "bot",
+            "--server",
+            site.address,
+            "--key",
+            key,
+            "--seek",
+            preset,
+            *clock,
+            "--games",
+            "1",
+            "--seed",
+            str(i),
+        )
+        for i, key in enumerate(keys)
+    ]
+    results = [bot.wait() for bot in bots]
+    played = []
+    for done in results:
+        assert done.returncode == 0, done.explain()
+        games = games_played(done.lines)
+        assert len(games) == 1, done.explain()
+        (game,) = games.values()
+        assert game.scores is not None, f"the game never ended:\n{done.explain()}"
+        assert done.lines[-1] == "done: 1 games over", done.explain()
+        played.append(game)
+
+    game_ids = {p.game_id for p in played}
+    assert len(game_ids) == 1, f"the seekers sat at different tables: {game_ids}"
+    assert sorted(p.seat for p in played) == list(range(players))
+    assert len({(tuple(p.scores or ()), p.winner) for p in played}) == 1, played
+
+    summary = api.game(game_ids.pop())
+    assert summary.status == FINISHED
+    assert summary.rules.preset == preset
+    by_seat = {p.seat: name for p, name in zip(played, names, strict=True)}
+    assert [s.player_name for s in summary.seats] == [by_seat[s] for s in range(players)]
+    assert all(s.account for s in summary.seats)
+    assert list(summary.scores) == played[0].scores
+    assert summary.winner == played[0].winner
+    if clock:
+        tc = summary.time_control
+        assert (tc.per_move_ms, tc.bank_ms) == (5000, 20000)
+        assert tc.policy == events_pb2.TIMEOUT_POLICY_AUTO_PLAY
+    else:
+        assert not summary.HasField("time_control")
+
+
+def test_bots_play_the_seats_a_game_reserved_for_their_accounts(
+    site: Site, api: Client, background: Callable[..., Background]
+) -> None:
+    names = [unique(f"reserved{i}") for i in range(3)]
+    keys = [site.create_bot(name) for name in names]
+    game = api.create_game(
+        "moon",
+        name="reserved",
+        time_control=time_control(30_000, 60_000, "forfeit"),
+        reservations={seat: name for seat, name in enumerate(names)},
+        key=keys[0],
+    )
+    assert [s.player_name for s in game.seats] == names and all(s.account for s in game.seats)
+    bots = [
+        background("bot", "--server", site.address, "--key", key, "--games", "1") for key in keys
+    ]
+    for seat, bot in enumerate(bots):
+        done = bot.wait()
+        assert done.returncode == 0, done.explain()
+        said = games_played(done.lines)
+        assert list(said) == [game.game_id], done.explain()
+        assert said[game.game_id].seat == seat and said[game.game_id].tournament is None
+        assert said[game.game_id].scores is not None, done.explain()
+    summary = api.game(game.game_id)
+    assert summary.status == FINISHED
+    assert summary.time_control.policy == events_pb2.TIMEOUT_POLICY_FORFEIT
+
+
+def test_reserving_seats_needs_a_key(site: Site, api: Client) -> None:
+    name = unique("unasked")
+    site.create_bot(name)
+    with pytest.raises(grpc.RpcError) as refused:
+        api.create_game("moon", reservations={0: name})
+    assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+
+def test_a_seek_of_rules_that_do_not_exist_is_refused(site: Site) -> None:
+    key = site.create_bot(unique("lost"))
+    done = run_cli(
+        "bot", "--server", site.address, "--key", key, "--seek", "texas42",
+        "--option", "marks_to_win=0", "--games", "1", timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 1, done.explain()
+    assert "INVALID_ARGUMENT" in done.stdout, done.explain()
+
+
+# --- 3. a tournament --------------------------------------------------------------------------
+
+
+def _entrants(site: Site, prefix: str, count: int = 4) -> dict[str, str]:
+    """``count`` bot accounts: name -> key."""
+    names = [unique(f"{prefix}{i}") for i in range(count)]
+    return {name: site.create_bot(name) for name in names}
+
+
+def _create_tournament(
+    site: Site, name: str, entrants: dict[str, str], deals: int
+) -> tuple[str, int]:
+    organiser = next(iter(entrants.values()))
+    args = ["tournament", "create", "--server", site.address, "--name", name, "--game", "texas42"]
+    for entrant in entrants:
+        args += ["--entrant", entrant]
+    done = run_cli(*args, "--deals", str(deals), "--key", organiser, timeout=60)
+    assert done.returncode == 0, done.explain()
+    tid = TOURNAMENT_LINE.search(done.stdout)
+    total = GAMES_LINE.search(done.stdout)
+    assert tid and total, done.explain()
+    return tid["id"], int(total["games"])
+
+
+def _assert_standings_show_everyone(stdout: str, entrants: Sequence[str]) -> None:
+    individuals = table_rows(stdout, "individuals")
+    names = [row[1] for row in individuals]
+    assert sorted(names) == sorted(entrants), stdout
+    for i, row in enumerate(individuals, 1):
+        place, _name, rating, uncertainty, ordinal, games, wins, score_for, against = row
+        assert int(place) == i
+        assert float(ordinal) == pytest.approx(float(rating) - 3 * float(uncertainty), abs=0.02)
+        assert int(games) > 0 and 0 <= int(wins) <= int(games)
+        assert int(score_for) >= 0 and int(against) >= 0
+    ordinals = [float(row[4]) for row in individuals]
+    assert ordinals == sorted(ordinals, reverse=True), "best first"
+    partnerships = table_rows(stdout, "partnerships")
+    assert partnerships, stdout
+    for row in partnerships:
+        members = row[1].split(" & ")
+        assert len(members) == 2 and set(members) <= set(entrants), row
+
+
+def test_tournament_create_run_and_standings(
+    site: Site, api: Client, background: Callable[..., Background]
+) -> None:
+    entrants = _entrants(site, "entrant")
+    bots = {
+        name: background("bot", "--server", site.address, "--key", key, "--seed", str(i))
+        for i, (name, key) in enumerate(entrants.items())
+    }
+    title = unique("cup")
+    tid, total = _create_tournament(site, title, entrants, deals=2)
+    assert total > 0
+
+    listed = run_cli("tournament", "list", "--server", site.address, timeout=60)
+    assert listed.returncode == 0, listed.explain()
+    assert tid in listed.stdout and title in listed.stdout, listed.explain()
+
+    organiser = next(iter(entrants.values()))
+    ran = run_cli("tournament", "run", tid, "--server", site.address, "--key", organiser)
+    assert ran.returncode == 0, ran.explain() + "\n" + "\n".join(b.explain() for b in bots.values())
+    _assert_standings_show_everyone(ran.stdout, list(entrants))
+
+    got = api.tournament(tid, timeout=30)
+    t = got.tournament
+    assert t.status == competition_pb2.TOURNAMENT_STATUS_FINISHED
+    assert t.games_finished == t.games_total == total == len(got.games)
+    assert t.duplicate and t.deals == 2 and sorted(t.entrants) == sorted(entrants)
+    assert all(g.status == FINISHED for g in got.games)
+
+    # Run again: it is over, so there is nothing to wait for (--detach: not even the standings).
+    again = run_cli(
+        "tournament", "run", tid, "--detach", "--server", site.address, "--key", organiser
+    )
+    assert again.returncode == 0, again.explain()
+    assert f"tournament {tid}: " in again.stdout and "finished" in again.stdout, again.explain()
+    assert "individuals" not in again.stdout, again.explain()
+
+    standings = run_cli("tournament", "standings", tid, "--games", "--server", site.address)
+    assert standings.returncode == 0, standings.explain()
+    _assert_standings_show_everyone(standings.stdout, list(entrants))
+    games_rows = table_rows(standings.stdout, "games")
+    assert {row[4] for row in games_rows} == {g.game_id for g in got.games}
+    assert [row[1] for row in table_rows(standings.stdout, "individuals")] == [
+        s.name for s in got.individuals
+    ]
+
+    # Every bot said it played exactly the games the tournament seated its account in.
+    time.sleep(1.0)  # the last "over" lines
+    for name, bot in bots.items():
+        assert bot.proc.poll() is None, f"{name}'s bot stopped:\n{bot.explain()}"
+        said = games_played(bot.lines)
+        seated = {g.game_id: list(g.seats).index(name) for g in got.games if name in g.seats}
+        assert {gid: p.seat for gid, p in said.items()} == seated, bot.explain()
+        assert all(p.tournament == tid and p.scores is not None for p in said.values()), (
+            bot.explain()
+        )
+
+
+def test_tournament_run_follows_through_a_server_restart(
+    tmp_path: Path, background: Callable[..., Background]
+) -> None:
+    port = free_port()
+    url = f"sqlite:///{tmp_path / 'boneyard.db'}"
+    log = tmp_path / "server.log"
+    listen = f"127.0.0.1:{port}"
+    servers = [ServerProcess.start(log, url, listen)]
+    try:
+        site = Site(servers[0], url)
+        entrants = _entrants(site, "restart")
+        bots = {
+            name: background("bot", "--server", listen, "--key", key, "--seed", str(i))
+            for i, (name, key) in enumerate(entrants.items())
+        }
+        tid, total = _create_tournament(site, "through a restart", entrants, deals=3)
+        organiser = next(iter(entrants.values()))
+        run = background("tournament", "run", tid, "--server", listen, "--key", organiser)
+        with Client(listen) as watcher:
+            deadline = time.monotonic() + 120
+            while watcher.tournament(tid, timeout=10).tournament.games_finished < 1:
+                assert time.monotonic() < deadline, "the tournament did not get going"
+                time.sleep(0.1)
+        servers[-1].kill()  # SIGKILL, mid-tournament
+        time.sleep(2.0)
+        servers.append(ServerProcess.start(log, url, listen))
+        done = run.wait()
+        assert done.returncode == 0, done.explain() + "\n--- server:\n" + log.read_text()[-5000:]
+        assert "server unavailable" in done.stdout, done.explain()
+        _assert_standings_show_everyone(done.stdout, list(entrants))
+        with Client(listen) as api:
+            got = api.tournament(tid, timeout=30)
+            t = got.tournament
+            assert t.status == competition_pb2.TOURNAMENT_STATUS_FINISHED
+            assert t.games_finished == t.games_total == total
+        # The bots lived through the restart; each game was started once in each of them
+        # (WatchSeats, reopened, tells the unfinished seats again) and played to its end.
+        time.sleep(1.0)  # the last "over" lines
+        for name, bot in bots.items():
+            assert bot.proc.poll() is None, f"{name}'s bot stopped:\n{bot.explain()}"
+            said = games_played(bot.lines)
+            seated = {g.game_id for g in got.games if name in g.seats}
+            assert set(said) == seated, bot.explain()
+            assert all(p.scores is not None for p in said.values()), bot.explain()
+        assert any("reconnecting" in bot.stderr_text() for bot in bots.values()), (
+            "no bot noticed the server was gone"
+        )
+    finally:
+        for s in servers:
+            s.kill()
