@@ -5,7 +5,7 @@ PYTHON ?= python3
 PYTEST_ARGS ?=
 
 .DELETE_ON_ERROR:
-.PHONY: setup test lint proto bench-engine bench-server bench-verify bench-solver bench-sampler bench-bots run clean FORCE demo
+.PHONY: setup test lint proto bench-engine bench-server bench-verify bench-solver bench-sampler bench-bots bench-competition run clean FORCE demo
 
 setup: $(VENV)/.installed
 
@@ -67,6 +67,11 @@ bench-sampler: setup
 # The heuristic bot against random play, whole Texas 42 and Moon games in process: win rates
 # with 95% Wilson intervals; fails unless the heuristic is clearly better than random.
 # Then the sampler against the heuristic on 500 duplicate deals of each game (about 10 minutes).
+# A duplicate tournament of account bots, seek latency and clock precision; last line
+# `competition: N games/s, table formed in N ms, timeouts N ms late (p50)`.
+bench-competition: setup
+	$(PY) benchmarks/bench_competition.py
+
 bench-bots: setup
 	$(PY) benchmarks/bench_bots.py
 	$(PY) benchmarks/bench_sampler.py --deals 500 --minutes 30

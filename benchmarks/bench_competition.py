@@ -1,0 +1,249 @@
+"""Competition speed: a duplicate tournament played by account bots, how fast tables form
+from seeks, and how late the clock keeper applies a timeout.
+
+Starts its own ``boneyard-server`` subprocess on a temporary SQLite file, makes accounts in
+its database (as ``boneyard admin create-bot`` does), and runs the bots in this process (one
+``Competitor`` per account, as ``boneyard bot --key`` runs):
+
+1. tournament: ``--deals`` deals of Texas 42, duplicate, four heuristic entrants (two games a
+   deal); wall time from StartTournament to FINISHED, games and actions per second;
+2. seek: ``--tables`` times, three accounts seek a Moon table at once; time from the last Seek
+   call to the last seat told;
+3. clock: ``--timeouts`` timeouts of a 50 ms per-move clock nobody answers; how long after the
+   deadline each ClockExpired was appended (the keeper polls every 0.1 s).
+
+    make bench-competition   # last line: `competition: N games/s, ...`
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import grpc
+from sqlalchemy import select
+
+import engine
+from boneyard import codec
+from boneyard.v1 import (
+    competition_pb2,
+    competition_pb2_grpc,
+    events_pb2,
+    game_pb2,
+    game_service_pb2,
+    game_service_pb2_grpc,
+    rules_pb2,
+)
+from clients.api import Client
+from clients.competitor import Competitor
+from server.accounts import key_hash, new_api_key
+from server.store import EventStore
+from server.store.competition import CompetitionStore
+from server.store.models import EventRow
+
+LISTENING = re.compile(r"^boneyard-server listening on (\S+):(\d+)$", re.MULTILINE)
+TIMEOUT = 30.0
+
+
+def start_server(database_url: str, log_path: Path) -> tuple[subprocess.Popen[bytes], str]:
+    log = log_path.open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "server.main", "--database-url", database_url, "--listen", "127.0.0.1:0",
+         "--log-level", "WARNING"],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        found = LISTENING.search(log_path.read_text(errors="replace"))
+        if found:
+            return proc, f"127.0.0.1:{found.group(2)}"
+        if proc.poll() is not None:
+            raise SystemExit(f"the server exited: {log_path.read_text()}")
+        time.sleep(0.05)
+    raise SystemExit("the server did not start")
+
+
+def make_accounts(database_url: str, count: int, prefix: str) -> list[tuple[str, str]]:
+    store = EventStore.open(database_url, migrate=True)
+    try:
+        competition = CompetitionStore(store)
+        made = []
+        for i in range(count):
+            key = new_api_key()
+            name = f"{prefix}-{i}"
+            competition.create_account(str(uuid.uuid4()), name, "bot", key_hash(key))
+            made.append((name, key))
+        return made
+    finally:
+        store.close()
+
+
+def bearer(key: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {key}"),)
+
+
+def tournament(address: str, accounts: list[tuple[str, str]], deals: int) -> str:
+    organiser = accounts[0][1]
+    channel = grpc.insecure_channel(address)
+    stub = competition_pb2_grpc.TournamentServiceStub(channel)
+    created = stub.CreateTournament(
+        competition_pb2.CreateTournamentRequest(
+            name="bench",
+            rules=rules_pb2.Ruleset(preset="texas42"),
+            entrants=[n for n, _ in accounts],
+            deals=deals,
+            duplicate=True,
+        ),
+        metadata=bearer(organiser),
+        timeout=TIMEOUT,
+    ).tournament
+    clients = [Client(address) for _ in accounts]
+    competitors = [Competitor(c, key, "heuristic", seed=i) for i, (c, (_, key)) in enumerate(zip(clients, accounts, strict=True))]
+    threads = [threading.Thread(target=c.run, daemon=True) for c in competitors]
+    for t in threads:
+        t.start()
+    request = competition_pb2.GetTournamentRequest(tournament_id=created.tournament_id)
+    began = time.perf_counter()
+    stub.StartTournament(
+        competition_pb2.StartTournamentRequest(tournament_id=created.tournament_id),
+        metadata=bearer(organiser),
+        timeout=TIMEOUT,
+    )
+    while True:
+        summary = stub.GetTournament(request, timeout=TIMEOUT)
+        if summary.tournament.status == competition_pb2.TOURNAMENT_STATUS_FINISHED:
+            break
+        time.sleep(0.05)
+    elapsed = time.perf_counter() - began
+    for c in competitors:
+        c.stop()
+    games = summary.tournament.games_finished
+    game_stub = game_service_pb2_grpc.GameServiceStub(channel)
+    events = sum(
+        game_stub.GetGame(game_service_pb2.GetGameRequest(game_id=g.game_id), timeout=TIMEOUT).game.version
+        for g in summary.games
+    )
+    for c in clients:
+        c.close()
+    channel.close()
+    print(
+        f"tournament: {games} games ({deals} deals, duplicate, 4 heuristic entrants) in "
+        f"{elapsed:.1f} s: {games / elapsed:.2f} games/s, {events / elapsed:.0f} events/s"
+    )
+    return f"{games / elapsed:.2f} games/s"
+
+
+def seeks(address: str, accounts: list[tuple[str, str]], tables: int) -> str:
+    channel = grpc.insecure_channel(address)
+    stub = competition_pb2_grpc.LobbyServiceStub(channel)
+    latencies = []
+    for _ in range(tables):
+        calls = [
+            stub.Seek(
+                competition_pb2.SeekRequest(rules=rules_pb2.Ruleset(preset="moon")),
+                metadata=bearer(key),
+                timeout=TIMEOUT,
+            )
+            for _, key in accounts[:2]
+        ]
+        for call in calls:
+            next(call)  # registered: waiting
+        began = time.perf_counter()
+        calls.append(
+            stub.Seek(
+                competition_pb2.SeekRequest(rules=rules_pb2.Ruleset(preset="moon")),
+                metadata=bearer(accounts[2][1]),
+                timeout=TIMEOUT,
+            )
+        )
+        for call in calls:
+            for message in call:
+                if message.HasField("seated"):
+                    break
+        latencies.append(time.perf_counter() - began)
+    channel.close()
+    p50 = statistics.median(latencies) * 1000
+    print(f"seek: {tables} Moon tables, the last seat told {p50:.0f} ms (median) after the last seek")
+    return f"table formed in {p50:.0f} ms"
+
+
+def clocks(address: str, accounts: list[tuple[str, str]], timeouts: int, database_url: str) -> str:
+    channel = grpc.insecure_channel(address)
+    gstub = game_service_pb2_grpc.GameServiceStub(channel)
+    request = game_service_pb2.CreateGameRequest(
+        rules=rules_pb2.Ruleset(preset="texas42", hand_limit=1),
+        time_control=game_pb2.TimeControl(per_move_ms=50, policy=events_pb2.TIMEOUT_POLICY_AUTO_PLAY),
+        reservations=[
+            game_service_pb2.SeatReservation(seat=i, account_name=n) for i, (n, _) in enumerate(accounts[:4])
+        ],
+    )
+    game_ids = []
+    while True:
+        game_ids.append(gstub.CreateGame(request, metadata=bearer(accounts[0][1]), timeout=TIMEOUT).game_id)
+        if len(game_ids) * 30 >= timeouts:
+            break
+    # let them play out by the clock
+    for game_id in game_ids:
+        while gstub.GetGame(game_service_pb2.GetGameRequest(game_id=game_id), timeout=TIMEOUT).game.status != game_pb2.GAME_STATUS_FINISHED:
+            time.sleep(0.2)
+    channel.close()
+    store = EventStore.open(database_url)
+    late = []
+    try:
+        for game_id in game_ids:
+            with store.engine.connect() as conn:
+                rows = conn.execute(
+                    select(EventRow.seq, EventRow.payload, EventRow.created_at)
+                    .where(EventRow.game_id == game_id)
+                    .order_by(EventRow.seq)
+                ).all()
+            previous = None
+            for _seq, payload, created in rows:
+                event = codec.decode_event(bytes(payload))
+                stamp = created.timestamp()
+                if isinstance(event, engine.ClockExpired) and previous is not None:
+                    late.append(stamp - previous - 0.050)
+                previous = stamp
+    finally:
+        store.close()
+    late = late[:timeouts] if len(late) > timeouts else late
+    late.sort()
+    p50 = late[len(late) // 2] * 1000
+    p99 = late[min(len(late) - 1, int(0.99 * len(late)))] * 1000
+    print(f"clock: {len(late)} timeouts of a 50 ms clock applied {p50:.0f} ms (p50), {p99:.0f} ms (p99) after the deadline")
+    return f"timeouts {p50:.0f} ms late (p50)"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=16)
+    parser.add_argument("--tables", type=int, default=10)
+    parser.add_argument("--timeouts", type=int, default=200)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        url = f"sqlite:///{Path(tmp) / 'bench.db'}"
+        accounts = make_accounts(url, 4, "bench")
+        proc, address = start_server(url, Path(tmp) / "server.log")
+        try:
+            parts = [
+                tournament(address, accounts, args.deals),
+                seeks(address, accounts, args.tables),
+                clocks(address, accounts, args.timeouts, url),
+            ]
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+    print("competition: " + ", ".join(parts))
+
+
+if __name__ == "__main__":
+    main()
