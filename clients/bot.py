@@ -20,11 +20,13 @@ from boneyard.v1 import view_pb2
 from clients.api import Client
 from clients.strategies import Strategy
 
-__all__ = ["Bot", "BotGaveUp"]
+__all__ = ["RETRY_CODES", "Bot", "BotGaveUp"]
 
 log = logging.getLogger(__name__)
 
-_RETRY_CODES = {
+RETRY_CODES = {
+    # A server restarting or unreachable: worth trying again (bots, competitors and
+    # `tournament run` all live through a restart).
     grpc.StatusCode.UNAVAILABLE,
     grpc.StatusCode.DEADLINE_EXCEEDED,
     grpc.StatusCode.CANCELLED,
@@ -86,7 +88,7 @@ class Bot:
                     stream.cancel()
             except grpc.RpcError as error:
                 code = error.code()  # type: ignore[attr-defined]
-                if code not in _RETRY_CODES:
+                if code not in RETRY_CODES:
                     raise
                 now = time.monotonic()
                 down_since = down_since or now

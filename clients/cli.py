@@ -19,8 +19,6 @@ from __future__ import annotations
 import logging
 import sys
 import threading
-from collections.abc import Callable, Sequence
-from typing import Any
 
 import click
 import grpc
@@ -29,75 +27,31 @@ from rich.console import Console
 from rich.table import Column, Table
 
 from boneyard.v1 import actions_pb2, competition_pb2, game_pb2, view_pb2
-from clients.api import DEFAULT_SERVER, Client, OptionError, ruleset_request
+from clients.api import Client, ruleset_request
 from clients.archive_cli import ARCHIVE_COMMANDS
 from clients.bot import Bot
+from clients.cli_common import (
+    console,
+    guard,
+    option_option,
+    parse_options,
+    parse_time_control,
+    server_option,
+    time_control_options,
+)
 from clients.competitor import Competitor, GameResult, SeekPlan
 from clients.describe import action_text, event_text
 from clients.render import render_view
 from clients.strategies import strategy, strategy_names
-from clients.tournament_cli import TOURNAMENT_COMMANDS, parse_time_control, time_control_options
+from clients.tournament_cli import TOURNAMENT_COMMANDS
 
 __all__ = ["main"]
 
-console = Console(highlight=False)
-
-_server_option = click.option(
-    "--server",
-    default=DEFAULT_SERVER,
-    envvar="BONEYARD_SERVER",
-    show_default=True,
-    help="The server's HOST:PORT (env BONEYARD_SERVER).",
-)
-_option_option = click.option(
-    "--option",
-    "options",
-    multiple=True,
-    metavar="NAME=VALUE",
-    help="A ruleset option, e.g. --option nello=true --option marks_to_win=5 (repeatable).",
-)
 _STATUSES = {
     "open": game_pb2.GAME_STATUS_OPEN,
     "playing": game_pb2.GAME_STATUS_PLAYING,
     "finished": game_pb2.GAME_STATUS_FINISHED,
 }
-
-
-def _parse_options(options: Sequence[str]) -> dict[str, str]:
-    parsed: dict[str, str] = {}
-    for item in options:
-        name, eq, value = item.partition("=")
-        if not eq or not name.strip():
-            raise click.BadParameter(f"{item!r}: write NAME=VALUE", param_hint="--option")
-        parsed[name.strip()] = value
-    return parsed
-
-
-def _fail(error: grpc.RpcError) -> None:
-    code = error.code()  # type: ignore[attr-defined]
-    console.print(f"[red]{code.name}[/red]: {error.details()}")  # type: ignore[attr-defined]
-    if code == grpc.StatusCode.UNAUTHENTICATED:
-        console.print(
-            "the server does not know this key or token; an account's API key is made on the "
-            "server's machine with `boneyard admin create-bot NAME`"
-        )
-    sys.exit(1)
-
-
-def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Answer a server's refusal or absence with its message, not a traceback."""
-
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except grpc.RpcError as error:
-            _fail(error)
-        except OptionError as error:
-            raise click.BadParameter(str(error), param_hint="--option") from None
-
-    wrapper.__name__ = fn.__name__
-    wrapper.__doc__ = fn.__doc__
-    return wrapper
 
 
 @click.group()
@@ -111,9 +65,9 @@ def main(verbose: bool) -> None:
 
 
 @main.command()
-@_server_option
+@server_option
 @click.option("--status", type=click.Choice(sorted(_STATUSES)), help="Only games with this status.")
-@_guard
+@guard
 def games(server: str, status: str | None) -> None:
     """List the server's games."""
     with Client(server) as client:
@@ -148,10 +102,10 @@ def games(server: str, status: str | None) -> None:
 
 
 @main.command()
-@_server_option
+@server_option
 @click.argument("game_id")
 @click.option("--from-version", default=0, show_default=True, help="Start after this version.")
-@_guard
+@guard
 def watch(server: str, game_id: str, from_version: int) -> None:
     """Follow a live game as a spectator."""
     with Client(server) as client:
@@ -205,15 +159,15 @@ def _choose(view: view_pb2.SeatView) -> actions_pb2.Action:
 
 
 @main.command()
-@_server_option
+@server_option
 @click.option("--game", "preset", default="texas42", show_default=True, help="The preset to play.")
-@_option_option
+@option_option
 @click.option("--bots", default=0, help="Fill this many other seats with bots.")
 @click.option("--join", "join", metavar="GAME_ID", help="Join an existing game instead.")
 @click.option("--seat", type=int, help="The seat to take (default: the lowest free one).")
 @click.option("--name", default="player", show_default=True, help="Your name at the table.")
 @click.option("--strategy", "bot_strategy", default="heuristic", type=click.Choice(strategy_names()), show_default=True)
-@_guard
+@guard
 def play(
     server: str,
     preset: str,
@@ -230,7 +184,7 @@ def play(
             game_id = join
             summary = client.game(game_id)
         else:
-            summary = client.create_game(preset, _parse_options(options), name=f"{name}'s table")
+            summary = client.create_game(preset, parse_options(options), name=f"{name}'s table")
             game_id = summary.game_id
             console.print(f"game {game_id}")
         my_seat, token = client.take_seat(game_id, name, seat)
@@ -279,7 +233,7 @@ def play(
 
 
 @main.command()
-@_server_option
+@server_option
 @click.option("--game", "game_id", metavar="GAME_ID", help="Play a seat of this game.")
 @click.option("--seat", type=int, help="The seat (with --game).")
 @click.option("--token", help="The seat's token, if already taken (with --game).")
@@ -293,7 +247,7 @@ def play(
 @click.option(
     "--seek", "seek_preset", metavar="PRESET", help="With --key: also seek tables of this preset."
 )
-@_option_option
+@option_option
 @time_control_options
 @click.option(
     "--games",
@@ -305,7 +259,7 @@ def play(
               help="A strategy, or one per seat separated by commas: random,heuristic,...")
 @click.option("--seed", default=0, show_default=True, help="Seed of the strategies' choices.")
 @click.option("--name", default="", help="The bot's name at the table.")
-@_guard
+@guard
 def bot(
     server: str,
     game_id: str | None,
@@ -344,7 +298,7 @@ def bot(
         raise click.UsageError("--seek, --games and a clock go with --key KEY")
     with Client(server) as client:
         if new_preset:
-            summary = client.create_game(new_preset, _parse_options(options), name=name or "bots")
+            summary = client.create_game(new_preset, parse_options(options), name=name or "bots")
             game_id = summary.game_id
             print(f"game {game_id}", flush=True)
             seats = [
@@ -400,7 +354,7 @@ def _bot_for_account(
     clock: game_pb2.TimeControl | None,
 ) -> None:
     """``bot --key``: one line when a game starts and one when it ends; Ctrl-C stops."""
-    seek = SeekPlan(seek_preset, _parse_options(options), clock) if seek_preset else None
+    seek = SeekPlan(seek_preset, parse_options(options), clock) if seek_preset else None
     if seek is None and (options or clock is not None):
         raise click.UsageError("--option and a clock go with --seek PRESET (with --key)")
     if seek is not None:

@@ -25,21 +25,13 @@ import grpc
 
 from boneyard.v1 import competition_pb2, game_pb2, view_pb2
 from clients.api import Client
-from clients.bot import Bot, BotGaveUp
+from clients.bot import RETRY_CODES, Bot, BotGaveUp
 from clients.strategies import strategy
 
 __all__ = ["Competitor", "CompetitorGaveUp", "GameResult", "SeekPlan"]
 
 log = logging.getLogger(__name__)
 
-_RETRY_CODES = {
-    grpc.StatusCode.UNAVAILABLE,
-    grpc.StatusCode.DEADLINE_EXCEEDED,
-    grpc.StatusCode.CANCELLED,
-    grpc.StatusCode.UNKNOWN,
-    grpc.StatusCode.INTERNAL,
-    grpc.StatusCode.RESOURCE_EXHAUSTED,
-}
 _GAME_OVER = view_pb2.PHASE_GAME_OVER
 
 
@@ -259,7 +251,7 @@ class Competitor:
                 if self._stop.is_set():
                     return
                 code = error.code()  # type: ignore[attr-defined]
-                if code not in _RETRY_CODES:
+                if code not in RETRY_CODES:
                     raise
                 if time.monotonic() - opened > 10:
                     backoff.ok()  # it was open a good while: this is a new outage
@@ -309,7 +301,7 @@ class Competitor:
                 if self._stop.is_set():
                     return
                 code = error.code()  # type: ignore[attr-defined]
-                if code not in _RETRY_CODES:
+                if code not in RETRY_CODES:
                     raise
                 pause = backoff.failed(code)
             finally:

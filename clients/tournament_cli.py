@@ -31,104 +31,24 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Column, Table
 
 from boneyard.v1 import competition_pb2, game_pb2
-from clients.api import DEFAULT_SERVER, TIMEOUT_POLICIES, Client, OptionError, time_control
+from clients.api import TIMEOUT_POLICIES, Client
+from clients.bot import RETRY_CODES
+from clients.cli_common import (
+    console,
+    guard,
+    key_option,
+    parse_options,
+    parse_time_control,
+    server_option,
+    time_control_options,
+)
 
-__all__ = [
-    "TOURNAMENT_COMMANDS",
-    "key_option",
-    "parse_time_control",
-    "print_standings",
-    "time_control_options",
-]
-
-console = Console(highlight=False)
+__all__ = ["TOURNAMENT_COMMANDS", "print_standings"]
 
 POLL_SECONDS = 0.5
 """How often ``run`` asks the server where the tournament is."""
 
-_RETRY_CODES = {
-    grpc.StatusCode.UNAVAILABLE,
-    grpc.StatusCode.DEADLINE_EXCEEDED,
-    grpc.StatusCode.UNKNOWN,
-    grpc.StatusCode.INTERNAL,
-    grpc.StatusCode.RESOURCE_EXHAUSTED,
-}
 _FINISHED = competition_pb2.TOURNAMENT_STATUS_FINISHED
-
-_server_option = click.option(
-    "--server",
-    default=DEFAULT_SERVER,
-    envvar="BONEYARD_SERVER",
-    show_default=True,
-    help="The server's HOST:PORT (env BONEYARD_SERVER).",
-)
-
-
-def key_option(
-    required: bool = True, help: str = "The account's API key (env BONEYARD_KEY)."
-) -> Any:
-    return click.option("--key", envvar="BONEYARD_KEY", required=required, help=help)
-
-
-def time_control_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``--per-move-ms``, ``--bank-ms`` and ``--policy``: a table's clock."""
-    fn = click.option(
-        "--policy",
-        type=click.Choice(sorted(TIMEOUT_POLICIES)),
-        help="Out of time: the lowest legal action is played (auto_play, the default with a "
-        "clock), or the seat's team loses (forfeit).",
-    )(fn)
-    fn = click.option(
-        "--bank-ms",
-        type=click.IntRange(min=0),
-        help="Each seat's bank for the whole game, in ms (with --per-move-ms).",
-    )(fn)
-    fn = click.option(
-        "--per-move-ms",
-        type=click.IntRange(min=1),
-        help="A clock: the time each action may take, in ms.",
-    )(fn)
-    return fn
-
-
-def parse_time_control(
-    per_move_ms: int | None, bank_ms: int | None, policy: str | None
-) -> game_pb2.TimeControl | None:
-    """The clock the options ask for; ``None`` without ``--per-move-ms``."""
-    if per_move_ms is None:
-        if bank_ms is not None or policy is not None:
-            raise click.UsageError("--bank-ms and --policy need --per-move-ms (a clock)")
-        return None
-    return time_control(per_move_ms, bank_ms or 0, policy or "auto_play")
-
-
-def _parse_options(options: Sequence[str]) -> dict[str, str]:
-    parsed: dict[str, str] = {}
-    for item in options:
-        name, eq, value = item.partition("=")
-        if not eq or not name.strip():
-            raise click.BadParameter(f"{item!r}: write NAME=VALUE", param_hint="--option")
-        parsed[name.strip()] = value
-    return parsed
-
-
-def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Answer a server's refusal or absence with its message, not a traceback."""
-
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except grpc.RpcError as error:
-            code = error.code()  # type: ignore[attr-defined]
-            console.print(f"[red]{code.name}[/red]: {error.details()}")  # type: ignore[attr-defined]
-            sys.exit(1)
-        except OptionError as error:
-            raise click.BadParameter(str(error), param_hint="--option") from None
-
-    wrapper.__name__ = fn.__name__
-    wrapper.__doc__ = fn.__doc__
-    return wrapper
-
 
 def _wide() -> Console:
     """The console; piped, one that prints whole lines instead of wrapping at 80 columns."""
@@ -247,7 +167,7 @@ def tournament() -> None:
 
 
 @tournament.command()
-@_server_option
+@server_option
 @click.option("--name", required=True, help="The tournament's name.")
 @click.option("--game", "preset", required=True, metavar="PRESET", help="The preset of its games.")
 @click.option(
@@ -275,7 +195,7 @@ def tournament() -> None:
 )
 @time_control_options
 @key_option(help="The organiser's API key (env BONEYARD_KEY).")
-@_guard
+@guard
 def create(
     server: str,
     name: str,
@@ -298,7 +218,7 @@ def create(
             preset,
             entrants,
             deals,
-            options=_parse_options(options),
+            options=parse_options(options),
             duplicate=duplicate,
             time_control=clock,
         )
@@ -307,11 +227,11 @@ def create(
 
 
 @tournament.command()
-@_server_option
+@server_option
 @click.argument("tournament_id")
 @key_option(help="An account's API key, e.g. the organiser's (env BONEYARD_KEY).")
 @click.option("--detach", is_flag=True, help="Start it and return; do not follow it.")
-@_guard
+@guard
 def run(server: str, tournament_id: str, key: str, detach: bool) -> None:
     """Start (or resume) a tournament and follow it to the end, then print the standings."""
     with Client(server) as client:
@@ -341,7 +261,7 @@ def _retrying(call: Callable[[], Any], patience: float = 120.0) -> Any:
             return call()
         except grpc.RpcError as error:
             code = error.code()  # type: ignore[attr-defined]
-            if code not in _RETRY_CODES or time.monotonic() > deadline:
+            if code not in RETRY_CODES or time.monotonic() > deadline:
                 raise
             if not warned:
                 console.print(f"[yellow]server unavailable ({code.name}); retrying[/yellow]")
@@ -372,7 +292,7 @@ def _follow(
                 response = client.tournament(tournament_id, timeout=10)
             except grpc.RpcError as error:
                 code = error.code()  # type: ignore[attr-defined]
-                if code not in _RETRY_CODES:
+                if code not in RETRY_CODES:
                     raise
                 if down_since is None:
                     down_since = time.monotonic()
@@ -399,10 +319,10 @@ def _follow(
 
 
 @tournament.command()
-@_server_option
+@server_option
 @click.argument("tournament_id")
 @click.option("--games", "show_games", is_flag=True, help="Also list the tournament's games.")
-@_guard
+@guard
 def standings(server: str, tournament_id: str, show_games: bool) -> None:
     """A tournament's standings: individuals and partnerships."""
     with Client(server) as client:
@@ -410,8 +330,8 @@ def standings(server: str, tournament_id: str, show_games: bool) -> None:
 
 
 @tournament.command("list")
-@_server_option
-@_guard
+@server_option
+@guard
 def list_(server: str) -> None:
     """Every tournament, newest first."""
     with Client(server) as client:

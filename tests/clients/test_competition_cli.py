@@ -10,12 +10,7 @@ GetTournament, WatchSeats).
 
 from __future__ import annotations
 
-import os
-import queue
 import re
-import signal
-import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -28,13 +23,11 @@ import pytest
 
 from boneyard.v1 import competition_pb2, events_pb2, game_pb2
 from clients.api import Client, time_control
-from tests.server.process_helpers import ServerProcess, clean_env, free_port
-
-BONEYARD = Path(sys.executable).parent / "boneyard"
-"""The CLI's console script in the venv running the tests."""
-
-RUN_TIMEOUT = 240.0
-"""Seconds a command that plays whole games may take before the test gives up."""
+from tests.clients.cli_helpers import (
+    Background,
+    run_cli,
+)
+from tests.server.process_helpers import ServerProcess, free_port
 
 KEY_LINE = re.compile(r"^key: (?P<key>byk_\S+)$", re.MULTILINE)
 STARTED = re.compile(
@@ -48,141 +41,6 @@ TOURNAMENT_LINE = re.compile(r"^tournament (?P<id>[0-9a-f-]{36})$", re.MULTILINE
 GAMES_LINE = re.compile(r"^(?P<games>\d+) games: ", re.MULTILINE)
 
 FINISHED = game_pb2.GAME_STATUS_FINISHED
-
-
-# --- processes ----------------------------------------------------------------------------
-
-
-def _kill_group(proc: subprocess.Popen[str]) -> None:
-    """SIGKILL the process group of a child started with ``start_new_session``; reap it."""
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:  # pragma: no cover - a zombie we cannot reap
-        pass
-
-
-@dataclass
-class Finished:
-    """A command that ran to its end."""
-
-    args: list[str]
-    returncode: int
-    stdout: str
-    stderr: str
-
-    @property
-    def lines(self) -> list[str]:
-        return [line for line in self.stdout.splitlines() if line.strip()]
-
-    def explain(self) -> str:
-        return (
-            f"$ {' '.join(self.args)}\n--- exit {self.returncode}\n--- stdout:\n{self.stdout}"
-            f"\n--- stderr:\n{self.stderr[-5000:]}"
-        )
-
-
-def run_cli(*args: str, timeout: float = RUN_TIMEOUT) -> Finished:
-    """Run ``boneyard ARGS`` to its end (killed, and the test failed, after ``timeout``)."""
-    argv = [str(BONEYARD), *args]
-    proc = subprocess.Popen(
-        argv,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=clean_env(COLUMNS="200"),
-        start_new_session=True,
-    )
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        out, err = proc.communicate()
-        pytest.fail(
-            f"{' '.join(argv)} did not finish in {timeout} s:\n{out[-5000:]}\n{err[-5000:]}"
-        )
-    finally:
-        _kill_group(proc)
-    return Finished(argv, proc.returncode, out, err)
-
-
-class Background:
-    """A ``boneyard`` command in the background; its stdout lines are collected as they come,
-    its stderr goes to a file."""
-
-    def __init__(self, args: Sequence[str], log_dir: Path) -> None:
-        self.args = [str(BONEYARD), *args]
-        log_dir.mkdir(parents=True, exist_ok=True)
-        self._stderr_path = log_dir / f"stderr-{time.monotonic_ns()}.log"
-        self._stderr = open(self._stderr_path, "w")  # noqa: SIM115 - closed in wait()/kill()
-        self.proc = subprocess.Popen(
-            self.args,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=self._stderr,
-            text=True,
-            env=clean_env(COLUMNS="200"),
-            start_new_session=True,
-        )
-        self.lines: list[str] = []
-        self._queue: queue.Queue[str | None] = queue.Queue()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.append(line.rstrip("\n"))
-            self._queue.put(line.rstrip("\n"))
-        self._queue.put(None)
-
-    def stderr_text(self) -> str:
-        if not self._stderr.closed:
-            self._stderr.flush()
-        return self._stderr_path.read_text(errors="replace")
-
-    def explain(self) -> str:
-        return (
-            f"$ {' '.join(self.args)}\n--- stdout:\n"
-            + "\n".join(self.lines[-40:])
-            + f"\n--- stderr:\n{self.stderr_text()[-5000:]}"
-        )
-
-    def wait(self, timeout: float = RUN_TIMEOUT) -> Finished:
-        try:
-            self.proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            text = self.explain()
-            self.kill()
-            pytest.fail(f"did not finish in {timeout} s:\n{text}")
-        self._reader.join(timeout=30)
-        stderr = self.stderr_text()
-        self._stderr.close()
-        return Finished(self.args, self.proc.returncode, "\n".join(self.lines) + "\n", stderr)
-
-    def kill(self) -> None:
-        _kill_group(self.proc)
-        self._stderr.close()
-
-
-@pytest.fixture
-def background(tmp_path: Path) -> Iterator[Callable[..., Background]]:
-    """Start ``boneyard`` commands in the background; every one left is killed at the end."""
-    started: list[Background] = []
-
-    def start(*args: str) -> Background:
-        bg = Background(args, tmp_path / "cli-logs")
-        started.append(bg)
-        return bg
-
-    yield start
-    for bg in started:
-        bg.kill()
 
 
 # --- the server and its accounts ----------------------------------------------------------

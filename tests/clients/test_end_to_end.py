@@ -12,14 +12,10 @@ GetView, WatchGame from version 0).
 
 from __future__ import annotations
 
-import os
-import queue
 import re
 import shutil
 import signal
 import subprocess
-import sys
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -30,14 +26,16 @@ import pytest
 
 from boneyard.v1 import events_pb2, game_pb2, game_service_pb2_grpc
 from clients.api import Client
+from tests.clients.cli_helpers import (
+    BONEYARD,
+    RUN_TIMEOUT,
+    Background,
+    kill_group,
+    run_cli,
+)
 from tests.server.process_helpers import ServerProcess, clean_env, free_port, watch
 
 REPO = Path(__file__).resolve().parents[2]
-BONEYARD = Path(sys.executable).parent / "boneyard"
-"""The CLI's console script in the venv running the tests."""
-
-RUN_TIMEOUT = 180.0
-"""Seconds a whole game by bots may take before the test gives up (they take a few)."""
 
 GAME_LINE = re.compile(r"^game (?P<id>[0-9a-f-]{36})$")
 FINAL_LINE = re.compile(r"^final score: (?P<teams>.*?)(?:; team (?P<winner>\d+) wins)?$")
@@ -45,148 +43,6 @@ TEAM_PART = re.compile(r"^team (?P<team>\d+) \(seats (?P<seats>[\d ]+)\): (?P<sc
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 
 FINISHED = game_pb2.GAME_STATUS_FINISHED
-
-
-# --- processes ----------------------------------------------------------------------------
-
-
-def _kill_group(proc: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
-    """SIGKILL the process group of a child started with ``start_new_session`` (this test's
-    own child and whatever it started), and reap the child."""
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:  # pragma: no cover - a zombie we cannot reap
-        pass
-
-
-@dataclass
-class Finished:
-    """A command that ran to its end."""
-
-    args: list[str]
-    returncode: int
-    stdout: str
-    stderr: str
-
-    @property
-    def lines(self) -> list[str]:
-        return [line for line in self.stdout.splitlines() if line.strip()]
-
-    def explain(self) -> str:
-        return (
-            f"$ {' '.join(self.args)}\n--- exit {self.returncode}\n--- stdout:\n{self.stdout}"
-            f"\n--- stderr:\n{self.stderr}"
-        )
-
-
-class Background:
-    """A ``boneyard`` command running in the background; its stdout lines are collected by
-    a thread as they come (so a test can wait for one), its stderr into a file."""
-
-    def __init__(self, args: Sequence[str], log_dir: Path, env: dict[str, str] | None = None):
-        self.args = [str(BONEYARD), *args]
-        log_dir.mkdir(parents=True, exist_ok=True)
-        self._stderr_path = log_dir / f"stderr-{time.monotonic_ns()}.log"
-        self._stderr = open(self._stderr_path, "w")  # noqa: SIM115 - closed in wait()/kill()
-        self.proc = subprocess.Popen(
-            self.args,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=self._stderr,
-            text=True,
-            env=env or clean_env(),
-            start_new_session=True,
-        )
-        self.lines: list[str] = []
-        self._queue: queue.Queue[str | None] = queue.Queue()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.append(line.rstrip("\n"))
-            self._queue.put(line.rstrip("\n"))
-        self._queue.put(None)
-
-    def next_line(self, timeout: float = 60.0) -> str:
-        """The next line of stdout (fails if none comes in time or the process ends)."""
-        try:
-            line = self._queue.get(timeout=timeout)
-        except queue.Empty:
-            pytest.fail(f"no line from {self.args} in {timeout} s:\n{self.stderr_text()}")
-        if line is None:
-            pytest.fail(f"{self.args} ended before printing a line:\n{self.stderr_text()}")
-        return line
-
-    def stderr_text(self) -> str:
-        if not self._stderr.closed:
-            self._stderr.flush()
-        return self._stderr_path.read_text(errors="replace")
-
-    def wait(self, timeout: float = RUN_TIMEOUT) -> Finished:
-        try:
-            self.proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.kill()
-            pytest.fail(
-                f"{' '.join(self.args)} did not finish in {timeout} s; stdout so far:\n"
-                + "\n".join(self.lines[-30:])
-                + f"\n--- stderr:\n{self.stderr_text()[-5000:]}"
-            )
-        self._reader.join(timeout=30)
-        stderr = self.stderr_text()
-        self._stderr.close()
-        return Finished(self.args, self.proc.returncode, "\n".join(self.lines) + "\n", stderr)
-
-    def kill(self) -> None:
-        _kill_group(self.proc)
-        self._stderr.close()
-
-
-@pytest.fixture
-def background(tmp_path: Path) -> Iterator[Callable[..., Background]]:
-    """Start ``boneyard`` commands in the background; every one left is killed at the end."""
-    started: list[Background] = []
-
-    def start(*args: str, env: dict[str, str] | None = None) -> Background:
-        bg = Background(args, tmp_path / "cli-logs", env)
-        started.append(bg)
-        return bg
-
-    yield start
-    for bg in started:
-        bg.kill()
-
-
-def run_cli(*args: str, timeout: float = RUN_TIMEOUT) -> Finished:
-    """Run ``boneyard ARGS`` to its end (killed, and the test failed, after ``timeout``)."""
-    argv = [str(BONEYARD), *args]
-    proc = subprocess.Popen(
-        argv,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=clean_env(),
-        start_new_session=True,
-    )
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        out, err = proc.communicate()
-        pytest.fail(
-            f"{' '.join(argv)} did not finish in {timeout} s:\n{out[-5000:]}\n{err[-5000:]}"
-        )
-    finally:
-        _kill_group(proc)
-    return Finished(argv, proc.returncode, out, err)
 
 
 # --- the server ---------------------------------------------------------------------------
@@ -712,11 +568,11 @@ def test_make_demo() -> None:
     try:
         out, _ = proc.communicate(timeout=RUN_TIMEOUT)
     except subprocess.TimeoutExpired:
-        _kill_group(proc)
+        kill_group(proc)
         out, _ = proc.communicate()
         pytest.fail(f"make demo did not finish in {RUN_TIMEOUT} s:\n{out}")
     finally:
-        _kill_group(proc)
+        kill_group(proc)
     assert proc.returncode == 0, out
     finals = [parse_final(line) for line in out.splitlines() if line.startswith("final score:")]
     assert len(finals) == 2, out
