@@ -33,7 +33,7 @@ from google.protobuf.message import Message
 
 import engine
 from boneyard import codec
-from boneyard.v1 import actions_pb2, game_service_pb2, rules_pb2, view_pb2
+from boneyard.v1 import actions_pb2, competition_pb2, game_service_pb2, rules_pb2, view_pb2
 from engine import BidKind, ContractKind
 
 # ---------------------------------------------------------------- walking messages
@@ -72,6 +72,18 @@ NOT_TILES = frozenset(
         "points_to_win",
         "splash_marks",
         "opener_seat",
+        "hand_limit",
+        "per_move_ms",
+        "bank_ms",
+        "bank_remaining_ms",
+        "seekers",
+        "deals",
+        "rotation",
+        "deal",
+        "games_total",
+        "games_finished",
+        "games",
+        "wins",
     }
 )
 """Every other uint32 field the API sends (a new one fails the guard test below until it is
@@ -130,7 +142,12 @@ def test_every_uint32_field_the_api_sends_is_known_as_a_tile_or_not() -> None:
     seen: set[str] = set()
     unsorted = []
     tile_fields = set()
-    for method in game_service_pb2.DESCRIPTOR.services_by_name["GameService"].methods:
+    methods = [
+        *game_service_pb2.DESCRIPTOR.services_by_name["GameService"].methods,
+        *competition_pb2.DESCRIPTOR.services_by_name["LobbyService"].methods,
+        *competition_pb2.DESCRIPTOR.services_by_name["TournamentService"].methods,
+    ]
+    for method in methods:
         for message, fd in _uint32_fields(method.output_type, seen):
             if _is_tile_field(message, fd):
                 tile_fields.add((message.name, fd.name))
