@@ -208,7 +208,7 @@ class GameApp:
                 chosen, automatic = free[0], True
             else:
                 chosen, automatic = seat, False
-            token = secrets.token_urlsafe(32)
+            token = _seat_token()
             try:
                 seated = self._store.take_seat(game_id, chosen, player_name, token_hash(token))
             except store_errors.SeatTaken:
@@ -217,9 +217,14 @@ class GameApp:
                 raise PreconditionFailed(f"seat {chosen} of game {game_id} is taken") from None
             if seated == players and state.phase is not Phase.GAME_OVER:
                 self._store.set_status(game_id, "playing")
-                if self._has_clock(game_id):
+                clock = self._competition.clock(game_id) if self._has_clock(game_id) else None
+                if clock is not None and clock.state.turn_started_at is None:
                     state, version = self.load(game_id)
-                    self._competition.start_clock(game_id, _turn(state), version)
+                    # If a seated player acted meanwhile, this finds the clock moved on and
+                    # leaves it; the keeper sets right a clock left behind (repair_clock).
+                    self._competition.restart_turn(
+                        game_id, clock.turn_version, _turn(state), version
+                    )
             return chosen, token
 
     def account_for(self, key: str | None) -> Account:
@@ -339,6 +344,19 @@ class GameApp:
             return self._commit(game_id, seat, version, state, events, "", None, timed_out=True)
         except StaleVersion:
             return None  # the seat acted at the last moment, or another process timed it out
+
+    def repair_clock(self, clock: GameClock) -> bool:
+        """Set right the clock of a full table that is not running, or not at the game's
+        version (a seat taken while a seated player acted, or a crash between the two):
+        the seat to act gets a fresh turn. ``False`` if the clock was fine."""
+        if clock.state.turn_started_at is not None and clock.turn_version == clock.version:
+            return False
+        state, version = self.load(clock.game_id)
+        log.warning("game %s: the clock was not running at version %d; restarting the turn",
+                    clock.game_id, version)
+        return self._competition.restart_turn(
+            clock.game_id, clock.turn_version, _turn(state), version
+        )
 
     def clock(self, game_id: str) -> tuple[GameClock, datetime | None] | None:
         """A game's clock and the deadline of the seat to act (``None`` when stopped)."""
@@ -479,6 +497,14 @@ def _commitment(seed: bytes) -> bytes:
     return hashlib.sha256(seed).digest()
 
 
+def _seat_token() -> str:
+    """A new seat token; never one that looks like an account's API key (``byk_...``)."""
+    while True:
+        token = secrets.token_urlsafe(32)
+        if not is_api_key(token):
+            return token
+
+
 def _turn(state: GameState) -> int | None:
     """The seat to act, if anybody is."""
     if state.phase in (Phase.DEAL, Phase.GAME_OVER) or state.hand is None:
@@ -486,8 +512,18 @@ def _turn(state: GameState) -> int | None:
     return state.hand.turn
 
 
+MAX_PER_MOVE_MS = 24 * 3600 * 1000
+MAX_BANK_MS = 7 * 24 * 3600 * 1000
+"""A day a move and a week's bank: more is no clock (and the columns are 32-bit)."""
+
+
 def check_time_control(control: TimeControl) -> None:
     """Refuse a time control that makes no sense."""
+    if control.per_move_ms > MAX_PER_MOVE_MS or control.bank_ms > MAX_BANK_MS:
+        raise InvalidArgument(
+            f"a time control allows at most {MAX_PER_MOVE_MS} ms a move and a bank of "
+            f"{MAX_BANK_MS} ms, not {control.per_move_ms} and {control.bank_ms}"
+        )
     if control.per_move_ms <= 0 or control.bank_ms < 0:
         raise InvalidArgument(
             f"a time control needs per_move_ms > 0 and bank_ms >= 0, not {control.per_move_ms} "

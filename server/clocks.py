@@ -40,11 +40,16 @@ class ClockKeeper:
         moved: list[str] = []
         now = self._now()
         for clock in self._app.competition.running_clocks():
-            deadline = self._app.deadline(clock)
-            if deadline is None or now < deadline:
-                continue
-            if self._app.time_out(clock.game_id) is not None:
-                moved.append(clock.game_id)
+            try:
+                if self._app.repair_clock(clock):
+                    continue
+                deadline = self._app.deadline(clock)
+                if deadline is None or now < deadline:
+                    continue
+                if self._app.time_out(clock.game_id) is not None:
+                    moved.append(clock.game_id)
+            except Exception:  # one game's trouble must not stop the other clocks
+                log.exception("game %s: the clock could not be applied", clock.game_id)
         return moved
 
     async def run(self) -> None:

@@ -188,7 +188,10 @@ class TournamentDirector:
         tournaments whose games are all over. Returns the games made."""
         made: list[str] = []
         for tournament in self._competition.tournaments("running"):
-            made += self._advance(tournament)
+            try:
+                made += self._advance(tournament)
+            except Exception:  # one tournament's trouble must not stop the others
+                log.exception("tournament %s could not advance; trying again", tournament.id)
         return made
 
     def _advance(self, tournament: Tournament) -> list[str]:

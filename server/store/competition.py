@@ -324,28 +324,40 @@ class CompetitionStore:
         return None if row is None else _clock(row[0], row[1])
 
     def running_clocks(self) -> list[GameClock]:
-        """The clocks that run: games being played with a seat to act."""
+        """The clocks of the games being played (whether or not they run: a clock that should
+        and does not is for the keeper to set right)."""
         with self._read() as session:
             rows = session.execute(
                 select(GameClockRow, GameRow.version)
                 .join(GameRow, GameRow.id == GameClockRow.game_id)
-                .where(GameRow.status == "playing", GameClockRow.turn_started_at.is_not(None))
+                .where(GameRow.status == "playing")
             ).all()
         return [_clock(row[0], row[1]) for row in rows]
 
-    def start_clock(self, game_id: str, turn_seat: int | None, version: int) -> None:
-        """Start a clock that waited for the table to fill (at the game's version now)."""
+    def restart_turn(
+        self, game_id: str, seen_turn_version: int, turn_seat: int | None, version: int
+    ) -> bool:
+        """Start the turn of ``turn_seat`` now, at ``version``, if the clock is still as seen
+        (at ``seen_turn_version``): for a table that has just filled, or a clock left behind
+        its game. ``False`` if somebody changed the clock meanwhile."""
         with self._write() as session:
-            session.execute(
-                update(GameClockRow)
-                .where(GameClockRow.game_id == game_id, GameClockRow.turn_started_at.is_(None))
-                .values(
-                    turn_seat=turn_seat,
-                    turn_version=version,
-                    turn_started_at=self._now() if turn_seat is not None else None,
-                )
-                .execution_options(synchronize_session=False)
+            result = cast(
+                CursorResult[Any],
+                session.execute(
+                    update(GameClockRow)
+                    .where(
+                        GameClockRow.game_id == game_id,
+                        GameClockRow.turn_version == seen_turn_version,
+                    )
+                    .values(
+                        turn_seat=turn_seat,
+                        turn_version=version,
+                        turn_started_at=self._now() if turn_seat is not None else None,
+                    )
+                    .execution_options(synchronize_session=False)
+                ),
             )
+            return result.rowcount == 1
 
     def deal_secret(self, game_id: str) -> bytes | None:
         with self._read() as session:

@@ -14,6 +14,7 @@ from typing import Any
 
 import grpc
 import pytest
+import sqlalchemy as sa
 
 import engine
 from boneyard.v1 import (
@@ -30,6 +31,7 @@ from clients.bot import Bot
 from clients.strategies import strategy
 from server.accounts import key_hash, new_api_key
 from server.archive import Archive
+from server.store.models import GameClockRow
 from server.tournaments import schedule, seatings
 from tests.server.api_helpers import (
     RPC_TIMEOUT,
@@ -454,6 +456,45 @@ def test_a_game_without_a_clock_never_times_out(server: RunningServer, client: C
 def test_a_time_control_without_a_policy_is_invalid(server: RunningServer, client: Client) -> None:
     with rpc_error(grpc.StatusCode.INVALID_ARGUMENT, "policy"):
         reserved_game(client, [account(server)], time_control=clock(100, policy=0))
+
+
+def test_a_time_control_beyond_a_day_a_move_is_invalid(server: RunningServer, client: Client) -> None:
+    organiser = account(server)
+    with rpc_error(grpc.StatusCode.INVALID_ARGUMENT, "at most"):
+        reserved_game(client, [organiser], time_control=clock(2**32 - 1))
+    with rpc_error(grpc.StatusCode.INVALID_ARGUMENT, "at most"):
+        reserved_game(client, [organiser], time_control=clock(1000, bank_ms=2**31))
+
+
+def test_a_clock_left_behind_its_game_is_set_right(server: RunningServer, client: Client) -> None:
+    # A seat taken while a seated player acted (or a crash between the two) can leave a full
+    # table's clock stopped or at an older version: the keeper restarts the turn.
+    table = reserved_game(client, [account(server) for _ in range(4)], time_control=clock(60_000))
+    with server.store.engine.begin() as conn:
+        conn.execute(
+            sa.update(GameClockRow)
+            .where(GameClockRow.game_id == table.game_id)
+            .values(turn_started_at=None, turn_version=0)
+        )
+    wait_for(
+        lambda: (c := server.app.competition.clock(table.game_id)) is not None
+        and c.state.turn_started_at is not None
+        and c.turn_version == c.version,
+        "the clock restarted",
+    )
+    assert client.game(table.game_id).HasField("turn_deadline")
+
+
+def test_a_seat_token_never_looks_like_an_api_key(
+    server: RunningServer, client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import server.app as app_module
+
+    tokens = iter(["byk_" + "x" * 39, "a" * 43])
+    monkeypatch.setattr(app_module.secrets, "token_urlsafe", lambda n: next(tokens))
+    table = client.create("texas42")
+    token = client.take_seat(table.game_id, 0).seat_token
+    assert token == "a" * 43
 
 
 def test_the_clock_survives_a_restart(
