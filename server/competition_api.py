@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
@@ -25,7 +26,7 @@ from server.api import (
 )
 from server.app import GameApp
 from server.errors import InvalidArgument
-from server.lobby import Lobby
+from server.lobby import HEARTBEAT, Lobby
 from server.standings import Standing
 from server.store.competition import Account
 from server.time_controls import time_control_from_proto, time_control_to_proto
@@ -70,17 +71,23 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
     async def Seek(
         self, request: competition_pb2.SeekRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[competition_pb2.SeekResponse]:
-        try:
-            account = await self._account(context)
-            preset, options = codec.rules_overrides_from_proto(request.rules)
-            control = time_control_from_proto(request.time_control, request.HasField("time_control"))
-            seek = await asyncio.to_thread(self._lobby.seek, account, preset, options, control)
-        except Exception as error:  # noqa: BLE001 -- each mapped to a status code
-            await _abort(context, error, "Seek")
-            return
+        seek_id = str(uuid.uuid4())
         seated = False
         try:
+            try:
+                account = await self._account(context)
+                preset, options = codec.rules_overrides_from_proto(request.rules)
+                control = time_control_from_proto(
+                    request.time_control, request.HasField("time_control")
+                )
+                seek = await asyncio.to_thread(
+                    self._lobby.seek, seek_id, account, preset, options, control
+                )
+            except Exception as error:  # noqa: BLE001 -- each mapped to a status code
+                await _abort(context, error, "Seek")
+                return
             told = -1
+            last_seen = time.monotonic()
             while True:
                 current = await asyncio.to_thread(self._app.competition.seek, seek.id)
                 assert current is not None
@@ -94,6 +101,9 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
                 if current.status == "cancelled":
                     await context.abort(grpc.StatusCode.CANCELLED, "the seek was cancelled")
                     return
+                if time.monotonic() - last_seen >= HEARTBEAT:
+                    await asyncio.to_thread(self._lobby.seen, seek.id)
+                    last_seen = time.monotonic()
                 waiting = await asyncio.to_thread(self._lobby.waiting, seek.table_key)
                 if waiting != told:
                     told = waiting
@@ -103,8 +113,9 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
                 await asyncio.sleep(_POLL)
         finally:
             if not seated:
-                # The client went away (or the server is stopping): stop seeking for it.
-                self._lobby.cancel(seek.id)
+                # The client went away (or the server is stopping), perhaps while the seek was
+                # being registered: stop seeking for it (nothing happens if there is none).
+                self._lobby.cancel(seek_id)
 
     async def WatchSeats(
         self, request: competition_pb2.WatchSeatsRequest, context: grpc.aio.ServicerContext

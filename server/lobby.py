@@ -1,6 +1,11 @@
 """Seeking: accounts ask for a kind of table (rules and clock); as soon as enough different
 accounts wait for the same kind, a game is made with a seat reserved for each.
 
+A seek counts only while its stream is there: the stream says so every ``HEARTBEAT``
+seconds (``seen``), and a seek not seen for ``ABSENT_AFTER`` seconds is passed over (the
+seeker's connection died, or the server was killed before it could cancel it); a new seek of
+the same account and kind cancels its unseen ones.
+
 Forming a table is optimistic, so several server processes may share one database: the
 game is created in the same transaction that marks its seeks seated, and that transaction
 fails (and is retried with whoever still waits) if any of them was seated or cancelled
@@ -13,8 +18,8 @@ import json
 import logging
 import secrets
 import threading
-import uuid
 from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import engine
@@ -33,6 +38,11 @@ __all__ = ["Lobby", "table_key"]
 log = logging.getLogger(__name__)
 
 _shuffle = secrets.SystemRandom().shuffle
+
+HEARTBEAT = 0.5
+"""Seconds between a waiting seek's signs of life."""
+ABSENT_AFTER = 2.0
+"""Seconds without a sign of life after which a seek is passed over."""
 
 
 def table_key(rules: engine.Ruleset, time_control: TimeControl | None) -> str:
@@ -55,12 +65,14 @@ class Lobby:
 
     def seek(
         self,
+        seek_id: str,
         account: Account,
         preset: str,
         options: Mapping[str, Any],
         time_control: TimeControl | None,
     ) -> Seek:
-        """Register a seek and form whatever tables can be formed now."""
+        """Register a seek (``seek_id``, chosen by the caller so it can cancel it whatever
+        happens) and form whatever tables can be formed now."""
         try:
             rules = engine.ruleset(preset, options)
         except engine.RulesetError as e:
@@ -68,7 +80,7 @@ class Lobby:
         if time_control is not None:
             check_time_control(time_control)
         key = table_key(rules, time_control)
-        seek_id = str(uuid.uuid4())
+        self._competition.cancel_unseen_seeks(account.id, key, self._absent_before())
         self._competition.add_seek(
             seek_id, account.id, key, preset, dict(options), time_control, rules.players
         )
@@ -83,7 +95,7 @@ class Lobby:
         made: list[str] = []
         with self._lock:
             while True:
-                waiting = self._competition.waiting_seeks(key)
+                waiting = self._competition.waiting_seeks(key, self._absent_before())
                 if not waiting:
                     return made
                 players = waiting[0].players
@@ -121,7 +133,13 @@ class Lobby:
         return game_id
 
     def waiting(self, key: str) -> int:
-        return self._competition.count_waiting(key)
+        return self._competition.count_waiting(key, self._absent_before())
+
+    def seen(self, seek_id: str) -> None:
+        self._competition.seen(seek_id)
+
+    def _absent_before(self) -> datetime:
+        return datetime.now(UTC) - timedelta(seconds=ABSENT_AFTER)
 
     def cancel(self, seek_id: str) -> bool:
         return self._competition.cancel_seek(seek_id)

@@ -94,6 +94,7 @@ def upgrade() -> None:
         sa.Column("game_id", sa.String(36), nullable=True),
         sa.Column("seat", sa.Integer(), nullable=True),
         _timestamp("created_at"),
+        _timestamp("seen_at"),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_seeks")),
         sa.ForeignKeyConstraint(["account_id"], ["accounts.id"], name=op.f("fk_seeks_account_id_accounts")),
         sa.CheckConstraint(

@@ -388,6 +388,7 @@ class CompetitionStore:
                     players=players,
                     status="waiting",
                     created_at=self._now(),
+                    seen_at=self._now(),
                 )
             )
 
@@ -396,15 +397,50 @@ class CompetitionStore:
             row = session.get(SeekRow, seek_id)
             return None if row is None else _seek(row)
 
-    def waiting_seeks(self, table_key: str) -> list[Seek]:
-        """The seeks waiting for this kind of table, oldest first."""
+    def waiting_seeks(self, table_key: str, seen_since: datetime) -> list[Seek]:
+        """The seeks waiting for this kind of table whose streams were seen since
+        ``seen_since``, oldest first."""
         with self._read() as session:
             rows = session.scalars(
                 select(SeekRow)
-                .where(SeekRow.status == "waiting", SeekRow.table_key == table_key)
+                .where(
+                    SeekRow.status == "waiting",
+                    SeekRow.table_key == table_key,
+                    SeekRow.seen_at >= seen_since,
+                )
                 .order_by(SeekRow.created_at, SeekRow.id)
             ).all()
             return [_seek(r) for r in rows]
+
+    def seen(self, seek_id: str) -> None:
+        """The seek's stream is still there."""
+        with self._write() as session:
+            session.execute(
+                update(SeekRow)
+                .where(SeekRow.id == seek_id, SeekRow.status == "waiting")
+                .values(seen_at=self._now())
+                .execution_options(synchronize_session=False)
+            )
+
+    def cancel_unseen_seeks(self, account_id: str, table_key: str, seen_before: datetime) -> int:
+        """Cancel the account's waiting seeks of this kind not seen since ``seen_before``
+        (their streams are gone: a server restart, a client that died)."""
+        with self._write() as session:
+            result = cast(
+                CursorResult[Any],
+                session.execute(
+                    update(SeekRow)
+                    .where(
+                        SeekRow.account_id == account_id,
+                        SeekRow.table_key == table_key,
+                        SeekRow.status == "waiting",
+                        SeekRow.seen_at < seen_before,
+                    )
+                    .values(status="cancelled")
+                    .execution_options(synchronize_session=False)
+                ),
+            )
+            return int(result.rowcount)
 
     def cancel_seek(self, seek_id: str) -> bool:
         """Stop a waiting seek; ``False`` if it was seated (or stopped) meanwhile."""
@@ -555,17 +591,20 @@ class CompetitionStore:
         if result.rowcount != 1:
             raise GameAlreadyMade(tournament_id, number)
 
-    def count_waiting(self, table_key: str) -> int:
+    def count_waiting(self, table_key: str, seen_since: datetime) -> int:
         with self._read() as session:
             return int(
                 session.scalar(
-                    select(func.count()).select_from(SeekRow).where(
-                        SeekRow.status == "waiting", SeekRow.table_key == table_key
+                    select(func.count())
+                    .select_from(SeekRow)
+                    .where(
+                        SeekRow.status == "waiting",
+                        SeekRow.table_key == table_key,
+                        SeekRow.seen_at >= seen_since,
                     )
                 )
                 or 0
             )
-
 
 class SeekGone(StoreError):
     def __init__(self, seek_id: str) -> None:

@@ -263,7 +263,7 @@ class GameDealRow(Base):
 
 class SeekRow(Base):
     """An account asking for a game. ``table_key`` names the kind of table (rules and clock):
-    seekers with the same key meet."""
+    seekers with the same key meet, if their streams are still there (``seen_at`` recent)."""
 
     __tablename__ = "seeks"
 
@@ -278,6 +278,8 @@ class SeekRow(Base):
     game_id: Mapped[str | None] = mapped_column(String(36))
     seat: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime]
+    seen_at: Mapped[datetime]
+    """When the seeker's stream last showed it is still there (refreshed while it waits)."""
 
     __table_args__ = (
         CheckConstraint("status IN ('waiting', 'seated', 'cancelled')", name="status"),

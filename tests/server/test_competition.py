@@ -10,6 +10,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import grpc
@@ -31,7 +32,8 @@ from clients.bot import Bot
 from clients.strategies import strategy
 from server.accounts import key_hash, new_api_key
 from server.archive import Archive
-from server.store.models import GameClockRow
+from server.lobby import table_key
+from server.store.models import GameClockRow, SeekRow
 from server.tournaments import schedule, seatings
 from tests.server.api_helpers import (
     RPC_TIMEOUT,
@@ -299,6 +301,47 @@ def test_a_cancelled_seek_is_never_seated(server: RunningServer, client: Client)
     stay.append(Seeker(client, d, "moon-s1"))
     wait_for(lambda: all(s.seated for s in stay), "a table without the one who left")
     assert leaving.seated is None
+
+
+def ghost_seek(server: RunningServer, name: str, preset: str) -> str:
+    """A waiting seek whose stream is gone without cancelling it (a server killed -9)."""
+    competition = server.app.competition
+    holder = competition.account_named(name)
+    assert holder is not None
+    seek_id = str(uuid.uuid4())
+    rules = engine.ruleset(preset)
+    competition.add_seek(seek_id, holder.id, table_key(rules, None), preset, {}, None, rules.players)
+    with server.store.engine.begin() as conn:
+        conn.execute(
+            sa.update(SeekRow)
+            .where(SeekRow.id == seek_id)
+            .values(seen_at=datetime.now(UTC) - timedelta(seconds=60))
+        )
+    return seek_id
+
+
+def test_a_seek_whose_stream_is_gone_is_passed_over(server: RunningServer, client: Client) -> None:
+    gone, _ = account(server)
+    ghost = ghost_seek(server, gone, "moon-pagat")
+    live = [Seeker(client, account(server)[1], "moon-pagat") for _ in range(2)]
+    wait_for(lambda: all(s.messages for s in live), "the seeks registered")
+    time.sleep(0.3)
+    assert not any(s.seated for s in live), "a table formed around an absent seeker"
+    assert all(m.waiting.seekers <= 2 for s in live for m in s.messages)
+    live.append(Seeker(client, account(server)[1], "moon-pagat"))
+    wait_for(lambda: all(s.seated for s in live), "a table of the three present")
+    assert server.app.competition.seek(ghost).status == "waiting"
+
+
+def test_seeking_again_cancels_the_accounts_seeks_whose_streams_are_gone(
+    server: RunningServer, client: Client
+) -> None:
+    name, key = account(server)
+    ghost = ghost_seek(server, name, "moon")
+    again = Seeker(client, key, "moon")
+    wait_for(lambda: again.messages, "the new seek registered")
+    assert server.app.competition.seek(ghost).status == "cancelled"
+    again.cancel()
 
 
 def test_seeking_with_an_unknown_key_is_unauthenticated(client: Client) -> None:
