@@ -159,6 +159,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
                     f"seat {asked}'s view shows its hidden hand: only its token may ask for it"
                 )
             await self._call(self._app.load, game_id)  # NOT_FOUND for an unknown game
+            await self._call(self._app.check_spectators, game_id)
             return None
         seat = await self._call(self._app.seat_for, game_id, token)
         if asked is not None and asked != seat:

@@ -93,6 +93,8 @@ class GameApp:
         """Games whose every seat is taken."""
         self._secrets: dict[str, bytes | None] = {}
         self._clocked: dict[str, bool] = {}
+        self._public: set[str] = set()
+        """Games spectators may watch (checked once: an embargo is only ever lifted)."""
 
     @property
     def store(self) -> EventStore:
@@ -424,7 +426,10 @@ class GameApp:
                 f"game {game_id} moved past version {version} while this action was applied"
             ) from None
         if state.phase is Phase.GAME_OVER:
-            self._store.reveal_seeds(game_id)
+            if self._deal_secret(game_id) is None:
+                # A game with fixed deals (a tournament's) is published by its director once
+                # every playing of its deal is over.
+                self._store.reveal_seeds(game_id)
             self._full.discard(game_id)
             self._secrets.pop(game_id, None)
             self._clocked.pop(game_id, None)
@@ -452,6 +457,20 @@ class GameApp:
                 banks[seat] = max(0, banks[seat] - over)
         turn = _turn(state) if running else None
         return ClockState(tuple(banks), turn, now if turn is not None else None)
+
+    def check_spectators(self, game_id: str) -> None:
+        """Refuse a spectator a game that is embargoed: a playing of a tournament deal whose
+        other playings may still be going on (watching one would show the hands of another)."""
+        if game_id in self._public:
+            return
+        if self._deal_secret(game_id) is not None and not self._competition.deals_revealed(
+            [game_id]
+        ):
+            raise PermissionDenied(
+                f"game {game_id} plays a tournament deal that is being played at other tables: "
+                f"it can be watched when every playing of the deal is over"
+            )
+        self._public.add(game_id)
 
     def _has_clock(self, game_id: str) -> bool:
         known = self._clocked.get(game_id)

@@ -36,7 +36,7 @@ from boneyard.v1 import archive_pb2
 from boneyard.verify import verdict_to_proto, verify_record
 from engine import GameWon, HandScored, Ruleset
 from server.errors import InvalidArgument, NotFound, PreconditionFailed
-from server.store.models import EventRow, GameRow, HandSeedRow, SeatRow
+from server.store.models import EventRow, GameDealRow, GameRow, HandSeedRow, SeatRow
 from server.store.repository import EventStore
 
 __all__ = ["Archive", "ArchivedGame", "check_game_id"]
@@ -192,6 +192,7 @@ class Archive:
                 select(SeatRow.seat, SeatRow.player_name).where(SeatRow.game_id == game_id)
             ).all()
             name, created_at = game.name, game.created_at
+            fixed_deals = session.get(GameDealRow, game_id) is not None
         try:
             record = build_record(
                 game_id,
@@ -207,6 +208,11 @@ class Archive:
         except MalformedRecord as e:  # a store this server did not write
             log.error("game %s: cannot make its record: %s", game_id, e)
             raise
+        if any(not s.revealed for s in seeds) and fixed_deals:
+            raise PreconditionFailed(
+                f"game {game_id} played a tournament deal that is still being played at another "
+                f"table: its record is published when every playing of the deal is over"
+            )
         if any(not s.revealed for s in seeds):
             # The game is over, so its seeds are public; a crash between the last append and
             # the reveal may have left them marked secret.

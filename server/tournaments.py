@@ -6,10 +6,17 @@ partners whom), and with ``duplicate`` the same deal again with the hands rotate
 teams, so that every side plays every hand. Each game's deals are fixed by a secret drawn for
 the tournament (``sha256(secret || deal)``), so the rotated games get the same hands.
 
+The playings of a deal are started together, and nothing of them is public until all are over
+(as the two tables of a duplicate bridge match play at once, behind closed doors): their seeds
+stay secret and their records and spectator views are closed (``embargoed``) until then. The
+entrants are the same at every playing of a deal, so duplicate play still trusts each entrant's
+program not to pass what one of its seats sees to another of its seats.
+
 The director is stateless: everything is in the database, so a restarted server (or another
 process on the same PostgreSQL) carries on where it stopped. A schedule entry's game is
 created in the same transaction that records it, and only if no game was recorded for it
-yet. Each entrant plays one game of a tournament at a time.
+yet and none of its entrants is in an unfinished game of another deal: an entrant plays one
+deal of a tournament at a time.
 """
 
 from __future__ import annotations
@@ -18,9 +25,10 @@ import asyncio
 import hashlib
 import itertools
 import logging
+import math
 import secrets
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -37,7 +45,7 @@ from server.store.competition import (
     TournamentGame,
 )
 
-__all__ = ["FORMATS", "TournamentDirector", "schedule", "seatings"]
+__all__ = ["FORMATS", "TournamentDirector", "schedule", "seating_count", "seatings"]
 
 log = logging.getLogger(__name__)
 
@@ -46,34 +54,40 @@ MAX_DEALS = 10_000
 MAX_GAMES = 100_000
 
 
-def seatings(teams: Sequence[Sequence[int]], entrants: Sequence[str]) -> list[tuple[str, ...]]:
+def seatings(teams: Sequence[Sequence[int]], entrants: Sequence[str]) -> Iterator[tuple[str, ...]]:
     """Every way of seating ``entrants`` at a table whose teams are ``teams`` (seat numbers):
     each choice of who plays, each split of them into teams (teams unordered, members in entry
-    order); an entrant's seat is its team's next seat. In the order of the entrants."""
+    order); an entrant's seat is its team's next seat. In the order of the entrants, made as
+    they are asked for (there can be very many)."""
     players = sum(len(t) for t in teams)
     size = len(teams[0])
-    found: list[tuple[str, ...]] = []
     for chosen in itertools.combinations(entrants, players):
         for split in _splits(list(chosen), size):
             seats = [""] * players
             for team_seats, members in zip(teams, split, strict=True):
                 for seat, member in zip(team_seats, members, strict=True):
                     seats[seat] = member
-            found.append(tuple(seats))
-    return found
+            yield tuple(seats)
 
 
-def _splits(members: list[str], size: int) -> list[list[tuple[str, ...]]]:
+def seating_count(teams: Sequence[Sequence[int]], entrants: int) -> int:
+    """How many ``seatings`` there are, without making them."""
+    players = sum(len(t) for t in teams)
+    size, count = len(teams[0]), len(teams)
+    splits = math.factorial(players) // (math.factorial(size) ** count * math.factorial(count))
+    return math.comb(entrants, players) * splits
+
+
+def _splits(members: list[str], size: int) -> Iterator[list[tuple[str, ...]]]:
     """The ways to split ``members`` into unordered groups of ``size``."""
     if not members:
-        return [[]]
+        yield []
+        return
     first, rest = members[0], members[1:]
-    result: list[list[tuple[str, ...]]] = []
     for partners in itertools.combinations(rest, size - 1):
         left = [m for m in rest if m not in partners]
         for split in _splits(left, size):
-            result.append([(first, *partners), *split])
-    return result
+            yield [(first, *partners), *split]
 
 
 def schedule(
@@ -84,7 +98,7 @@ def schedule(
     of the teams: the team seated in team place ``k`` moves to place ``k + r``, so over the
     rotations every side holds every hand."""
     teams = rules.teams
-    ways = seatings(teams, entrants)
+    ways = list(itertools.islice(seatings(teams, entrants), deals))
     games: list[tuple[int, int, tuple[str, ...]]] = []
     for deal in range(deals):
         base = ways[deal % len(ways)]
@@ -106,6 +120,8 @@ class TournamentDirector:
     def __init__(self, app: GameApp) -> None:
         self._app = app
         self._competition: CompetitionStore = app.competition
+        self._published: set[tuple[str, int]] = set()
+        """Deals whose playings are all over and revealed (by this process)."""
 
     # ------------------------------------------------------------ organising
 
@@ -147,8 +163,8 @@ class TournamentDirector:
                 raise NotFound(f"no account named {entrant!r}")
             accounts.append(account)
         ids = [a.id for a in accounts]
-        if len(seatings(rules.teams, ids)) * deals > MAX_GAMES:
-            raise InvalidArgument("that many entrants and deals make too many games")
+        if deals * (len(rules.teams) if duplicate else 1) > MAX_GAMES:
+            raise InvalidArgument(f"that many deals make more than {MAX_GAMES} games")
         games = schedule(rules, ids, deals, duplicate)
         tournament = Tournament(
             id=str(uuid.uuid4()),
@@ -196,6 +212,10 @@ class TournamentDirector:
 
     def _advance(self, tournament: Tournament) -> list[str]:
         games = self._competition.tournament_games(tournament.id)
+        by_deal: dict[int, list[TournamentGame]] = {}
+        for g in games:
+            by_deal.setdefault(g.deal, []).append(g)
+        self._publish_finished_deals(tournament, by_deal)
         if all(g.status == "finished" for g in games):
             self._competition.set_tournament_status(tournament.id, "finished")
             log.info("tournament %s finished", tournament.id)
@@ -206,14 +226,36 @@ class TournamentDirector:
                 busy.update(g.seating)
         accounts = self._competition.accounts(tournament.entrants)
         made: list[str] = []
-        for g in games:
-            if g.game_id is not None or busy.intersection(g.seating):
+        for playings in by_deal.values():
+            waiting = [g for g in playings if g.game_id is None]
+            if not waiting:
                 continue
-            game_id = self._make_game(tournament, g, accounts)
-            busy.update(g.seating)
-            if game_id is not None:
-                made.append(game_id)
+            started = any(g.game_id is not None for g in playings)
+            entrants = {a for g in playings for a in g.seating}
+            if not started and busy & entrants:
+                continue
+            # All the playings of a deal at once (or the rest of them, after a crash).
+            for g in waiting:
+                game_id = self._make_game(tournament, g, accounts)
+                if game_id is not None:
+                    made.append(game_id)
+            busy |= entrants
         return made
+
+    def _publish_finished_deals(
+        self, tournament: Tournament, by_deal: Mapping[int, list[TournamentGame]]
+    ) -> None:
+        """Reveal the seeds of every playing of each deal whose playings are all over (the
+        game ends keep them secret while another playing of the deal goes on)."""
+        for deal, playings in by_deal.items():
+            if (tournament.id, deal) in self._published:
+                continue
+            if not all(g.status == "finished" and g.game_id for g in playings):
+                continue
+            for g in playings:
+                assert g.game_id is not None
+                self._app.store.reveal_seeds(g.game_id)
+            self._published.add((tournament.id, deal))
 
     def _make_game(
         self, tournament: Tournament, game: TournamentGame, accounts: Mapping[str, Account]
@@ -228,11 +270,11 @@ class TournamentDirector:
                 reservations=[(seat, accounts[a]) for seat, a in enumerate(game.seating)],
                 deal_secret=deal_secret(tournament.secret, game.deal),
                 also=lambda session, game_id: CompetitionStore.link_tournament_game(
-                    session, tournament.id, game.number, game_id
+                    session, tournament.id, game.number, game.deal, game.seating, game_id
                 ),
             )
         except GameAlreadyMade:
-            return None  # another server process made it
+            return None  # another server process made it, or an entrant became busy
         log.info("tournament %s: game %d is %s", tournament.id, game.number, game_id)
         return game_id
 

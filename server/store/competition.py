@@ -25,6 +25,7 @@ from server.store.models import (
     GameClockRow,
     GameDealRow,
     GameRow,
+    HandSeedRow,
     SeatAccountRow,
     SeatRow,
     SeekRow,
@@ -572,9 +573,33 @@ class CompetitionStore:
             )
 
     @staticmethod
-    def link_tournament_game(session: Session, tournament_id: str, number: int, game_id: str) -> None:
-        """Record the game made for a schedule entry, in the game's creating transaction;
-        raises ``GameAlreadyMade`` if another process made it first (undoing this one)."""
+    def link_tournament_game(
+        session: Session,
+        tournament_id: str,
+        number: int,
+        deal: int,
+        seating: Sequence[str],
+        game_id: str,
+    ) -> None:
+        """Record the game made for a schedule entry, in the game's creating transaction.
+        Raises ``GameAlreadyMade`` (undoing the game) if another process made it first, or if
+        one of its entrants is meanwhile in an unfinished game of another deal. The
+        tournament's row is locked first (PostgreSQL), so that processes making its games
+        take turns; SQLite's single writer does the same."""
+        session.execute(
+            select(TournamentRow.id).where(TournamentRow.id == tournament_id).with_for_update()
+        )
+        playing = session.execute(
+            select(TournamentGameRow.seating)
+            .join(GameRow, GameRow.id == TournamentGameRow.game_id)
+            .where(
+                TournamentGameRow.tournament_id == tournament_id,
+                TournamentGameRow.deal != deal,
+                GameRow.status != "finished",
+            )
+        ).scalars()
+        if any(set(seats) & set(seating) for seats in playing):
+            raise GameAlreadyMade(tournament_id, number)
         result = cast(
             CursorResult[Any],
             session.execute(
@@ -590,6 +615,16 @@ class CompetitionStore:
         )
         if result.rowcount != 1:
             raise GameAlreadyMade(tournament_id, number)
+
+    def deals_revealed(self, game_ids: Sequence[str]) -> bool:
+        """Whether every seed of these games is revealed."""
+        with self._read() as session:
+            hidden = session.scalar(
+                select(func.count())
+                .select_from(HandSeedRow)
+                .where(HandSeedRow.game_id.in_(list(game_ids)), HandSeedRow.revealed.is_(False))
+            )
+        return not hidden
 
     def count_waiting(self, table_key: str, seen_since: datetime) -> int:
         with self._read() as session:
@@ -612,8 +647,10 @@ class SeekGone(StoreError):
 
 
 class GameAlreadyMade(StoreError):
+    """Another process made the schedule entry's game, or an entrant of it is busy."""
+
     def __init__(self, tournament_id: str, number: int) -> None:
-        super().__init__(f"tournament {tournament_id}: game {number} was made already")
+        super().__init__(f"tournament {tournament_id}: game {number} cannot be made now")
 
 
 def _account(row: AccountRow) -> Account:

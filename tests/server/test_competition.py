@@ -19,12 +19,15 @@ import sqlalchemy as sa
 
 import engine
 from boneyard.v1 import (
+    archive_pb2,
+    archive_pb2_grpc,
     competition_pb2,
     competition_pb2_grpc,
     events_pb2,
     game_pb2,
     game_service_pb2,
     rules_pb2,
+    view_pb2,
 )
 from boneyard.verify import verify_record
 from clients.api import Client as ApiClient
@@ -34,7 +37,7 @@ from server.accounts import key_hash, new_api_key
 from server.archive import Archive
 from server.lobby import table_key
 from server.store.models import GameClockRow, SeekRow
-from server.tournaments import schedule, seatings
+from server.tournaments import schedule, seating_count, seatings
 from tests.server.api_helpers import (
     RPC_TIMEOUT,
     Client,
@@ -581,15 +584,26 @@ def test_the_clock_survives_a_restart(
 
 def test_round_robin_seats_four_entrants_in_the_three_partnerships_of_42() -> None:
     rules = engine.ruleset("texas42")
-    ways = seatings(rules.teams, ["a", "b", "c", "d"])
+    ways = list(seatings(rules.teams, ["a", "b", "c", "d"]))
+    assert seating_count(rules.teams, 4) == 3
     partnerships = {frozenset((frozenset((s[0], s[2])), frozenset((s[1], s[3])))) for s in ways}
     assert len(ways) == 3 and len(partnerships) == 3
 
 
 def test_round_robin_over_five_entrants_chooses_every_table() -> None:
     rules = engine.ruleset("moon")
-    ways = seatings(rules.teams, ["a", "b", "c", "d", "e"])
+    ways = list(seatings(rules.teams, ["a", "b", "c", "d", "e"]))
     assert len(ways) == 10 and len({frozenset(w) for w in ways}) == 10
+    assert seating_count(rules.teams, 5) == 10
+
+
+def test_a_schedule_makes_only_the_seatings_it_plays() -> None:
+    # 64 entrants of Texas 42 can be seated in 1.9 million ways; 3 deals need 3 of them.
+    rules = engine.ruleset("texas42")
+    entrants = [f"e{i}" for i in range(64)]
+    assert seating_count(rules.teams, 64) == 3 * 635_376
+    games = schedule(rules, entrants, 3, duplicate=True)
+    assert len(games) == 6
 
 
 def test_duplicate_42_plays_each_deal_with_the_teams_swapping_sides() -> None:
@@ -692,6 +706,69 @@ def play_seats(address: str, key: str, stop: threading.Event) -> None:
         call.cancel()
         channel.close()
         api.close()
+
+
+def play_game_with_keys(client: Client, game_id: str, keys: list[str]) -> None:
+    """First legal actions, each seat with its account's key, to the end of the game."""
+    table = Table(game_id, client.game(game_id).rules)
+    table.tokens.update(enumerate(keys))
+    for _ in range(500):
+        views = [client.view(table, seat) for seat in range(len(keys))]
+        if views[0].phase == view_pb2.PHASE_GAME_OVER:
+            return
+        seat = next(v.seat for v in views if v.legal_actions)
+        client.submit(table, seat, views[seat].legal_actions[0], views[seat].version)
+    raise AssertionError("the game did not end")
+
+
+def test_the_playings_of_a_deal_start_together_and_stay_closed_until_all_are_over(
+    server: RunningServer, client: Client
+) -> None:
+    entrants = [account(server) for _ in range(4)]
+    keys = dict(entrants)
+    organiser = account(server, "organiser")[1]
+    stub = tournaments(client)
+    created = stub.CreateTournament(
+        create_request([n for n, _ in entrants], deals=1), metadata=bearer(organiser), timeout=RPC_TIMEOUT
+    ).tournament
+    stub.StartTournament(
+        competition_pb2.StartTournamentRequest(tournament_id=created.tournament_id),
+        metadata=bearer(organiser),
+        timeout=RPC_TIMEOUT,
+    )
+    request = competition_pb2.GetTournamentRequest(tournament_id=created.tournament_id)
+    games = wait_for(
+        lambda: all((r := stub.GetTournament(request, timeout=RPC_TIMEOUT)).games)
+        and all(g.game_id for g in r.games)
+        and r.games,
+        "both playings made",
+    )
+    first, second = games
+    # closed to spectators while they are played
+    for g in (first, second):
+        with rpc_error(grpc.StatusCode.PERMISSION_DENIED, "other tables"):
+            client.view(Table(g.game_id, None), None)
+        with rpc_error(grpc.StatusCode.PERMISSION_DENIED, "other tables"):
+            list(client.watch(Table(g.game_id, None), None))
+    play_game_with_keys(client, first.game_id, [keys[n] for n in first.seats])
+    archive = archive_pb2_grpc.ArchiveServiceStub(client.channel)
+    record_of = archive_pb2.GetRecordRequest(game_id=first.game_id)
+    # over, but its deal is still being played at the other table
+    with rpc_error(grpc.StatusCode.FAILED_PRECONDITION, "another table"):
+        archive.GetRecord(record_of, timeout=RPC_TIMEOUT)
+    assert not server.store.get_seed(first.game_id, 1).revealed
+    with rpc_error(grpc.StatusCode.PERMISSION_DENIED, "other tables"):
+        client.view(Table(first.game_id, None), None)
+    play_game_with_keys(client, second.game_id, [keys[n] for n in second.seats])
+    wait_for(
+        lambda: stub.GetTournament(request, timeout=RPC_TIMEOUT).tournament.status
+        == competition_pb2.TOURNAMENT_STATUS_FINISHED,
+        "the tournament to finish",
+    )
+    for g in (first, second):
+        record = archive.GetRecord(archive_pb2.GetRecordRequest(game_id=g.game_id), timeout=RPC_TIMEOUT).record
+        assert verify_record(record).valid
+        assert client.view(Table(g.game_id, None), None).phase == view_pb2.PHASE_GAME_OVER
 
 
 def test_a_duplicate_tournament_is_played_out_and_rated(
