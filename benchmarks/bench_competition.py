@@ -72,7 +72,9 @@ def start_server(database_url: str, log_path: Path) -> tuple[subprocess.Popen[by
     raise SystemExit("the server did not start")
 
 
-def make_accounts(database_url: str, count: int, prefix: str) -> list[tuple[str, str]]:
+def make_accounts(
+    database_url: str, count: int, prefix: str, kind: str = "bot"
+) -> list[tuple[str, str]]:
     store = EventStore.open(database_url, migrate=True)
     try:
         competition = CompetitionStore(store)
@@ -80,7 +82,7 @@ def make_accounts(database_url: str, count: int, prefix: str) -> list[tuple[str,
         for i in range(count):
             key = new_api_key()
             name = f"{prefix}-{i}"
-            competition.create_account(str(uuid.uuid4()), name, "bot", key_hash(key))
+            competition.create_account(str(uuid.uuid4()), name, kind, key_hash(key))  # type: ignore[arg-type]
             made.append((name, key))
         return made
     finally:
@@ -91,8 +93,7 @@ def bearer(key: str) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {key}"),)
 
 
-def tournament(address: str, accounts: list[tuple[str, str]], deals: int) -> str:
-    organiser = accounts[0][1]
+def tournament(address: str, accounts: list[tuple[str, str]], organiser: str, deals: int) -> str:
     channel = grpc.insecure_channel(address)
     stub = competition_pb2_grpc.TournamentServiceStub(channel)
     created = stub.CreateTournament(
@@ -176,7 +177,9 @@ def seeks(address: str, accounts: list[tuple[str, str]], tables: int) -> str:
     return f"table formed in {p50:.0f} ms"
 
 
-def clocks(address: str, accounts: list[tuple[str, str]], timeouts: int, database_url: str) -> str:
+def clocks(
+    address: str, accounts: list[tuple[str, str]], organiser: str, timeouts: int, database_url: str
+) -> str:
     channel = grpc.insecure_channel(address)
     gstub = game_service_pb2_grpc.GameServiceStub(channel)
     request = game_service_pb2.CreateGameRequest(
@@ -188,7 +191,7 @@ def clocks(address: str, accounts: list[tuple[str, str]], timeouts: int, databas
     )
     game_ids = []
     while True:
-        game_ids.append(gstub.CreateGame(request, metadata=bearer(accounts[0][1]), timeout=TIMEOUT).game_id)
+        game_ids.append(gstub.CreateGame(request, metadata=bearer(organiser), timeout=TIMEOUT).game_id)
         if len(game_ids) * 30 >= timeouts:
             break
     # let them play out by the clock
@@ -232,12 +235,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{Path(tmp) / 'bench.db'}"
         accounts = make_accounts(url, 4, "bench")
+        organiser = make_accounts(url, 1, "organiser", "player")[0][1]
         proc, address = start_server(url, Path(tmp) / "server.log")
         try:
             parts = [
-                tournament(address, accounts, args.deals),
+                tournament(address, accounts, organiser, args.deals),
                 seeks(address, accounts, args.tables),
-                clocks(address, accounts, args.timeouts, url),
+                clocks(address, accounts, organiser, args.timeouts, url),
             ]
         finally:
             proc.terminate()

@@ -215,9 +215,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         control = time_control_from_proto(request.time_control, request.HasField("time_control"))
         reservations = []
         if request.reservations:
-            # Reserving seats hands an account games it must play (its bots follow WatchSeats):
-            # only another account may do that, never an anonymous caller.
-            await self._call(self._app.account_for, _bearer_token(context))
+            # Reserving seats hands accounts games they must play (their bots follow
+            # WatchSeats): only an organiser (a player's account) may do that.
+            await self._call(self._app.organiser_for, _bearer_token(context))
             reservations = await self._call(self._reservations, request.reservations)
         game_id, _ = await self._call(
             functools.partial(

@@ -238,6 +238,17 @@ class GameApp:
             raise Unauthenticated("this API key belongs to no account")
         return account
 
+    def organiser_for(self, key: str | None) -> Account:
+        """The account an API key belongs to, if it may organise (make games for other
+        accounts, make and start tournaments): a player's account, never a bot's."""
+        account = self.account_for(key)
+        if account.kind != "player":
+            raise PermissionDenied(
+                f"{account.name!r} is a bot account: only a player's account organises games "
+                f"and tournaments for others (boneyard admin create-player NAME)"
+            )
+        return account
+
     def seat_for(self, game_id: str, token: str | None) -> int | None:
         """The seat a token (or an account's API key) opens, ``None`` for no token (a
         spectator)."""

@@ -147,7 +147,7 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
     async def CreateTournament(
         self, request: competition_pb2.CreateTournamentRequest, context: grpc.aio.ServicerContext
     ) -> competition_pb2.CreateTournamentResponse:
-        organiser = await asyncio.to_thread(self._app.account_for, _bearer_token(context))
+        organiser = await asyncio.to_thread(self._app.organiser_for, _bearer_token(context))
         name = request.name.strip()
         if not name or len(name) > MAX_NAME:
             raise InvalidArgument(f"a tournament needs a name of at most {MAX_NAME} characters")
@@ -179,9 +179,9 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
     async def StartTournament(
         self, request: competition_pb2.StartTournamentRequest, context: grpc.aio.ServicerContext
     ) -> competition_pb2.StartTournamentResponse:
-        await asyncio.to_thread(self._app.account_for, _bearer_token(context))
+        caller = await asyncio.to_thread(self._app.organiser_for, _bearer_token(context))
         tournament_id = _check_tournament_id(request.tournament_id)
-        await asyncio.to_thread(self._director.start, tournament_id)
+        await asyncio.to_thread(self._director.start, tournament_id, caller)
         message, _, _, _ = await asyncio.to_thread(self._describe, tournament_id, False)
         return competition_pb2.StartTournamentResponse(tournament=message)
 

@@ -34,7 +34,7 @@ from typing import Any
 
 import engine
 from server.app import GameApp, check_time_control
-from server.errors import InvalidArgument, NotFound
+from server.errors import InvalidArgument, NotFound, PermissionDenied
 from server.standings import GameResult, Standing, standings
 from server.store.competition import (
     Account,
@@ -185,8 +185,13 @@ class TournamentDirector:
         log.info("tournament %s (%s): %d games", tournament.id, name, len(games))
         return tournament
 
-    def start(self, tournament_id: str) -> Tournament:
+    def start(self, tournament_id: str, caller: Account) -> Tournament:
+        """Start a tournament (its organiser only); starting one running or over is a no-op."""
         tournament = self.get(tournament_id)
+        if caller.id != tournament.organiser_id:
+            raise PermissionDenied(
+                f"tournament {tournament_id} is not {caller.name!r}'s: only its organiser starts it"
+            )
         if tournament.status == "created":
             self._competition.set_tournament_status(tournament_id, "running")
         return self.get(tournament_id)

@@ -10,6 +10,7 @@ GetTournament, WatchSeats).
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 import time
@@ -57,9 +58,16 @@ class Site:
     def address(self) -> str:
         return self.server.address
 
-    def create_bot(self, name: str) -> str:
-        """``boneyard admin create-bot NAME``: the key it printed."""
-        done = run_cli("admin", "create-bot", "--database-url", self.database_url, name, timeout=60)
+    @functools.cached_property
+    def organiser(self) -> str:
+        """The key of a player's account that organises the tests' tournaments."""
+        return self.create_bot(unique("organiser"), "player")
+
+    def create_bot(self, name: str, kind: str = "bot") -> str:
+        """``boneyard admin create-bot NAME`` (or ``create-player``): the key it printed."""
+        done = run_cli(
+            "admin", f"create-{kind}", "--database-url", self.database_url, name, timeout=60
+        )
         assert done.returncode == 0, done.explain()
         keys = KEY_LINE.findall(done.stdout)
         assert len(keys) == 1, done.explain()
@@ -284,7 +292,7 @@ def test_bots_play_the_seats_a_game_reserved_for_their_accounts(
         name="reserved",
         time_control=time_control(30_000, 60_000, "forfeit"),
         reservations={seat: name for seat, name in enumerate(names)},
-        key=keys[0],
+        key=site.create_bot(unique("organiser"), "player"),
     )
     assert [s.player_name for s in game.seats] == names and all(s.account for s in game.seats)
     bots = [
@@ -332,7 +340,7 @@ def _entrants(site: Site, prefix: str, count: int = 4) -> dict[str, str]:
 def _create_tournament(
     site: Site, name: str, entrants: dict[str, str], deals: int
 ) -> tuple[str, int]:
-    organiser = next(iter(entrants.values()))
+    organiser = site.organiser
     args = ["tournament", "create", "--server", site.address, "--name", name, "--game", "texas42"]
     for entrant in entrants:
         args += ["--entrant", entrant]
@@ -379,7 +387,7 @@ def test_tournament_create_run_and_standings(
     assert listed.returncode == 0, listed.explain()
     assert tid in listed.stdout and title in listed.stdout, listed.explain()
 
-    organiser = next(iter(entrants.values()))
+    organiser = site.organiser
     ran = run_cli("tournament", "run", tid, "--server", site.address, "--key", organiser)
     assert ran.returncode == 0, ran.explain() + "\n" + "\n".join(b.explain() for b in bots.values())
     _assert_standings_show_everyone(ran.stdout, list(entrants))
@@ -436,8 +444,7 @@ def test_tournament_run_follows_through_a_server_restart(
             for i, (name, key) in enumerate(entrants.items())
         }
         tid, total = _create_tournament(site, "through a restart", entrants, deals=3)
-        organiser = next(iter(entrants.values()))
-        run = background("tournament", "run", tid, "--server", listen, "--key", organiser)
+        run = background("tournament", "run", tid, "--server", listen, "--key", site.organiser)
         with Client(listen) as watcher:
             deadline = time.monotonic() + 120
             while watcher.tournament(tid, timeout=10).tournament.games_finished < 1:

@@ -55,22 +55,30 @@ FORFEIT = events_pb2.TIMEOUT_POLICY_FORFEIT
 # ---------------------------------------------------------------- helpers
 
 
-def account(server: RunningServer, prefix: str = "bot") -> tuple[str, str]:
-    """A new bot account: ``(name, key)``."""
+def account(server: RunningServer, prefix: str = "bot", kind: str = "bot") -> tuple[str, str]:
+    """A new account (a bot's, unless ``kind="player"``): ``(name, key)``."""
     name = f"{prefix}-{uuid.uuid4().hex[:8]}"
     key = new_api_key()
-    server.app.competition.create_account(str(uuid.uuid4()), name, "bot", key_hash(key))
+    server.app.competition.create_account(str(uuid.uuid4()), name, kind, key_hash(key))  # type: ignore[arg-type]
     return name, key
 
 
+def organiser(server: RunningServer) -> str:
+    """The key of a new player's account, to organise games and tournaments."""
+    return account(server, "organiser", "player")[1]
+
+
 def reserved_game(
+    server: RunningServer,
     client: Client,
     accounts: list[tuple[str, str]],
     preset: str = "texas42",
     time_control: game_pb2.TimeControl | None = None,
+    organiser_key: str | None = None,
     **options: Any,
 ) -> Table:
-    """A game with seat ``i`` reserved for ``accounts[i]``; ``table.tokens`` holds the keys."""
+    """A game with seat ``i`` reserved for ``accounts[i]`` by ``organiser_key`` (a player's
+    account); ``table.tokens`` holds the keys."""
     request = game_service_pb2.CreateGameRequest(
         rules=rules_pb2.Ruleset(preset=preset, **options),
         reservations=[
@@ -80,8 +88,9 @@ def reserved_game(
     )
     if time_control is not None:
         request.time_control.CopyFrom(time_control)
-    organiser = accounts[0][1] if accounts and accounts[0][1] else new_api_key()
-    response = client.stub.CreateGame(request, metadata=bearer(organiser), timeout=RPC_TIMEOUT)
+    response = client.stub.CreateGame(
+        request, metadata=bearer(organiser_key or organiser(server)), timeout=RPC_TIMEOUT
+    )
     table = Table(response.game_id, response.game.rules)
     for i, (_, key) in enumerate(accounts):
         table.tokens[i] = key
@@ -149,7 +158,7 @@ def test_a_reserved_seat_is_played_with_the_accounts_key(
     server: RunningServer, client: Client
 ) -> None:
     accounts = [account(server) for _ in range(4)]
-    table = reserved_game(client, accounts)
+    table = reserved_game(server, client, accounts)
     game = client.game(table.game_id)
     assert game.status == game_pb2.GAME_STATUS_PLAYING
     assert [(s.occupied, s.account, s.player_name) for s in game.seats] == [
@@ -164,7 +173,7 @@ def test_a_reserved_seat_is_played_with_the_accounts_key(
 
 
 def test_an_unknown_key_is_unauthenticated(server: RunningServer, client: Client) -> None:
-    table = reserved_game(client, [account(server) for _ in range(4)])
+    table = reserved_game(server, client, [account(server) for _ in range(4)])
     table.tokens[0] = new_api_key()
     with rpc_error(grpc.StatusCode.UNAUTHENTICATED, "no account"):
         client.view(table, 0)
@@ -173,7 +182,7 @@ def test_an_unknown_key_is_unauthenticated(server: RunningServer, client: Client
 def test_the_key_of_an_account_without_a_seat_there_is_permission_denied(
     server: RunningServer, client: Client
 ) -> None:
-    table = reserved_game(client, [account(server) for _ in range(4)])
+    table = reserved_game(server, client, [account(server) for _ in range(4)])
     stranger, key = account(server)
     table.tokens[0] = key
     with rpc_error(grpc.StatusCode.PERMISSION_DENIED, stranger, "no seat"):
@@ -181,7 +190,7 @@ def test_the_key_of_an_account_without_a_seat_there_is_permission_denied(
 
 
 def test_a_key_acts_only_for_its_own_seat(server: RunningServer, client: Client) -> None:
-    table = reserved_game(client, [account(server) for _ in range(4)])
+    table = reserved_game(server, client, [account(server) for _ in range(4)])
     turn = client.view(table, None).turn
     other = (turn + 1) % 4
     view = client.view(table, turn)
@@ -201,7 +210,7 @@ def test_a_key_acts_only_for_its_own_seat(server: RunningServer, client: Client)
 
 def test_reserving_for_an_unknown_account_is_not_found(server: RunningServer, client: Client) -> None:
     with rpc_error(grpc.StatusCode.NOT_FOUND, "nobody-such"):
-        reserved_game(client, [("nobody-such", account(server)[1])])
+        reserved_game(server, client, [("nobody-such", "")])
 
 
 def test_reserving_seats_needs_an_accounts_key(server: RunningServer, client: Client) -> None:
@@ -215,17 +224,23 @@ def test_reserving_seats_needs_an_accounts_key(server: RunningServer, client: Cl
         client.stub.CreateGame(request, metadata=bearer(new_api_key()), timeout=RPC_TIMEOUT)
 
 
+def test_a_bot_account_cannot_reserve_seats_for_others(server: RunningServer, client: Client) -> None:
+    bots = [account(server) for _ in range(4)]
+    with rpc_error(grpc.StatusCode.PERMISSION_DENIED, "bot account"):
+        reserved_game(server, client, bots, organiser_key=bots[0][1])
+
+
 def test_an_account_holds_only_one_seat_of_a_game(server: RunningServer, client: Client) -> None:
     twice = account(server)
     with rpc_error(grpc.StatusCode.INVALID_ARGUMENT, "only one seat"):
-        reserved_game(client, [twice, twice])
+        reserved_game(server, client, [twice, twice])
 
 
 def test_seat_tokens_still_open_the_seats_nobody_reserved(
     server: RunningServer, client: Client
 ) -> None:
     accounts = [account(server) for _ in range(2)]
-    table = reserved_game(client, accounts)
+    table = reserved_game(server, client, accounts)
     assert client.game(table.game_id).status == game_pb2.GAME_STATUS_OPEN
     with rpc_error(grpc.StatusCode.FAILED_PRECONDITION, "taken"):
         client.take_seat(table.game_id, 0)
@@ -383,13 +398,13 @@ def test_a_malformed_seek_is_invalid(
 
 def test_watch_seats_tells_an_account_its_games(server: RunningServer, client: Client) -> None:
     accounts = [account(server) for _ in range(4)]
-    before = reserved_game(client, accounts)
+    before = reserved_game(server, client, accounts)
     call = lobby(client).WatchSeats(
         competition_pb2.WatchSeatsRequest(), metadata=bearer(accounts[1][1]), timeout=RPC_TIMEOUT
     )
     first = next(call)
     assert (first.assignment.game_id, first.assignment.seat) == (before.game_id, 1)
-    later = reserved_game(client, [accounts[1], accounts[0], accounts[2], accounts[3]])
+    later = reserved_game(server, client, [accounts[1], accounts[0], accounts[2], accounts[3]])
     second = next(call)
     assert (second.assignment.game_id, second.assignment.seat) == (later.game_id, 0)
     assert second.assignment.game.seats[0].player_name == accounts[1][0]
@@ -411,6 +426,7 @@ def test_a_seat_that_never_answers_has_its_lowest_legal_action_played(
     server: RunningServer, client: Client
 ) -> None:
     table = reserved_game(
+        server,
         client, [account(server) for _ in range(4)], time_control=clock(30), hand_limit=1
     )
     game = client.game(table.game_id)
@@ -443,7 +459,7 @@ def test_a_seat_that_never_answers_has_its_lowest_legal_action_played(
 def test_forfeit_on_timeout_gives_the_game_to_the_other_team(
     server: RunningServer, client: Client
 ) -> None:
-    table = reserved_game(client, [account(server) for _ in range(4)], time_control=clock(50, policy=FORFEIT))
+    table = reserved_game(server, client, [account(server) for _ in range(4)], time_control=clock(50, policy=FORFEIT))
     turn = client.view(table, None).turn
     wait_for(
         lambda: client.game(table.game_id).status == game_pb2.GAME_STATUS_FINISHED, "the forfeit"
@@ -457,6 +473,7 @@ def test_a_slow_seat_within_its_bank_is_not_penalised(
     server: RunningServer, client: Client
 ) -> None:
     table = reserved_game(
+        server,
         client, [account(server) for _ in range(4)], time_control=clock(100, bank_ms=5000)
     )
     slow = []
@@ -479,6 +496,7 @@ def test_a_seat_out_of_per_move_time_spends_its_bank_before_the_policy(
     server: RunningServer, client: Client
 ) -> None:
     table = reserved_game(
+        server,
         client, [account(server) for _ in range(4)], time_control=clock(40, bank_ms=400)
     )
     turn = client.view(table, None).turn
@@ -492,7 +510,7 @@ def test_a_seat_out_of_per_move_time_spends_its_bank_before_the_policy(
 
 
 def test_a_game_without_a_clock_never_times_out(server: RunningServer, client: Client) -> None:
-    table = reserved_game(client, [account(server) for _ in range(4)])
+    table = reserved_game(server, client, [account(server) for _ in range(4)])
     game = client.game(table.game_id)
     assert not game.HasField("time_control") and not game.HasField("turn_deadline")
     time.sleep(0.3)
@@ -501,21 +519,21 @@ def test_a_game_without_a_clock_never_times_out(server: RunningServer, client: C
 
 def test_a_time_control_without_a_policy_is_invalid(server: RunningServer, client: Client) -> None:
     with rpc_error(grpc.StatusCode.INVALID_ARGUMENT, "policy"):
-        reserved_game(client, [account(server)], time_control=clock(100, policy=0))
+        reserved_game(server, client, [account(server)], time_control=clock(100, policy=0))
 
 
 def test_a_time_control_beyond_a_day_a_move_is_invalid(server: RunningServer, client: Client) -> None:
-    organiser = account(server)
+    bot = account(server)
     with rpc_error(grpc.StatusCode.INVALID_ARGUMENT, "at most"):
-        reserved_game(client, [organiser], time_control=clock(2**32 - 1))
+        reserved_game(server, client, [bot], time_control=clock(2**32 - 1))
     with rpc_error(grpc.StatusCode.INVALID_ARGUMENT, "at most"):
-        reserved_game(client, [organiser], time_control=clock(1000, bank_ms=2**31))
+        reserved_game(server, client, [bot], time_control=clock(1000, bank_ms=2**31))
 
 
 def test_a_clock_left_behind_its_game_is_set_right(server: RunningServer, client: Client) -> None:
     # A seat taken while a seated player acted (or a crash between the two) can leave a full
     # table's clock stopped or at an older version: the keeper restarts the turn.
-    table = reserved_game(client, [account(server) for _ in range(4)], time_control=clock(60_000))
+    table = reserved_game(server, client, [account(server) for _ in range(4)], time_control=clock(60_000))
     with server.store.engine.begin() as conn:
         conn.execute(
             sa.update(GameClockRow)
@@ -551,6 +569,7 @@ def test_the_clock_survives_a_restart(
     try:
         c = Client(first.address)
         table = reserved_game(
+            first,
             c, [account(first) for _ in range(4)], time_control=clock(100, bank_ms=3000)
         )
         turn = c.view(table, None).turn
@@ -670,11 +689,35 @@ def test_a_malformed_tournament_is_refused(
     server: RunningServer, client: Client, change: Any, code: grpc.StatusCode, message: str
 ) -> None:
     names = [account(server)[0] for _ in range(4)]
-    organiser = account(server, "organiser")[1]
+    organiser = account(server, "organiser", "player")[1]
     with rpc_error(code, message):
         tournaments(client).CreateTournament(
             change(names), metadata=bearer(organiser), timeout=RPC_TIMEOUT
         )
+
+
+def test_a_bot_account_cannot_organise_a_tournament(server: RunningServer, client: Client) -> None:
+    entrants = [account(server) for _ in range(4)]
+    with rpc_error(grpc.StatusCode.PERMISSION_DENIED, "bot account"):
+        tournaments(client).CreateTournament(
+            create_request([n for n, _ in entrants]), metadata=bearer(entrants[0][1]), timeout=RPC_TIMEOUT
+        )
+
+
+def test_only_its_organiser_starts_a_tournament(server: RunningServer, client: Client) -> None:
+    entrants = [account(server) for _ in range(4)]
+    made = tournaments(client).CreateTournament(
+        create_request([n for n, _ in entrants]), metadata=bearer(organiser(server)), timeout=RPC_TIMEOUT
+    ).tournament
+    start = competition_pb2.StartTournamentRequest(tournament_id=made.tournament_id)
+    with rpc_error(grpc.StatusCode.PERMISSION_DENIED, "only its organiser"):
+        tournaments(client).StartTournament(start, metadata=bearer(organiser(server)), timeout=RPC_TIMEOUT)
+    with rpc_error(grpc.StatusCode.PERMISSION_DENIED, "bot account"):
+        tournaments(client).StartTournament(start, metadata=bearer(entrants[0][1]), timeout=RPC_TIMEOUT)
+    got = tournaments(client).GetTournament(
+        competition_pb2.GetTournamentRequest(tournament_id=made.tournament_id), timeout=RPC_TIMEOUT
+    )
+    assert got.tournament.status == competition_pb2.TOURNAMENT_STATUS_CREATED
 
 
 def test_an_unknown_tournament_is_not_found(client: Client) -> None:
@@ -726,7 +769,7 @@ def test_the_playings_of_a_deal_start_together_and_stay_closed_until_all_are_ove
 ) -> None:
     entrants = [account(server) for _ in range(4)]
     keys = dict(entrants)
-    organiser = account(server, "organiser")[1]
+    organiser = account(server, "organiser", "player")[1]
     stub = tournaments(client)
     created = stub.CreateTournament(
         create_request([n for n, _ in entrants], deals=1), metadata=bearer(organiser), timeout=RPC_TIMEOUT
@@ -775,7 +818,7 @@ def test_a_duplicate_tournament_is_played_out_and_rated(
     server: RunningServer, client: Client
 ) -> None:
     entrants = [account(server) for _ in range(4)]
-    organiser = account(server, "organiser")[1]
+    organiser = account(server, "organiser", "player")[1]
     stub = tournaments(client)
     created = stub.CreateTournament(
         create_request([n for n, _ in entrants], deals=2), metadata=bearer(organiser), timeout=RPC_TIMEOUT

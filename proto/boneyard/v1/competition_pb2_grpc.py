@@ -188,14 +188,16 @@ class TournamentServiceServicer:
     """
 
     def CreateTournament(self, request, context):
-        """Make a tournament (not started). Needs an account key: the organiser's.
+        """Make a tournament (not started). Needs the key of a player's account (the organiser's;
+        a bot's account: PERMISSION_DENIED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def StartTournament(self, request, context):
-        """Start (or resume) a tournament; the server plays it to the end, across restarts.
+        """Start (or resume) a tournament; the server plays it to the end, across restarts. Its
+        organiser's key only (another account: PERMISSION_DENIED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -105,9 +105,13 @@ class TournamentServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> TournamentServiceAsyncStub: ...
     CreateTournament: _grpc.UnaryUnaryMultiCallable[_competition_pb2.CreateTournamentRequest, _competition_pb2.CreateTournamentResponse]
-    """Make a tournament (not started). Needs an account key: the organiser's."""
+    """Make a tournament (not started). Needs the key of a player's account (the organiser's;
+    a bot's account: PERMISSION_DENIED).
+    """
     StartTournament: _grpc.UnaryUnaryMultiCallable[_competition_pb2.StartTournamentRequest, _competition_pb2.StartTournamentResponse]
-    """Start (or resume) a tournament; the server plays it to the end, across restarts."""
+    """Start (or resume) a tournament; the server plays it to the end, across restarts. Its
+    organiser's key only (another account: PERMISSION_DENIED).
+    """
     GetTournament: _grpc.UnaryUnaryMultiCallable[_competition_pb2.GetTournamentRequest, _competition_pb2.GetTournamentResponse]
     """A tournament, its games and its standings. No key needed."""
     ListTournaments: _grpc.UnaryUnaryMultiCallable[_competition_pb2.ListTournamentsRequest, _competition_pb2.ListTournamentsResponse]
@@ -121,9 +125,13 @@ class TournamentServiceAsyncStub(TournamentServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     CreateTournament: _aio.UnaryUnaryMultiCallable[_competition_pb2.CreateTournamentRequest, _competition_pb2.CreateTournamentResponse]  # type: ignore[assignment]
-    """Make a tournament (not started). Needs an account key: the organiser's."""
+    """Make a tournament (not started). Needs the key of a player's account (the organiser's;
+    a bot's account: PERMISSION_DENIED).
+    """
     StartTournament: _aio.UnaryUnaryMultiCallable[_competition_pb2.StartTournamentRequest, _competition_pb2.StartTournamentResponse]  # type: ignore[assignment]
-    """Start (or resume) a tournament; the server plays it to the end, across restarts."""
+    """Start (or resume) a tournament; the server plays it to the end, across restarts. Its
+    organiser's key only (another account: PERMISSION_DENIED).
+    """
     GetTournament: _aio.UnaryUnaryMultiCallable[_competition_pb2.GetTournamentRequest, _competition_pb2.GetTournamentResponse]  # type: ignore[assignment]
     """A tournament, its games and its standings. No key needed."""
     ListTournaments: _aio.UnaryUnaryMultiCallable[_competition_pb2.ListTournamentsRequest, _competition_pb2.ListTournamentsResponse]  # type: ignore[assignment]
@@ -140,7 +148,9 @@ class TournamentServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _competition_pb2.CreateTournamentRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_competition_pb2.CreateTournamentResponse, _abc.Awaitable[_competition_pb2.CreateTournamentResponse]]:
-        """Make a tournament (not started). Needs an account key: the organiser's."""
+        """Make a tournament (not started). Needs the key of a player's account (the organiser's;
+        a bot's account: PERMISSION_DENIED).
+        """
 
     @_abc_1.abstractmethod
     def StartTournament(
@@ -148,7 +158,9 @@ class TournamentServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _competition_pb2.StartTournamentRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_competition_pb2.StartTournamentResponse, _abc.Awaitable[_competition_pb2.StartTournamentResponse]]:
-        """Start (or resume) a tournament; the server plays it to the end, across restarts."""
+        """Start (or resume) a tournament; the server plays it to the end, across restarts. Its
+        organiser's key only (another account: PERMISSION_DENIED).
+        """
 
     @_abc_1.abstractmethod
     def GetTournament(

@@ -67,8 +67,9 @@ class CreateGameRequest(_message.Message):
 
     @_builtins.property
     def reservations(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatReservation]:
-        """Seats reserved for accounts: only the account's API key acts for them. Reserving needs an
-        account's key (any account's) in the metadata: UNAUTHENTICATED without one.
+        """Seats reserved for accounts: only the account's API key acts for them. Reserving needs the
+        key of a player's account (an organiser's) in the metadata: UNAUTHENTICATED without one,
+        PERMISSION_DENIED with a bot account's.
         """
 
     def __init__(
