@@ -144,7 +144,7 @@ class Client:
         key: str | None = None,
     ) -> game_pb2.GameSummary:
         """Create a game; ``reservations`` keeps seats for accounts (seat -> account name),
-        which needs an account's API key (``key``: any account's)."""
+        which needs an organiser's API key (``key``: a player's account's)."""
         request = game_service_pb2.CreateGameRequest(
             rules=ruleset_request(preset, options or {}),
             name=name,
@@ -266,10 +266,14 @@ class Client:
         return response.tournament
 
     def tournament(
-        self, tournament_id: str, timeout: float | None = None
+        self, tournament_id: str, timeout: float | None = None, *, basic: bool = False
     ) -> competition_pb2.GetTournamentResponse:
-        """The tournament, its games and its standings."""
-        request = competition_pb2.GetTournamentRequest(tournament_id=tournament_id)
+        """The tournament, its games and its standings (``basic``: the tournament only, cheap
+        to poll)."""
+        request = competition_pb2.GetTournamentRequest(
+            tournament_id=tournament_id,
+            view=competition_pb2.TOURNAMENT_VIEW_BASIC if basic else competition_pb2.TOURNAMENT_VIEW_FULL,
+        )
         return self._tournaments.GetTournament(request, timeout=timeout)
 
     def tournaments(self) -> list[competition_pb2.Tournament]:

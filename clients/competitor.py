@@ -108,7 +108,8 @@ class Competitor:
     """Plays the seats reserved for the account whose API key is ``key``.
 
     ``seek``: also seek tables like this one, one at a time. ``games``: stop after this many
-    games are over (and seek no more tables than that). Callbacks, called from the
+    games are over (and seek no more tables than that). ``max_games_at_once``: more games
+    than that wait for one to end (a tournament's duplicate deal needs up to three at once). Callbacks, called from the
     competitor's threads: ``on_start(assignment)`` when a game's bot starts, ``on_end(result)``
     when it ends (the game over, or an error), ``on_seek(waiting)`` for each word from an
     open seek.
@@ -127,6 +128,7 @@ class Competitor:
         on_start: Callable[[competition_pb2.SeatAssignment], None] | None = None,
         on_end: Callable[[GameResult], None] | None = None,
         on_seek: Callable[[competition_pb2.SeekWaiting], None] | None = None,
+        max_games_at_once: int = 16,
     ) -> None:
         strategy(strategy_name, seed)  # an unknown name fails here, not in a game's thread
         if games is not None and games < 1:
@@ -141,6 +143,13 @@ class Competitor:
         self.on_start = on_start
         self.on_end = on_end
         self.on_seek = on_seek
+        self._at_once = max_games_at_once
+        self._turns = threading.Condition()
+        self._queue: list[str] = []
+        """Games in the order they were told, not over: the first ``max_games_at_once`` are
+        played, the rest wait. Every account is told its games oldest first, so the oldest
+        game not over is among the played ones of each of its players: games always progress,
+        however many an organiser makes at once."""
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._lock = threading.Lock()
@@ -328,9 +337,28 @@ class Competitor:
                 daemon=True,
             )
             self._state.active[game_id] = thread
+        with self._turns:
+            self._queue.append(game_id)  # in the order told (the thread may start later)
         thread.start()
 
     def _play_game(self, assignment: competition_pb2.SeatAssignment) -> None:
+        game_id = assignment.game_id
+        with self._turns:
+            while game_id not in self._queue[: self._at_once]:
+                self._turns.wait(0.5)
+                if self._stop.is_set():
+                    self._queue.remove(game_id)
+                    with self._lock:
+                        self._state.active.pop(game_id, None)
+                    return
+        try:
+            self._play_seat(assignment)
+        finally:
+            with self._turns:
+                self._queue.remove(game_id)
+                self._turns.notify_all()
+
+    def _play_seat(self, assignment: competition_pb2.SeatAssignment) -> None:
         game_id = assignment.game_id
         view: view_pb2.SeatView | None = None
         error: BaseException | None = None

@@ -289,7 +289,7 @@ def _follow(
         down_since: float | None = None
         while True:
             try:
-                response = client.tournament(tournament_id, timeout=10)
+                response = client.tournament(tournament_id, timeout=10, basic=True)
             except grpc.RpcError as error:
                 code = error.code()  # type: ignore[attr-defined]
                 if code not in RETRY_CODES:
@@ -314,7 +314,7 @@ def _follow(
                 task, description=title, total=t.games_total, completed=t.games_finished
             )
             if t.status == _FINISHED:
-                return response
+                return _retrying(lambda: client.tournament(tournament_id, timeout=60))
             time.sleep(POLL_SECONDS)
 
 

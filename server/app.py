@@ -18,7 +18,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy.orm import Session
 
@@ -68,6 +68,20 @@ class Submitted:
     """The stored response of the first attempt, for a retried request."""
 
 
+_V = TypeVar("_V")
+
+
+class _Memo(OrderedDict[str, _V]):
+    """What the app remembers of a game (its deal secret, whether it has a clock ...), for the
+    games used last: a long-running server must not keep something for every game it saw."""
+
+    def __setitem__(self, game_id: str, value: _V) -> None:
+        super().__setitem__(game_id, value)
+        self.move_to_end(game_id)
+        while len(self) > _CACHE_SIZE * 4:
+            self.popitem(last=False)
+
+
 def deal_seed(secret: bytes, hand_number: int) -> bytes:
     """The seed of hand ``hand_number`` of a game with fixed deals (duplicate tournaments)."""
     return hashlib.sha256(secret + hand_number.to_bytes(4, "big")).digest()
@@ -91,9 +105,9 @@ class GameApp:
         self._cache_lock = threading.Lock()
         self._full: set[str] = set()
         """Games whose every seat is taken."""
-        self._secrets: dict[str, bytes | None] = {}
-        self._clocked: dict[str, bool] = {}
-        self._public: set[str] = set()
+        self._secrets: _Memo[bytes | None] = _Memo()
+        self._clocked: _Memo[bool] = _Memo()
+        self._public: _Memo[bool] = _Memo()
         """Games spectators may watch (checked once: an embargo is only ever lifted)."""
 
     @property
@@ -472,7 +486,7 @@ class GameApp:
     def check_spectators(self, game_id: str) -> None:
         """Refuse a spectator a game that is embargoed: a playing of a tournament deal whose
         other playings may still be going on (watching one would show the hands of another)."""
-        if game_id in self._public:
+        if self._public.get(game_id):
             return
         if self._deal_secret(game_id) is not None and not self._competition.deals_revealed(
             [game_id]
@@ -481,7 +495,7 @@ class GameApp:
                 f"game {game_id} plays a tournament deal that is being played at other tables: "
                 f"it can be watched when every playing of the deal is over"
             )
-        self._public.add(game_id)
+        self._public[game_id] = True
 
     def _has_clock(self, game_id: str) -> bool:
         known = self._clocked.get(game_id)

@@ -47,6 +47,7 @@ _GAME_STATUS = {
     "finished": game_pb2.GAME_STATUS_FINISHED,
 }
 _POLL = 0.1
+_VIEWS = frozenset(competition_pb2.TournamentView.values())
 MAX_ENTRANTS = 64
 
 
@@ -190,8 +191,10 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
         self, request: competition_pb2.GetTournamentRequest, context: grpc.aio.ServicerContext
     ) -> competition_pb2.GetTournamentResponse:
         tournament_id = _check_tournament_id(request.tournament_id)
+        if request.view not in _VIEWS:
+            raise InvalidArgument(f"unknown tournament view {request.view}")
         message, games, individuals, partnerships = await asyncio.to_thread(
-            self._describe, tournament_id, True
+            self._describe, tournament_id, request.view != competition_pb2.TOURNAMENT_VIEW_BASIC
         )
         return competition_pb2.GetTournamentResponse(
             tournament=message,

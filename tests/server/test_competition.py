@@ -720,6 +720,19 @@ def test_only_its_organiser_starts_a_tournament(server: RunningServer, client: C
     assert got.tournament.status == competition_pb2.TOURNAMENT_STATUS_CREATED
 
 
+def test_an_unknown_tournament_view_is_invalid(server: RunningServer, client: Client) -> None:
+    made = tournaments(client).CreateTournament(
+        create_request([account(server)[0] for _ in range(4)]),
+        metadata=bearer(organiser(server)),
+        timeout=RPC_TIMEOUT,
+    ).tournament
+    with rpc_error(grpc.StatusCode.INVALID_ARGUMENT, "view"):
+        tournaments(client).GetTournament(
+            competition_pb2.GetTournamentRequest(tournament_id=made.tournament_id, view=7),
+            timeout=RPC_TIMEOUT,
+        )
+
+
 def test_an_unknown_tournament_is_not_found(client: Client) -> None:
     with rpc_error(grpc.StatusCode.NOT_FOUND):
         tournaments(client).GetTournament(
@@ -846,6 +859,14 @@ def test_a_duplicate_tournament_is_played_out_and_rated(
     finally:
         stop.set()
     assert done.tournament.games_finished == 4
+    basic = stub.GetTournament(
+        competition_pb2.GetTournamentRequest(
+            tournament_id=created.tournament_id, view=competition_pb2.TOURNAMENT_VIEW_BASIC
+        ),
+        timeout=RPC_TIMEOUT,
+    )
+    assert basic.tournament == done.tournament
+    assert not basic.games and not basic.individuals and not basic.partnerships
     # the two playings of a deal got the same hands, the partnerships on opposite sides
     for deal in range(2):
         twins = [g for g in done.games if g.deal == deal]

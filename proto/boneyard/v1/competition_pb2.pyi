@@ -82,6 +82,34 @@ TOURNAMENT_STATUS_FINISHED: TournamentStatus.ValueType  # 3
 """Every game is over."""
 Global___TournamentStatus: _TypeAlias = TournamentStatus  # noqa: Y015
 
+class _TournamentView:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TournamentViewEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TournamentView.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TOURNAMENT_VIEW_UNSPECIFIED: _TournamentView.ValueType  # 0
+    """Not given: FULL."""
+    TOURNAMENT_VIEW_BASIC: _TournamentView.ValueType  # 1
+    """The tournament only (with its games total and finished): cheap, for following progress."""
+    TOURNAMENT_VIEW_FULL: _TournamentView.ValueType  # 2
+    """The tournament, its games and its standings (made from every game's log: costs more
+    the more games there are).
+    """
+
+class TournamentView(_TournamentView, metaclass=_TournamentViewEnumTypeWrapper):
+    """How much of a tournament GetTournament returns."""
+
+TOURNAMENT_VIEW_UNSPECIFIED: TournamentView.ValueType  # 0
+"""Not given: FULL."""
+TOURNAMENT_VIEW_BASIC: TournamentView.ValueType  # 1
+"""The tournament only (with its games total and finished): cheap, for following progress."""
+TOURNAMENT_VIEW_FULL: TournamentView.ValueType  # 2
+"""The tournament, its games and its standings (made from every game's log: costs more
+the more games there are).
+"""
+Global___TournamentView: _TypeAlias = TournamentView  # noqa: Y015
+
 @_typing.final
 class SeekRequest(_message.Message):
     """Request of LobbyService.Seek."""
@@ -380,16 +408,20 @@ class GetTournamentRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
     tournament_id: _builtins.str
     """The tournament."""
+    view: Global___TournamentView.ValueType
+    """How much to return; unspecified: FULL."""
     def __init__(
         self,
         *,
         tournament_id: _builtins.str = ...,
+        view: Global___TournamentView.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["tournament_id", b"tournament_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tournament_id", b"tournament_id", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -411,15 +443,15 @@ class GetTournamentResponse(_message.Message):
 
     @_builtins.property
     def games(self) -> _containers.RepeatedCompositeFieldContainer[Global___TournamentGame]:
-        """Its games, in the order they are played."""
+        """Its games, in the order they are played (FULL view)."""
 
     @_builtins.property
     def individuals(self) -> _containers.RepeatedCompositeFieldContainer[Global___Standing]:
-        """Each entrant: rating and results, best first."""
+        """Each entrant: rating and results, best first (FULL view)."""
 
     @_builtins.property
     def partnerships(self) -> _containers.RepeatedCompositeFieldContainer[Global___Standing]:
-        """Texas 42: each partnership that played together, best first."""
+        """Texas 42: each partnership that played together, best first (FULL view)."""
 
     def __init__(
         self,
