@@ -186,12 +186,15 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
                 for s in range(state.rules.players)
             ],
             version=version,
-            scores=state.scores,
         )
         summary.create_time.FromDatetime(record.created_at)
         summary.update_time.FromDatetime(record.updated_at)
-        if state.winner is not None:
-            summary.winner = state.winner
+        # An embargoed game's score is another table's secret (its players see it in their
+        # views).
+        if not self._app.embargoed(game_id):
+            summary.scores.extend(state.scores)
+            if state.winner is not None:
+                summary.winner = state.winner
         for seat in self._app.competition.account_seats(game_id):
             summary.seats[seat].account = True
         clock = self._app.clock(game_id)

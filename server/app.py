@@ -483,19 +483,27 @@ class GameApp:
         turn = _turn(state) if running else None
         return ClockState(tuple(banks), turn, now if turn is not None else None)
 
-    def check_spectators(self, game_id: str) -> None:
-        """Refuse a spectator a game that is embargoed: a playing of a tournament deal whose
-        other playings may still be going on (watching one would show the hands of another)."""
+    def embargoed(self, game_id: str) -> bool:
+        """Whether a game is a playing of a tournament deal whose playings are not all over:
+        its hands (seen by watching it, or in its record) and its result are the other tables'
+        secrets until then."""
         if self._public.get(game_id):
-            return
+            return False
         if self._deal_secret(game_id) is not None and not self._competition.deals_revealed(
             [game_id]
         ):
+            return True
+        self._public[game_id] = True
+        return False
+
+    def check_spectators(self, game_id: str) -> None:
+        """Refuse a spectator an embargoed game (watching one would show another table's
+        hands)."""
+        if self.embargoed(game_id):
             raise PermissionDenied(
                 f"game {game_id} plays a tournament deal that is being played at other tables: "
                 f"it can be watched when every playing of the deal is over"
             )
-        self._public[game_id] = True
 
     def _has_clock(self, game_id: str) -> bool:
         known = self._clocked.get(game_id)

@@ -108,6 +108,15 @@ class Archive:
             select(GameRow, finished.label("finished"), last.hash.label("head"))
             .join(last, and_(last.game_id == GameRow.id, last.seq == GameRow.version))
             .where(GameRow.status == "finished")
+            # Not a playing of a tournament deal still being played elsewhere (embargoed).
+            .where(
+                ~exists().where(
+                    GameDealRow.game_id == GameRow.id,
+                    exists().where(
+                        HandSeedRow.game_id == GameRow.id, HandSeedRow.revealed.is_(False)
+                    ),
+                )
+            )
         )
         if preset:
             query = query.where(GameRow.preset == preset)

@@ -238,6 +238,12 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
         if not full:
             return message, [], [], []
         results = self._director.results(tournament)
+        # Only the deals whose playings are all over count: the others' results are the other
+        # tables' secrets.
+        open_deals = {g.deal for g, _ in results if g.status != "finished"}
+        results = [
+            (g, state if g.deal not in open_deals else None) for g, state in results
+        ]
         games = []
         for g, state in results:
             entry = competition_pb2.TournamentGame(

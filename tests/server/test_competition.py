@@ -815,6 +815,15 @@ def test_the_playings_of_a_deal_start_together_and_stay_closed_until_all_are_ove
     assert not server.store.get_seed(first.game_id, 1).revealed
     with rpc_error(grpc.StatusCode.PERMISSION_DENIED, "other tables"):
         client.view(Table(first.game_id, None), None)
+    # nor its result: not in GetGame, the archive's list or the tournament's games and standings
+    summary = client.game(first.game_id)
+    assert summary.status == game_pb2.GAME_STATUS_FINISHED
+    assert not summary.scores and not summary.HasField("winner")
+    listed = archive.ListArchivedGames(archive_pb2.ListArchivedGamesRequest(), timeout=RPC_TIMEOUT)
+    assert first.game_id not in {g.game_id for g in listed.games}
+    during = stub.GetTournament(request, timeout=RPC_TIMEOUT)
+    assert all(not g.scores and not g.HasField("winner") for g in during.games)
+    assert not during.individuals and not during.partnerships
     play_game_with_keys(client, second.game_id, [keys[n] for n in second.seats])
     wait_for(
         lambda: stub.GetTournament(request, timeout=RPC_TIMEOUT).tournament.status
@@ -825,6 +834,9 @@ def test_the_playings_of_a_deal_start_together_and_stay_closed_until_all_are_ove
         record = archive.GetRecord(archive_pb2.GetRecordRequest(game_id=g.game_id), timeout=RPC_TIMEOUT).record
         assert verify_record(record).valid
         assert client.view(Table(g.game_id, None), None).phase == view_pb2.PHASE_GAME_OVER
+        assert client.game(g.game_id).HasField("winner")
+    after = stub.GetTournament(request, timeout=RPC_TIMEOUT)
+    assert all(g.HasField("winner") for g in after.games) and len(after.individuals) == 4
 
 
 def test_a_duplicate_tournament_is_played_out_and_rated(

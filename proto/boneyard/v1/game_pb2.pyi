@@ -153,7 +153,7 @@ class GameSummary(_message.Message):
     version: _builtins.int
     """The game's version: the number of events in its log."""
     winner: _builtins.int
-    """The winning team, once the game is over."""
+    """The winning team, once the game is over (unset, like the scores, for such a playing)."""
     @_builtins.property
     def rules(self) -> _rules_pb2.Ruleset:
         """The complete ruleset (every option set)."""
@@ -164,7 +164,9 @@ class GameSummary(_message.Message):
 
     @_builtins.property
     def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Per team: marks, or points."""
+        """Per team: marks, or points. Empty for a playing of a tournament deal that is still being
+        played at another table (its players see the scores in their views).
+        """
 
     @_builtins.property
     def create_time(self) -> _timestamp_pb2.Timestamp:
