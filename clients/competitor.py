@@ -17,6 +17,7 @@ import logging
 import math
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -128,9 +129,11 @@ class Competitor:
         on_start: Callable[[competition_pb2.SeatAssignment], None] | None = None,
         on_end: Callable[[GameResult], None] | None = None,
         on_seek: Callable[[competition_pb2.SeekWaiting], None] | None = None,
-        max_games_at_once: int = 16,
+        max_games_at_once: int = 32,
     ) -> None:
         strategy(strategy_name, seed)  # an unknown name fails here, not in a game's thread
+        if max_games_at_once < 1:
+            raise ValueError(f"max_games_at_once={max_games_at_once}: at least 1")
         if games is not None and games < 1:
             raise ValueError(f"games={games}: at least 1")
         self.client = client
@@ -144,12 +147,12 @@ class Competitor:
         self.on_end = on_end
         self.on_seek = on_seek
         self._at_once = max_games_at_once
-        self._turns = threading.Condition()
-        self._queue: list[str] = []
-        """Games in the order they were told, not over: the first ``max_games_at_once`` are
-        played, the rest wait. Every account is told its games oldest first, so the oldest
-        game not over is among the played ones of each of its players: games always progress,
-        however many an organiser makes at once."""
+        self._pending: deque[competition_pb2.SeatAssignment] = deque()
+        """Games told but not yet played, in the order told: a game's bot (and its thread)
+        starts only when fewer than ``max_games_at_once`` are being played. Every account is
+        told its games oldest first, so the oldest game not over is being played by each of its
+        players: games progress however many an organiser makes at once."""
+        self._running = 0
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._lock = threading.Lock()
@@ -325,38 +328,52 @@ class Competitor:
     # --- playing -----------------------------------------------------------------------
 
     def _play(self, assignment: competition_pb2.SeatAssignment) -> None:
-        """Start a bot for the seat, unless its game is being (or was) played already."""
+        """Play the seat (now, or when a game ends), unless its game is being (or was, or is
+        waiting to be) played already."""
         game_id = assignment.game_id
         with self._lock:
-            if self._stop.is_set() or game_id in self._state.active or game_id in self._state.over:
+            if (
+                self._stop.is_set()
+                or game_id in self._state.active
+                or game_id in self._state.over
+                or any(a.game_id == game_id for a in self._pending)
+            ):
                 return
-            thread = threading.Thread(
-                target=self._play_game,
-                args=(assignment,),
-                name=f"game-{game_id[:8]}-seat-{assignment.seat}",
-                daemon=True,
-            )
-            self._state.active[game_id] = thread
-        with self._turns:
-            self._queue.append(game_id)  # in the order told (the thread may start later)
-        thread.start()
+            self._pending.append(assignment)
+        self._admit()
+
+    def _admit(self) -> None:
+        """Start the bots of waiting games while fewer than ``max_games_at_once`` play."""
+        while True:
+            with self._lock:
+                if self._stop.is_set() or not self._pending or self._running >= self._at_once:
+                    return
+                assignment = self._pending.popleft()
+                game_id = assignment.game_id
+                thread = threading.Thread(
+                    target=self._play_game,
+                    args=(assignment,),
+                    name=f"game-{game_id[:8]}-seat-{assignment.seat}",
+                    daemon=True,
+                )
+                self._state.active[game_id] = thread
+                self._running += 1
+            try:
+                thread.start()
+            except RuntimeError as error:  # no more threads: the competitor cannot go on
+                with self._lock:
+                    self._state.active.pop(game_id, None)
+                    self._running -= 1
+                self._fail(error)
+                return
 
     def _play_game(self, assignment: competition_pb2.SeatAssignment) -> None:
-        game_id = assignment.game_id
-        with self._turns:
-            while game_id not in self._queue[: self._at_once]:
-                self._turns.wait(0.5)
-                if self._stop.is_set():
-                    self._queue.remove(game_id)
-                    with self._lock:
-                        self._state.active.pop(game_id, None)
-                    return
         try:
             self._play_seat(assignment)
         finally:
-            with self._turns:
-                self._queue.remove(game_id)
-                self._turns.notify_all()
+            with self._lock:
+                self._running -= 1
+            self._admit()
 
     def _play_seat(self, assignment: competition_pb2.SeatAssignment) -> None:
         game_id = assignment.game_id

@@ -185,13 +185,13 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
                 game_pb2.SeatSummary(seat=s, occupied=s in seats, player_name=seats.get(s, ""))
                 for s in range(state.rules.players)
             ],
-            version=version,
         )
         summary.create_time.FromDatetime(record.created_at)
-        summary.update_time.FromDatetime(record.updated_at)
-        # An embargoed game's score is another table's secret (its players see it in their
-        # views).
+        # An embargoed game's score, and how long its log is, are another table's secrets
+        # (its players see them in their views).
         if not self._app.embargoed(game_id):
+            summary.version = version
+            summary.update_time.FromDatetime(record.updated_at)
             summary.scores.extend(state.scores)
             if state.winner is not None:
                 summary.winner = state.winner

@@ -74,6 +74,7 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
     ) -> AsyncIterator[competition_pb2.SeekResponse]:
         seek_id = str(uuid.uuid4())
         seated = False
+        added = False
         try:
             try:
                 account = await self._account(context)
@@ -81,6 +82,7 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
                 control = time_control_from_proto(
                     request.time_control, request.HasField("time_control")
                 )
+                added = True  # (perhaps: cancelled below whatever happens)
                 seek = await asyncio.to_thread(
                     self._lobby.seek, seek_id, account, preset, options, control
                 )
@@ -106,6 +108,12 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
                     await asyncio.to_thread(self._lobby.seen, seek.id)
                     last_seen = time.monotonic()
                 waiting = await asyncio.to_thread(self._lobby.waiting, seek.table_key)
+                if waiting >= seek.players and await asyncio.to_thread(
+                    self._lobby.form_tables, seek.table_key
+                ):
+                    # A table's worth waited yet none had formed (a seeker's sign of life came
+                    # late when the last one arrived): formed now; see if this seek is in it.
+                    continue
                 if waiting != told:
                     told = waiting
                     yield competition_pb2.SeekResponse(
@@ -113,9 +121,10 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
                     )
                 await asyncio.sleep(_POLL)
         finally:
-            if not seated:
+            if added and not seated:
                 # The client went away (or the server is stopping), perhaps while the seek was
                 # being registered: stop seeking for it (nothing happens if there is none).
+                # A plain call: an await here could be cancelled again.
                 self._lobby.cancel(seek_id)
 
     async def WatchSeats(

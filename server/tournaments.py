@@ -257,9 +257,10 @@ class TournamentDirector:
                 continue
             if not all(g.status == "finished" and g.game_id for g in playings):
                 continue
-            for g in playings:
-                assert g.game_id is not None
-                self._app.store.reveal_seeds(g.game_id)
+            game_ids = [g.game_id for g in playings if g.game_id is not None]
+            if not self._competition.deals_revealed(game_ids):
+                for game_id in game_ids:
+                    self._app.store.reveal_seeds(game_id)
             self._published.add((tournament.id, deal))
 
     def _make_game(
@@ -273,7 +274,11 @@ class TournamentDirector:
                 f"{tournament.name}: deal {game.deal + 1}{rotation}"[:200],
                 time_control=tournament.time_control,
                 reservations=[(seat, accounts[a]) for seat, a in enumerate(game.seating)],
-                deal_secret=deal_secret(tournament.secret, game.deal),
+                # Fixed deals (and the embargo that comes with them) only where a deal is
+                # played more than once.
+                deal_secret=deal_secret(tournament.secret, game.deal)
+                if tournament.duplicate
+                else None,
                 also=lambda session, game_id: CompetitionStore.link_tournament_game(
                     session, tournament.id, game.number, game.deal, game.seating, game_id
                 ),

@@ -351,6 +351,31 @@ def test_a_seek_whose_stream_is_gone_is_passed_over(server: RunningServer, clien
     assert server.app.competition.seek(ghost).status == "waiting"
 
 
+def test_a_table_forms_when_a_late_sign_of_life_comes_back(
+    server: RunningServer, client: Client
+) -> None:
+    # The last seeker arrives while another's sign of life is late (a busy server): no table
+    # then, but one as soon as the late seeker is seen again.
+    keys = [account(server)[1] for _ in range(3)]
+    early = [Seeker(client, key, "moon-s1", widow=rules_pb2.WIDOW_RULE_MUST_EXCHANGE) for key in keys[:2]]
+    wait_for(lambda: all(s.waiting_for(2) for s in early), "two seekers waiting")
+    with server.store.engine.begin() as conn:
+        seek_ids = conn.execute(
+            sa.select(SeekRow.id)
+            .where(SeekRow.status == "waiting")
+            .order_by(SeekRow.created_at.desc())
+            .limit(2)
+        ).scalars().all()
+        conn.execute(
+            sa.update(SeekRow)
+            .where(SeekRow.id.in_(seek_ids))
+            .values(seen_at=datetime.now(UTC) - timedelta(seconds=60))
+        )
+    late = Seeker(client, keys[2], "moon-s1", widow=rules_pb2.WIDOW_RULE_MUST_EXCHANGE)
+    wait_for(lambda: all(s.seated for s in [*early, late]), "the table", timeout=10)
+    assert len({s.seated.game_id for s in [*early, late]}) == 1
+
+
 def test_seeking_again_cancels_the_accounts_seeks_whose_streams_are_gone(
     server: RunningServer, client: Client
 ) -> None:
@@ -837,6 +862,29 @@ def test_the_playings_of_a_deal_start_together_and_stay_closed_until_all_are_ove
         assert client.game(g.game_id).HasField("winner")
     after = stub.GetTournament(request, timeout=RPC_TIMEOUT)
     assert all(g.HasField("winner") for g in after.games) and len(after.individuals) == 4
+
+
+def test_a_tournament_without_duplicate_can_be_watched_live(
+    server: RunningServer, client: Client
+) -> None:
+    entrants = [account(server) for _ in range(4)]
+    key = organiser(server)
+    stub = tournaments(client)
+    request = create_request([n for n, _ in entrants], deals=1)
+    request.duplicate = False
+    made = stub.CreateTournament(request, metadata=bearer(key), timeout=RPC_TIMEOUT).tournament
+    stub.StartTournament(
+        competition_pb2.StartTournamentRequest(tournament_id=made.tournament_id),
+        metadata=bearer(key),
+        timeout=RPC_TIMEOUT,
+    )
+    get = competition_pb2.GetTournamentRequest(tournament_id=made.tournament_id)
+    (game,) = wait_for(
+        lambda: (r := stub.GetTournament(get, timeout=RPC_TIMEOUT)).games[0].game_id and r.games,
+        "the game made",
+    )
+    assert client.view(Table(game.game_id, None), None).phase == view_pb2.PHASE_BIDDING
+    assert client.game(game.game_id).version > 0
 
 
 def test_a_duplicate_tournament_is_played_out_and_rated(

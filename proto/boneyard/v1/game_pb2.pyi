@@ -151,7 +151,9 @@ class GameSummary(_message.Message):
     status: Global___GameStatus.ValueType
     """Where the game is."""
     version: _builtins.int
-    """The game's version: the number of events in its log."""
+    """The game's version: the number of events in its log (0, like update_time, for a playing
+    of a tournament deal still being played at another table).
+    """
     winner: _builtins.int
     """The winning team, once the game is over (unset, like the scores, for such a playing)."""
     @_builtins.property
