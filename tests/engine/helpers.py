@@ -48,6 +48,17 @@ T = parse_tile
 """``T("6-4")``: one tile."""
 
 
+SIXES = 6
+"""The trump of sixes (a pip trump is its number)."""
+
+DEAL_A = [  # seat 0 holds every six: with sixes trump it takes every trick
+    "6-6 6-5 6-4 6-3 6-2 6-1 6-0",
+    "5-5 5-4 5-3 5-2 5-1 5-0 4-4",
+    "4-3 4-2 4-1 4-0 3-3 3-2 3-1",
+    "3-0 2-2 2-1 2-0 1-1 1-0 0-0",
+]
+
+
 def tiles(text: str) -> int:
     """``tiles("6-4 5-5")``: a set of tiles."""
     return parse_tiles(text)

@@ -6,6 +6,8 @@ it took)."""
 
 import pytest
 from helpers import (
+    DEAL_A,
+    SIXES,
     act,
     auction,
     deal_hands,
@@ -27,14 +29,6 @@ from engine import (
     ruleset,
 )
 
-SIXES = 6
-
-DEAL_A = [  # seat 0 holds every six: with sixes trump it takes every trick
-    "6-6 6-5 6-4 6-3 6-2 6-1 6-0",
-    "5-5 5-4 5-3 5-2 5-1 5-0 4-4",
-    "4-3 4-2 4-1 4-0 3-3 3-2 3-1",
-    "3-0 2-2 2-1 2-0 1-1 1-0 0-0",
-]
 LAYDOWN_A = [  # seat 0 leads its sixes; running total of seat 0's team on the right
     "6-6 5-5 4-1 3-0",  # 1 + 10 + 5 = 16
     "6-5 5-0 3-2 2-2",  # 1 + 5 + 5 = 11 -> 27
