@@ -511,8 +511,9 @@ def test_a_slow_seat_within_its_bank_is_not_penalised(
         slow.append(turn)
     assert timeouts(server, table.game_id) == []
     banks = [s.bank_remaining_ms for s in client.game(table.game_id).seats]
+    # each action took about 350 ms, 250 over the allowance (more on a busy machine)
     for seat in slow:
-        assert 5000 - 400 < banks[seat] <= 5000 - 200, banks
+        assert 5000 - 1500 < banks[seat] <= 5000 - 250, banks
     # and it is still the seats' game: no timeout happened while they thought
     assert client.game(table.game_id).status == game_pb2.GAME_STATUS_PLAYING
 
