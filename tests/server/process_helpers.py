@@ -27,7 +27,7 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -256,10 +256,15 @@ def bearer(token: str) -> tuple[tuple[str, str], ...]:
 
 
 def create_game(
-    stub: game_service_pb2_grpc.GameServiceStub, preset: str = "texas42", name: str = ""
+    stub: game_service_pb2_grpc.GameServiceStub,
+    preset: str = "texas42",
+    name: str = "",
+    **options: Any,
 ) -> str:
     response = stub.CreateGame(
-        game_service_pb2.CreateGameRequest(rules=rules_pb2.Ruleset(preset=preset), name=name),
+        game_service_pb2.CreateGameRequest(
+            rules=rules_pb2.Ruleset(preset=preset, **options), name=name
+        ),
         timeout=30,
     )
     return str(response.game_id)

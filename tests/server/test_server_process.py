@@ -138,7 +138,9 @@ def test_kill_9_while_actions_are_in_flight(tmp_path: Path, sqlite_url: str) -> 
     acks: list[Ack] = []
     with ServerProcess.start(log, sqlite_url) as server:
         stub = server.stub()
-        game_id = create_game(stub, "texas42")
+        # Random bids of 84 set on the first trick end a game to 7 marks in a few dozen
+        # actions: play to 50, so the kill always lands mid-game.
+        game_id = create_game(stub, "texas42", marks_to_win=50)
         tokens = seat_all(stub, game_id)
         pending: list[Move] = []
         failure: list[grpc.RpcError] = []
