@@ -36,7 +36,7 @@ from clients.strategies import strategy
 from server.accounts import key_hash, new_api_key
 from server.archive import Archive
 from server.lobby import table_key
-from server.store.models import GameClockRow, SeekRow
+from server.store.models import AccountRow, GameClockRow, SeekRow
 from server.tournaments import schedule, seating_count, seatings
 from tests.server.api_helpers import (
     RPC_TIMEOUT,
@@ -311,7 +311,17 @@ def test_a_cancelled_seek_is_never_seated(server: RunningServer, client: Client)
     leaving = Seeker(client, gone, "moon-s1")
     wait_for(lambda: leaving.messages, "the seek registered")
     leaving.cancel()
-    time.sleep(0.3)
+
+    def cancelled() -> bool:
+        with server.store.engine.begin() as conn:
+            statuses = conn.execute(
+                sa.select(SeekRow.status)
+                .join(AccountRow, AccountRow.id == SeekRow.account_id)
+                .where(AccountRow.key_hash == key_hash(gone))
+            ).scalars().all()
+        return statuses == ["cancelled"]
+
+    wait_for(cancelled, "the server to cancel the seek of the stream that ended")
     stay = [Seeker(client, b, "moon-s1"), Seeker(client, c, "moon-s1")]
     wait_for(lambda: all(s.messages for s in stay), "the seeks registered")
     time.sleep(0.3)
