@@ -108,12 +108,12 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
                     await asyncio.to_thread(self._lobby.seen, seek.id)
                     last_seen = time.monotonic()
                 waiting = await asyncio.to_thread(self._lobby.waiting, seek.table_key)
-                if waiting >= seek.players and await asyncio.to_thread(
-                    self._lobby.form_tables, seek.table_key
-                ):
-                    # A table's worth waited yet none had formed (a seeker's sign of life came
-                    # late when the last one arrived): formed now; see if this seek is in it.
-                    continue
+                if waiting >= seek.players:
+                    # A table's worth waits yet none formed (a seeker's sign of life came late
+                    # when the last one arrived): form it now, and see if this seek is in it.
+                    made = await asyncio.to_thread(self._lobby.form_tables, seek.table_key)
+                    if made:
+                        continue
                 if waiting != told:
                     told = waiting
                     yield competition_pb2.SeekResponse(
