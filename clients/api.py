@@ -256,6 +256,16 @@ class Client:
         response = self._tournaments.CreateTournament(request, metadata=self._auth(key))
         return response.tournament
 
+    def cancel_tournament(
+        self, key: str, tournament_id: str, timeout: float | None = None
+    ) -> competition_pb2.Tournament:
+        """Make no more games of the tournament (its organiser's key)."""
+        request = competition_pb2.CancelTournamentRequest(tournament_id=tournament_id)
+        response = self._tournaments.CancelTournament(
+            request, metadata=self._auth(key), timeout=timeout
+        )
+        return response.tournament
+
     def start_tournament(
         self, key: str, tournament_id: str, timeout: float | None = None
     ) -> competition_pb2.Tournament:

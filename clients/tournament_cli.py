@@ -48,7 +48,7 @@ __all__ = ["TOURNAMENT_COMMANDS", "print_standings"]
 POLL_SECONDS = 0.5
 """How often ``run`` asks the server where the tournament is."""
 
-_FINISHED = competition_pb2.TOURNAMENT_STATUS_FINISHED
+_OVER = (competition_pb2.TOURNAMENT_STATUS_FINISHED, competition_pb2.TOURNAMENT_STATUS_CANCELLED)
 
 def _wide() -> Console:
     """The console; piped, one that prints whole lines instead of wrapping at 80 columns."""
@@ -313,7 +313,7 @@ def _follow(
             progress.update(
                 task, description=title, total=t.games_total, completed=t.games_finished
             )
-            if t.status == _FINISHED:
+            if t.status in _OVER:
                 return _retrying(lambda: client.tournament(tournament_id, timeout=60))
             time.sleep(POLL_SECONDS)
 
@@ -327,6 +327,18 @@ def standings(server: str, tournament_id: str, show_games: bool) -> None:
     """A tournament's standings: individuals and partnerships."""
     with Client(server) as client:
         print_standings(client.tournament(tournament_id), games=show_games)
+
+
+@tournament.command()
+@server_option
+@click.argument("tournament_id")
+@key_option(help="The organiser's API key (env BONEYARD_KEY).")
+@guard
+def cancel(server: str, tournament_id: str, key: str) -> None:
+    """Make no more games of a tournament; the games being played are played to their end."""
+    with Client(server) as client:
+        cancelled = client.cancel_tournament(key, tournament_id, timeout=30)
+    print(f"tournament {cancelled.tournament_id}: {_describe(cancelled)}", flush=True)
 
 
 @tournament.command("list")

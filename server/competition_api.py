@@ -40,6 +40,7 @@ _TOURNAMENT_STATUS = {
     "created": competition_pb2.TOURNAMENT_STATUS_CREATED,
     "running": competition_pb2.TOURNAMENT_STATUS_RUNNING,
     "finished": competition_pb2.TOURNAMENT_STATUS_FINISHED,
+    "cancelled": competition_pb2.TOURNAMENT_STATUS_CANCELLED,
 }
 _GAME_STATUS = {
     "open": game_pb2.GAME_STATUS_OPEN,
@@ -196,6 +197,16 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
         return competition_pb2.StartTournamentResponse(tournament=message)
 
     @_rpc
+    async def CancelTournament(
+        self, request: competition_pb2.CancelTournamentRequest, context: grpc.aio.ServicerContext
+    ) -> competition_pb2.CancelTournamentResponse:
+        caller = await asyncio.to_thread(self._app.organiser_for, _bearer_token(context))
+        tournament_id = _check_tournament_id(request.tournament_id)
+        await asyncio.to_thread(self._director.cancel, tournament_id, caller)
+        message, _, _, _ = await asyncio.to_thread(self._describe, tournament_id, False)
+        return competition_pb2.CancelTournamentResponse(tournament=message)
+
+    @_rpc
     async def GetTournament(
         self, request: competition_pb2.GetTournamentRequest, context: grpc.aio.ServicerContext
     ) -> competition_pb2.GetTournamentResponse:
@@ -249,7 +260,12 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
         results = self._director.results(tournament)
         # Only the deals whose playings are all over count: the others' results are the other
         # tables' secrets.
-        open_deals = {g.deal for g, _ in results if g.status != "finished"}
+        cancelled = tournament.status == "cancelled"
+        open_deals = {
+            g.deal
+            for g, _ in results
+            if g.status != "finished" and (g.game_id is not None or not cancelled)
+        }
         results = [
             (g, state if g.deal not in open_deals else None) for g, state in results
         ]

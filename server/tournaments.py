@@ -34,7 +34,7 @@ from typing import Any
 
 import engine
 from server.app import GameApp, check_time_control
-from server.errors import InvalidArgument, NotFound, PermissionDenied
+from server.errors import InvalidArgument, NotFound, PermissionDenied, PreconditionFailed
 from server.standings import GameResult, Standing, standings
 from server.store.competition import (
     Account,
@@ -122,6 +122,8 @@ class TournamentDirector:
         self._competition: CompetitionStore = app.competition
         self._published: set[tuple[str, int]] = set()
         """Deals whose playings are all over and revealed (by this process)."""
+        self._settled: set[str] = set()
+        """Cancelled tournaments whose games are all over and published."""
 
     # ------------------------------------------------------------ organising
 
@@ -196,6 +198,21 @@ class TournamentDirector:
             self._competition.set_tournament_status(tournament_id, "running")
         return self.get(tournament_id)
 
+    def cancel(self, tournament_id: str, caller: Account) -> Tournament:
+        """Make no more games of a tournament (its organiser only); the games being played
+        go on to their end."""
+        tournament = self.get(tournament_id)
+        if caller.id != tournament.organiser_id:
+            raise PermissionDenied(
+                f"tournament {tournament_id} is not {caller.name!r}'s: only its organiser "
+                f"cancels it"
+            )
+        if tournament.status in ("finished", "cancelled"):
+            raise PreconditionFailed(f"tournament {tournament_id} is {tournament.status} already")
+        self._competition.set_tournament_status(tournament_id, "cancelled")
+        log.info("tournament %s cancelled by %s", tournament_id, caller.name)
+        return self.get(tournament_id)
+
     def get(self, tournament_id: str) -> Tournament:
         tournament = self._competition.tournament(tournament_id)
         if tournament is None:
@@ -213,7 +230,24 @@ class TournamentDirector:
                 made += self._advance(tournament)
             except Exception:  # one tournament's trouble must not stop the others
                 log.exception("tournament %s could not advance; trying again", tournament.id)
+        for tournament in self._competition.tournaments("cancelled"):
+            if tournament.id in self._settled:
+                continue
+            try:
+                self._settle(tournament)
+            except Exception:
+                log.exception("cancelled tournament %s could not settle; trying again", tournament.id)
         return made
+
+    def _settle(self, tournament: Tournament) -> None:
+        """A cancelled tournament: publish each deal once the games made of it are over."""
+        games = [g for g in self._competition.tournament_games(tournament.id) if g.game_id]
+        by_deal: dict[int, list[TournamentGame]] = {}
+        for g in games:
+            by_deal.setdefault(g.deal, []).append(g)
+        self._publish_finished_deals(tournament, by_deal)
+        if all(g.status == "finished" for g in games):
+            self._settled.add(tournament.id)
 
     def _advance(self, tournament: Tournament) -> list[str]:
         games = self._competition.tournament_games(tournament.id)

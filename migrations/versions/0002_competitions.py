@@ -124,7 +124,8 @@ def upgrade() -> None:
             ["organiser_id"], ["accounts.id"], name=op.f("fk_tournaments_organiser_id_accounts")
         ),
         sa.CheckConstraint(
-            "status IN ('created', 'running', 'finished')", name=op.f("ck_tournaments_status")
+            "status IN ('created', 'running', 'finished', 'cancelled')",
+            name=op.f("ck_tournaments_status"),
         ),
         sa.CheckConstraint("deals >= 1", name=op.f("ck_tournaments_deals")),
     )

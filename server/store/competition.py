@@ -157,7 +157,7 @@ class Tournament:
     duplicate: bool
     format: str
     time_control: TimeControl | None
-    status: Literal["created", "running", "finished"]
+    status: Literal["created", "running", "finished", "cancelled"]
     secret: bytes
     entrants: tuple[str, ...]
     """Account ids, in entry order."""

@@ -305,7 +305,9 @@ class TournamentRow(Base):
     created_at: Mapped[datetime]
 
     __table_args__ = (
-        CheckConstraint("status IN ('created', 'running', 'finished')", name="status"),
+        CheckConstraint(
+            "status IN ('created', 'running', 'finished', 'cancelled')", name="status"
+        ),
         CheckConstraint("deals >= 1", name="deals"),
     )
 

@@ -428,6 +428,21 @@ def test_tournament_create_run_and_standings(
         )
 
 
+def test_tournament_cancel_stops_it_for_its_organiser_only(site: Site) -> None:
+    entrants = _entrants(site, "cancel")
+    tid, _ = _create_tournament(site, "to be cancelled", entrants, deals=2)
+    someone = site.create_bot(unique("someone"), "player")
+    refused = run_cli("tournament", "cancel", tid, "--server", site.address, "--key", someone)
+    assert refused.returncode == 1 and "PERMISSION_DENIED" in refused.stdout, refused.explain()
+    done = run_cli("tournament", "cancel", tid, "--server", site.address, "--key", site.organiser)
+    assert done.returncode == 0 and "cancelled" in done.stdout, done.explain()
+    again = run_cli("tournament", "cancel", tid, "--server", site.address, "--key", site.organiser)
+    assert again.returncode == 1 and "FAILED_PRECONDITION" in again.stdout, again.explain()
+    # run follows a tournament that is over at once, and prints its (empty) standings
+    ran = run_cli("tournament", "run", tid, "--server", site.address, "--key", site.organiser)
+    assert ran.returncode == 0 and "cancelled" in ran.stdout, ran.explain()
+
+
 def test_tournament_run_follows_through_a_server_restart(
     tmp_path: Path, background: Callable[..., Background]
 ) -> None:

@@ -898,6 +898,53 @@ def test_a_tournament_without_duplicate_can_be_watched_live(
     assert client.game(game.game_id).version > 0
 
 
+def test_a_cancelled_tournament_makes_no_more_games_and_rates_what_was_played(
+    server: RunningServer, client: Client
+) -> None:
+    entrants = [account(server) for _ in range(4)]
+    keys = dict(entrants)
+    key = organiser(server)
+    stub = tournaments(client)
+    made = stub.CreateTournament(
+        create_request([n for n, _ in entrants], deals=3), metadata=bearer(key), timeout=RPC_TIMEOUT
+    ).tournament
+    ident = competition_pb2.StartTournamentRequest(tournament_id=made.tournament_id)
+    stub.StartTournament(ident, metadata=bearer(key), timeout=RPC_TIMEOUT)
+    get = competition_pb2.GetTournamentRequest(tournament_id=made.tournament_id)
+    first_deal = wait_for(
+        lambda: [g for g in stub.GetTournament(get, timeout=RPC_TIMEOUT).games if g.game_id],
+        "the first deal's games",
+    )
+    cancel = competition_pb2.CancelTournamentRequest(tournament_id=made.tournament_id)
+    with rpc_error(grpc.StatusCode.PERMISSION_DENIED, "only its organiser"):
+        stub.CancelTournament(cancel, metadata=bearer(organiser(server)), timeout=RPC_TIMEOUT)
+    cancelled = stub.CancelTournament(cancel, metadata=bearer(key), timeout=RPC_TIMEOUT).tournament
+    assert cancelled.status == competition_pb2.TOURNAMENT_STATUS_CANCELLED
+    with rpc_error(grpc.StatusCode.FAILED_PRECONDITION, "cancelled already"):
+        stub.CancelTournament(cancel, metadata=bearer(key), timeout=RPC_TIMEOUT)
+    # the games being played are played to their end; no other game is made
+    for g in first_deal:
+        play_game_with_keys(client, g.game_id, [keys[n] for n in g.seats])
+    archive = archive_pb2_grpc.ArchiveServiceStub(client.channel)
+    wait_for(
+        lambda: all(
+            server.store.get_seed(g.game_id, 1).revealed for g in first_deal
+        ),
+        "the played deal published",
+    )
+    time.sleep(0.3)
+    final = stub.GetTournament(get, timeout=RPC_TIMEOUT)
+    assert final.tournament.status == competition_pb2.TOURNAMENT_STATUS_CANCELLED
+    assert [g.game_id for g in final.games if g.game_id] == [g.game_id for g in first_deal]
+    assert final.tournament.games_finished == 2 and final.tournament.games_total == 6
+    assert {s.name for s in final.individuals} == set(keys) and all(
+        s.games == 2 for s in final.individuals
+    )
+    for g in first_deal:
+        record = archive.GetRecord(archive_pb2.GetRecordRequest(game_id=g.game_id), timeout=RPC_TIMEOUT)
+        assert verify_record(record.record).valid
+
+
 def test_a_duplicate_tournament_is_played_out_and_rated(
     server: RunningServer, client: Client
 ) -> None:

@@ -68,6 +68,8 @@ class _TournamentStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Tour
     """Being played."""
     TOURNAMENT_STATUS_FINISHED: _TournamentStatus.ValueType  # 3
     """Every game is over."""
+    TOURNAMENT_STATUS_CANCELLED: _TournamentStatus.ValueType  # 4
+    """Stopped by its organiser before every game was played."""
 
 class TournamentStatus(_TournamentStatus, metaclass=_TournamentStatusEnumTypeWrapper):
     """Where a tournament is."""
@@ -80,6 +82,8 @@ TOURNAMENT_STATUS_RUNNING: TournamentStatus.ValueType  # 2
 """Being played."""
 TOURNAMENT_STATUS_FINISHED: TournamentStatus.ValueType  # 3
 """Every game is over."""
+TOURNAMENT_STATUS_CANCELLED: TournamentStatus.ValueType  # 4
+"""Stopped by its organiser before every game was played."""
 Global___TournamentStatus: _TypeAlias = TournamentStatus  # noqa: Y015
 
 class _TournamentView:
@@ -400,6 +404,52 @@ class StartTournamentResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___StartTournamentResponse: _TypeAlias = StartTournamentResponse  # noqa: Y015
+
+@_typing.final
+class CancelTournamentRequest(_message.Message):
+    """Request of TournamentService.CancelTournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
+    tournament_id: _builtins.str
+    """The tournament."""
+    def __init__(
+        self,
+        *,
+        tournament_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tournament_id", b"tournament_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CancelTournamentRequest: _TypeAlias = CancelTournamentRequest  # noqa: Y015
+
+@_typing.final
+class CancelTournamentResponse(_message.Message):
+    """Response of TournamentService.CancelTournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def tournament(self) -> Global___Tournament:
+        """The tournament, cancelled."""
+
+    def __init__(
+        self,
+        *,
+        tournament: Global___Tournament | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["tournament", b"tournament"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tournament", b"tournament"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CancelTournamentResponse: _TypeAlias = CancelTournamentResponse  # noqa: Y015
 
 @_typing.final
 class GetTournamentRequest(_message.Message):

@@ -170,6 +170,11 @@ class TournamentServiceStub:
                 request_serializer=boneyard_dot_v1_dot_competition__pb2.StartTournamentRequest.SerializeToString,
                 response_deserializer=boneyard_dot_v1_dot_competition__pb2.StartTournamentResponse.FromString,
                 _registered_method=True)
+        self.CancelTournament = channel.unary_unary(
+                '/boneyard.v1.TournamentService/CancelTournament',
+                request_serializer=boneyard_dot_v1_dot_competition__pb2.CancelTournamentRequest.SerializeToString,
+                response_deserializer=boneyard_dot_v1_dot_competition__pb2.CancelTournamentResponse.FromString,
+                _registered_method=True)
         self.GetTournament = channel.unary_unary(
                 '/boneyard.v1.TournamentService/GetTournament',
                 request_serializer=boneyard_dot_v1_dot_competition__pb2.GetTournamentRequest.SerializeToString,
@@ -203,6 +208,15 @@ class TournamentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CancelTournament(self, request, context):
+        """Stop a tournament: no game of it is made any more; the games being played are played to
+        their end, and the standings are those of its deals played out. Its organiser's key only.
+        A tournament over (finished or cancelled) cannot be cancelled: FAILED_PRECONDITION.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetTournament(self, request, context):
         """A tournament, its games and its standings. No key needed.
         """
@@ -229,6 +243,11 @@ def add_TournamentServiceServicer_to_server(servicer, server):
                     servicer.StartTournament,
                     request_deserializer=boneyard_dot_v1_dot_competition__pb2.StartTournamentRequest.FromString,
                     response_serializer=boneyard_dot_v1_dot_competition__pb2.StartTournamentResponse.SerializeToString,
+            ),
+            'CancelTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelTournament,
+                    request_deserializer=boneyard_dot_v1_dot_competition__pb2.CancelTournamentRequest.FromString,
+                    response_serializer=boneyard_dot_v1_dot_competition__pb2.CancelTournamentResponse.SerializeToString,
             ),
             'GetTournament': grpc.unary_unary_rpc_method_handler(
                     servicer.GetTournament,
@@ -297,6 +316,33 @@ class TournamentService:
             '/boneyard.v1.TournamentService/StartTournament',
             boneyard_dot_v1_dot_competition__pb2.StartTournamentRequest.SerializeToString,
             boneyard_dot_v1_dot_competition__pb2.StartTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CancelTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/boneyard.v1.TournamentService/CancelTournament',
+            boneyard_dot_v1_dot_competition__pb2.CancelTournamentRequest.SerializeToString,
+            boneyard_dot_v1_dot_competition__pb2.CancelTournamentResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -112,6 +112,11 @@ class TournamentServiceStub:
     """Start (or resume) a tournament; the server plays it to the end, across restarts. Its
     organiser's key only (another account: PERMISSION_DENIED).
     """
+    CancelTournament: _grpc.UnaryUnaryMultiCallable[_competition_pb2.CancelTournamentRequest, _competition_pb2.CancelTournamentResponse]
+    """Stop a tournament: no game of it is made any more; the games being played are played to
+    their end, and the standings are those of its deals played out. Its organiser's key only.
+    A tournament over (finished or cancelled) cannot be cancelled: FAILED_PRECONDITION.
+    """
     GetTournament: _grpc.UnaryUnaryMultiCallable[_competition_pb2.GetTournamentRequest, _competition_pb2.GetTournamentResponse]
     """A tournament, its games and its standings. No key needed."""
     ListTournaments: _grpc.UnaryUnaryMultiCallable[_competition_pb2.ListTournamentsRequest, _competition_pb2.ListTournamentsResponse]
@@ -131,6 +136,11 @@ class TournamentServiceAsyncStub(TournamentServiceStub):
     StartTournament: _aio.UnaryUnaryMultiCallable[_competition_pb2.StartTournamentRequest, _competition_pb2.StartTournamentResponse]  # type: ignore[assignment]
     """Start (or resume) a tournament; the server plays it to the end, across restarts. Its
     organiser's key only (another account: PERMISSION_DENIED).
+    """
+    CancelTournament: _aio.UnaryUnaryMultiCallable[_competition_pb2.CancelTournamentRequest, _competition_pb2.CancelTournamentResponse]  # type: ignore[assignment]
+    """Stop a tournament: no game of it is made any more; the games being played are played to
+    their end, and the standings are those of its deals played out. Its organiser's key only.
+    A tournament over (finished or cancelled) cannot be cancelled: FAILED_PRECONDITION.
     """
     GetTournament: _aio.UnaryUnaryMultiCallable[_competition_pb2.GetTournamentRequest, _competition_pb2.GetTournamentResponse]  # type: ignore[assignment]
     """A tournament, its games and its standings. No key needed."""
@@ -160,6 +170,17 @@ class TournamentServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_competition_pb2.StartTournamentResponse, _abc.Awaitable[_competition_pb2.StartTournamentResponse]]:
         """Start (or resume) a tournament; the server plays it to the end, across restarts. Its
         organiser's key only (another account: PERMISSION_DENIED).
+        """
+
+    @_abc_1.abstractmethod
+    def CancelTournament(
+        self,
+        request: _competition_pb2.CancelTournamentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_competition_pb2.CancelTournamentResponse, _abc.Awaitable[_competition_pb2.CancelTournamentResponse]]:
+        """Stop a tournament: no game of it is made any more; the games being played are played to
+        their end, and the standings are those of its deals played out. Its organiser's key only.
+        A tournament over (finished or cancelled) cannot be cancelled: FAILED_PRECONDITION.
         """
 
     @_abc_1.abstractmethod
