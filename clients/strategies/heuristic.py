@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from boneyard.v1 import actions_pb2, rules_pb2, view_pb2
-from clients.strategies.base import view_rng
+from clients.strategies.base import action_kind, contract_trump, is_moon, tiles_in, view_rng
 from engine.contracts import DOUBLES, DOUBLES_SUIT, FOLLOW_ME, SuitTable, suit_table
 from engine.tiles import (
     ALL_TILES,
@@ -51,7 +51,6 @@ from engine.tiles import (
     LOW,
     Tile,
     TileSet,
-    iter_tiles,
     tileset,
 )
 
@@ -60,13 +59,6 @@ __all__ = ["HeuristicStrategy"]
 _MOON_TILES: TileSet = sum(1 << t for t in ALL_TILES if LOW[t] > 0 or HIGH[t] == 0)
 """Moon's 22 tiles: the double-six set without the blanks other than 0-0."""
 _TRUMPS: tuple[int, ...] = tuple(range(7)) + (DOUBLES, FOLLOW_ME)
-_MOON_BIDS = (rules_pb2.BID_KIND_TRICKS, rules_pb2.BID_KIND_MOON)
-_TEXAS_BIDS = (
-    rules_pb2.BID_KIND_POINTS,
-    rules_pb2.BID_KIND_MARKS,
-    rules_pb2.BID_KIND_PLUNGE,
-    rules_pb2.BID_KIND_SPLASH,
-)
 
 # --- tuning ---
 _TRICK_POINTS = 6.0
@@ -210,20 +202,6 @@ _PASS_MOON = 1.5
 """What a Moon player expects from passing: the tricks it takes against the bidder."""
 
 
-def _bits(mask: TileSet) -> list[Tile]:
-    return list(iter_tiles(mask))
-
-
-_mask = tileset
-
-
-def _kind(action: actions_pb2.Action) -> str | None:
-    return action.WhichOneof("kind")
-
-
-def _trump_of(contract: rules_pb2.Contract) -> int:
-    """The engine's trump (0..6, DOUBLES, FOLLOW_ME) of a trump contract."""
-    return int(contract.trump) - 1
 
 
 @cache
@@ -236,10 +214,10 @@ def _above(trump: int) -> tuple[TileSet, ...]:
         led = table.lead_suit[t]
         power = table.power[led]
         if table.trumps >> t & 1:
-            out.append(_mask([u for u in ALL_TILES if table.trumps >> u & 1 and power[u] > power[t]]))
+            out.append(tileset([u for u in ALL_TILES if table.trumps >> u & 1 and power[u] > power[t]]))
         else:
             members = table.members[led] & ~table.trumps
-            out.append(_mask([u for u in ALL_TILES if members >> u & 1 and power[u] > power[t]]))
+            out.append(tileset([u for u in ALL_TILES if members >> u & 1 and power[u] > power[t]]))
     return tuple(out)
 
 
@@ -281,7 +259,7 @@ def _features(hand: TileSet, trump: int, universe: TileSet) -> tuple[tuple[float
     above = _above(trump)
     others = universe & ~hand
     trumps = table.trumps
-    mine = sorted(_bits(hand & trumps), key=lambda t: -table.power[table.lead_suit[t]][t])
+    mine = sorted(tiles_in(hand & trumps), key=lambda t: -table.power[table.lead_suit[t]][t])
     n_trumps = len(mine)
     out = (others & trumps).bit_count()
     run = nearly = 0
@@ -295,7 +273,7 @@ def _features(hand: TileSet, trump: int, universe: TileSet) -> tuple[tuple[float
             nearly += 1
     top = second = doubles = 0
     suits = [0] * 7
-    for t in _bits(hand & ~trumps):
+    for t in tiles_in(hand & ~trumps):
         higher = (others & above[t]).bit_count()
         if higher == 0:
             top += 1
@@ -307,7 +285,7 @@ def _features(hand: TileSet, trump: int, universe: TileSet) -> tuple[tuple[float
         suits[HIGH[t]] += 1
         if LOW[t] != HIGH[t]:
             suits[LOW[t]] += 1
-    count = sum(COUNT[t] for t in _bits(hand))
+    count = sum(COUNT[t] for t in tiles_in(hand))
     control = 1.0 if out == 0 or (run and n_trumps >= out) else 0.0
     voids = sum(1 for suit in range(7) if suit != trump and not suits[suit])
     features = (
@@ -317,7 +295,7 @@ def _features(hand: TileSet, trump: int, universe: TileSet) -> tuple[tuple[float
     )  # fmt: skip
     # Every trick, whatever the deal: the trumps are the top ones and at least as many as are
     # out (one seat may hold them all), and every other tile is the top of its suit.
-    sure = top == len(_bits(hand & ~trumps)) and run == n_trumps and n_trumps >= out
+    sure = top == len(tiles_in(hand & ~trumps)) and run == n_trumps and n_trumps >= out
     return tuple(float(f) for f in features), sure
 
 
@@ -353,7 +331,7 @@ def _p_make_moon(tricks: float, bid: int) -> float:
 
 def _nello_hand(hand: TileSet) -> bool:
     """Clearly made to lose every trick: no doubles, only low tiles."""
-    tiles = _bits(hand)
+    tiles = tiles_in(hand)
     return (
         not hand & DOUBLE_TILES
         and all(HIGH[t] <= 4 for t in tiles)
@@ -364,18 +342,6 @@ def _nello_hand(hand: TileSet) -> bool:
 # ---------------------------------------------------------------- what a seat knows in play
 
 
-def _is_moon(view: view_pb2.SeatView) -> bool:
-    kinds = [a.bid.kind for a in view.legal_actions if _kind(a) == "bid"]
-    kinds += [entry.bid.kind for entry in view.bids if entry.HasField("bid")]
-    if view.HasField("high_bid"):
-        kinds.append(view.high_bid.kind)
-    if any(k in _MOON_BIDS for k in kinds):
-        return True
-    if any(k in _TEXAS_BIDS for k in kinds):
-        return False
-    if view.phase == view_pb2.PHASE_WIDOW or view.HasField("discard"):
-        return True
-    return view.players == 3 and sum(view.hand_sizes) <= 22
 
 
 class _Table:
@@ -386,12 +352,12 @@ class _Table:
         self.seat = view.seat
         self.moon = moon
         self.players = view.players
-        self.hand = _mask(view.hand)
+        self.hand = tileset(view.hand)
         self.team = next((tuple(t.seats) for t in view.teams if self.seat in t.seats), (self.seat,))
         self.out = set(view.sitting_out)
         contract = view.contract
         self.nello = contract.kind == rules_pb2.CONTRACT_KIND_NELLO
-        self.trump = _trump_of(contract) if contract.kind == rules_pb2.CONTRACT_KIND_TRUMP else FOLLOW_ME
+        self.trump = contract_trump(contract) if contract.kind == rules_pb2.CONTRACT_KIND_TRUMP else FOLLOW_ME
         self.table: SuitTable = suit_table(self.trump)
         self.above = _above(self.trump)
         self.trump_suit = _trump_suit(self.trump)
@@ -403,7 +369,7 @@ class _Table:
         for plays in tricks + [self.trick]:
             if not plays:
                 continue
-            played |= _mask([t for _, t in plays])
+            played |= tileset([t for _, t in plays])
             lead = plays[0][1]
             led = self.table.lead_suit[lead]
             members = self.table.members[led]
@@ -443,7 +409,7 @@ class _Table:
         if not drawn:
             return 0.0
         pw = self.table.power[led]
-        higher = _mask([u for u in _bits(pool) if pw[u] > power])
+        higher = tileset([u for u in tiles_in(pool) if pw[u] > power])
         if not higher:
             return 0.0
         if led == self.trump_suit:
@@ -520,8 +486,8 @@ class HeuristicStrategy:
             raise ValueError(f"seat {view.seat} has nothing to do at version {view.version}")
         if len(legal) == 1:
             return legal[0]
-        kinds = {_kind(a) for a in legal}
-        moon = _is_moon(view)
+        kinds = {action_kind(a) for a in legal}
+        moon = is_moon(view)
         if "play_tile" in kinds:
             chosen = self._play(view, moon, legal)
         elif "bid" in kinds or "pass_bid" in kinds:
@@ -541,11 +507,11 @@ class HeuristicStrategy:
     def _bid(
         self, view: view_pb2.SeatView, moon: bool, legal: list[actions_pb2.Action]
     ) -> actions_pb2.Action:
-        bids = [a for a in legal if _kind(a) == "bid"]
-        passes = [a for a in legal if _kind(a) == "pass_bid"]
+        bids = [a for a in legal if action_kind(a) == "bid"]
+        passes = [a for a in legal if action_kind(a) == "pass_bid"]
         if not passes:  # forced: the cheapest bid there is
             return min(bids, key=lambda a: (a.bid.kind, a.bid.amount))
-        hand = _mask(view.hand)
+        hand = tileset(view.hand)
         if moon:
             return self._bid_moon(hand, bids) or passes[0]
         return self._bid_42(view, hand, bids) or passes[0]
@@ -592,12 +558,12 @@ class HeuristicStrategy:
     # --- widow and trump
 
     def _widow(self, view: view_pb2.SeatView, legal: list[actions_pb2.Action]) -> actions_pb2.Action | None:
-        exchanges = [a for a in legal if _kind(a) == "exchange_widow"]
-        declines = [a for a in legal if _kind(a) == "decline_widow"]
-        hand = _mask(view.hand)
+        exchanges = [a for a in legal if action_kind(a) == "exchange_widow"]
+        declines = [a for a in legal if action_kind(a) == "decline_widow"]
+        hand = tileset(view.hand)
         trumps: Sequence[int] = _TRUMPS
         if view.contract.kind == rules_pb2.CONTRACT_KIND_TRUMP:
-            trumps = (_trump_of(view.contract),)
+            trumps = (contract_trump(view.contract),)
         if declines and (not exchanges or _best_estimate(hand, True, trumps).sure):
             return declines[0]  # a hand that takes every trick keeps its tiles
         if not exchanges:
@@ -613,17 +579,17 @@ class HeuristicStrategy:
     def _declare(
         self, view: view_pb2.SeatView, moon: bool, legal: list[actions_pb2.Action]
     ) -> actions_pb2.Action | None:
-        hand = _mask(view.hand)
+        hand = tileset(view.hand)
         by_kind: dict[int, list[actions_pb2.Action]] = {}
         for a in legal:
-            if _kind(a) == "declare_contract":
+            if action_kind(a) == "declare_contract":
                 by_kind.setdefault(a.declare_contract.kind, []).append(a)
         trumps = by_kind.get(rules_pb2.CONTRACT_KIND_TRUMP, [])
         nello = by_kind.get(rules_pb2.CONTRACT_KIND_NELLO, [])
         special = (rules_pb2.BID_KIND_PLUNGE, rules_pb2.BID_KIND_SPLASH)
         if view.high_bid.kind in special and view.bidder != view.seat:
             # the partner plunged or splashed on its doubles: they are the trumps it wants
-            doubles = [a for a in trumps if _trump_of(a.declare_contract) == DOUBLES]
+            doubles = [a for a in trumps if contract_trump(a.declare_contract) == DOUBLES]
             if doubles:
                 return doubles[0]
         if nello and _nello_hand(hand):
@@ -633,7 +599,7 @@ class HeuristicStrategy:
             return others[0] if others else None
 
         def worth(a: actions_pb2.Action) -> tuple[bool, float]:
-            e = _estimate(hand, _trump_of(a.declare_contract), moon)
+            e = _estimate(hand, contract_trump(a.declare_contract), moon)
             return (e.sure, e.value)
 
         return max(trumps, key=worth)
@@ -643,7 +609,7 @@ class HeuristicStrategy:
     def _play(
         self, view: view_pb2.SeatView, moon: bool, legal: list[actions_pb2.Action]
     ) -> actions_pb2.Action | None:
-        by_tile = {a.play_tile.tile: a for a in legal if _kind(a) == "play_tile"}
+        by_tile = {a.play_tile.tile: a for a in legal if action_kind(a) == "play_tile"}
         tiles = sorted(by_tile)
         if view.contract.kind == rules_pb2.CONTRACT_KIND_SEVENS:
             return by_tile[tiles[0]]  # every legal tile is as near 7 as the others

@@ -57,7 +57,7 @@ from functools import cache
 from typing import TypeVar
 
 from boneyard.v1 import actions_pb2, rules_pb2, view_pb2
-from clients.strategies.base import view_rng
+from clients.strategies.base import action_kind, contract_trump, is_moon, tiles_in, view_rng
 from engine.contracts import DOUBLES, FOLLOW_ME, SuitTable, suit_table
 from engine.solver import (
     CoreName,
@@ -77,7 +77,6 @@ from engine.tiles import (
     LOW,
     Tile,
     TileSet,
-    iter_tiles,
     tileset,
 )
 
@@ -91,13 +90,6 @@ NODES_PER_SECOND: dict[str, int] = {"c": 12_000_000, "python": 150_000}
 
 _MOON_TILES: TileSet = sum(1 << t for t in ALL_TILES if LOW[t] > 0 or HIGH[t] == 0)
 _TRUMPS: tuple[int, ...] = tuple(range(7)) + (DOUBLES, FOLLOW_ME)
-_MOON_BIDS = (rules_pb2.BID_KIND_TRICKS, rules_pb2.BID_KIND_MOON)
-_TEXAS_BIDS = (
-    rules_pb2.BID_KIND_POINTS,
-    rules_pb2.BID_KIND_MARKS,
-    rules_pb2.BID_KIND_PLUNGE,
-    rules_pb2.BID_KIND_SPLASH,
-)
 _ALL_TRICKS_BIDS = (rules_pb2.BID_KIND_MARKS, rules_pb2.BID_KIND_PLUNGE, rules_pb2.BID_KIND_SPLASH)
 
 # --- tuning ---
@@ -135,35 +127,8 @@ def _made(value: float, need: int, shift: float) -> float:
     return min(1.0, max(0.0, value - (need + shift) + 1))
 
 
-def _bits(mask: TileSet) -> list[Tile]:
-    return list(iter_tiles(mask))
 
 
-_mask = tileset
-
-
-def _kind(action: actions_pb2.Action) -> str | None:
-    return action.WhichOneof("kind")
-
-
-def _trump_of(contract: rules_pb2.Contract) -> int:
-    """The engine's trump (0..6, DOUBLES, FOLLOW_ME) of a trump contract."""
-    return int(contract.trump) - 1
-
-
-def _is_moon(view: view_pb2.SeatView) -> bool:
-    """Moon is told by its bids (tricks or the moon) and its widow; else 3 players and 22 tiles."""
-    kinds = [a.bid.kind for a in view.legal_actions if _kind(a) == "bid"]
-    kinds += [entry.bid.kind for entry in view.bids if entry.HasField("bid")]
-    if view.HasField("high_bid"):
-        kinds.append(view.high_bid.kind)
-    if any(k in _MOON_BIDS for k in kinds):
-        return True
-    if any(k in _TEXAS_BIDS for k in kinds):
-        return False
-    if view.phase == view_pb2.PHASE_WIDOW or view.HasField("discard"):
-        return True
-    return view.players == 3 and sum(view.hand_sizes) <= 22
 
 
 # ---------------------------------------------------------------- a quick count of winners
@@ -178,7 +143,7 @@ def _beaters(trump: int) -> tuple[tuple[TileSet, TileSet], ...]:
     for t in ALL_TILES:
         led = table.lead_suit[t]
         power = table.power[led]
-        above = _mask([u for u in ALL_TILES if power[u] > power[t]])
+        above = tileset([u for u in ALL_TILES if power[u] > power[t]])
         if table.trumps >> t & 1:
             out.append((above, 0))
         else:
@@ -196,12 +161,12 @@ def _quick_tricks(hand: TileSet, trump: int, universe: TileSet) -> float:
     mine = hand & table.trumps
     n_trumps = mine.bit_count()
     value = 0.0
-    for t in _bits(mine):
+    for t in tiles_in(mine):
         higher = (others & beaters[t][0]).bit_count()
         value += 1.0 if higher == 0 else 0.55 if higher == 1 else 0.3
     value += 0.25 * max(0, n_trumps - trumps_out)
     control = 1.0 if trumps_out == 0 or n_trumps >= trumps_out else 0.6 if n_trumps else 0.35
-    for t in _bits(hand & ~table.trumps):
+    for t in tiles_in(hand & ~table.trumps):
         in_suit = (others & beaters[t][0]).bit_count()
         base = 0.9 if in_suit == 0 else 0.3 if in_suit == 1 else 0.05
         value += base * control
@@ -230,20 +195,20 @@ class _Knowledge:
 
     def __init__(self, view: view_pb2.SeatView) -> None:
         self.view = view
-        self.moon = _is_moon(view)
+        self.moon = is_moon(view)
         self.universe = _MOON_TILES if self.moon else FULL_SET
         self.seat = int(view.seat)
         self.players = int(view.players)
         self.teams = tuple(tuple(int(s) for s in t.seats) for t in view.teams) or tuple(
             (s,) for s in range(self.players)
         )
-        self.hand = _mask(view.hand)
+        self.hand = tileset(view.hand)
         self.sitting_out = tuple(int(s) for s in view.sitting_out)
         self.sizes = [int(n) for n in view.hand_sizes]
         contract = view.contract
         self.contract_kind = int(contract.kind) if view.HasField("contract") else 0
         if self.contract_kind == rules_pb2.CONTRACT_KIND_TRUMP:
-            self.trump = _trump_of(contract)
+            self.trump = contract_trump(contract)
             self.table: SuitTable | None = suit_table(self.trump)
         elif self.contract_kind == rules_pb2.CONTRACT_KIND_NELLO:
             # The view does not carry the ruleset's nello_doubles: take "high", the common one.
@@ -258,7 +223,7 @@ class _Knowledge:
             for t in view.completed_tricks
             if not t.hidden
         ]
-        played = _mask([t for plays in tricks for _, t in plays] + [t for _, t in self.trick])
+        played = tileset([t for plays in tricks for _, t in plays] + [t for _, t in self.trick])
         self.played = played
         self.may_trump = self._may_trump(tricks)
         self.voids = self._voids(tricks + [self.trick] if self.trick else tricks)
@@ -284,7 +249,7 @@ class _Knowledge:
         table = self.table
         if table is None:
             return False
-        legal = _mask([a.play_tile.tile for a in self.view.legal_actions if _kind(a) == "play_tile"])
+        legal = tileset([a.play_tile.tile for a in self.view.legal_actions if action_kind(a) == "play_tile"])
         if self.trick and legal:
             lead = self.trick[0][1]
             follow = self.hand & table.members[table.lead_suit[lead]]
@@ -359,7 +324,7 @@ def _deal(rng: random.Random, pool: TileSet, bins: Sequence[_Bin]) -> list[TileS
     tiles in random order, each to a bin chosen in proportion to the room left in it, among
     the bins that leave the rest dealable (Hall's condition on the bins). ``None`` if the
     constraints cannot be met."""
-    tiles = _bits(pool)
+    tiles = tiles_in(pool)
     k = len(bins)
     if sum(b.size for b in bins) != len(tiles):
         return None
@@ -368,7 +333,7 @@ def _deal(rng: random.Random, pool: TileSet, bins: Sequence[_Bin]) -> list[TileS
         rng.shuffle(tiles)
         start = 0
         for i, b in enumerate(bins):
-            hands[i] = _mask(tiles[start : start + b.size])
+            hands[i] = tileset(tiles[start : start + b.size])
             start += b.size
         return hands
     full = (1 << k) - 1
@@ -617,7 +582,7 @@ class SamplerStrategy:
         if len(legal) == 1:
             return legal[0]
         rng = view_rng(self.seed, view)
-        kinds = {_kind(a) for a in legal}
+        kinds = {action_kind(a) for a in legal}
         k = _Knowledge(view)
         chosen: actions_pb2.Action | None
         if "play_tile" in kinds:
@@ -637,13 +602,13 @@ class SamplerStrategy:
     def _play(
         self, k: _Knowledge, legal: list[actions_pb2.Action], rng: random.Random
     ) -> actions_pb2.Action | None:
-        by_tile = {a.play_tile.tile: a for a in legal if _kind(a) == "play_tile"}
+        by_tile = {a.play_tile.tile: a for a in legal if action_kind(a) == "play_tile"}
         objective = _play_objective(k)
         if objective is None:  # sevens: every legal tile is as near 7 as the others
             return by_tile[min(by_tile)]
         solver = Solver(objective.game, objective.side, objective.scorers, core=self.core)
         leader = k.trick[0][0] if k.trick else k.seat
-        allowed = _mask(list(by_tile))
+        allowed = tileset(list(by_tile))
         totals = dict.fromkeys(by_tile, 0.0)
         budget = self._budget(self.time_budget)
         while budget.done < budget.samples:
@@ -769,8 +734,8 @@ class SamplerStrategy:
     def _bid(
         self, k: _Knowledge, legal: list[actions_pb2.Action], rng: random.Random
     ) -> actions_pb2.Action | None:
-        bids = [a for a in legal if _kind(a) == "bid"]
-        passes = [a for a in legal if _kind(a) == "pass_bid"]
+        bids = [a for a in legal if action_kind(a) == "bid"]
+        passes = [a for a in legal if action_kind(a) == "pass_bid"]
         if not bids:
             return passes[0] if passes else None
         if not passes:  # forced: the cheapest bid there is
@@ -841,18 +806,18 @@ class SamplerStrategy:
             rest = hand & ~(1 << d)
             return (max(_quick_tricks(rest, t, universe) for t in trumps), -(HIGH[d] + LOW[d]), -d)
 
-        return max(_bits(hand), key=worth)
+        return max(tiles_in(hand), key=worth)
 
     # --- widow and trump
 
     def _widow(
         self, k: _Knowledge, legal: list[actions_pb2.Action], rng: random.Random
     ) -> actions_pb2.Action | None:
-        exchanges = {a.exchange_widow.discard: a for a in legal if _kind(a) == "exchange_widow"}
-        declines = [a for a in legal if _kind(a) == "decline_widow"]
+        exchanges = {a.exchange_widow.discard: a for a in legal if action_kind(a) == "exchange_widow"}
+        declines = [a for a in legal if action_kind(a) == "decline_widow"]
         view = k.view
         if view.HasField("contract") and view.contract.kind == rules_pb2.CONTRACT_KIND_TRUMP:
-            trumps: Sequence[int] = (_trump_of(view.contract),)
+            trumps: Sequence[int] = (contract_trump(view.contract),)
         else:
             trumps = _TRUMPS
         need = self._moon_need(view)
@@ -897,9 +862,9 @@ class SamplerStrategy:
     ) -> actions_pb2.Action | None:
         by_kind: dict[int, list[actions_pb2.Action]] = {}
         for a in legal:
-            if _kind(a) == "declare_contract":
+            if action_kind(a) == "declare_contract":
                 by_kind.setdefault(a.declare_contract.kind, []).append(a)
-        trump_actions = {_trump_of(a.declare_contract): a for a in by_kind.get(rules_pb2.CONTRACT_KIND_TRUMP, [])}
+        trump_actions = {contract_trump(a.declare_contract): a for a in by_kind.get(rules_pb2.CONTRACT_KIND_TRUMP, [])}
         nello = by_kind.get(rules_pb2.CONTRACT_KIND_NELLO, [])
         if not trump_actions:
             others = nello or by_kind.get(rules_pb2.CONTRACT_KIND_SEVENS, [])
