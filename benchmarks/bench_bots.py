@@ -21,7 +21,6 @@ when an interval's low end is not above its baseline.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import random
 import sys
@@ -30,14 +29,13 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
+from intervals import wilson
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 import engine
 from boneyard.codec import action_from_proto, view_to_proto
 from clients.strategies import Strategy, strategy
 from engine import Deal, HandDealt, Phase
-
-Z95 = 1.959964
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,16 +97,6 @@ def jobs(games_42: int, games_moon: int, seed: int, max_hands: int) -> Iterator[
         seats = tuple("heuristic" if seat == hero else "random" for seat in range(3))
         yield Job("moon", "moon", seats, hero, rng.randrange(2**63), max_hands)
 
-
-def wilson(wins: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a proportion ``wins / n``."""
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    denominator = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 BASELINES = {"texas42": 1 / 2, "moon": 1 / 3}

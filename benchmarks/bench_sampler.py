@@ -37,12 +37,12 @@ from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 
+from intervals import Z95, wilson
+
 import engine
 from boneyard.codec import action_from_proto, view_to_proto
 from clients.strategies import Strategy, strategy
 from engine import AllPassed, Deal, HandScored, Phase
-
-Z95 = 1.959964
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,16 +124,6 @@ def jobs(deals: int, seed: int, families: tuple[str, ...]) -> Iterator[Job]:
             if family in families:
                 yield Job(family, seed_of_deal)
 
-
-def wilson(wins: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a proportion ``wins / n``."""
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    denominator = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 TITLES = {
