@@ -46,7 +46,7 @@ from server.store.competition import (
 )
 from server.store.repository import EventStore, GameStatus
 
-__all__ = ["GameApp", "Submitted", "check_time_control", "deal_seed", "token_hash"]
+__all__ = ["GameApp", "Submitted", "check_time_control", "deal_seed", "rules_for", "token_hash"]
 
 log = logging.getLogger(__name__)
 
@@ -134,10 +134,7 @@ class GameApp:
         """Make a game and deal its first hand. ``reservations`` keep seats for accounts;
         ``deal_secret`` fixes the deals (``deal_seed``); ``also`` writes more in the same
         transaction (a seek's or tournament's bookkeeping)."""
-        try:
-            rules = engine.ruleset(preset, options)
-        except engine.RulesetError as e:
-            raise InvalidArgument(str(e)) from None
+        rules = rules_for(preset, options)
         if time_control is not None:
             check_time_control(time_control)
         seats = [seat for seat, _ in reservations]
@@ -352,12 +349,10 @@ class GameApp:
             raise PreconditionFailed(f"game {game_id} version {version}: {e}") from None
         return self._commit(game_id, seat, version, state, events, request_id, response_for)
 
-    def time_out(self, game_id: str) -> Submitted | None:
-        """Apply the clock's policy if the seat to act has run out of time; ``None`` if it has
-        not (or has acted meanwhile)."""
-        clock = self._competition.clock(game_id)
-        if clock is None:
-            return None
+    def time_out(self, clock: GameClock) -> Submitted | None:
+        """Apply the clock's policy if the seat to act has run out of time (``clock`` as the
+        keeper read it); ``None`` if it has not, or has acted meanwhile."""
+        game_id = clock.game_id
         deadline = self.deadline(clock)
         if deadline is None or self._now() < deadline:
             return None
@@ -368,7 +363,7 @@ class GameApp:
         events = engine.decide(state, engine.TimeOut(seat, clock.control.policy))
         log.info("game %s: seat %d ran out of time (%s)", game_id, seat, clock.control.policy)
         try:
-            return self._commit(game_id, seat, version, state, events, "", None, timed_out=True)
+            return self._commit(game_id, seat, version, state, events, "", None, expired=clock)
         except StaleVersion:
             return None  # the seat acted at the last moment, or another process timed it out
 
@@ -409,7 +404,7 @@ class GameApp:
         events: list[Event],
         request_id: str,
         response_for: Callable[[int, GameState], bytes] | None,
-        timed_out: bool = False,
+        expired: GameClock | None = None,
     ) -> Submitted:
         """Append what ``seat``'s command caused (and any deal it leads to) at ``version``."""
         for event in events:
@@ -427,7 +422,7 @@ class GameApp:
         status = "finished" if state.phase is Phase.GAME_OVER else self._playing(game_id)
         clock = None
         if self._has_clock(game_id):
-            clock = self._clock_after(game_id, seat, state, status == "playing", timed_out)
+            clock = self._clock_after(game_id, seat, state, status == "playing", expired)
         try:
             self._store.append(
                 game_id,
@@ -463,17 +458,18 @@ class GameApp:
         return Submitted(new_version, tuple(events), False, request[2] if request else None)
 
     def _clock_after(
-        self, game_id: str, seat: int, state: GameState, running: bool, timed_out: bool
+        self, game_id: str, seat: int, state: GameState, running: bool, expired: GameClock | None
     ) -> ClockState | None:
         """The clock once ``seat`` has acted: time beyond the per-move allowance comes out of
-        its bank (all of it, on a timeout), and the next seat's turn begins now."""
-        clock = self._competition.clock(game_id)
+        its bank (all of it when ``expired``, the clock that ran out), and the next seat's turn
+        begins now."""
+        clock = expired or self._competition.clock(game_id)
         if clock is None:
             return None
         now = self._now()
         banks = list(clock.state.banks)
         started = clock.state.turn_started_at
-        if timed_out:
+        if expired is not None:
             banks[seat] = 0
         elif started is not None and clock.state.turn_seat == seat:
             used = (now - max(started, self._started_at)) / timedelta(milliseconds=1)
@@ -567,6 +563,14 @@ def _turn(state: GameState) -> int | None:
 MAX_PER_MOVE_MS = 24 * 3600 * 1000
 MAX_BANK_MS = 7 * 24 * 3600 * 1000
 """A day a move and a week's bank: more is no clock (and the columns are 32-bit)."""
+
+
+def rules_for(preset: str, options: Mapping[str, Any]) -> engine.Ruleset:
+    """The ruleset of a preset with option overrides; ``InvalidArgument`` saying why not."""
+    try:
+        return engine.ruleset(preset, options)
+    except engine.RulesetError as e:
+        raise InvalidArgument(str(e)) from None
 
 
 def check_time_control(control: TimeControl) -> None:

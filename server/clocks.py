@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
-from datetime import UTC, datetime
 
 from server.app import GameApp
 from server.feed import Feed
@@ -28,25 +26,19 @@ class ClockKeeper:
         app: GameApp,
         feed: Feed,
         interval: float = 0.1,
-        now: Callable[[], datetime] | None = None,
     ) -> None:
         self._app = app
         self._feed = feed
         self._interval = interval
-        self._now = now or (lambda: datetime.now(UTC))
 
     def tick(self) -> list[str]:
         """Time out every seat whose time is up; return the games that moved."""
         moved: list[str] = []
-        now = self._now()
         for clock in self._app.competition.running_clocks():
             try:
                 if self._app.repair_clock(clock):
                     continue
-                deadline = self._app.deadline(clock)
-                if deadline is None or now < deadline:
-                    continue
-                if self._app.time_out(clock.game_id) is not None:
+                if self._app.time_out(clock) is not None:  # nothing unless time is up
                     moved.append(clock.game_id)
             except Exception:  # one game's trouble must not stop the other clocks
                 log.exception("game %s: the clock could not be applied", clock.game_id)

@@ -23,8 +23,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import engine
-from server.app import GameApp, check_time_control
-from server.errors import InvalidArgument
+from server.app import GameApp, check_time_control, rules_for
 from server.store.competition import (
     Account,
     CompetitionStore,
@@ -73,10 +72,7 @@ class Lobby:
     ) -> Seek:
         """Register a seek (``seek_id``, chosen by the caller so it can cancel it whatever
         happens) and form whatever tables can be formed now."""
-        try:
-            rules = engine.ruleset(preset, options)
-        except engine.RulesetError as e:
-            raise InvalidArgument(str(e)) from None
+        rules = rules_for(preset, options)
         if time_control is not None:
             check_time_control(time_control)
         key = table_key(rules, time_control)

@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import engine
-from server.app import GameApp, check_time_control
+from server.app import GameApp, check_time_control, rules_for
 from server.errors import InvalidArgument, NotFound, PermissionDenied, PreconditionFailed
 from server.standings import GameResult, Standing, standings
 from server.store.competition import (
@@ -142,10 +142,7 @@ class TournamentDirector:
         options = dict(options)
         # Each deal is a game of its own unless the organiser says otherwise.
         options.setdefault("hand_limit", 1)
-        try:
-            rules = engine.ruleset(preset, options)
-        except engine.RulesetError as e:
-            raise InvalidArgument(str(e)) from None
+        rules = rules_for(preset, options)
         if format not in FORMATS:
             raise InvalidArgument(f"the format is one of {', '.join(FORMATS)}, not {format!r}")
         if time_control is not None:
