@@ -912,8 +912,10 @@ def test_a_cancelled_tournament_makes_no_more_games_and_rates_what_was_played(
     stub.StartTournament(ident, metadata=bearer(key), timeout=RPC_TIMEOUT)
     get = competition_pb2.GetTournamentRequest(tournament_id=made.tournament_id)
     first_deal = wait_for(
-        lambda: [g for g in stub.GetTournament(get, timeout=RPC_TIMEOUT).games if g.game_id],
-        "the first deal's games",
+        lambda: len(made_ := [g for g in stub.GetTournament(get, timeout=RPC_TIMEOUT).games if g.game_id])
+        == 2
+        and made_,
+        "both playings of the first deal",
     )
     cancel = competition_pb2.CancelTournamentRequest(tournament_id=made.tournament_id)
     with rpc_error(grpc.StatusCode.PERMISSION_DENIED, "only its organiser"):
