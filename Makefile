@@ -5,20 +5,13 @@ PYTHON ?= python3
 PYTEST_ARGS ?=
 
 .DELETE_ON_ERROR:
-.PHONY: setup test lint proto bench-engine bench-server bench-verify bench-solver bench-sampler bench-bots bench-competition run clean FORCE demo
+.PHONY: setup test lint dist typecheck-tree proto bench-engine bench-server bench-verify bench-solver bench-sampler bench-bots bench-competition run clean FORCE demo
 
 setup: $(VENV)/.installed
 
-# The editable install maps each top-level package that exists when it runs, so the
-# venv is reinstalled when that set changes (e.g. engine/ appears after the install).
-PACKAGES := $(wildcard engine/__init__.py server/__init__.py clients/__init__.py proto/boneyard/__init__.py)
-
-$(VENV)/.packages: FORCE
-	@mkdir -p $(@D)
-	@echo '$(PACKAGES)' | cmp -s - $@ || echo '$(PACKAGES)' > $@
-
-# engine/_solver_c.c is compiled by the install (the solver's C core, built in place).
-$(VENV)/.installed: pyproject.toml $(VENV)/.packages $(wildcard engine/_solver_c.c)
+# The editable install maps the packages pyproject.toml lists (boneyard.engine -> engine/ ...)
+# and compiles engine/_solver_c.c in place: reinstall when either changes.
+$(VENV)/.installed: pyproject.toml engine/_solver_c.c
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
 	$(PY) -m pip install -e '.[dev]'
@@ -37,9 +30,26 @@ $(BUF): package.json package-lock.json
 
 lint: setup $(BUF)
 	$(PY) -m ruff check .
-	$(PY) -m mypy engine
+	$(MAKE) --no-print-directory typecheck-tree
+	$(PY) -m mypy -p boneyard.engine
 	$(BUF) lint
 	$(BUF) format --diff --exit-code
+
+# mypy cannot follow the editable install's import hook (boneyard.engine -> engine/), so lint
+# gives it the installed layout as a tree of symbolic links: build/typecheck/boneyard/{engine,
+# server,clients,migrations} beside the files of proto/boneyard (pyproject.toml's mypy_path).
+TYPECHECK = build/typecheck/boneyard
+typecheck-tree:
+	rm -rf $(TYPECHECK) && mkdir -p $(TYPECHECK)
+	for f in proto/boneyard/*; do case $$f in */__pycache__) ;; *) ln -s $(CURDIR)/$$f $(TYPECHECK)/;; esac; done
+	for d in engine server clients migrations; do ln -s $(CURDIR)/$$d $(TYPECHECK)/$$d; done
+
+# An sdist and a wheel of the distribution, into dist/ (the wheel holds the C solver core where a
+# compiler is found, and installs without one).
+DIST ?= dist
+dist: setup
+	rm -rf $(DIST)
+	$(PY) -m build --outdir $(DIST) .
 
 # Regenerate the Python API (messages, grpc stubs, .pyi) beside the .proto files under proto/.
 # The output is checked in; tests/server/test_proto_generated_is_fresh.py fails when it is stale.
@@ -83,7 +93,7 @@ run: setup
 	$(VENV)/bin/boneyard-server
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache node_modules
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache node_modules
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 
 FORCE:

@@ -32,10 +32,10 @@ from dataclasses import dataclass
 from intervals import wilson
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-import engine
+from boneyard import engine
+from boneyard.clients.strategies import Strategy, strategy
 from boneyard.codec import action_from_proto, view_to_proto
-from clients.strategies import Strategy, strategy
-from engine import Deal, HandDealt, Phase
+from boneyard.engine import Deal, HandDealt, Phase
 
 
 @dataclass(frozen=True, slots=True)

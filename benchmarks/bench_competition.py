@@ -31,8 +31,13 @@ from pathlib import Path
 import grpc
 from sqlalchemy import select
 
-import engine
-from boneyard import codec
+from boneyard import codec, engine
+from boneyard.clients.api import Client
+from boneyard.clients.competitor import Competitor
+from boneyard.server.accounts import key_hash, new_api_key
+from boneyard.server.store import EventStore
+from boneyard.server.store.competition import CompetitionStore
+from boneyard.server.store.models import EventRow
 from boneyard.v1 import (
     competition_pb2,
     competition_pb2_grpc,
@@ -42,12 +47,6 @@ from boneyard.v1 import (
     game_service_pb2_grpc,
     rules_pb2,
 )
-from clients.api import Client
-from clients.competitor import Competitor
-from server.accounts import key_hash, new_api_key
-from server.store import EventStore
-from server.store.competition import CompetitionStore
-from server.store.models import EventRow
 
 LISTENING = re.compile(r"^boneyard-server listening on (\S+):(\d+)$", re.MULTILINE)
 TIMEOUT = 30.0
@@ -56,7 +55,7 @@ TIMEOUT = 30.0
 def start_server(database_url: str, log_path: Path) -> tuple[subprocess.Popen[bytes], str]:
     log = log_path.open("wb")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server.main", "--database-url", database_url, "--listen", "127.0.0.1:0",
+        [sys.executable, "-m", "boneyard.server.main", "--database-url", database_url, "--listen", "127.0.0.1:0",
          "--log-level", "WARNING"],
         stdout=log,
         stderr=subprocess.STDOUT,

@@ -13,8 +13,8 @@ import argparse
 import random
 import time
 
-import engine
-from engine import Deal, HandScored, Phase
+from boneyard import engine
+from boneyard.engine import Deal, HandScored, Phase
 
 
 def play_hands(

@@ -39,10 +39,10 @@ from dataclasses import dataclass, field
 
 from intervals import Z95, wilson
 
-import engine
+from boneyard import engine
+from boneyard.clients.strategies import Strategy, strategy
 from boneyard.codec import action_from_proto, view_to_proto
-from clients.strategies import Strategy, strategy
-from engine import AllPassed, Deal, HandScored, Phase
+from boneyard.engine import AllPassed, Deal, HandScored, Phase
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@
 Random deals (``engine.deal`` from seeds drawn from ``random.Random(--seed)``); seat 0 is the
 bidder, names as trump the suit it holds most of (ties to the higher suit) and leads; the
 solver finds the exact points its team takes with best play by everyone
-(``engine.solver.Solver.value``, a fresh solver, so a fresh transposition table, for each deal).
+(``boneyard.engine.solver.Solver.value``, a fresh solver, so a fresh transposition table, for each deal).
 Prints the median and 95th-percentile time and the nodes a second, for the compiled core and
 (on fewer deals) the pure-Python one; the last line is ``solver: median N ms`` for the core the
 bots use. The target is a median under 100 ms.
@@ -19,10 +19,10 @@ import statistics
 import sys
 import time
 
-import engine
-from engine.contracts import Contract
-from engine.solver import CORES, Game, Position, Solver, best_core
-from engine.tiles import HIGH, LOW, TileSet, iter_tiles
+from boneyard import engine
+from boneyard.engine.contracts import Contract
+from boneyard.engine.solver import CORES, Game, Position, Solver, best_core
+from boneyard.engine.tiles import HIGH, LOW, TileSet, iter_tiles
 
 
 def bidders_suit(hand: TileSet) -> int:

@@ -17,11 +17,11 @@ import argparse
 import random
 import time
 
-import engine
+from boneyard import engine
+from boneyard.engine import Deal, Event, Pass, Phase, PlaceBid
 from boneyard.record import build_record, dump_record, stored_log
 from boneyard.v1 import archive_pb2
 from boneyard.verify import verify_bytes, verify_record
-from engine import Deal, Event, Pass, Phase, PlaceBid
 
 
 def _choose(state: engine.GameState, rng: random.Random) -> engine.SeatCommand:

@@ -24,15 +24,14 @@ from typing import Any, Self
 import click
 import grpc
 
-import engine
-from boneyard import codec
+from boneyard import codec, engine
+from boneyard.clients.api import DEFAULT_SERVER
+from boneyard.clients.describe import event_text
+from boneyard.engine import Event, GameState, HandDealt, TilePlayed, TrickWon, WidowExchanged
+from boneyard.engine.tiles import format_tiles, tile_name
 from boneyard.record import MalformedRecord, dump_record, load_record
 from boneyard.v1 import archive_pb2, archive_pb2_grpc, events_pb2
 from boneyard.verify import command_of, verify_record
-from clients.api import DEFAULT_SERVER
-from clients.describe import event_text
-from engine import Event, GameState, HandDealt, TilePlayed, TrickWon, WidowExchanged
-from engine.tiles import format_tiles, tile_name
 
 __all__ = ["ARCHIVE_COMMANDS", "ArchiveClient", "Step", "replay_steps"]
 

@@ -16,9 +16,9 @@ from collections.abc import Callable
 
 import grpc
 
+from boneyard.clients.api import Client
+from boneyard.clients.strategies import Strategy
 from boneyard.v1 import view_pb2
-from clients.api import Client
-from clients.strategies import Strategy
 
 __all__ = ["RETRY_CODES", "Bot", "BotGaveUp"]
 

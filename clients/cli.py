@@ -26,11 +26,10 @@ from click.core import ParameterSource
 from rich.console import Console
 from rich.table import Column, Table
 
-from boneyard.v1 import actions_pb2, competition_pb2, game_pb2, view_pb2
-from clients.api import Client, ruleset_request
-from clients.archive_cli import ARCHIVE_COMMANDS
-from clients.bot import Bot
-from clients.cli_common import (
+from boneyard.clients.api import Client, ruleset_request
+from boneyard.clients.archive_cli import ARCHIVE_COMMANDS
+from boneyard.clients.bot import Bot
+from boneyard.clients.cli_common import (
     console,
     guard,
     option_option,
@@ -39,11 +38,12 @@ from clients.cli_common import (
     server_option,
     time_control_options,
 )
-from clients.competitor import Competitor, GameResult, SeekPlan
-from clients.describe import action_text, event_text
-from clients.render import render_view
-from clients.strategies import strategy, strategy_names
-from clients.tournament_cli import TOURNAMENT_COMMANDS
+from boneyard.clients.competitor import Competitor, GameResult, SeekPlan
+from boneyard.clients.describe import action_text, event_text
+from boneyard.clients.render import render_view
+from boneyard.clients.strategies import strategy, strategy_names
+from boneyard.clients.tournament_cli import TOURNAMENT_COMMANDS
+from boneyard.v1 import actions_pb2, competition_pb2, game_pb2, view_pb2
 
 __all__ = ["main"]
 
@@ -410,19 +410,19 @@ def _bot_for_account(
 
 
 class _AdminGroup(click.Group):
-    """``boneyard admin``: the operator's commands of ``server.admin``, imported on use.
+    """``boneyard admin``: the operator's commands of ``boneyard.server.admin``, imported on use.
 
     They work on the server's database, so they live in the server package; and clients must
     not depend on the server: importing it here would load ``server`` and SQLAlchemy into every
     client command (``boneyard verify`` runs offline without them, as
     tests/archive/test_archive_cli.py checks). So the group's commands are looked up in
-    ``server.admin`` only when ``boneyard admin ...`` runs; ``boneyard --help`` lists the group
+    ``boneyard.server.admin`` only when ``boneyard admin ...`` runs; ``boneyard --help`` lists the group
     without importing it.
     """
 
     def _server_group(self) -> click.Group:
         try:
-            from server.admin import admin as server_admin
+            from boneyard.server.admin import admin as server_admin
         except ImportError as error:  # a clients-only install
             raise click.ClickException(f"admin commands need the server package: {error}") from None
         return server_admin

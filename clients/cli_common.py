@@ -11,8 +11,8 @@ import click
 import grpc
 from rich.console import Console
 
+from boneyard.clients.api import DEFAULT_SERVER, TIMEOUT_POLICIES, OptionError, time_control
 from boneyard.v1 import game_pb2
-from clients.api import DEFAULT_SERVER, TIMEOUT_POLICIES, OptionError, time_control
 
 __all__ = [
     "console",

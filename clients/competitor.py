@@ -8,7 +8,7 @@ time a table forms, until it has played the games it was asked to.
 It lives through a server restart: a dropped stream is reopened with a backoff, and WatchSeats,
 reopened, first sends again every seat of a game that is not over; a game already being played
 (or played to its end) is not started a second time. Each ``Bot`` resumes its own game (see
-``clients.bot``).
+``boneyard.clients.bot``).
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from typing import Any, NamedTuple
 
 import grpc
 
+from boneyard.clients.api import Client
+from boneyard.clients.bot import RETRY_CODES, Bot, BotGaveUp
+from boneyard.clients.strategies import strategy
 from boneyard.v1 import competition_pb2, game_pb2, view_pb2
-from clients.api import Client
-from clients.bot import RETRY_CODES, Bot, BotGaveUp
-from clients.strategies import strategy
 
 __all__ = ["Competitor", "CompetitorGaveUp", "GameResult", "SeekPlan"]
 
@@ -68,7 +68,7 @@ class CompetitorGaveUp(RuntimeError):
 
 @dataclass
 class _Backoff:
-    """Pauses between reconnections, as ``clients.bot`` makes them; remembers when the server
+    """Pauses between reconnections, as ``boneyard.clients.bot`` makes them; remembers when the server
     was first found gone, to give up after ``patience`` seconds."""
 
     what: str

@@ -8,9 +8,9 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from boneyard.clients.describe import bid_text, contract_text, hand_by_suit, is_moon, phase_text
+from boneyard.engine.tiles import tile_name
 from boneyard.v1 import view_pb2
-from clients.describe import bid_text, contract_text, hand_by_suit, is_moon, phase_text
-from engine.tiles import tile_name
 
 __all__ = ["render_view"]
 

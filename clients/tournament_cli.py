@@ -30,10 +30,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Column, Table
 
-from boneyard.v1 import competition_pb2, game_pb2
-from clients.api import TIMEOUT_POLICIES, Client
-from clients.bot import RETRY_CODES
-from clients.cli_common import (
+from boneyard.clients.api import TIMEOUT_POLICIES, Client
+from boneyard.clients.bot import RETRY_CODES
+from boneyard.clients.cli_common import (
     console,
     guard,
     key_option,
@@ -42,6 +41,7 @@ from clients.cli_common import (
     server_option,
     time_control_options,
 )
+from boneyard.v1 import competition_pb2, game_pb2
 
 __all__ = ["TOURNAMENT_COMMANDS", "print_standings"]
 

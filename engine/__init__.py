@@ -9,8 +9,8 @@ No I/O, no clock, no randomness: the deal takes a seed (see ``engine.deal``), an
 that runs out is the server's command ``TimeOut``.
 """
 
-from engine.bids import Bid, BidKind, parse_bid
-from engine.commands import (
+from boneyard.engine.bids import Bid, BidKind, parse_bid
+from boneyard.engine.commands import (
     TIMEOUT_POLICIES,
     Command,
     Deal,
@@ -23,10 +23,17 @@ from engine.commands import (
     SeatCommand,
     TimeOut,
 )
-from engine.contracts import DOUBLES, FOLLOW_ME, Contract, ContractKind, suit_table, trump_name
-from engine.deal import deal, shuffle
-from engine.decider import decide, evolve, legal_actions, legal_contracts, replay, start
-from engine.errors import (
+from boneyard.engine.contracts import (
+    DOUBLES,
+    FOLLOW_ME,
+    Contract,
+    ContractKind,
+    suit_table,
+    trump_name,
+)
+from boneyard.engine.deal import deal, shuffle
+from boneyard.engine.decider import decide, evolve, legal_actions, legal_contracts, replay, start
+from boneyard.engine.errors import (
     BidNotAllowed,
     BidTooLow,
     GameOver,
@@ -43,7 +50,7 @@ from engine.errors import (
     TileNotInHand,
     WrongPhase,
 )
-from engine.events import (
+from boneyard.engine.events import (
     AllPassed,
     AuctionWon,
     BidPlaced,
@@ -60,9 +67,9 @@ from engine.events import (
     WidowDeclined,
     WidowExchanged,
 )
-from engine.rulesets import PRESETS, Ruleset, option_names, preset_names, ruleset
-from engine.state import GameState, HandState, Phase, Trick
-from engine.tiles import (
+from boneyard.engine.rulesets import PRESETS, Ruleset, option_names, preset_names, ruleset
+from boneyard.engine.state import GameState, HandState, Phase, Trick
+from boneyard.engine.tiles import (
     Tile,
     TileSet,
     format_tiles,
@@ -73,7 +80,7 @@ from engine.tiles import (
     tile_name,
     tileset,
 )
-from engine.views import SPECTATOR, SeatView, TrickView, view
+from boneyard.engine.views import SPECTATOR, SeatView, TrickView, view
 
 __all__ = [
     "DOUBLES",

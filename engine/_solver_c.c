@@ -1,4 +1,4 @@
-/* The trick-play solver's core in C: engine._solver_c.Core.
+/* The trick-play solver's core in C: boneyard.engine._solver_c.Core.
  *
  * The same algorithm as engine/_solver_core.py, line for line: the same legal moves, move
  * ordering, merging of equivalent tiles and fail-soft alpha-beta, so both return the same values
@@ -21,7 +21,7 @@
 #define MAXP 7
 #define INFINITY_VALUE (1 << 20)
 
-static PyObject *SearchAborted; /* engine._solver_core.SearchAborted, shared with the fallback */
+static PyObject *SearchAborted; /* boneyard.engine._solver_core.SearchAborted, shared with the fallback */
 
 typedef struct {
     uint32_t hands[MAXP];
@@ -629,7 +629,7 @@ static PyMethodDef Core_methods[] = {
 };
 
 static PyTypeObject CoreType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "engine._solver_c.Core",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "boneyard.engine._solver_c.Core",
     .tp_doc = "The trick-play solver's core (see engine/_solver_core.py, the same in Python).",
     .tp_basicsize = sizeof(Core),
     .tp_itemsize = 0,
@@ -642,13 +642,13 @@ static PyTypeObject CoreType = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "engine._solver_c",
-    "The trick-play solver's core in C (engine.solver is the API).", -1, NULL,
+    PyModuleDef_HEAD_INIT, "boneyard.engine._solver_c",
+    "The trick-play solver's core in C (boneyard.engine.solver is the API).", -1, NULL,
 };
 
 PyMODINIT_FUNC PyInit__solver_c(void) {
     if (PyType_Ready(&CoreType) < 0) return NULL;
-    PyObject *fallback = PyImport_ImportModule("engine._solver_core");
+    PyObject *fallback = PyImport_ImportModule("boneyard.engine._solver_core");
     if (!fallback) return NULL;
     SearchAborted = PyObject_GetAttrString(fallback, "SearchAborted");
     Py_DECREF(fallback);

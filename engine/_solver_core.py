@@ -1,13 +1,13 @@
 """The trick-play solver's core in pure Python: the fallback of the C extension ``_solver_c``.
 
-``engine._solver_c.Core`` (``engine/_solver_c.c``) and ``Core`` here are the same algorithm,
+``boneyard.engine._solver_c.Core`` (``engine/_solver_c.c``) and ``Core`` here are the same algorithm,
 written twice: the same legal moves, the same move ordering, the same equivalent-tile merging,
 the same alpha-beta; so they return the same values (``tests/solver`` checks it). The C one is
 some hundred times faster; this one is used when the extension was not built. Only the
 transposition table differs (a dict here, a fixed-size table there), which changes how many
 nodes a search visits, never a value.
 
-Read ``engine.solver`` first: it describes the positions, the objective and the API. In short,
+Read ``boneyard.engine.solver`` first: it describes the positions, the objective and the API. In short,
 a ``Core`` is made for one way of playing (the suit tables of the contract, the seats in play,
 what each tile is worth, which seats maximise) and then answers, for positions given as the
 hands, the trick in progress and its leader:
@@ -134,7 +134,7 @@ class Core:
     def _merge(
         self, moves: list[int], others: int, remaining: int, led: int, rep_of: dict[int, int] | None = None
     ) -> list[int]:
-        """The moves less each one equivalent to a move kept before it (``engine.solver``:
+        """The moves less each one equivalent to a move kept before it (``boneyard.engine.solver``:
         equivalent tiles); ``rep_of`` gets, for every move, the kept move standing for it."""
         live = [s for s in range(8) if remaining & self.leaders[s] or s == led]
         kept: list[int] = []

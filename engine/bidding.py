@@ -6,11 +6,11 @@ bid is refused. Texas 42 [S2] and Moon [S0][S1] differ only in what a bid is.
 
 from __future__ import annotations
 
-from engine.bids import Bid, BidKind
-from engine.errors import BidNotAllowed, BidTooLow, MustBid
-from engine.rulesets import Ruleset
-from engine.state import HandState
-from engine.tiles import DOUBLE_TILES
+from boneyard.engine.bids import Bid, BidKind
+from boneyard.engine.errors import BidNotAllowed, BidTooLow, MustBid
+from boneyard.engine.rulesets import Ruleset
+from boneyard.engine.state import HandState
+from boneyard.engine.tiles import DOUBLE_TILES
 
 __all__ = ["auction_over", "check_bid", "check_pass", "declarer_for", "is_forced", "legal_bids"]
 

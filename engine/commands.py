@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.bids import Bid
-from engine.contracts import Contract
-from engine.tiles import Tile, tile_name
+from boneyard.engine.bids import Bid
+from boneyard.engine.contracts import Contract
+from boneyard.engine.tiles import Tile, tile_name
 
 __all__ = [
     "TIMEOUT_POLICIES",

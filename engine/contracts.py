@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from engine.tiles import ALL_TILES, HIGH, LOW, Tile, TileSet
+from boneyard.engine.tiles import ALL_TILES, HIGH, LOW, Tile, TileSet
 
 __all__ = [
     "DOUBLES",

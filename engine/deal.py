@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 
-from engine.tiles import Tile, TileSet, iter_tiles
+from boneyard.engine.tiles import Tile, TileSet, iter_tiles
 
 __all__ = ["deal", "shuffle"]
 

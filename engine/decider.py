@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from engine import bidding, play, scoring
-from engine.bids import Bid, BidKind
-from engine.commands import (
+from boneyard.engine import bidding, play, scoring
+from boneyard.engine.bids import Bid, BidKind
+from boneyard.engine.commands import (
     TIMEOUT_POLICIES,
     Command,
     Deal,
@@ -26,9 +26,16 @@ from engine.commands import (
     SeatCommand,
     TimeOut,
 )
-from engine.contracts import DOUBLES, FOLLOW_ME, Contract, ContractKind, SuitTable, suit_table
-from engine.deal import deal
-from engine.errors import (
+from boneyard.engine.contracts import (
+    DOUBLES,
+    FOLLOW_ME,
+    Contract,
+    ContractKind,
+    SuitTable,
+    suit_table,
+)
+from boneyard.engine.deal import deal
+from boneyard.engine.errors import (
     GameOver,
     IllegalContract,
     IllegalDiscard,
@@ -37,7 +44,7 @@ from engine.errors import (
     TileNotInHand,
     WrongPhase,
 )
-from engine.events import (
+from boneyard.engine.events import (
     AllPassed,
     AuctionWon,
     BidPlaced,
@@ -54,9 +61,9 @@ from engine.events import (
     WidowDeclined,
     WidowExchanged,
 )
-from engine.rulesets import Ruleset
-from engine.state import GameState, HandState, Phase, Trick, replace
-from engine.tiles import COUNT, TileSet, iter_tiles, tile_name
+from boneyard.engine.rulesets import Ruleset
+from boneyard.engine.state import GameState, HandState, Phase, Trick, replace
+from boneyard.engine.tiles import COUNT, TileSet, iter_tiles, tile_name
 
 __all__ = [
     "decide",
@@ -359,7 +366,7 @@ def legal_actions(state: GameState, seat: int) -> list[SeatCommand]:
     exchange laying out each tile of the hand, lowest tile first, then leaving the widow
     (``may_exchange``); in the declaration the trumps blanks .. sixes, doubles, follow-me,
     then nello and sevens (``legal_contracts``' order); in play the legal tiles, lowest-numbered
-    first (tile numbers as in ``engine.tiles``: ``0-0`` is 0 ... ``6-6`` is 27).
+    first (tile numbers as in ``boneyard.engine.tiles``: ``0-0`` is 0 ... ``6-6`` is 27).
     """
     hand = state.hand
     if hand is None or hand.turn != seat or state.phase in (Phase.DEAL, Phase.GAME_OVER):

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.bids import Bid
-from engine.contracts import Contract
-from engine.rulesets import Ruleset
-from engine.tiles import Tile, TileSet, tile_name
+from boneyard.engine.bids import Bid
+from boneyard.engine.contracts import Contract
+from boneyard.engine.rulesets import Ruleset
+from boneyard.engine.tiles import Tile, TileSet, tile_name
 
 __all__ = [
     "AllPassed",

@@ -9,11 +9,11 @@ their hand nearest 7 pips, and the nearest wins, ties going to the first played.
 
 from __future__ import annotations
 
-from engine.contracts import ContractKind, SuitTable, suit_name
-from engine.errors import MustFollowSuit, MustLeadTrump, MustPlayNearestSeven
-from engine.rulesets import Ruleset
-from engine.state import HandState, Play
-from engine.tiles import PIPS, TileSet, format_tiles, tile_name
+from boneyard.engine.contracts import ContractKind, SuitTable, suit_name
+from boneyard.engine.errors import MustFollowSuit, MustLeadTrump, MustPlayNearestSeven
+from boneyard.engine.rulesets import Ruleset
+from boneyard.engine.state import HandState, Play
+from boneyard.engine.tiles import PIPS, TileSet, format_tiles, tile_name
 
 __all__ = ["check_play", "legal_plays", "trick_winner"]
 

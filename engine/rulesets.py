@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.errors import RulesetError
-from engine.tiles import FULL_SET, HIGH, LOW, TileSet
+from boneyard.engine.errors import RulesetError
+from boneyard.engine.tiles import FULL_SET, HIGH, LOW, TileSet
 
 __all__ = ["PRESETS", "Ruleset", "option_names", "preset_names", "ruleset"]
 

@@ -9,11 +9,11 @@ every other team does. Moon [S0][S1]: each trick is a point; see ``Ruleset.made_
 
 from __future__ import annotations
 
-from engine.bids import MOON_POINTS, Bid, BidKind
-from engine.contracts import ContractKind
-from engine.rulesets import Ruleset
-from engine.state import HandState
-from engine.tiles import count_of
+from boneyard.engine.bids import MOON_POINTS, Bid, BidKind
+from boneyard.engine.contracts import ContractKind
+from boneyard.engine.rulesets import Ruleset
+from boneyard.engine.state import HandState
+from boneyard.engine.tiles import count_of
 
 __all__ = ["forfeit_winner", "game_winner", "hand_result", "limit_winner", "score_changes"]
 

@@ -6,7 +6,7 @@ transposition table of the positions at the start of each trick, move ordering, 
 tiles searched once.
 
 **What is solved.** A ``Game`` says how the tricks are played and counted: the suit table of
-the contract (``engine.contracts``), the seats in play (a nello partner sits out), whether a
+the contract (``boneyard.engine.contracts``), the seats in play (a nello partner sits out), whether a
 player may trump instead of following, what each tile is worth to the side that wins it
 (Texas 42: its count) and what a trick is worth (1). A ``Solver`` adds the *side*: the seats
 that maximise; every other seat in play minimises. Its value of a position is the points the
@@ -35,9 +35,9 @@ seat still to be played (or in the trick) ranks between them. Swapping them then
 line of play onto one with the same result: they never meet in a trick, and every comparison,
 every obligation to follow and every point is the same.
 
-**Speed.** The search runs on bitmasks in a C extension, ``engine._solver_c``, built by the
+**Speed.** The search runs on bitmasks in a C extension, ``boneyard.engine._solver_c``, built by the
 package's own install (``pip install -e .``; ``pyproject.toml`` declares it, optional: without
-a compiler the install goes on). ``engine._solver_core`` is the same algorithm in pure Python,
+a compiler the install goes on). ``boneyard.engine._solver_core`` is the same algorithm in pure Python,
 used when the extension is missing (or ``core="python"``); both give the same values
 (``tests/solver/test_cores_agree.py``).
 """
@@ -49,16 +49,16 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Literal
 
-from engine import _solver_core
-from engine.contracts import FOLLOW_ME, Contract, ContractKind, SuitTable, suit_table
-from engine.rulesets import Ruleset
-from engine.tiles import COUNT, Tile, TileSet
+from boneyard.engine import _solver_core
+from boneyard.engine.contracts import FOLLOW_ME, Contract, ContractKind, SuitTable, suit_table
+from boneyard.engine.rulesets import Ruleset
+from boneyard.engine.tiles import COUNT, Tile, TileSet
 
 
 def _compiled() -> ModuleType | None:
     """The compiled core, when the install built it."""
     try:
-        from engine import _solver_c
+        from boneyard.engine import _solver_c
     except ImportError:  # pragma: no cover - depends on the build
         return None
     return _solver_c

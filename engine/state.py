@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, TypeVar
 
-from engine.bids import Bid
-from engine.contracts import Contract, SuitTable
-from engine.rulesets import Ruleset
-from engine.tiles import Tile, TileSet
+from boneyard.engine.bids import Bid
+from boneyard.engine.contracts import Contract, SuitTable
+from boneyard.engine.rulesets import Ruleset
+from boneyard.engine.tiles import Tile, TileSet
 
 __all__ = ["GameState", "HandState", "Phase", "Play", "Trick"]
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.bids import Bid
-from engine.commands import SeatCommand
-from engine.contracts import Contract
-from engine.decider import legal_actions
-from engine.events import HandScored
-from engine.state import GameState, Phase, Play
-from engine.tiles import Tile, TileSet, iter_tiles
+from boneyard.engine.bids import Bid
+from boneyard.engine.commands import SeatCommand
+from boneyard.engine.contracts import Contract
+from boneyard.engine.decider import legal_actions
+from boneyard.engine.events import HandScored
+from boneyard.engine.state import GameState, Phase, Play
+from boneyard.engine.tiles import Tile, TileSet, iter_tiles
 
 __all__ = ["SPECTATOR", "SeatView", "TrickView", "view"]
 

@@ -1,6 +1,6 @@
 """Alembic environment for Boneyard.
 
-Configured in code by ``server.store.migrate`` (no ``alembic.ini``): it passes an open
+Configured in code by ``boneyard.server.store.migrate`` (no ``alembic.ini``): it passes an open
 connection in ``config.attributes["connection"]``, or a URL as ``sqlalchemy.url``.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy.engine import Connection
 
-from server.store.db import WRITE, create_engine
-from server.store.models import Base
+from boneyard.server.store.db import WRITE, create_engine
+from boneyard.server.store.models import Base
 
 config = context.config
 target_metadata = Base.metadata

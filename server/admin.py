@@ -9,7 +9,7 @@ Every command takes ``--database-url URL`` (env ``BONEYARD_DATABASE_URL``; defau
 does on start. A key is printed once and never again: the database keeps only its SHA-256.
 
 The ``boneyard`` client CLI mounts this group without importing it until it runs (clients do not
-depend on the server), see ``clients.cli.admin``.
+depend on the server), see ``boneyard.clients.cli.admin``.
 """
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from server.accounts import key_hash, new_api_key
-from server.store import EventStore
-from server.store.competition import AccountExists, AccountKind, CompetitionStore
+from boneyard.server.accounts import key_hash, new_api_key
+from boneyard.server.store import EventStore
+from boneyard.server.store.competition import AccountExists, AccountKind, CompetitionStore
 
 __all__ = ["NAME_MAX", "admin", "check_account_name"]
 
 DEFAULT_DATABASE_URL = "sqlite:///boneyard.db"
-"""The server's default (``server.main``): a file in the working directory."""
+"""The server's default (``boneyard.server.main``): a file in the working directory."""
 NAME_MAX = 100
 
 

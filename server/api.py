@@ -16,12 +16,10 @@ from typing import Any, TypeVar
 
 import grpc
 
-import engine
-from boneyard import codec
-from boneyard.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc, view_pb2
-from engine import GameState, Phase
-from server.app import GameApp
-from server.errors import (
+from boneyard import codec, engine
+from boneyard.engine import GameState, Phase
+from boneyard.server.app import GameApp
+from boneyard.server.errors import (
     AppError,
     InvalidArgument,
     NotFound,
@@ -30,10 +28,11 @@ from server.errors import (
     StaleVersion,
     Unauthenticated,
 )
-from server.feed import Feed
-from server.store import errors as store_errors
-from server.store.competition import Account
-from server.time_controls import time_control_from_proto, time_control_to_proto
+from boneyard.server.feed import Feed
+from boneyard.server.store import errors as store_errors
+from boneyard.server.store.competition import Account
+from boneyard.server.time_controls import time_control_from_proto, time_control_to_proto
+from boneyard.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc, view_pb2
 
 __all__ = ["GameServicer"]
 

@@ -22,11 +22,10 @@ from typing import Any, TypeVar
 
 from sqlalchemy.orm import Session
 
-import engine
-from boneyard import codec
-from engine import Command, Event, GameState, HandDealt, Phase
-from server.accounts import is_api_key, key_hash
-from server.errors import (
+from boneyard import codec, engine
+from boneyard.engine import Command, Event, GameState, HandDealt, Phase
+from boneyard.server.accounts import is_api_key, key_hash
+from boneyard.server.errors import (
     InvalidArgument,
     NotFound,
     PermissionDenied,
@@ -34,8 +33,8 @@ from server.errors import (
     StaleVersion,
     Unauthenticated,
 )
-from server.store import errors as store_errors
-from server.store.competition import (
+from boneyard.server.store import errors as store_errors
+from boneyard.server.store.competition import (
     Account,
     ClockState,
     CompetitionStore,
@@ -44,7 +43,7 @@ from server.store.competition import (
     Reservation,
     TimeControl,
 )
-from server.store.repository import EventStore, GameStatus
+from boneyard.server.store.repository import EventStore, GameStatus
 
 __all__ = ["GameApp", "Submitted", "check_time_control", "deal_seed", "rules_for", "token_hash"]
 

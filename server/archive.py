@@ -1,6 +1,6 @@
 """The archive's application layer: finished games, their records, and verifying a record.
 
-Nothing here knows gRPC (``server.archive_api`` is the servicer). Records are made by the one
+Nothing here knows gRPC (``boneyard.server.archive_api`` is the servicer). Records are made by the one
 record builder, ``boneyard.record.build_record``, from the store's rows exactly as stored, and
 verified by ``boneyard.verify.verify_record``, the function the offline verifier runs.
 
@@ -23,8 +23,8 @@ from datetime import UTC, datetime
 from sqlalchemy import and_, exists, func, or_, select
 from sqlalchemy.orm import Session, aliased, sessionmaker
 
-import engine
-from boneyard import codec
+from boneyard import codec, engine
+from boneyard.engine import GameWon, HandScored, Ruleset
 from boneyard.record import (
     GameNotOver,
     MalformedRecord,
@@ -32,12 +32,11 @@ from boneyard.record import (
     build_record,
     canonical_bytes,
 )
+from boneyard.server.errors import InvalidArgument, NotFound, PreconditionFailed
+from boneyard.server.store.models import EventRow, GameDealRow, GameRow, HandSeedRow, SeatRow
+from boneyard.server.store.repository import EventStore
 from boneyard.v1 import archive_pb2
 from boneyard.verify import verdict_to_proto, verify_record
-from engine import GameWon, HandScored, Ruleset
-from server.errors import InvalidArgument, NotFound, PreconditionFailed
-from server.store.models import EventRow, GameDealRow, GameRow, HandSeedRow, SeatRow
-from server.store.repository import EventStore
 
 __all__ = ["Archive", "ArchivedGame", "check_game_id"]
 

@@ -1,4 +1,4 @@
-"""The gRPC servicer of ``boneyard.v1.ArchiveService``: decode, call ``server.archive``, map
+"""The gRPC servicer of ``boneyard.v1.ArchiveService``: decode, call ``boneyard.server.archive``, map
 errors to status codes. Blocking store and verification work runs in worker threads."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import grpc
 
 from boneyard import codec
 from boneyard.record import MalformedRecord
+from boneyard.server.archive import Archive, ArchivedGame, check_game_id
+from boneyard.server.errors import InvalidArgument, NotFound, PreconditionFailed
+from boneyard.server.store import EventStore
 from boneyard.v1 import archive_pb2, archive_pb2_grpc
-from server.archive import Archive, ArchivedGame, check_game_id
-from server.errors import InvalidArgument, NotFound, PreconditionFailed
-from server.store import EventStore
 
 __all__ = ["ARCHIVE_SERVICE_NAME", "ArchiveServicer", "add_archive_service"]
 

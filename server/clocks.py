@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from server.app import GameApp
-from server.feed import Feed
+from boneyard.server.app import GameApp
+from boneyard.server.feed import Feed
 
 __all__ = ["ClockKeeper"]
 

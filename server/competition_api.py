@@ -13,10 +13,8 @@ from typing import Any
 
 import grpc
 
-import engine
-from boneyard import codec
-from boneyard.v1 import competition_pb2, competition_pb2_grpc, game_pb2
-from server.api import (
+from boneyard import codec, engine
+from boneyard.server.api import (
     MAX_NAME,
     GameServicer,
     _bearer_token,
@@ -24,13 +22,14 @@ from server.api import (
     _rpc,
     _status_for,
 )
-from server.app import GameApp
-from server.errors import InvalidArgument
-from server.lobby import HEARTBEAT, Lobby
-from server.standings import Standing
-from server.store.competition import Account
-from server.time_controls import time_control_from_proto, time_control_to_proto
-from server.tournaments import TournamentDirector
+from boneyard.server.app import GameApp
+from boneyard.server.errors import InvalidArgument
+from boneyard.server.lobby import HEARTBEAT, Lobby
+from boneyard.server.standings import Standing
+from boneyard.server.store.competition import Account
+from boneyard.server.time_controls import time_control_from_proto, time_control_to_proto
+from boneyard.server.tournaments import TournamentDirector
+from boneyard.v1 import competition_pb2, competition_pb2_grpc, game_pb2
 
 __all__ = ["LobbyServicer", "TournamentServicer"]
 

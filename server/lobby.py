@@ -22,9 +22,9 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import engine
-from server.app import GameApp, check_time_control, rules_for
-from server.store.competition import (
+from boneyard import engine
+from boneyard.server.app import GameApp, check_time_control, rules_for
+from boneyard.server.store.competition import (
     Account,
     CompetitionStore,
     Seek,

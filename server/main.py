@@ -19,21 +19,21 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from boneyard.server.api import GameServicer
+from boneyard.server.app import GameApp
+from boneyard.server.archive_api import add_archive_service
+from boneyard.server.clocks import ClockKeeper
+from boneyard.server.competition_api import LobbyServicer, TournamentServicer
+from boneyard.server.feed import Feed
+from boneyard.server.lobby import Lobby
+from boneyard.server.store import EventStore
+from boneyard.server.tournaments import TournamentDirector
 from boneyard.v1 import (
     competition_pb2,
     competition_pb2_grpc,
     game_service_pb2,
     game_service_pb2_grpc,
 )
-from server.api import GameServicer
-from server.app import GameApp
-from server.archive_api import add_archive_service
-from server.clocks import ClockKeeper
-from server.competition_api import LobbyServicer, TournamentServicer
-from server.feed import Feed
-from server.lobby import Lobby
-from server.store import EventStore
-from server.tournaments import TournamentDirector
 
 __all__ = ["create_server", "main"]
 

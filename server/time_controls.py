@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from boneyard.server.errors import InvalidArgument
+from boneyard.server.store.competition import TimeControl
 from boneyard.v1 import events_pb2, game_pb2
-from server.errors import InvalidArgument
-from server.store.competition import TimeControl
 
 __all__ = ["time_control_from_proto", "time_control_to_proto"]
 

@@ -32,11 +32,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-import engine
-from server.app import GameApp, check_time_control, rules_for
-from server.errors import InvalidArgument, NotFound, PermissionDenied, PreconditionFailed
-from server.standings import GameResult, Standing, standings
-from server.store.competition import (
+from boneyard import engine
+from boneyard.server.app import GameApp, check_time_control, rules_for
+from boneyard.server.errors import InvalidArgument, NotFound, PermissionDenied, PreconditionFailed
+from boneyard.server.standings import GameResult, Standing, standings
+from boneyard.server.store.competition import (
     Account,
     CompetitionStore,
     GameAlreadyMade,

@@ -1,7 +1,7 @@
 """Bot strategies: each is a pure ``choose(view) -> action`` over the API's ``SeatView``.
 
 A strategy sees exactly what a human in that seat sees (the view), picks one of the view's
-``legal_actions`` and returns it. The network loop around it (``clients.bot``) is shared by
+``legal_actions`` and returns it. The network loop around it (``boneyard.clients.bot``) is shared by
 every strategy. Find one by name with ``strategy(name, seed)``.
 """
 
@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from clients.strategies.base import Strategy
-from clients.strategies.random_play import RandomStrategy
-from clients.strategies.sampler import SamplerStrategy
+from boneyard.clients.strategies.base import Strategy
+from boneyard.clients.strategies.random_play import RandomStrategy
+from boneyard.clients.strategies.sampler import SamplerStrategy
 
 __all__ = ["STRATEGIES", "Strategy", "strategy", "strategy_names"]
 
 
 def _heuristic(seed: int) -> Strategy:
-    from clients.strategies.heuristic import HeuristicStrategy
+    from boneyard.clients.strategies.heuristic import HeuristicStrategy
 
     return HeuristicStrategy(seed)
 

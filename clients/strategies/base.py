@@ -6,8 +6,8 @@ import hashlib
 import random
 from typing import Protocol
 
+from boneyard.engine.tiles import Tile, TileSet, iter_tiles
 from boneyard.v1 import actions_pb2, rules_pb2, view_pb2
-from engine.tiles import Tile, TileSet, iter_tiles
 
 __all__ = ["Strategy", "action_kind", "contract_trump", "is_moon", "tiles_in", "view_rng"]
 

@@ -39,10 +39,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from boneyard.v1 import actions_pb2, rules_pb2, view_pb2
-from clients.strategies.base import action_kind, contract_trump, is_moon, tiles_in, view_rng
-from engine.contracts import DOUBLES, DOUBLES_SUIT, FOLLOW_ME, SuitTable, suit_table
-from engine.tiles import (
+from boneyard.clients.strategies.base import (
+    action_kind,
+    contract_trump,
+    is_moon,
+    tiles_in,
+    view_rng,
+)
+from boneyard.engine.contracts import DOUBLES, DOUBLES_SUIT, FOLLOW_ME, SuitTable, suit_table
+from boneyard.engine.tiles import (
     ALL_TILES,
     COUNT,
     DOUBLE_TILES,
@@ -53,6 +58,7 @@ from engine.tiles import (
     TileSet,
     tileset,
 )
+from boneyard.v1 import actions_pb2, rules_pb2, view_pb2
 
 __all__ = ["HeuristicStrategy"]
 

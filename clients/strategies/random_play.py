@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from boneyard.clients.strategies.base import view_rng
 from boneyard.v1 import actions_pb2, view_pb2
-from clients.strategies.base import view_rng
 
 __all__ = ["RandomStrategy"]
 

@@ -13,7 +13,7 @@ the tiles it has not seen that agree with everything the view tells (``_Knowledg
   declarer names the trump it is long in, so deals are kept with a chance that grows with the
   declarer's trumps (``_DECLARER_TRUMPS``).
 
-Each deal is solved by ``engine.solver`` (perfect information), and the play best on average
+Each deal is solved by ``boneyard.engine.solver`` (perfect information), and the play best on average
 over the deals is chosen. What "best" means is the hand's result, not raw points: the bidding
 side wants to make its bid and the others to set it, so each deal scores 1 when the seat's
 side gets what it wants, plus a small share of the points (tricks) it takes as tie-breaker:
@@ -56,10 +56,15 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TypeVar
 
-from boneyard.v1 import actions_pb2, rules_pb2, view_pb2
-from clients.strategies.base import action_kind, contract_trump, is_moon, tiles_in, view_rng
-from engine.contracts import DOUBLES, FOLLOW_ME, SuitTable, suit_table
-from engine.solver import (
+from boneyard.clients.strategies.base import (
+    action_kind,
+    contract_trump,
+    is_moon,
+    tiles_in,
+    view_rng,
+)
+from boneyard.engine.contracts import DOUBLES, FOLLOW_ME, SuitTable, suit_table
+from boneyard.engine.solver import (
     CoreName,
     Game,
     Position,
@@ -68,7 +73,7 @@ from engine.solver import (
     best_core,
     remaining_points,
 )
-from engine.tiles import (
+from boneyard.engine.tiles import (
     ALL_TILES,
     COUNT,
     DOUBLE_TILES,
@@ -79,6 +84,7 @@ from engine.tiles import (
     TileSet,
     tileset,
 )
+from boneyard.v1 import actions_pb2, rules_pb2, view_pb2
 
 __all__ = ["NODES_PER_SECOND", "SamplerStrategy"]
 

@@ -29,9 +29,8 @@ from typing import Any
 
 from google.protobuf.descriptor import EnumDescriptor, FieldDescriptor
 
-import engine
-from boneyard.v1 import actions_pb2, events_pb2, rules_pb2, view_pb2
-from engine import (
+from boneyard import engine
+from boneyard.engine import (
     AllPassed,
     AuctionWon,
     Bid,
@@ -64,6 +63,7 @@ from engine import (
     WidowDeclined,
     WidowExchanged,
 )
+from boneyard.v1 import actions_pb2, events_pb2, rules_pb2, view_pb2
 
 __all__ = [
     "OPTIONS_ADDED_AFTER_V1",
@@ -90,7 +90,7 @@ __all__ = [
 ]
 
 TILES = 28
-"""Tiles are 0..27 (``engine.tiles``: ``high * (high + 1) // 2 + low``)."""
+"""Tiles are 0..27 (``boneyard.engine.tiles``: ``high * (high + 1) // 2 + low``)."""
 DEFAULT_PRESET = "texas42"
 """The preset of a ``Ruleset`` message whose ``preset`` is empty."""
 

@@ -28,10 +28,9 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import DecodeError
 
-import engine
-from boneyard import codec
+from boneyard import codec, engine
+from boneyard.engine import Event, GameState, HandDealt, Phase
 from boneyard.v1 import archive_pb2, events_pb2
-from engine import Event, GameState, HandDealt, Phase
 
 __all__ = [
     "FORMAT_VERSION",

@@ -33,18 +33,8 @@ import hmac
 from dataclasses import dataclass
 from typing import Any
 
-import engine
-from boneyard import codec
-from boneyard.record import (
-    FORMAT_VERSION,
-    GENESIS_HASH,
-    MalformedRecord,
-    canonical_bytes,
-    chain_hash,
-    load_record,
-)
-from boneyard.v1 import archive_pb2
-from engine import (
+from boneyard import codec, engine
+from boneyard.engine import (
     AllPassed,
     AuctionWon,
     BidPlaced,
@@ -65,7 +55,16 @@ from engine import (
     WidowDeclined,
     WidowExchanged,
 )
-from engine.tiles import format_tiles, tile_name
+from boneyard.engine.tiles import format_tiles, tile_name
+from boneyard.record import (
+    FORMAT_VERSION,
+    GENESIS_HASH,
+    MalformedRecord,
+    canonical_bytes,
+    chain_hash,
+    load_record,
+)
+from boneyard.v1 import archive_pb2
 
 __all__ = [
     "KINDS",

@@ -1,12 +1,12 @@
 """The store: games as append-only, hash-chained event logs in SQLite or PostgreSQL.
 
-The schema comes from the Alembic migrations (``server.store.migrate.upgrade``); the
+The schema comes from the Alembic migrations (``boneyard.server.store.migrate.upgrade``); the
 repository (``EventStore``) is the only way in.  Cross-process change notification is in
-``server.store.notify``.
+``boneyard.server.store.notify``.
 """
 
-from server.store.db import create_engine
-from server.store.errors import (
+from boneyard.server.store.db import create_engine
+from boneyard.server.store.errors import (
     ChainBroken,
     DuplicateRequest,
     DuplicateToken,
@@ -19,9 +19,9 @@ from server.store.errors import (
     StoreError,
     VersionConflict,
 )
-from server.store.hashing import GENESIS_HASH, chain_hash, hash_token, seed_commitment
-from server.store.migrate import upgrade
-from server.store.repository import (
+from boneyard.server.store.hashing import GENESIS_HASH, chain_hash, hash_token, seed_commitment
+from boneyard.server.store.migrate import upgrade
+from boneyard.server.store.repository import (
     EventStore,
     GameRecord,
     GameStatus,

@@ -1,16 +1,16 @@
-"""``python -m server.store DATABASE_URL``: migrate the database to the latest schema."""
+"""``python -m boneyard.server.store DATABASE_URL``: migrate the database to the latest schema."""
 
 from __future__ import annotations
 
 import logging
 import sys
 
-from server.store.migrate import upgrade
+from boneyard.server.store.migrate import upgrade
 
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        sys.stderr.write("usage: python -m server.store DATABASE_URL\n")
+        sys.stderr.write("usage: python -m boneyard.server.store DATABASE_URL\n")
         return 2
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     upgrade(argv[0])

@@ -18,9 +18,9 @@ from sqlalchemy import CursorResult, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from server.store.errors import StoreError
-from server.store.hashing import is_token_hash
-from server.store.models import (
+from boneyard.server.store.errors import StoreError
+from boneyard.server.store.hashing import is_token_hash
+from boneyard.server.store.models import (
     AccountRow,
     GameClockRow,
     GameDealRow,
@@ -35,7 +35,7 @@ from server.store.models import (
 )
 
 if TYPE_CHECKING:
-    from server.store.repository import EventStore
+    from boneyard.server.store.repository import EventStore
 
 __all__ = [
     "Account",

@@ -112,8 +112,8 @@ class InvalidCursor(StoreError, ValueError):
 class MigrationsNotFound(StoreError):
     def __init__(self, tried: list[str]) -> None:
         super().__init__(
-            "cannot find the Alembic migrations directory; tried: "
-            + ", ".join(tried)
-            + " (set BONEYARD_MIGRATIONS_DIR)"
+            "cannot find the Alembic migrations directory (env.py and versions/); tried: "
+            + (", ".join(tried) or "no package boneyard.migrations is installed")
+            + " (reinstall boneyard, or point BONEYARD_MIGRATIONS_DIR at a copy)"
         )
         self.tried = tried

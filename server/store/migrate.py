@@ -1,16 +1,19 @@
 """Bring a database's schema up to date with the Alembic migrations under ``migrations/``.
 
-The Alembic configuration is built in code (no ``alembic.ini``).  The migrations directory is
-found, in order, from ``$BONEYARD_MIGRATIONS_DIR``, beside this package in the source tree
-(which is also where an editable install points), and ``./migrations``.
+The Alembic configuration is built in code (no ``alembic.ini``).  The migrations ship inside
+the distribution as the package ``boneyard.migrations`` (``migrations/`` of the repository,
+mapped by pyproject.toml), so an installed wheel and an editable install both find them with
+no setting.  ``$BONEYARD_MIGRATIONS_DIR``, when set, overrides that: a directory holding
+``env.py`` and ``versions/`` (an operator's patched copy, say).
 
-From a shell: ``python -m server.store sqlite:///boneyard.db``.
+From a shell: ``python -m boneyard.server.store sqlite:///boneyard.db``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import importlib.util
 import logging
 import os
 from collections.abc import Iterator
@@ -21,8 +24,8 @@ from alembic.config import Config
 from sqlalchemy import text
 from sqlalchemy.engine import URL, Engine, make_url
 
-from server.store.db import WRITE, create_engine, is_postgresql
-from server.store.errors import MigrationsNotFound
+from boneyard.server.store.db import WRITE, create_engine, is_postgresql
+from boneyard.server.store.errors import MigrationsNotFound
 
 __all__ = ["alembic_config", "current_revision", "migrations_dir", "upgrade"]
 
@@ -35,17 +38,25 @@ _PG_MIGRATION_LOCK = 0x626F6E6579617264  # b"boneyard"
 
 def migrations_dir() -> Path:
     """The directory holding ``env.py`` and ``versions/``."""
-    candidates: list[Path] = []
     override = os.environ.get("BONEYARD_MIGRATIONS_DIR")
     if override:
-        candidates.append(Path(override))
-    # server/store/migrate.py -> <repository root>/migrations
-    candidates.append(Path(__file__).resolve().parents[2] / "migrations")
-    candidates.append(Path.cwd() / "migrations")
+        candidates = [Path(override)]
+    else:
+        candidates = _package_dirs()
     for candidate in candidates:
         if (candidate / "env.py").is_file() and (candidate / "versions").is_dir():
             return candidate
     raise MigrationsNotFound([str(c) for c in candidates])
+
+
+def _package_dirs() -> list[Path]:
+    """Where ``boneyard.migrations`` is: its folder in site-packages, or ``migrations/`` of the
+    checkout under an editable install. Found without importing it (importing ``env.py``'s
+    package would be harmless, but Alembic loads the files by path anyway)."""
+    spec = importlib.util.find_spec("boneyard.migrations")
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    return [Path(location) for location in spec.submodule_search_locations]
 
 
 def alembic_config(url: str | URL | None = None) -> Config:

@@ -26,8 +26,8 @@ import psycopg
 from psycopg import sql
 from sqlalchemy.engine import URL, Engine, make_url
 
-from server.store.db import is_postgresql
-from server.store.repository import NOTIFY_CHANNEL, EventStore
+from boneyard.server.store.db import is_postgresql
+from boneyard.server.store.repository import NOTIFY_CHANNEL, EventStore
 
 __all__ = [
     "NOTIFY_CHANNEL",

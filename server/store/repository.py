@@ -28,9 +28,9 @@ from sqlalchemy.engine import URL, CursorResult, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from server.store.competition import ClockState, GameSetup, insert_setup, update_clock
-from server.store.db import WRITE, create_engine
-from server.store.errors import (
+from boneyard.server.store.competition import ClockState, GameSetup, insert_setup, update_clock
+from boneyard.server.store.db import WRITE, create_engine
+from boneyard.server.store.errors import (
     ChainBroken,
     DuplicateRequest,
     DuplicateToken,
@@ -41,14 +41,14 @@ from server.store.errors import (
     SeedConflict,
     VersionConflict,
 )
-from server.store.hashing import (
+from boneyard.server.store.hashing import (
     GENESIS_HASH,
     chain_hash,
     first_chain_break,
     is_token_hash,
     seed_commitment,
 )
-from server.store.models import EventRow, GameRow, HandSeedRow, RequestRow, SeatRow
+from boneyard.server.store.models import EventRow, GameRow, HandSeedRow, RequestRow, SeatRow
 
 __all__ = [
     "NOTIFY_CHANNEL",
@@ -138,7 +138,7 @@ def _utcnow() -> datetime:
 class EventStore:
     """Games as append-only, hash-chained event logs in SQLite or PostgreSQL.
 
-    The schema must already be migrated (``server.store.migrate.upgrade`` or
+    The schema must already be migrated (``boneyard.server.store.migrate.upgrade`` or
     ``EventStore.open(url, migrate=True)``).  ``clock`` returns aware datetimes; tests pass a
     fixed one.
     """
@@ -164,7 +164,7 @@ class EventStore:
         """A store on a new engine for ``url``; ``migrate=True`` first upgrades the schema."""
         engine = create_engine(url, **engine_kwargs)
         if migrate:
-            from server.store.migrate import upgrade
+            from boneyard.server.store.migrate import upgrade
 
             upgrade(url, engine=engine)
         return cls(engine, clock=clock)

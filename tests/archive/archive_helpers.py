@@ -14,9 +14,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import engine
-from boneyard import codec
+from boneyard import codec, engine
+from boneyard.engine import Deal, Event, Pass, Phase, PlaceBid
 from boneyard.record import GENESIS_HASH, build_record, canonical_bytes, chain_hash, stored_log
+from boneyard.server.app import GameApp
+from boneyard.server.archive import Archive
+from boneyard.server.store import EventStore
 from boneyard.v1 import (
     actions_pb2,
     archive_pb2,
@@ -26,10 +29,6 @@ from boneyard.v1 import (
     game_service_pb2_grpc,
     view_pb2,
 )
-from engine import Deal, Event, Pass, Phase, PlaceBid
-from server.app import GameApp
-from server.archive import Archive
-from server.store import EventStore
 from tests.server.process_helpers import ServerProcess
 
 NAMES = {

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from archive_helpers import NAMES, ArchiveServer, copy, rechain
 
+from boneyard.engine.tiles import format_tiles
 from boneyard.record import dump_record, load_record
 from boneyard.v1 import archive_pb2
 from boneyard.verify import verify_record
-from engine.tiles import format_tiles
 from tests.server.process_helpers import clean_env, create_game, free_port, play_one, seat_all
 
 BONEYARD = Path(sys.executable).parent / "boneyard"

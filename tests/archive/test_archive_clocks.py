@@ -19,12 +19,12 @@ from archive_helpers import (
     set_event,
 )
 
-import engine
+from boneyard import engine
+from boneyard.clients.describe import event_text
+from boneyard.engine import ClockExpired, Event, GameWon, Phase, TilePlayed, TimeOut
 from boneyard.record import dump_record
 from boneyard.v1 import archive_pb2
 from boneyard.verify import command_of, verify_bytes, verify_record
-from clients.describe import event_text
-from engine import ClockExpired, Event, GameWon, Phase, TilePlayed, TimeOut
 
 PRESETS = ("texas42", "texas42-house", "moon", "moon-s1")
 

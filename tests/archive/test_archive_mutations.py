@@ -31,10 +31,10 @@ from archive_helpers import (
     set_event,
 )
 
-import engine
+from boneyard import engine
+from boneyard.engine import Bid, HandScored, TrickWon
 from boneyard.v1 import archive_pb2
 from boneyard.verify import verdict_from_proto, verify_record
-from engine import Bid, HandScored, TrickWon
 
 PRESETS = ("texas42", "texas42-house", "moon", "moon-s1")
 TRIALS = 3

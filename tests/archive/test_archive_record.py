@@ -14,8 +14,7 @@ from archive_helpers import application, copy, play_in_app, random_game, rechain
 from google.protobuf import json_format
 from sqlalchemy import update
 
-import engine
-from boneyard import codec
+from boneyard import codec, engine
 from boneyard.record import (
     FORMAT_VERSION,
     GENESIS_HASH,
@@ -30,11 +29,11 @@ from boneyard.record import (
     record_to_json,
     stored_log,
 )
+from boneyard.server.errors import PreconditionFailed
+from boneyard.server.store.hashing import chain_hash as store_chain_hash
+from boneyard.server.store.models import HandSeedRow
 from boneyard.v1 import archive_pb2
 from boneyard.verify import Verdict, verify_bytes, verify_record
-from server.errors import PreconditionFailed
-from server.store.hashing import chain_hash as store_chain_hash
-from server.store.models import HandSeedRow
 from tests.server.process_helpers import fresh_pg_database
 
 PRESETS = engine.preset_names()

@@ -1,4 +1,4 @@
-"""The account bot (``clients.competitor``) against a real server in this process."""
+"""The account bot (``boneyard.clients.competitor``) against a real server in this process."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import threading
 import uuid
 from pathlib import Path
 
+from boneyard.clients.api import Client
+from boneyard.clients.competitor import Competitor
+from boneyard.server.accounts import key_hash, new_api_key
 from boneyard.v1 import game_pb2
-from clients.api import Client
-from clients.competitor import Competitor
-from server.accounts import key_hash, new_api_key
 from tests.server.api_helpers import RunningServer
 
 

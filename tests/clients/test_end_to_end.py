@@ -24,8 +24,8 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from boneyard.clients.api import Client
 from boneyard.v1 import events_pb2, game_pb2, game_service_pb2_grpc
-from clients.api import Client
 from tests.clients.cli_helpers import (
     BONEYARD,
     RUN_TIMEOUT,

@@ -11,12 +11,12 @@ from typing import TypeAlias
 
 import pytest
 
-import engine
+from boneyard import engine
+from boneyard.clients.strategies import strategy
+from boneyard.clients.strategies.heuristic import HeuristicStrategy
 from boneyard.codec import action_from_proto, view_to_proto
+from boneyard.engine.tiles import parse_tile
 from boneyard.v1 import actions_pb2, rules_pb2, view_pb2
-from clients.strategies import strategy
-from clients.strategies.heuristic import HeuristicStrategy
-from engine.tiles import parse_tile
 
 SIXES = rules_pb2.TRUMP_SIXES
 FIVES = rules_pb2.TRUMP_FIVES

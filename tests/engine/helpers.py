@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 
-from engine import (
+from boneyard.engine import (
     Bid,
     Contract,
     Deal,

@@ -29,7 +29,7 @@ from helpers import (
     with_scores,
 )
 
-from engine import (
+from boneyard.engine import (
     TIMEOUT_POLICIES,
     AuctionWon,
     Bid,

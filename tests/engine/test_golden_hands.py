@@ -8,7 +8,7 @@ starting with the leader.
 
 from helpers import T, act, new_game, plays
 
-from engine import (
+from boneyard.engine import (
     AllPassed,
     Bid,
     Contract,

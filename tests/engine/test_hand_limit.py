@@ -20,7 +20,7 @@ from helpers import (
     with_scores,
 )
 
-from engine import (
+from boneyard.engine import (
     AllPassed,
     Bid,
     Deal,

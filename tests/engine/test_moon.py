@@ -22,7 +22,7 @@ from helpers import (
     with_scores,
 )
 
-from engine import (
+from boneyard.engine import (
     DOUBLES,
     FOLLOW_ME,
     AllPassed,

@@ -38,8 +38,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import engine
-from engine import (
+from boneyard import engine
+from boneyard.engine import (
     PRESETS,
     Bid,
     BidKind,

@@ -10,7 +10,7 @@ import pytest
 
 ENGINE = Path(__file__).resolve().parents[2] / "engine"
 
-LAYERS_ABOVE = {"server", "clients", "grpc", "sqlalchemy"}
+LAYERS_ABOVE = {"boneyard.server", "boneyard.clients", "boneyard.v1", "grpc", "sqlalchemy"}
 RANDOMNESS = {"random", "secrets"}  # a shuffle takes a seed
 CLOCK = {"time", "datetime"}
 IO = {"os", "socket", "logging"}  # the engine explains itself with exceptions, not logs
@@ -20,8 +20,10 @@ FORBIDDEN_CALLS = frozenset({"print"})
 SOURCES = sorted(ENGINE.rglob("*.py"))
 
 
-def _top(module: str) -> str:
-    return module.split(".")[0]
+def _forbidden(module: str) -> bool:
+    """Whether ``module`` is, or is inside, one of the forbidden modules."""
+    parts = module.split(".")
+    return any(".".join(parts[:n]) in FORBIDDEN_MODULES for n in range(1, len(parts) + 1))
 
 
 def impurities(source: str, name: str) -> list[str]:
@@ -35,10 +37,10 @@ def impurities(source: str, name: str) -> list[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                if _top(alias.name) in FORBIDDEN_MODULES:
+                if _forbidden(alias.name):
                     report(node, f"import {alias.name}")
         elif isinstance(node, ast.ImportFrom):
-            if node.level == 0 and node.module and _top(node.module) in FORBIDDEN_MODULES:
+            if node.level == 0 and node.module and _forbidden(node.module):
                 report(node, f"from {node.module} import ...")
         elif isinstance(node, ast.Call):
             func = node.func
@@ -50,7 +52,7 @@ def impurities(source: str, name: str) -> list[str]:
             )
             if dynamic and node.args and isinstance(node.args[0], ast.Constant):
                 target = node.args[0].value
-                if isinstance(target, str) and _top(target) in FORBIDDEN_MODULES:
+                if isinstance(target, str) and _forbidden(target):
                     report(node, f"imports {target} dynamically")
     return found
 
@@ -69,14 +71,15 @@ def test_the_checker_sees_every_kind_of_impurity() -> None:
     """So that an empty report means something."""
     source = (
         "import os.path\n"
-        "from server.app import x\n"
+        "from boneyard.server.app import x\n"
         "import random as r\n"
         "from datetime import date\n"
         "def f():\n"
         "    print('hi')\n"
         "    __import__('socket')\n"
         "    importlib.import_module('logging')\n"
-        "from engine import tiles\n"
+        "from boneyard.engine import tiles\n"
+        "import boneyard.clients.bot\n"
         "from . import deal\n"
         "import hashlib\n"
     )
@@ -84,7 +87,8 @@ def test_the_checker_sees_every_kind_of_impurity() -> None:
     assert sorted(f.split(": ", 1)[1] for f in found) == sorted(
         [
             "import os.path",
-            "from server.app import ...",
+            "from boneyard.server.app import ...",
+            "import boneyard.clients.bot",
             "import random",
             "from datetime import ...",
             "calls print()",

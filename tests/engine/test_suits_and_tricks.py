@@ -10,7 +10,7 @@ import itertools
 import pytest
 from helpers import T, in_play, legal_tiles, plays, tiles, trick_winner, turn
 
-from engine import (
+from boneyard.engine import (
     DOUBLES,
     FOLLOW_ME,
     Bid,

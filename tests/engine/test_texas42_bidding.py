@@ -4,7 +4,7 @@ the auction (point bids, 42 and mark bids), and what happens when everyone passe
 import pytest
 from helpers import act, auction, deal_hands, deal_seed, new_game, play_out, run, turn
 
-from engine import (
+from boneyard.engine import (
     AllPassed,
     AuctionWon,
     Bid,

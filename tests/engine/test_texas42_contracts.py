@@ -16,7 +16,7 @@ from helpers import (
     turn,
 )
 
-from engine import (
+from boneyard.engine import (
     DOUBLES,
     FOLLOW_ME,
     AuctionWon,

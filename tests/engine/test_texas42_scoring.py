@@ -18,7 +18,7 @@ from helpers import (
     with_scores,
 )
 
-from engine import (
+from boneyard.engine import (
     Bid,
     Deal,
     GameOver,

@@ -4,8 +4,8 @@ import hashlib
 
 import pytest
 
-from engine import deal as deal_tiles
-from engine import (
+from boneyard.engine import deal as deal_tiles
+from boneyard.engine import (
     format_tiles,
     iter_tiles,
     parse_tile,
@@ -16,7 +16,7 @@ from engine import (
     tile_name,
     tileset,
 )
-from engine.tiles import COUNT, FULL_SET, count_of
+from boneyard.engine.tiles import COUNT, FULL_SET, count_of
 
 ALL_NAMES = [f"{high}-{low}" for high in range(7) for low in range(high + 1)]
 

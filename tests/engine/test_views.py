@@ -17,7 +17,7 @@ from helpers import (
     tiles,
 )
 
-from engine import (
+from boneyard.engine import (
     SPECTATOR,
     Bid,
     Contract,

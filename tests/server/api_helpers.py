@@ -2,7 +2,7 @@
 real gRPC server on loopback (port 0) over a fresh database of each backend, and a thin
 synchronous client for it. The fixtures that use them are in conftest.py.
 
-The server is ``server.main.create_server`` (grpc.aio) running on an event loop of its own in
+The server is ``boneyard.server.main.create_server`` (grpc.aio) running on an event loop of its own in
 a background thread, so that the tests talk to it with ordinary blocking gRPC channels, exactly
 as a client in another process would.
 """
@@ -21,8 +21,10 @@ import grpc
 import pytest
 from sqlalchemy.engine import Engine, make_url
 
-import engine
-from boneyard import codec
+from boneyard import codec, engine
+from boneyard.server import main as server_main
+from boneyard.server.app import GameApp
+from boneyard.server.main import create_server
 from boneyard.v1 import (
     actions_pb2,
     game_pb2,
@@ -31,9 +33,6 @@ from boneyard.v1 import (
     rules_pb2,
     view_pb2,
 )
-from server import main as server_main
-from server.app import GameApp
-from server.main import create_server
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
 """Parameters of the backend fixtures: SQLite always, PostgreSQL when

@@ -116,9 +116,11 @@ class ServerProcess:
         extra_args: Sequence[str] = (),
         wait: bool = True,
         timeout: float = START_TIMEOUT,
+        server_bin: Path = SERVER_BIN,
     ) -> ServerProcess:
-        """Start the server (``None`` leaves an option out); by default wait until it listens."""
-        args = [str(SERVER_BIN)]
+        """Start the server (``None`` leaves an option out); by default wait until it listens.
+        ``server_bin``: another install's ``boneyard-server`` (the packaging test's)."""
+        args = [str(server_bin)]
         if database_url is not None:
             args += ["--database-url", database_url]
         if listen is not None:

@@ -30,8 +30,7 @@ from api_helpers import (
 )
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-import engine
-from boneyard import codec
+from boneyard import codec, engine
 from boneyard.v1 import (
     actions_pb2,
     game_pb2,

@@ -17,11 +17,9 @@ from typing import Any
 import pytest
 from google.protobuf.message import Message
 
-import engine
-from boneyard import codec
+from boneyard import codec, engine
 from boneyard.codec import MalformedAction, MalformedEvent, MalformedRules
-from boneyard.v1 import actions_pb2, events_pb2, rules_pb2, view_pb2
-from engine import (
+from boneyard.engine import (
     Bid,
     BidKind,
     ClockExpired,
@@ -43,6 +41,7 @@ from engine import (
     TimeOut,
     WidowExchanged,
 )
+from boneyard.v1 import actions_pb2, events_pb2, rules_pb2, view_pb2
 
 ROOT = Path(__file__).resolve().parents[2]
 

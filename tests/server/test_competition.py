@@ -17,7 +17,15 @@ import grpc
 import pytest
 import sqlalchemy as sa
 
-import engine
+from boneyard import engine
+from boneyard.clients.api import Client as ApiClient
+from boneyard.clients.bot import Bot
+from boneyard.clients.strategies import strategy
+from boneyard.server.accounts import key_hash, new_api_key
+from boneyard.server.archive import Archive
+from boneyard.server.lobby import table_key
+from boneyard.server.store.models import AccountRow, GameClockRow, SeekRow
+from boneyard.server.tournaments import schedule, seating_count, seatings
 from boneyard.v1 import (
     archive_pb2,
     archive_pb2_grpc,
@@ -30,14 +38,6 @@ from boneyard.v1 import (
     view_pb2,
 )
 from boneyard.verify import verify_record
-from clients.api import Client as ApiClient
-from clients.bot import Bot
-from clients.strategies import strategy
-from server.accounts import key_hash, new_api_key
-from server.archive import Archive
-from server.lobby import table_key
-from server.store.models import AccountRow, GameClockRow, SeekRow
-from server.tournaments import schedule, seating_count, seatings
 from tests.server.api_helpers import (
     RPC_TIMEOUT,
     Client,
@@ -588,7 +588,7 @@ def test_a_clock_left_behind_its_game_is_set_right(server: RunningServer, client
 def test_a_seat_token_never_looks_like_an_api_key(
     server: RunningServer, client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import server.app as app_module
+    import boneyard.server.app as app_module
 
     tokens = iter(["byk_" + "x" * 39, "a" * 43])
     monkeypatch.setattr(app_module.secrets, "token_urlsafe", lambda n: next(tokens))

@@ -20,7 +20,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Engine, make_url
 
-from server.store import (
+from boneyard.server.store import (
     GENESIS_HASH,
     ChainBroken,
     DuplicateRequest,
@@ -37,10 +37,10 @@ from server.store import (
     seed_commitment,
     upgrade,
 )
-from server.store.hashing import first_chain_break
-from server.store.migrate import alembic_config, current_revision
-from server.store.models import Base
-from server.store.notify import (
+from boneyard.server.store.hashing import first_chain_break
+from boneyard.server.store.migrate import alembic_config, current_revision
+from boneyard.server.store.models import Base
+from boneyard.server.store.notify import (
     AsyncPgListener,
     Change,
     PgListener,

@@ -9,12 +9,12 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from engine.contracts import Contract
-from engine.play import legal_plays, trick_winner
-from engine.rulesets import Ruleset
-from engine.solver import Game, Position
-from engine.state import HandState
-from engine.tiles import iter_tiles
+from boneyard.engine.contracts import Contract
+from boneyard.engine.play import legal_plays, trick_winner
+from boneyard.engine.rulesets import Ruleset
+from boneyard.engine.solver import Game, Position
+from boneyard.engine.state import HandState
+from boneyard.engine.tiles import iter_tiles
 
 
 def hand_state(rules: Ruleset, contract: Contract, game: Game, position: Position) -> HandState:

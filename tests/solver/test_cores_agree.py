@@ -1,5 +1,5 @@
-"""The C core (``engine._solver_c``, built by the install) and the pure-Python fallback
-(``engine._solver_core``) are the same algorithm: they give the same values, on positions far
+"""The C core (``boneyard.engine._solver_c``, built by the install) and the pure-Python fallback
+(``boneyard.engine._solver_core``) are the same algorithm: they give the same values, on positions far
 bigger than brute force can check, whole hands included."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import random
 
 import pytest
 
-import engine
-from engine.contracts import DOUBLES, FOLLOW_ME, Contract
-from engine.rulesets import ruleset
-from engine.solver import CORES, Game, Position, SearchAborted, Solver
+from boneyard import engine
+from boneyard.engine.contracts import DOUBLES, FOLLOW_ME, Contract
+from boneyard.engine.rulesets import ruleset
+from boneyard.engine.solver import CORES, Game, Position, SearchAborted, Solver
 from tests.solver.oracle import random_position
 
 needs_c = pytest.mark.skipif("c" not in CORES, reason="the C extension is not built")

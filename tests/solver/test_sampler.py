@@ -12,12 +12,12 @@ import random
 
 import pytest
 
-import engine
+from boneyard import engine
+from boneyard.clients.strategies import strategy
+from boneyard.clients.strategies.sampler import SamplerStrategy, _deal, _Knowledge, _sample_hands
 from boneyard.codec import action_from_proto, view_to_proto
-from clients.strategies import strategy
-from clients.strategies.sampler import SamplerStrategy, _deal, _Knowledge, _sample_hands
-from engine import Deal, GameState, Phase
-from engine.tiles import iter_tiles
+from boneyard.engine import Deal, GameState, Phase
+from boneyard.engine.tiles import iter_tiles
 
 FAST = {"time_budget": 0.01, "samples": 6}
 """A tiny budget: the tests are about what the sampler may know, not how well it plays."""
@@ -143,7 +143,7 @@ def test_sampled_deals_agree_with_everything_the_view_shows() -> None:
 
 
 def test_dealing_with_voids_fills_every_hand_or_says_it_cannot() -> None:
-    from clients.strategies.sampler import _Bin
+    from boneyard.clients.strategies.sampler import _Bin
 
     rng = random.Random(1)
     pool = (1 << 9) - 1  # tiles 0..8

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 import pytest
 
-from engine.contracts import DOUBLES, FOLLOW_ME, Contract
-from engine.play import trick_winner
-from engine.rulesets import Ruleset, ruleset
-from engine.solver import CORES, Game, Position, Solver, solve
-from engine.tiles import parse_tile, parse_tiles
+from boneyard.engine.contracts import DOUBLES, FOLLOW_ME, Contract
+from boneyard.engine.play import trick_winner
+from boneyard.engine.rulesets import Ruleset, ruleset
+from boneyard.engine.solver import CORES, Game, Position, Solver, solve
+from boneyard.engine.tiles import parse_tile, parse_tiles
 from tests.solver.oracle import hand_state, minimax, random_position
 
 

@@ -1,0 +1,1 @@
+"""The schema's revisions, one module each (Alembic skips this file)."""

@@ -1,0 +1,108 @@
+"""The README's "Write your own bot" examples run as printed, from outside the checkout (only
+the installed ``boneyard`` package on the path), against a real server where they need one."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from boneyard.clients.api import Client
+from boneyard.v1 import game_pb2
+from tests.clients.cli_helpers import BONEYARD, RUN_TIMEOUT, kill_group
+from tests.server.process_helpers import ServerProcess, clean_env
+
+REPO = Path(__file__).resolve().parents[2]
+README_ADDRESS = "127.0.0.1:50051"
+
+
+def bot_examples() -> list[str]:
+    """The ```python blocks of the README's "Write your own bot" section, in order."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("### Write your own bot", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```python\n(.*?)```", section, re.DOTALL)
+
+
+def run_example(code: str, cwd: Path, timeout: float = RUN_TIMEOUT) -> subprocess.Popen[str]:
+    """The example in a fresh interpreter whose working directory is not the checkout."""
+    return subprocess.Popen(
+        [sys.executable, "-c", code],
+        cwd=cwd,
+        env=clean_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def test_the_readme_has_both_bot_examples() -> None:
+    network, offline = bot_examples()
+    assert README_ADDRESS in network and "SubmitAction" in network
+    assert "from boneyard import engine" in offline
+
+
+def test_the_offline_example_plays_a_whole_game(tmp_path: Path) -> None:
+    _, offline = bot_examples()
+    proc = run_example(offline, tmp_path)
+    out, _ = proc.communicate(timeout=RUN_TIMEOUT)
+    assert proc.returncode == 0, out
+    assert re.fullmatch(r"team [01] wins \(\d+, \d+\)\n", out), out
+
+
+def test_the_network_example_plays_a_seat_to_the_end(tmp_path: Path) -> None:
+    """The example's address is the README's default one; the server here listens on a free
+    port, so that is the one thing changed. The other seats are filled by ``boneyard bot``, as
+    the example's comment says."""
+    network, _ = bot_examples()
+    with ServerProcess.start(tmp_path / "server.log", f"sqlite:///{tmp_path / 'b.db'}") as server:
+        proc = run_example(network.replace(README_ADDRESS, server.address), tmp_path)
+        bots: list[subprocess.Popen[str]] = []
+        try:
+            with Client(server.address) as api:
+                game_id = _game_of(api, "mybot", proc)
+                for seat in (1, 2, 3):
+                    bots.append(
+                        subprocess.Popen(
+                            [
+                                str(BONEYARD),
+                                "bot",
+                                "--server",
+                                server.address,
+                                "--game",
+                                game_id,
+                                "--seat",
+                                str(seat),
+                                "--strategy",
+                                "random",
+                            ],
+                            env=clean_env(),
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL,
+                            text=True,
+                            start_new_session=True,
+                        )
+                    )
+                out, _ = proc.communicate(timeout=RUN_TIMEOUT)
+                assert proc.returncode == 0, out
+                assert api.game(game_id).status == game_pb2.GAME_STATUS_FINISHED
+        finally:
+            for p in (proc, *bots):
+                kill_group(p)
+
+
+def _game_of(api: Client, player: str, proc: subprocess.Popen[str]) -> str:
+    """The open game in which ``player`` sat down (the example prints nothing)."""
+    deadline = time.monotonic() + RUN_TIMEOUT
+    while time.monotonic() < deadline:
+        for game in api.games(status=game_pb2.GAME_STATUS_OPEN):
+            if any(seat.player_name == player for seat in game.seats):
+                return game.game_id
+        if proc.poll() is not None:
+            pytest.fail(f"the example exited before a seat was taken:\n{proc.communicate()[0]}")
+        time.sleep(0.05)
+    pytest.fail("the example took no seat")
