@@ -1,7 +1,9 @@
-"""The gRPC servicer: decode, authenticate, call the application layer, map errors.
+"""The gRPC servicer of GameService: decode, call the application layer, encode.
 
-No rule lives here. Blocking store work runs in worker threads so the event loop keeps
-serving streams.
+No rule lives here, and no error handling or credential parsing either: the interceptors
+(``boneyard.server.interceptors``) map errors to status codes and read the bearer token. The
+games are in memory (``boneyard.server.games``): seeing, acting and watching read nothing
+from the database.
 """
 
 from __future__ import annotations
@@ -11,30 +13,31 @@ import functools
 import logging
 import unicodedata
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
+from datetime import datetime
 from typing import Any, TypeVar
 
 import grpc
 
 from boneyard import codec, engine
-from boneyard.engine import GameState, Phase
-from boneyard.server.app import GameApp
+from boneyard.engine import GameState
+from boneyard.server.accounts import is_api_key
+from boneyard.server.app import GameApp, new_seat_token
 from boneyard.server.errors import (
-    AppError,
     InvalidArgument,
     NotFound,
+    OutOfRange,
     PermissionDenied,
-    PreconditionFailed,
-    StaleVersion,
     Unauthenticated,
 )
 from boneyard.server.feed import Feed
-from boneyard.server.store import errors as store_errors
+from boneyard.server.games import GameHost, LiveGame, stream_message
+from boneyard.server.interceptors import credentials
 from boneyard.server.store.competition import Account
 from boneyard.server.time_controls import time_control_from_proto, time_control_to_proto
 from boneyard.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc, view_pb2
 
-__all__ = ["GameServicer"]
+__all__ = ["GameServicer", "check_game_id", "check_text", "summary"]
 
 log = logging.getLogger(__name__)
 
@@ -46,19 +49,6 @@ MAX_REQUEST_ID = 128
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200
 
-_STATUS_CODES: dict[type[Exception], grpc.StatusCode] = {
-    InvalidArgument: grpc.StatusCode.INVALID_ARGUMENT,
-    NotFound: grpc.StatusCode.NOT_FOUND,
-    Unauthenticated: grpc.StatusCode.UNAUTHENTICATED,
-    PermissionDenied: grpc.StatusCode.PERMISSION_DENIED,
-    PreconditionFailed: grpc.StatusCode.FAILED_PRECONDITION,
-    StaleVersion: grpc.StatusCode.ABORTED,
-    codec.MalformedMessage: grpc.StatusCode.INVALID_ARGUMENT,
-    engine.RulesetError: grpc.StatusCode.INVALID_ARGUMENT,
-    store_errors.GameNotFound: grpc.StatusCode.NOT_FOUND,
-    store_errors.InvalidCursor: grpc.StatusCode.INVALID_ARGUMENT,
-}
-
 _STATUS_TO_PROTO = {
     "open": game_pb2.GAME_STATUS_OPEN,
     "playing": game_pb2.GAME_STATUS_PLAYING,
@@ -67,45 +57,7 @@ _STATUS_TO_PROTO = {
 _STATUS_FROM_PROTO = {v: k for k, v in _STATUS_TO_PROTO.items()}
 
 
-class OutOfRange(AppError):
-    pass
-
-
-_STATUS_CODES[OutOfRange] = grpc.StatusCode.OUT_OF_RANGE
-
-
-def _status_for(error: Exception) -> grpc.StatusCode | None:
-    for kind in type(error).__mro__:
-        code = _STATUS_CODES.get(kind)
-        if code is not None:
-            return code
-    return None
-
-
-def _rpc(method: Callable[..., Awaitable[_T]]) -> Callable[..., Awaitable[_T]]:
-    """Map the errors of one unary RPC to status codes."""
-
-    @functools.wraps(method)
-    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> _T:
-        try:
-            return await method(self, request, context)
-        except Exception as error:
-            code = _status_for(error)
-            if code is None:
-                # A bug, or a store failure: log it, and tell the client no more than that
-                # (the exception's text may hold SQL and its parameters).
-                log.exception("%s failed", method.__name__)
-                await context.abort(grpc.StatusCode.INTERNAL, _INTERNAL_ERROR)
-            await context.abort(code, str(error))
-            raise  # abort raises; this line is never reached
-
-    return wrapper
-
-
-_INTERNAL_ERROR = "internal error (logged on the server); the request may be retried"
-
-
-def _check_text(value: str, what: str) -> None:
+def check_text(value: str, what: str) -> None:
     """Refuse control characters (NUL above all, which PostgreSQL cannot store) in a text the
     server keeps."""
     bad = next((ch for ch in value if unicodedata.category(ch) == "Cc"), None)
@@ -113,29 +65,53 @@ def _check_text(value: str, what: str) -> None:
         raise InvalidArgument(f"{what} may not contain control characters (it has {bad!r})")
 
 
-def _bearer_token(context: grpc.aio.ServicerContext) -> str | None:
-    for key, value in context.invocation_metadata() or ():
-        if key == "authorization":
-            text = value if isinstance(value, str) else value.decode()
-            scheme, _, token = text.partition(" ")
-            if scheme.lower() != "bearer" or not token.strip():
-                raise Unauthenticated(
-                    "the authorization metadata must be 'Bearer <seat token or API key>'"
-                )
-            return token.strip()
-    return None
-
-
-def _check_game_id(game_id: str) -> str:
+def check_game_id(game_id: str) -> str:
     try:
         return str(uuid.UUID(game_id))
     except ValueError:
-        raise InvalidArgument(f"not a game id: {game_id!r}") from None
+        raise InvalidArgument(f"not a game id: {game_id[:40]!r}") from None
+
+
+def summary(game: LiveGame, embargoed: bool, deadline: datetime | None) -> game_pb2.GameSummary:
+    """What anybody may know of a game (an embargoed one's score and length are another
+    table's secrets: its players see them in their views)."""
+    state = game.state
+    accounts = set(game.accounts.values())
+    message = game_pb2.GameSummary(
+        game_id=game.id,
+        name=game.name,
+        rules=codec.rules_to_proto(state.rules),
+        status=_STATUS_TO_PROTO[game.status],
+        seats=[
+            game_pb2.SeatSummary(
+                seat=s,
+                occupied=s in game.seats,
+                player_name=game.seats.get(s, ""),
+                account=s in accounts,
+            )
+            for s in range(state.rules.players)
+        ],
+    )
+    message.create_time.FromDatetime(game.created_at)
+    if not embargoed:
+        message.version = game.version
+        message.update_time.FromDatetime(game.updated_at)
+        message.scores.extend(state.scores)
+        if state.winner is not None:
+            message.winner = state.winner
+    if game.clock is not None:
+        message.time_control.CopyFrom(time_control_to_proto(game.clock.control))
+        for seat, bank in enumerate(game.clock.state.banks):
+            message.seats[seat].bank_remaining_ms = bank
+        if deadline is not None and game.status == "playing":
+            message.turn_deadline.FromDatetime(deadline)
+    return message
 
 
 class GameServicer(game_service_pb2_grpc.GameServiceServicer):
-    def __init__(self, app: GameApp, feed: Feed) -> None:
+    def __init__(self, app: GameApp, host: GameHost, feed: Feed) -> None:
         self._app = app
+        self._host = host
         self._feed = feed
 
     async def _call(self, fn: Callable[..., _T], *args: Any) -> _T:
@@ -143,10 +119,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     # ------------------------------------------------------------ seats and auth
 
-    async def _seat(
-        self, game_id: str, context: grpc.aio.ServicerContext, asked: int | None, required: bool
-    ) -> int | None:
-        token = _bearer_token(context)
+    async def seat(self, game_id: str, asked: int | None, required: bool) -> int | None:
+        """The seat the caller's credentials open (``None``: a spectator)."""
+        token = credentials()
         if token is None:
             if required:
                 raise Unauthenticated(
@@ -157,69 +132,47 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
                 raise PermissionDenied(
                     f"seat {asked}'s view shows its hidden hand: only its token may ask for it"
                 )
-            await self._call(self._app.load, game_id)  # NOT_FOUND for an unknown game
-            await self._call(self._app.check_spectators, game_id)
+            game = await self._host.get(game_id)  # NOT_FOUND for an unknown game
+            if game.deal_secret is not None:
+                await self._call(self._app.check_spectators, game_id)
             return None
-        seat = await self._call(self._app.seat_for, game_id, token)
+        account = None
+        if is_api_key(token):
+            account = await self._call(self._app.account_for, token)
+        try:
+            seat = await self._host.seat_for(game_id, token, account.id if account else None)
+        except PermissionDenied:
+            assert account is not None
+            raise PermissionDenied(
+                f"account {account.name!r} holds no seat of game {game_id}"
+            ) from None
         if asked is not None and asked != seat:
             raise PermissionDenied(f"this token is for seat {seat} of game {game_id}, not seat {asked}")
         return seat
 
     # ------------------------------------------------------------ games
 
-    async def _summary(self, game_id: str) -> game_pb2.GameSummary:
-        return await self._call(self._summary_sync, game_id)
-
-    def _summary_sync(self, game_id: str) -> game_pb2.GameSummary:
-        store = self._app.store
-        record = store.get_game(game_id)
-        state, version = self._app.load(game_id)
-        seats = {s.seat: s.player_name for s in store.list_seats(game_id)}
-        summary = game_pb2.GameSummary(
-            game_id=record.id,
-            name=record.name,
-            rules=codec.rules_to_proto(state.rules),
-            status=_STATUS_TO_PROTO[record.status],
-            seats=[
-                game_pb2.SeatSummary(seat=s, occupied=s in seats, player_name=seats.get(s, ""))
-                for s in range(state.rules.players)
-            ],
+    async def summary(self, game_id: str) -> game_pb2.GameSummary:
+        game = await self._host.get(game_id)
+        embargoed = game.deal_secret is not None and await self._call(
+            self._app.embargoed, game_id
         )
-        summary.create_time.FromDatetime(record.created_at)
-        # An embargoed game's score, and how long its log is, are another table's secrets
-        # (its players see them in their views).
-        if not self._app.embargoed(game_id):
-            summary.version = version
-            summary.update_time.FromDatetime(record.updated_at)
-            summary.scores.extend(state.scores)
-            if state.winner is not None:
-                summary.winner = state.winner
-        for seat in self._app.competition.account_seats(game_id):
-            summary.seats[seat].account = True
-        clock = self._app.clock(game_id)
-        if clock is not None:
-            game_clock, deadline = clock
-            summary.time_control.CopyFrom(time_control_to_proto(game_clock.control))
-            for seat, bank in enumerate(game_clock.state.banks):
-                summary.seats[seat].bank_remaining_ms = bank
-            if deadline is not None and record.status == "playing":
-                summary.turn_deadline.FromDatetime(deadline)
-        return summary
+        deadline = self._host.deadline(game.clock) if game.clock is not None else None
+        return summary(game, embargoed, deadline)
 
-    @_rpc
     async def CreateGame(
         self, request: game_service_pb2.CreateGameRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.CreateGameResponse:
         if len(request.name) > MAX_NAME:
             raise InvalidArgument(f"a game name is at most {MAX_NAME} characters")
-        _check_text(request.name, "a game name")
+        check_text(request.name, "a game name")
         preset, options = codec.rules_overrides_from_proto(request.rules)
         control = time_control_from_proto(request.time_control, request.HasField("time_control"))
         reservations = []
         if request.reservations:
             # Reserving seats hands accounts games they must play (their bots follow
             # WatchSeats): only an organiser (a player's account) may do that.
-            await self._call(self._app.organiser_for, _bearer_token(context))
+            await self._call(self._app.organiser_for, credentials())
             reservations = await self._call(self._reservations, request.reservations)
         game_id, _ = await self._call(
             functools.partial(
@@ -231,7 +184,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
                 reservations=reservations,
             )
         )
-        return game_service_pb2.CreateGameResponse(game_id=game_id, game=await self._summary(game_id))
+        return game_service_pb2.CreateGameResponse(game_id=game_id, game=await self.summary(game_id))
 
     def _reservations(
         self, requested: Iterable[game_service_pb2.SeatReservation]
@@ -244,14 +197,12 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             found.append((r.seat, account))
         return found
 
-    @_rpc
     async def GetGame(
         self, request: game_service_pb2.GetGameRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.GetGameResponse:
-        game_id = _check_game_id(request.game_id)
-        return game_service_pb2.GetGameResponse(game=await self._summary(game_id))
+        game_id = check_game_id(request.game_id)
+        return game_service_pb2.GetGameResponse(game=await self.summary(game_id))
 
-    @_rpc
     async def ListGames(
         self, request: game_service_pb2.ListGamesRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.ListGamesResponse:
@@ -266,50 +217,48 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         records, cursor = await self._call(
             self._app.store.list_games, status, size, request.page_token or None
         )
-        games = [await self._summary(r.id) for r in records]
+        games = [await self.summary(r.id) for r in records]
         return game_service_pb2.ListGamesResponse(games=games, next_page_token=cursor or "")
 
-    @_rpc
     async def TakeSeat(
         self, request: game_service_pb2.TakeSeatRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.TakeSeatResponse:
-        game_id = _check_game_id(request.game_id)
+        game_id = check_game_id(request.game_id)
         name = request.player_name.strip()
         if not name or len(name) > MAX_PLAYER_NAME:
             raise InvalidArgument(f"player_name is required, at most {MAX_PLAYER_NAME} characters")
-        _check_text(name, "player_name")
+        check_text(name, "player_name")
         asked = request.seat if request.HasField("seat") else None
-        seat, token = await self._call(self._app.take_seat, game_id, asked, name)
+        token = new_seat_token()
+        seat, _ = await self._host.take_seat(game_id, asked, name, token)
         return game_service_pb2.TakeSeatResponse(
-            seat=seat, seat_token=token, game=await self._summary(game_id)
+            seat=seat, seat_token=token, game=await self.summary(game_id)
         )
 
     # ------------------------------------------------------------ seeing and acting
 
-    @_rpc
     async def GetView(
         self, request: game_service_pb2.GetViewRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.GetViewResponse:
-        game_id = _check_game_id(request.game_id)
+        game_id = check_game_id(request.game_id)
         asked = request.seat if request.HasField("seat") else None
-        seat = await self._seat(game_id, context, asked, required=False)
-        state, version = await self._call(self._app.load, game_id)
-        return game_service_pb2.GetViewResponse(view=_view(state, seat, version))
+        seat = await self.seat(game_id, asked, required=False)
+        game = await self._host.get(game_id)
+        return game_service_pb2.GetViewResponse(view=_view(game.state, seat, game.version))
 
-    @_rpc
     async def SubmitAction(
         self, request: game_service_pb2.SubmitActionRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.SubmitActionResponse:
-        game_id = _check_game_id(request.game_id)
+        game_id = check_game_id(request.game_id)
         if not request.request_id or len(request.request_id) > MAX_REQUEST_ID:
             raise InvalidArgument(
                 f"request_id is required (a UUID), at most {MAX_REQUEST_ID} characters"
             )
-        _check_text(request.request_id, "request_id")
+        check_text(request.request_id, "request_id")
         if request.expected_version == 0:
             raise InvalidArgument("expected_version is required: send the version of your view")
         asked = request.seat if request.HasField("seat") else None
-        seat = await self._seat(game_id, context, asked, required=True)
+        seat = await self.seat(game_id, asked, required=True)
         assert seat is not None
         command = codec.action_from_proto(request.action, seat)
 
@@ -319,62 +268,47 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             )
             return response.SerializeToString(deterministic=True)
 
-        result = await self._call(
-            self._app.submit,
-            game_id,
-            seat,
-            request.expected_version,
-            request.request_id,
-            command,
-            response_for,
+        result = await self._host.submit(
+            game_id, seat, request.expected_version, request.request_id, command, response_for
         )
-        if not result.replayed:
-            self._feed.publish(game_id)
         assert result.response is not None
         return game_service_pb2.SubmitActionResponse.FromString(result.response)
 
     async def WatchGame(
         self, request: game_service_pb2.WatchGameRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
-        try:
-            game_id = _check_game_id(request.game_id)
-            asked = request.seat if request.HasField("seat") else None
-            seat = await self._seat(game_id, context, asked, required=False)
-            _, version = await self._call(self._app.load, game_id)
-            if request.from_version > version:
-                raise OutOfRange(
-                    f"game {game_id} is at version {version}; cannot watch from {request.from_version}"
-                )
-        except Exception as error:
-            code = _status_for(error)
-            if code is None:
-                log.exception("WatchGame failed")
-                await context.abort(grpc.StatusCode.INTERNAL, _INTERNAL_ERROR)
-            await context.abort(code, str(error))
-            return
-        # Fold the log up to where the client is, then stream each event in the seat's form.
-        events = await self._call(self._app.events_since, game_id, 0)
-        current: GameState | None = None
-        position = 0
-        for seq, event in events:
-            if seq > request.from_version:
-                break
-            current = engine.evolve(current, event)
-            position = seq
+        game_id = check_game_id(request.game_id)
+        asked = request.seat if request.HasField("seat") else None
+        seat = await self.seat(game_id, asked, required=False)
+        game = await self._host.get(game_id)
+        if request.from_version > game.version:
+            raise OutOfRange(
+                f"game {game_id} is at version {game.version}; cannot watch from "
+                f"{request.from_version}"
+            )
+        position = request.from_version
+        folded: GameState | None = None
+        """This stream's own state, only while it is behind what the game keeps."""
         while True:
-            for seq, event in events:
-                if seq <= position:
-                    continue
-                seen = codec.redact_event(event, current, seat, seq)
-                current = engine.evolve(current, event)
+            while position < game.version:
+                seq = position + 1
+                message = game.message(seq, seat)
+                if message is None:
+                    # Further back than the game keeps: fold the log for this stream.
+                    if folded is None and position:
+                        folded = engine.replay(game.events[:position])
+                    event = game.events[position]
+                    after = engine.evolve(folded, event)
+                    message = stream_message(event, folded, after, seat, seq)
+                    folded = after
+                else:
+                    folded = None
                 position = seq
-                yield game_service_pb2.WatchGameResponse(
-                    event=seen, version=seq, view=_view(current, seat, seq)
-                )
-            if current is not None and current.phase is Phase.GAME_OVER:
+                yield message
+            if game.over:
                 return
             await self._feed.wait(game_id, position)
-            events = await self._call(self._app.events_since, game_id, position)
+            game = await self._host.get(game_id)
 
 
 def _view(state: GameState, seat: int | None, version: int) -> view_pb2.SeatView:

@@ -1,21 +1,20 @@
-"""The gRPC servicer of ``boneyard.v1.ArchiveService``: decode, call ``boneyard.server.archive``, map
-errors to status codes. Blocking store and verification work runs in worker threads."""
+"""The gRPC servicer of ``boneyard.v1.ArchiveService``: decode, call ``boneyard.server.archive``
+(errors become status codes in ``boneyard.server.interceptors``). Blocking store and
+verification work runs in worker threads."""
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from datetime import UTC
 from typing import Any, TypeVar
 
 import grpc
 
 from boneyard import codec
-from boneyard.record import MalformedRecord
 from boneyard.server.archive import Archive, ArchivedGame, check_game_id
-from boneyard.server.errors import InvalidArgument, NotFound, PreconditionFailed
+from boneyard.server.errors import InvalidArgument
 from boneyard.server.store import EventStore
 from boneyard.v1 import archive_pb2, archive_pb2_grpc
 
@@ -26,30 +25,6 @@ log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
 ARCHIVE_SERVICE_NAME = archive_pb2.DESCRIPTOR.services_by_name["ArchiveService"].full_name
-
-_STATUS_CODES: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
-    (InvalidArgument, grpc.StatusCode.INVALID_ARGUMENT),
-    (NotFound, grpc.StatusCode.NOT_FOUND),
-    (PreconditionFailed, grpc.StatusCode.FAILED_PRECONDITION),
-    (MalformedRecord, grpc.StatusCode.DATA_LOSS),
-)
-
-
-def _rpc(method: Callable[..., Awaitable[_T]]) -> Callable[..., Awaitable[_T]]:
-    """Map the application's errors of one unary RPC to status codes."""
-
-    @functools.wraps(method)
-    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> _T:
-        try:
-            return await method(self, request, context)
-        except Exception as error:
-            for kind, code in _STATUS_CODES:
-                if isinstance(error, kind):
-                    await context.abort(code, str(error))
-            raise
-
-    return wrapper
-
 
 def _archived_to_proto(game: ArchivedGame) -> archive_pb2.ArchivedGame:
     rules = game.rules
@@ -80,7 +55,6 @@ class ArchiveServicer(archive_pb2_grpc.ArchiveServiceServicer):
     async def _call(self, fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
         return await asyncio.to_thread(fn, *args, **kwargs)
 
-    @_rpc
     async def ListArchivedGames(
         self, request: archive_pb2.ListArchivedGamesRequest, context: grpc.aio.ServicerContext
     ) -> archive_pb2.ListArchivedGamesResponse:
@@ -105,7 +79,6 @@ class ArchiveServicer(archive_pb2_grpc.ArchiveServiceServicer):
             games=[_archived_to_proto(g) for g in games], next_page_token=token
         )
 
-    @_rpc
     async def GetRecord(
         self, request: archive_pb2.GetRecordRequest, context: grpc.aio.ServicerContext
     ) -> archive_pb2.GetRecordResponse:
@@ -113,7 +86,6 @@ class ArchiveServicer(archive_pb2_grpc.ArchiveServiceServicer):
         record = await self._call(self._archive.record, game_id)
         return archive_pb2.GetRecordResponse(record=record)
 
-    @_rpc
     async def VerifyRecord(
         self, request: archive_pb2.VerifyRecordRequest, context: grpc.aio.ServicerContext
     ) -> archive_pb2.VerifyRecordResponse:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
@@ -14,17 +13,11 @@ from typing import Any
 import grpc
 
 from boneyard import codec, engine
-from boneyard.server.api import (
-    MAX_NAME,
-    GameServicer,
-    _bearer_token,
-    _check_text,
-    _rpc,
-    _status_for,
-)
+from boneyard.server.api import MAX_NAME, GameServicer, check_text
 from boneyard.server.app import GameApp
 from boneyard.server.errors import InvalidArgument
-from boneyard.server.lobby import HEARTBEAT, Lobby
+from boneyard.server.interceptors import credentials
+from boneyard.server.lobby import Lobby, SeatWatch
 from boneyard.server.standings import Standing
 from boneyard.server.store.competition import Account
 from boneyard.server.time_controls import time_control_from_proto, time_control_to_proto
@@ -46,52 +39,46 @@ _GAME_STATUS = {
     "playing": game_pb2.GAME_STATUS_PLAYING,
     "finished": game_pb2.GAME_STATUS_FINISHED,
 }
-_POLL = 0.1
 _VIEWS = frozenset(competition_pb2.TournamentView.values())
 MAX_ENTRANTS = 64
 
 
 class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
-    def __init__(self, app: GameApp, lobby: Lobby, games: GameServicer) -> None:
+    def __init__(self, app: GameApp, lobby: Lobby, seats: SeatWatch, games: GameServicer) -> None:
         self._app = app
         self._lobby = lobby
+        self._seats = seats
         self._games = games
 
     async def _account(self, context: grpc.aio.ServicerContext) -> Account:
-        return await asyncio.to_thread(self._app.account_for, _bearer_token(context))
+        return await asyncio.to_thread(self._app.account_for, credentials())
 
     async def _assignment(self, game_id: str, seat: int) -> competition_pb2.SeatAssignment:
         tournament = await asyncio.to_thread(self._app.competition.tournament_of_game, game_id)
         return competition_pb2.SeatAssignment(
             game_id=game_id,
             seat=seat,
-            game=await self._games._summary(game_id),
+            game=await self._games.summary(game_id),
             tournament_id=tournament or "",
         )
 
     async def Seek(
         self, request: competition_pb2.SeekRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[competition_pb2.SeekResponse]:
+        account = await self._account(context)
+        preset, options = codec.rules_overrides_from_proto(request.rules)
+        control = time_control_from_proto(request.time_control, request.HasField("time_control"))
         seek_id = str(uuid.uuid4())
         seated = False
-        added = False
+        seek = None
         try:
-            try:
-                account = await self._account(context)
-                preset, options = codec.rules_overrides_from_proto(request.rules)
-                control = time_control_from_proto(
-                    request.time_control, request.HasField("time_control")
-                )
-                added = True  # (perhaps: cancelled below whatever happens)
-                seek = await asyncio.to_thread(
-                    self._lobby.seek, seek_id, account, preset, options, control
-                )
-            except Exception as error:  # noqa: BLE001 -- each mapped to a status code
-                await _abort(context, error, "Seek")
-                return
+            seek = await asyncio.to_thread(
+                self._lobby.seek, seek_id, account, preset, options, control
+            )
+            wake = self._lobby.follow(seek)
             told = -1
-            last_seen = time.monotonic()
             while True:
+                wake.clear()
                 current = await asyncio.to_thread(self._app.competition.seek, seek.id)
                 assert current is not None
                 if current.status == "seated":
@@ -104,48 +91,42 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
                 if current.status == "cancelled":
                     await context.abort(grpc.StatusCode.CANCELLED, "the seek was cancelled")
                     return
-                if time.monotonic() - last_seen >= HEARTBEAT:
-                    await asyncio.to_thread(self._lobby.seen, seek.id)
-                    last_seen = time.monotonic()
                 waiting = await asyncio.to_thread(self._lobby.waiting, seek.table_key)
-                if waiting >= seek.players:
-                    # A table's worth waits yet none formed (a seeker's sign of life came late
-                    # when the last one arrived): form it now, and see if this seek is in it.
-                    made = await asyncio.to_thread(self._lobby.form_tables, seek.table_key)
-                    if made:
-                        continue
                 if waiting != told:
                     told = waiting
                     yield competition_pb2.SeekResponse(
                         waiting=competition_pb2.SeekWaiting(seekers=waiting, players=seek.players)
                     )
-                await asyncio.sleep(_POLL)
+                await wake.wait()  # until the seeks of this kind change
         finally:
-            if added and not seated:
+            if seek is not None:
+                self._lobby.unfollow(seek)
+            if not seated:
                 # The client went away (or the server is stopping), perhaps while the seek was
                 # being registered: stop seeking for it (nothing happens if there is none).
                 # A plain call: an await here could be cancelled again.
-                self._lobby.cancel(seek_id)
+                self._lobby.cancel(seek if seek is not None else seek_id)
 
     async def WatchSeats(
         self, request: competition_pb2.WatchSeatsRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[competition_pb2.WatchSeatsResponse]:
+        account = await self._account(context)
+        wake = self._seats.follow(account.id)
         try:
-            account = await self._account(context)
-        except Exception as error:  # noqa: BLE001 -- each mapped to a status code
-            await _abort(context, error, "WatchSeats")
-            return
-        told: set[str] = set()
-        while True:
-            seats = await asyncio.to_thread(self._app.competition.open_seats_of, account.id)
-            for game_id, seat in seats:
-                if game_id in told:
-                    continue
-                told.add(game_id)
-                yield competition_pb2.WatchSeatsResponse(
-                    assignment=await self._assignment(game_id, seat)
-                )
-            await asyncio.sleep(_POLL)
+            told: set[str] = set()
+            while True:
+                wake.clear()
+                seats = await asyncio.to_thread(self._app.competition.open_seats_of, account.id)
+                for game_id, seat in seats:
+                    if game_id in told:
+                        continue
+                    told.add(game_id)
+                    yield competition_pb2.WatchSeatsResponse(
+                        assignment=await self._assignment(game_id, seat)
+                    )
+                await wake.wait()  # until a game reserves a seat for the account
+        finally:
+            self._seats.unfollow(account.id, wake)
 
 
 class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
@@ -153,15 +134,14 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
         self._app = app
         self._director = director
 
-    @_rpc
     async def CreateTournament(
         self, request: competition_pb2.CreateTournamentRequest, context: grpc.aio.ServicerContext
     ) -> competition_pb2.CreateTournamentResponse:
-        organiser = await asyncio.to_thread(self._app.organiser_for, _bearer_token(context))
+        organiser = await asyncio.to_thread(self._app.organiser_for, credentials())
         name = request.name.strip()
         if not name or len(name) > MAX_NAME:
             raise InvalidArgument(f"a tournament needs a name of at most {MAX_NAME} characters")
-        _check_text(name, "a tournament name")
+        check_text(name, "a tournament name")
         if len(request.entrants) > MAX_ENTRANTS:
             raise InvalidArgument(f"at most {MAX_ENTRANTS} entrants")
         preset, options = codec.rules_overrides_from_proto(request.rules)
@@ -185,27 +165,26 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
         message, _, _, _ = await asyncio.to_thread(self._describe, tournament.id, False)
         return competition_pb2.CreateTournamentResponse(tournament=message)
 
-    @_rpc
     async def StartTournament(
         self, request: competition_pb2.StartTournamentRequest, context: grpc.aio.ServicerContext
     ) -> competition_pb2.StartTournamentResponse:
-        caller = await asyncio.to_thread(self._app.organiser_for, _bearer_token(context))
+        caller = await asyncio.to_thread(self._app.organiser_for, credentials())
         tournament_id = _check_tournament_id(request.tournament_id)
         await asyncio.to_thread(self._director.start, tournament_id, caller)
+        self._director.wake()
         message, _, _, _ = await asyncio.to_thread(self._describe, tournament_id, False)
         return competition_pb2.StartTournamentResponse(tournament=message)
 
-    @_rpc
     async def CancelTournament(
         self, request: competition_pb2.CancelTournamentRequest, context: grpc.aio.ServicerContext
     ) -> competition_pb2.CancelTournamentResponse:
-        caller = await asyncio.to_thread(self._app.organiser_for, _bearer_token(context))
+        caller = await asyncio.to_thread(self._app.organiser_for, credentials())
         tournament_id = _check_tournament_id(request.tournament_id)
         await asyncio.to_thread(self._director.cancel, tournament_id, caller)
+        self._director.wake()
         message, _, _, _ = await asyncio.to_thread(self._describe, tournament_id, False)
         return competition_pb2.CancelTournamentResponse(tournament=message)
 
-    @_rpc
     async def GetTournament(
         self, request: competition_pb2.GetTournamentRequest, context: grpc.aio.ServicerContext
     ) -> competition_pb2.GetTournamentResponse:
@@ -222,7 +201,6 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
             partnerships=partnerships,
         )
 
-    @_rpc
     async def ListTournaments(
         self, request: competition_pb2.ListTournamentsRequest, context: grpc.aio.ServicerContext
     ) -> competition_pb2.ListTournamentsResponse:
@@ -306,11 +284,3 @@ def _standing(s: Standing) -> competition_pb2.Standing:
         score_for=s.score_for,
         score_against=s.score_against,
     )
-
-
-async def _abort(context: grpc.aio.ServicerContext, error: Exception, what: str) -> None:
-    code = _status_for(error)
-    if code is None:
-        log.exception("%s failed", what)
-        await context.abort(grpc.StatusCode.INTERNAL, "internal error (logged on the server)")
-    await context.abort(code, str(error))

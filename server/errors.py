@@ -6,6 +6,7 @@ __all__ = [
     "AppError",
     "InvalidArgument",
     "NotFound",
+    "OutOfRange",
     "PermissionDenied",
     "PreconditionFailed",
     "StaleVersion",
@@ -39,3 +40,7 @@ class PreconditionFailed(AppError):
 
 class StaleVersion(AppError):
     """The game has moved on since the version the client sent, or another writer won."""
+
+
+class OutOfRange(AppError):
+    """A position past the end (watching a game from a version it has not reached)."""

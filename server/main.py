@@ -25,8 +25,15 @@ from boneyard.server.archive_api import add_archive_service
 from boneyard.server.clocks import ClockKeeper
 from boneyard.server.competition_api import LobbyServicer, TournamentServicer
 from boneyard.server.feed import Feed
-from boneyard.server.lobby import Lobby
+from boneyard.server.games import MAX_LIVE_GAMES, GameHost
+from boneyard.server.interceptors import CredentialsInterceptor, ErrorInterceptor
+from boneyard.server.listener import LOBBY_CHANNEL, Listener, announce
+from boneyard.server.lobby import Lobby, SeatWatch
 from boneyard.server.store import EventStore
+from boneyard.server.store.competition import CompetitionStore
+from boneyard.server.store.db import SQLITE_SYNCHRONOUS, is_sqlite
+from boneyard.server.store.repository import NOTIFY_CHANNEL
+from boneyard.server.store.writer import Writer
 from boneyard.server.tournaments import TournamentDirector
 from boneyard.v1 import (
     competition_pb2,
@@ -35,7 +42,7 @@ from boneyard.v1 import (
     game_service_pb2_grpc,
 )
 
-__all__ = ["create_server", "main"]
+__all__ = ["Boneyard", "create_server", "main"]
 
 log = logging.getLogger("boneyard.server")
 
@@ -46,24 +53,34 @@ LOBBY_SERVICE_NAME = competition_pb2.DESCRIPTOR.services_by_name["LobbyService"]
 TOURNAMENT_SERVICE_NAME = competition_pb2.DESCRIPTOR.services_by_name["TournamentService"].full_name
 
 _background: set[asyncio.Task[None]] = set()
-"""The clock keeper and the tournament director of every server this process runs."""
+"""The background tasks (clock keeper, director, lobby heartbeat, listener) of every server
+this process runs."""
 
 
-async def create_server(database_url: str, listen: str) -> tuple[grpc.aio.Server, int, GameApp]:
+async def create_server(
+    database_url: str,
+    listen: str,
+    *,
+    max_live_games: int = MAX_LIVE_GAMES,
+    sqlite_synchronous: str = "FULL",
+) -> tuple[grpc.aio.Server, int, Boneyard]:
     """A started server on ``listen`` (port 0 picks a free one); returns it, its port and the
-    application layer."""
-    store = await asyncio.to_thread(EventStore.open, database_url, migrate=True)
-    app = GameApp(store)
+    parts it runs (``Boneyard``)."""
+    kwargs = {"sqlite_synchronous": sqlite_synchronous} if is_sqlite(database_url) else {}
+    store = await asyncio.to_thread(EventStore.open, database_url, migrate=True, **kwargs)
+    parts = Boneyard(store, max_live_games=max_live_games)
     # gRPC sets SO_REUSEPORT by default: a second server on a busy port would start "fine" and
     # take a share of the connections. A port in use must be an error.
-    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
-    feed = Feed(store.latest_versions)
-    games = GameServicer(app, feed)
-    game_service_pb2_grpc.add_GameServiceServicer_to_server(games, server)
-    director = TournamentDirector(app)
-    competition_pb2_grpc.add_LobbyServiceServicer_to_server(LobbyServicer(app, Lobby(app), games), server)
+    server = grpc.aio.server(
+        options=[("grpc.so_reuseport", 0)],
+        interceptors=[ErrorInterceptor(), CredentialsInterceptor()],
+    )
+    game_service_pb2_grpc.add_GameServiceServicer_to_server(parts.games, server)
+    competition_pb2_grpc.add_LobbyServiceServicer_to_server(
+        LobbyServicer(parts.app, parts.lobby, parts.seats, parts.games), server
+    )
     competition_pb2_grpc.add_TournamentServiceServicer_to_server(
-        TournamentServicer(app, director), server
+        TournamentServicer(parts.app, parts.director), server
     )
     archive_service = add_archive_service(server, store)
     health_servicer = health.aio.HealthServicer()
@@ -75,28 +92,128 @@ async def create_server(database_url: str, listen: str) -> tuple[grpc.aio.Server
     try:
         port = server.add_insecure_port(listen)
     except RuntimeError as e:  # grpc >= 1.60 raises instead of returning 0
-        store.close()
+        parts.close()
         raise OSError(f"cannot listen on {listen} (in use, or not an address of this host)") from e
     if port == 0:
-        store.close()
+        parts.close()
         raise OSError(f"cannot listen on {listen}")
+    await parts.start()
     await server.start()
     for name in ("", *services):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    for job in (ClockKeeper(app, feed).run(), director.run()):
-        task = asyncio.get_running_loop().create_task(job)
-        _background.add(task)
-        task.add_done_callback(_background.discard)
-    return server, port, app
+    return server, port, parts
+
+
+class Boneyard:
+    """The parts of one server process around its store: the application layer, the games in
+    memory with their writer and feed, the lobby, the clock keeper and the director, and (on
+    PostgreSQL) the listener for the other processes' changes."""
+
+    def __init__(self, store: EventStore, *, max_live_games: int = MAX_LIVE_GAMES) -> None:
+        self.store = store
+        postgresql = store.engine.dialect.name == "postgresql"
+        self.writer = Writer(store.engine, notify_channel=NOTIFY_CHANNEL if postgresql else None)
+        self.feed = Feed()
+        self.app = GameApp(store)
+        self.host = GameHost(store, self.writer, publish=self.feed.publish, max_games=max_live_games)
+        announce_lobby = announce_seats = None
+        if postgresql:
+            engine = store.engine
+
+            def announce_lobby(digest: str) -> None:
+                announce(engine, LOBBY_CHANNEL, f"k:{digest}")
+
+            def announce_seats(account_id: str) -> None:
+                announce(engine, LOBBY_CHANNEL, f"a:{account_id}")
+
+        self.lobby = Lobby(self.app, announce_lobby)
+        self.seats = SeatWatch(announce_seats)
+        self.app.on_created = self._created
+        self.games = GameServicer(self.app, self.host, self.feed)
+        self.director = TournamentDirector(self.app)
+        self.host.on_commit(self.director.game_committed)
+        self.clocks = ClockKeeper(self.host, self.app.competition)
+        self.listener = (
+            Listener(
+                store.engine.url,
+                on_game=self._changed_elsewhere,
+                on_lobby=self._lobby_changed,
+                on_reconnect=self._reconnected,
+            )
+            if postgresql
+            else None
+        )
+        self._tasks: list[asyncio.Task[None]] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def competition(self) -> CompetitionStore:
+        return self.app.competition
+
+    async def start(self) -> None:
+        loop = self._loop = asyncio.get_running_loop()
+        self.lobby.attach(loop)
+        self.seats.attach(loop)
+        jobs = [self.clocks.run(), self.director.run(), self.lobby.keep_alive()]
+        if self.listener is not None:
+            jobs.append(self.listener.run())
+        for job in jobs:
+            task = loop.create_task(job)
+            self._tasks.append(task)
+            _background.add(task)
+            task.add_done_callback(_background.discard)
+        if self.listener is not None:
+            await asyncio.wait_for(self.listener.ready.wait(), 30)
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
+
+    def close(self) -> None:
+        """Commit what the writer holds and close the database."""
+        self.writer.close()
+        self.store.close()
+
+    def _created(self, game_id: str, accounts: list[str], clocked: bool) -> None:
+        """A game was made here (from the creating thread)."""
+        if accounts:
+            self.seats.reserved(accounts)
+        if clocked and self._loop is not None:
+            self._loop.call_soon_threadsafe(self.clocks.follow, game_id)
+
+    def _changed_elsewhere(self, game_id: str, version: int) -> None:
+        self.host.refresh(game_id, version)
+        self.clocks.changed_elsewhere(game_id)
+
+    def _lobby_changed(self, payload: str) -> None:
+        kind, _, value = payload.partition(":")
+        if kind == "k":
+            self.lobby.changed(value)
+        elif kind == "a":
+            self.seats.changed(value)
+
+    def _reconnected(self) -> None:
+        self.host.evict_all()
+        self.feed.publish_all()
+        self.lobby.changed_all()
+        self.director.wake()
 
 
 class StartupError(Exception):
     """The server could not start (database unreachable or not migratable, port unusable)."""
 
 
-async def _serve(database_url: str, listen: str) -> None:
+async def _serve(args: argparse.Namespace) -> None:
+    database_url, listen = args.database_url, args.listen
     try:
-        server, port, app = await create_server(database_url, listen)
+        server, port, app = await create_server(
+            database_url,
+            listen,
+            max_live_games=args.max_live_games,
+            sqlite_synchronous=args.sqlite_synchronous,
+        )
     except Exception as e:
         log.debug("start failed", exc_info=True)
         raise StartupError(
@@ -111,10 +228,9 @@ async def _serve(database_url: str, listen: str) -> None:
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     log.info("stopping")
-    for task in list(_background):
-        task.cancel()
+    await app.stop()
     await server.stop(grace=2)
-    app.store.close()
+    app.close()
 
 
 def _redacted(url: str) -> str:
@@ -125,6 +241,13 @@ def _redacted(url: str) -> str:
         return make_url(url).render_as_string(hide_password=True)
     except ArgumentError:
         return "<unparsable database URL>"
+
+
+def _live_games(text: str) -> int:
+    """argparse type of --max-live-games: 1 .. 1,000,000."""
+    if not text.isdigit() or not 1 <= int(text) <= 1_000_000:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of games from 1 to 1000000")
+    return int(text)
 
 
 def _listen_address(text: str) -> str:
@@ -152,6 +275,22 @@ def main(argv: list[str] | None = None) -> None:
         help="HOST:PORT to serve gRPC on (env BONEYARD_LISTEN; default %(default)s)",
     )
     parser.add_argument(
+        "--max-live-games",
+        type=_live_games,
+        default=int(os.environ.get("BONEYARD_MAX_LIVE_GAMES", MAX_LIVE_GAMES)),
+        help="games kept in memory; the least recently used beyond it are reloaded from the "
+        "log when needed (env BONEYARD_MAX_LIVE_GAMES; default %(default)s)",
+    )
+    parser.add_argument(
+        "--sqlite-synchronous",
+        type=str.upper,
+        choices=SQLITE_SYNCHRONOUS,
+        default=os.environ.get("BONEYARD_SQLITE_SYNCHRONOUS", "FULL").upper(),
+        help="FULL: an acknowledged action survives a power cut; NORMAL: faster on slow disks, "
+        "but a power cut may lose the last acknowledged actions (a crash of the server alone "
+        "loses nothing) (env BONEYARD_SQLITE_SYNCHRONOUS; default %(default)s)",
+    )
+    parser.add_argument(
         "--log-level",
         type=str.upper,
         choices=("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"),
@@ -163,7 +302,7 @@ def main(argv: list[str] | None = None) -> None:
         level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     try:
-        asyncio.run(_serve(args.database_url, args.listen))
+        asyncio.run(_serve(args))
     except StartupError as e:
         print(f"boneyard-server: {e}", file=sys.stderr, flush=True)
         sys.exit(1)

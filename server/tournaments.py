@@ -35,6 +35,7 @@ from typing import Any
 from boneyard import engine
 from boneyard.server.app import GameApp, check_time_control, rules_for
 from boneyard.server.errors import InvalidArgument, NotFound, PermissionDenied, PreconditionFailed
+from boneyard.server.games import LiveGame
 from boneyard.server.standings import GameResult, Standing, standings
 from boneyard.server.store.competition import (
     Account,
@@ -124,6 +125,7 @@ class TournamentDirector:
         """Deals whose playings are all over and revealed (by this process)."""
         self._settled: set[str] = set()
         """Cancelled tournaments whose games are all over and published."""
+        self._wake = asyncio.Event()
 
     # ------------------------------------------------------------ organising
 
@@ -319,14 +321,29 @@ class TournamentDirector:
         log.info("tournament %s: game %d is %s", tournament.id, game.number, game_id)
         return game_id
 
-    async def run(self, interval: float = 0.1) -> None:
-        """Advance the running tournaments forever (the server's background task)."""
+    def wake(self) -> None:
+        """Something a tournament waits for happened (on the event loop): a game ended, a
+        tournament was started or cancelled."""
+        self._wake.set()
+
+    def game_committed(self, game: LiveGame, events: tuple[engine.Event, ...]) -> None:
+        """``GameHost.on_commit``: a game that ends may let a tournament go on."""
+        if game.over and events:
+            self._wake.set()
+
+    async def run(self, retry_after: float = 1.0) -> None:
+        """Advance the running tournaments whenever something happens (the server's
+        background task): no polling, but a failed step is tried again after
+        ``retry_after`` seconds."""
         while True:
+            self._wake.clear()
             try:
                 await asyncio.to_thread(self.step)
             except Exception:
                 log.exception("advancing the tournaments failed; trying again")
-            await asyncio.sleep(interval)
+                await asyncio.sleep(retry_after)
+                continue
+            await self._wake.wait()
 
     # ------------------------------------------------------------ results
 

@@ -38,7 +38,13 @@ def is_postgresql(url: str | URL) -> bool:
     return make_url(url).get_backend_name() == "postgresql"
 
 
-def create_engine(url: str | URL, **kwargs: Any) -> Engine:
+SQLITE_SYNCHRONOUS = ("FULL", "NORMAL")
+"""``FULL`` (the default): a commit is on disk when it returns, so an acknowledged action
+survives a power cut. ``NORMAL`` (in WAL mode): a commit survives a crash of the server but a
+power cut or an operating-system crash may lose the last commits; faster on slow disks."""
+
+
+def create_engine(url: str | URL, *, sqlite_synchronous: str = "FULL", **kwargs: Any) -> Engine:
     """An engine for ``url`` with the store's connection settings.
 
     ``sqlite:///path/to/file.db`` or ``postgresql+psycopg://user@host:port/db``.  Extra
@@ -46,14 +52,16 @@ def create_engine(url: str | URL, **kwargs: Any) -> Engine:
     """
     url = make_url(url)
     if url.get_backend_name() == "sqlite":
+        if sqlite_synchronous.upper() not in SQLITE_SYNCHRONOUS:
+            raise ValueError(f"sqlite_synchronous is one of {SQLITE_SYNCHRONOUS}")
         engine = sa.create_engine(url, **kwargs)
-        _configure_sqlite(engine)
+        _configure_sqlite(engine, sqlite_synchronous.upper())
         return engine
     kwargs.setdefault("pool_pre_ping", True)
     return sa.create_engine(url, **kwargs)
 
 
-def _configure_sqlite(engine: Engine) -> None:
+def _configure_sqlite(engine: Engine, synchronous: str) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # Take transaction control away from sqlite3's legacy mode (see _on_begin).
@@ -63,6 +71,7 @@ def _configure_sqlite(engine: Engine) -> None:
             cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
             cursor.execute("PRAGMA foreign_keys = ON")
             cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute(f"PRAGMA synchronous = {synchronous}")
         finally:
             cursor.close()
 

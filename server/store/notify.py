@@ -36,7 +36,9 @@ __all__ = [
     "PgListener",
     "VersionPoller",
     "listen_supported",
+    "notification_payloads",
     "parse_notification",
+    "parse_notifications",
     "wait_for_version",
 ]
 
@@ -57,6 +59,31 @@ def parse_notification(payload: str) -> Change | None:
         return Change(game_id, int(version))
     log.warning("ignoring malformed %s notification %r", NOTIFY_CHANNEL, payload)
     return None
+
+
+def parse_notifications(payload: str) -> list[Change]:
+    """A payload of several changes, ``"<id>:<version>,<id>:<version>..."`` (the writer
+    announces a whole batch in one notification)."""
+    return [c for part in payload.split(",") if (c := parse_notification(part)) is not None]
+
+
+#: PostgreSQL refuses a NOTIFY payload of 8000 bytes or more.
+_MAX_PAYLOAD = 7900
+
+
+def notification_payloads(changes: Iterable[tuple[str, int]]) -> list[str]:
+    """The payloads announcing ``changes`` (``(game_id, version)``): as few as fit."""
+    payloads: list[str] = []
+    current = ""
+    for game_id, version in changes:
+        part = f"{game_id}:{version}"
+        if current and len(current) + 1 + len(part) > _MAX_PAYLOAD:
+            payloads.append(current)
+            current = ""
+        current = f"{current},{part}" if current else part
+    if current:
+        payloads.append(current)
+    return payloads
 
 
 def listen_supported(url: str | URL | Engine) -> bool:
@@ -141,14 +168,12 @@ class PgListener:
         received = list(self._conn.notifies(timeout=timeout, stop_after=1))
         if received:
             received.extend(self._conn.notifies(timeout=0))
-        return [c for n in received if (c := parse_notification(n.payload)) is not None]
+        return [c for n in received for c in parse_notifications(n.payload)]
 
     def __iter__(self) -> Iterator[Change]:
         """Every change, forever (until the connection is closed or lost)."""
         for notify in self._conn.notifies():
-            change = parse_notification(notify.payload)
-            if change is not None:
-                yield change
+            yield from parse_notifications(notify.payload)
 
     def close(self) -> None:
         self._conn.close()
@@ -186,13 +211,12 @@ class AsyncPgListener:
         received = [n async for n in self._conn.notifies(timeout=timeout, stop_after=1)]
         if received:
             received.extend([n async for n in self._conn.notifies(timeout=0)])
-        return [c for n in received if (c := parse_notification(n.payload)) is not None]
+        return [c for n in received for c in parse_notifications(n.payload)]
 
     async def changes(self) -> AsyncIterator[Change]:
         """Every change, forever (until the connection is closed or lost)."""
         async for notify in self._conn.notifies():
-            change = parse_notification(notify.payload)
-            if change is not None:
+            for change in parse_notifications(notify.payload):
                 yield change
 
     async def close(self) -> None:

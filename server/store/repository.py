@@ -23,12 +23,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, NamedTuple, cast, get_args
 
-from sqlalchemy import and_, insert, or_, select, text, update
+from sqlalchemy import and_, case, insert, or_, select, text, update
 from sqlalchemy.engine import URL, CursorResult, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from boneyard.server.store.competition import ClockState, GameSetup, insert_setup, update_clock
 from boneyard.server.store.db import WRITE, create_engine
 from boneyard.server.store.errors import (
     ChainBroken,
@@ -41,6 +40,14 @@ from boneyard.server.store.errors import (
     SeedConflict,
     VersionConflict,
 )
+from boneyard.server.store.game_setup import (
+    ClockState,
+    GameClock,
+    GameSetup,
+    TimeControl,
+    insert_setup,
+    update_clock,
+)
 from boneyard.server.store.hashing import (
     GENESIS_HASH,
     chain_hash,
@@ -48,12 +55,22 @@ from boneyard.server.store.hashing import (
     is_token_hash,
     seed_commitment,
 )
-from boneyard.server.store.models import EventRow, GameRow, HandSeedRow, RequestRow, SeatRow
+from boneyard.server.store.models import (
+    EventRow,
+    GameClockRow,
+    GameDealRow,
+    GameRow,
+    HandSeedRow,
+    RequestRow,
+    SeatAccountRow,
+    SeatRow,
+)
 
 __all__ = [
     "NOTIFY_CHANNEL",
     "EventStore",
     "GameRecord",
+    "GameSnapshot",
     "GameStatus",
     "NewEvent",
     "NewSeed",
@@ -129,6 +146,21 @@ class SeedRecord:
     commitment: bytes
     seed: bytes
     revealed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class GameSnapshot:
+    """Everything the server keeps of a game in memory, read in one transaction."""
+
+    game: GameRecord
+    events: list[StoredEvent]
+    seats: dict[int, tuple[str, str]]
+    """Seat -> (player name, token hash)."""
+    accounts: dict[str, int]
+    """Account id -> the seat reserved for it."""
+    requests: dict[str, RequestRecord]
+    clock: GameClock | None
+    deal_secret: bytes | None
 
 
 def _utcnow() -> datetime:
@@ -338,6 +370,76 @@ class EventStore:
                 raise GameNotFound(game_id)
         return [StoredEvent(r.seq, r.kind, bytes(r.payload), bytes(r.hash)) for r in rows]
 
+    def snapshot(self, game_id: str) -> GameSnapshot:
+        """The game, its whole log, seats, reservations, applied requests, clock and deal
+        secret, as of one moment. Raises ``GameNotFound``."""
+        with self._read() as session:
+            row = session.get(GameRow, game_id)
+            if row is None:
+                raise GameNotFound(game_id)
+            game = _game_record(row)
+            events = [
+                StoredEvent(r.seq, r.kind, bytes(r.payload), bytes(r.hash))
+                for r in session.execute(
+                    select(EventRow.seq, EventRow.kind, EventRow.payload, EventRow.hash)
+                    .where(EventRow.game_id == game_id)
+                    .order_by(EventRow.seq)
+                )
+            ]
+            seats = {
+                int(r.seat): (r.player_name, r.token_hash)
+                for r in session.execute(
+                    select(SeatRow.seat, SeatRow.player_name, SeatRow.token_hash).where(
+                        SeatRow.game_id == game_id
+                    )
+                )
+            }
+            accounts = {
+                r.account_id: int(r.seat)
+                for r in session.execute(
+                    select(SeatAccountRow.account_id, SeatAccountRow.seat).where(
+                        SeatAccountRow.game_id == game_id
+                    )
+                )
+            }
+            requests = {
+                r.request_id: RequestRecord(
+                    r.request_id, int(r.seat), int(r.result_version), bytes(r.response)
+                )
+                for r in session.execute(
+                    select(
+                        RequestRow.request_id,
+                        RequestRow.seat,
+                        RequestRow.result_version,
+                        RequestRow.response,
+                    ).where(RequestRow.game_id == game_id)
+                )
+            }
+            clock_row = session.get(GameClockRow, game_id)
+            clock = None
+            if clock_row is not None:
+                clock = GameClock(
+                    game_id,
+                    TimeControl(clock_row.per_move_ms, clock_row.bank_ms, clock_row.policy),  # type: ignore[arg-type]
+                    ClockState(
+                        tuple(clock_row.banks), clock_row.turn_seat, clock_row.turn_started_at
+                    ),
+                    clock_row.turn_version,
+                    game.version,
+                )
+            secret = session.scalar(
+                select(GameDealRow.secret).where(GameDealRow.game_id == game_id)
+            )
+        return GameSnapshot(
+            game,
+            events,
+            seats,
+            accounts,
+            requests,
+            clock,
+            None if secret is None else bytes(secret),
+        )
+
     def get_game(self, game_id: str) -> GameRecord:
         with self._read() as session:
             row = session.get(GameRow, game_id)
@@ -439,8 +541,19 @@ class EventStore:
 
     # --- seats -----------------------------------------------------------------------
 
-    def take_seat(self, game_id: str, seat: int, player_name: str, token_hash: str) -> int:
-        """Seat a player; return the game's number of taken seats.
+    def take_seat(
+        self,
+        game_id: str,
+        seat: int,
+        player_name: str,
+        token_hash: str,
+        *,
+        playing_when_full: bool = False,
+        now: datetime | None = None,
+    ) -> int:
+        """Seat a player; return the game's number of taken seats. With
+        ``playing_when_full`` the last seat also makes an open game ``playing``, in the same
+        transaction (a crash between the two would leave a full table open for ever).
 
         ``token_hash`` is ``hash_token(token)``: the token itself is never stored (a value
         that is not 64 lowercase hex digits is refused).  Raises ``SeatTaken``,
@@ -451,7 +564,7 @@ class EventStore:
                 f"game {game_id!r}, seat {seat}: token_hash must be hash_token(token) "
                 "(64 lowercase hex digits); refusing to store anything else"
             )
-        now = self._clock()
+        now = now or self._clock()
         with self._write() as session:
             game = session.execute(
                 select(GameRow.players, GameRow.seats_taken)
@@ -485,10 +598,15 @@ class EventStore:
                 )
             except IntegrityError as exc:  # only if the row lock above did not serialise us
                 raise SeatTaken(game_id, seat) from exc
+            values: dict[str, Any] = {"seats_taken": GameRow.seats_taken + 1, "updated_at": now}
+            if playing_when_full and int(game.seats_taken) + 1 == game.players:
+                values["status"] = case(
+                    (GameRow.status == "open", "playing"), else_=GameRow.status
+                )
             session.execute(
                 update(GameRow)
                 .where(GameRow.id == game_id)
-                .values(seats_taken=GameRow.seats_taken + 1, updated_at=now)
+                .values(**values)
                 .execution_options(synchronize_session=False)
             )
         return int(game.seats_taken) + 1

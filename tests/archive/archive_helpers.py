@@ -7,6 +7,7 @@ Imported as ``archive_helpers`` (the test directory is on ``sys.path`` under pyt
 
 from __future__ import annotations
 
+import asyncio
 import random
 import uuid
 from collections.abc import Callable, Iterator
@@ -17,7 +18,9 @@ from pathlib import Path
 from boneyard import codec, engine
 from boneyard.engine import Deal, Event, Pass, Phase, PlaceBid
 from boneyard.record import GENESIS_HASH, build_record, canonical_bytes, chain_hash, stored_log
-from boneyard.server.app import GameApp
+from boneyard.server.app import GameApp, new_seat_token
+from boneyard.server.games import GameHost
+from boneyard.server.store.writer import Writer
 from boneyard.server.archive import Archive
 from boneyard.server.store import EventStore
 from boneyard.v1 import (
@@ -148,21 +151,33 @@ def application(
 
 
 def play_in_app(app: GameApp, preset: str, seed: int, *, moves: int | None = None) -> str:
-    """Create a game, seat everybody and play it (to the end, or ``moves`` actions)."""
+    """Create a game, seat everybody and play it (to the end, or ``moves`` actions), through
+    the server's games in memory and its writer, on an event loop of its own."""
+    return asyncio.run(_play_in_app(app, preset, seed, moves))
+
+
+async def _play_in_app(app: GameApp, preset: str, seed: int, moves: int | None) -> str:
     rng = random.Random(seed)
-    game_id, _ = app.create_game(preset, {}, name=f"{preset} in-process")
-    state, _ = app.load(game_id)
-    for seat in range(state.rules.players):
-        app.take_seat(game_id, seat, f"Player {seat}")
-    played = 0
-    while moves is None or played < moves:
-        state, version = app.load(game_id)
-        if state.phase is Phase.GAME_OVER:
-            break
-        command = choose_command(state, rng)
-        app.submit(game_id, command.seat, version, str(uuid.uuid4()), command, lambda v, s: b"")
-        played += 1
-    return game_id
+    writer = Writer(app.store.engine)
+    host = GameHost(app.store, writer, publish=lambda game_id: None, seeds=app.draw_seed)
+    try:
+        game_id, _ = await asyncio.to_thread(app.create_game, preset, {}, f"{preset} in-process")
+        game = await host.get(game_id)
+        for seat in range(game.players):
+            await host.take_seat(game_id, seat, f"Player {seat}", new_seat_token())
+        played = 0
+        while moves is None or played < moves:
+            game = await host.get(game_id)
+            if game.state.phase is Phase.GAME_OVER:
+                break
+            command = choose_command(game.state, rng)
+            await host.submit(
+                game_id, command.seat, game.version, str(uuid.uuid4()), command, lambda v, s: b""
+            )
+            played += 1
+        return game_id
+    finally:
+        writer.close()
 
 
 # ---------------------------------------------------------------- games over gRPC

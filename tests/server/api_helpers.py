@@ -22,9 +22,7 @@ import pytest
 from sqlalchemy.engine import Engine, make_url
 
 from boneyard import codec, engine
-from boneyard.server import main as server_main
-from boneyard.server.app import GameApp
-from boneyard.server.main import create_server
+from boneyard.server.main import Boneyard, create_server
 from boneyard.v1 import (
     actions_pb2,
     game_pb2,
@@ -97,25 +95,17 @@ class RunningServer:
 
     def close(self) -> None:
         try:
-            self.run(_cancel_background(self.loop))
+            self.run(self.app.stop())
             self.run(self.server.stop(grace=None))
             self.run(self.loop.shutdown_default_executor())
         finally:
-            self.app.store.close()
+            self.app.close()
             self._stop_loop()
 
     def _stop_loop(self) -> None:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=30)
         self.loop.close()
-
-
-async def _cancel_background(loop: asyncio.AbstractEventLoop) -> None:
-    """Stop the server's clock keeper and tournament director (tasks of its loop)."""
-    tasks = [t for t in server_main._background if t.get_loop() is loop]
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 @contextmanager
@@ -309,9 +299,9 @@ def log_events(server: RunningServer, game_id: str) -> list[tuple[int, engine.Ev
     return [(row.seq, codec.decode_event(row.payload)) for row in server.store.load_events(game_id)]
 
 
-def state_at(app: GameApp, game_id: str) -> engine.GameState:
-    """The game's state now, as the server folds it."""
-    state, _ = app.load(game_id)
+def state_at(app: Boneyard, game_id: str) -> engine.GameState:
+    """The game's state now, as the server folds it from its log."""
+    state, _ = app.app.load(game_id)
     return state
 
 

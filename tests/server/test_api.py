@@ -1111,7 +1111,11 @@ def test_an_unexpected_failure_is_internal_and_does_not_leak_its_text(
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("SELECT secret FROM seats -- the database went away")
 
-    monkeypatch.setattr(server.store, "list_seats", broken)
+    async def forget() -> None:  # so that GetGame reads the game from the store again
+        server.app.host.evict(table.game_id)
+
+    server.run(forget())
+    monkeypatch.setattr(server.store, "snapshot", broken)
     with rpc_error(Code.INTERNAL, "internal error") as caught:
         client.game(table.game_id)
     assert "secret" not in caught[0].details()

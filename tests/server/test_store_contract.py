@@ -12,6 +12,7 @@ import threading
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
@@ -37,10 +38,11 @@ from boneyard.server.store import (
     seed_commitment,
     upgrade,
 )
-from boneyard.server.store.hashing import first_chain_break
+from boneyard.server.store.hashing import chain_hash, first_chain_break
 from boneyard.server.store.migrate import alembic_config, current_revision
-from boneyard.server.store.models import Base
+from boneyard.server.store.models import Base, GameRow
 from boneyard.server.store.notify import (
+    NOTIFY_CHANNEL,
     AsyncPgListener,
     Change,
     PgListener,
@@ -135,10 +137,21 @@ def test_migrations_apply_to_an_empty_database(empty_url: str) -> None:
         assert current_revision(eng) == head
         tables = set(sa.inspect(eng).get_table_names())
         assert tables == {
-            "alembic_version", "games", "events", "seats", "requests", "hand_seeds",
+            "alembic_version",
+            "games",
+            "events",
+            "seats",
+            "requests",
+            "hand_seeds",
             # 0002: competitions
-            "accounts", "seat_accounts", "game_clocks", "game_deals", "seeks", "tournaments",
-            "tournament_entrants", "tournament_games",
+            "accounts",
+            "seat_accounts",
+            "game_clocks",
+            "game_deals",
+            "seeks",
+            "tournaments",
+            "tournament_entrants",
+            "tournament_games",
         }
         upgrade(empty_url)  # already at head: nothing to do
         assert current_revision(eng) == head
@@ -693,3 +706,102 @@ def test_postgresql_notifies_asyncio_listeners(url: str, store: EventStore) -> N
             return await listener.wait(timeout=5.0)
 
     assert asyncio.run(scenario()) == [Change(game_id, 2)]
+
+
+# --- the group-commit writer ----------------------------------------------------------
+
+
+def _appends(store: EventStore, writes: list[tuple[str, int, list[bytes]]]) -> list[Any]:
+    """Hand the writer these appends at once (one batch when it is idle) and wait for each
+    outcome: ``None`` (committed) or the error it was refused with."""
+    from boneyard.server.store.writer import Append, Writer
+
+    writer = Writer(
+        store.engine, notify_channel=NOTIFY_CHANNEL if listen_supported(store.engine) else None
+    )
+    outcomes: list[Any] = [...] * len(writes)
+    done = threading.Event()
+    left = [len(writes)]
+    lock = threading.Lock()
+
+    def finish(index: int) -> Any:
+        def callback(error: BaseException | None) -> None:
+            outcomes[index] = error
+            with lock:
+                left[0] -= 1
+                if left[0] == 0:
+                    done.set()
+
+        return callback
+
+    head = {game_id: store.load_events(game_id)[-1].hash for game_id, _, _ in writes}
+    try:
+        for index, (game_id, expected, payloads) in enumerate(writes):
+            chained, prev = [], head[game_id]
+            for payload in payloads:
+                prev = chain_hash(prev, payload)
+                chained.append(("TilePlayed", payload, prev))
+            writer.submit(
+                Append(game_id, expected, chained, finish(index), request=(f"r{index}", 0, b"ok"))
+            )
+        assert done.wait(30)
+    finally:
+        writer.close()
+    return outcomes
+
+
+def test_the_writer_commits_many_games_appends_in_one_batch(store: EventStore) -> None:
+    games = [new_game(store) for _ in range(5)]
+    outcomes = _appends(store, [(g, 1, [b"a", b"b"]) for g in games])
+    assert outcomes == [None] * 5
+    for g in games:
+        assert store.latest_version(g) == 3
+        assert store.verify_chain(g) == 3
+        assert store.find_request(g, f"r{games.index(g)}") is not None
+
+
+def test_a_stale_append_fails_alone_and_its_batch_commits(store: EventStore) -> None:
+    games = [new_game(store) for _ in range(3)]
+    outcomes = _appends(
+        store, [(games[0], 1, [b"a"]), (games[1], 5, [b"b"]), (games[2], 1, [b"c"])]
+    )
+    assert outcomes[0] is None and outcomes[2] is None
+    assert isinstance(outcomes[1], VersionConflict)
+    assert [store.latest_version(g) for g in games] == [2, 1, 2]
+    assert [e.seq for e in store.load_events(games[1])] == [1]  # nothing of it was written
+
+
+def test_an_append_colliding_on_the_key_is_a_version_conflict(store: EventStore) -> None:
+    game_id = new_game(store)
+    other = new_game(store)
+    store.append(game_id, 1, events(b"first"))
+    # games.version says 1 here, yet seq 2 exists: the key is the last word.
+    with store.engine.begin() as conn:
+        conn.execute(sa.update(GameRow).where(GameRow.id == game_id).values(version=1))
+    outcomes = _appends(store, [(game_id, 1, [b"second"]), (other, 1, [b"fine"])])
+    assert isinstance(outcomes[0], VersionConflict)
+    assert outcomes[1] is None
+    assert store.latest_version(other) == 2
+
+
+def test_the_writer_announces_each_batch_on_postgresql(url: str, store: EventStore) -> None:
+    if not listen_supported(url):
+        pytest.skip("LISTEN/NOTIFY is PostgreSQL only")
+    games = [new_game(store) for _ in range(3)]
+    with PgListener(url) as listener:
+        _appends(store, [(g, 1, [b"a", b"b"]) for g in games])
+        received: list[Change] = []
+        for _ in range(20):
+            received += listener.wait(timeout=0.5)
+            if len(received) >= 3:
+                break
+    assert sorted(received) == sorted(Change(g, 3) for g in games)
+
+
+def test_notification_payloads_stay_under_postgresqls_limit() -> None:
+    from boneyard.server.store.notify import notification_payloads, parse_notifications
+
+    changes = [(str(uuid.uuid4()), n) for n in range(1000)]
+    payloads = notification_payloads(changes)
+    assert len(payloads) > 1 and all(len(p) < 8000 for p in payloads)
+    assert [tuple(c) for p in payloads for c in parse_notifications(p)] == changes

@@ -1,0 +1,187 @@
+"""What every RPC shares, as server interceptors: the caller's credentials, and the mapping
+of the application's errors to status codes. Handlers raise ``AppError`` subclasses and read
+``credentials()``; none catches or parses anything itself.
+
+- ``CredentialsInterceptor`` reads ``authorization: Bearer <seat token or API key>`` once per
+  call into a context variable (a malformed header is UNAUTHENTICATED before any handler runs).
+- ``ErrorInterceptor`` answers an error a handler raised (unary or streaming) with its status
+  code and message; anything unexpected is logged and answered INTERNAL, without its text
+  (which may hold SQL and its parameters).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import grpc
+
+from boneyard import codec, engine
+from boneyard.record import MalformedRecord
+from boneyard.server.errors import (
+    InvalidArgument,
+    NotFound,
+    OutOfRange,
+    PermissionDenied,
+    PreconditionFailed,
+    StaleVersion,
+    Unauthenticated,
+)
+from boneyard.server.store import errors as store_errors
+
+__all__ = [
+    "INTERNAL_ERROR",
+    "CredentialsInterceptor",
+    "ErrorInterceptor",
+    "credentials",
+    "status_for",
+]
+
+log = logging.getLogger(__name__)
+
+INTERNAL_ERROR = "internal error (logged on the server); the request may be retried"
+
+_STATUS_CODES: dict[type[BaseException], grpc.StatusCode] = {
+    InvalidArgument: grpc.StatusCode.INVALID_ARGUMENT,
+    NotFound: grpc.StatusCode.NOT_FOUND,
+    Unauthenticated: grpc.StatusCode.UNAUTHENTICATED,
+    PermissionDenied: grpc.StatusCode.PERMISSION_DENIED,
+    PreconditionFailed: grpc.StatusCode.FAILED_PRECONDITION,
+    StaleVersion: grpc.StatusCode.ABORTED,
+    OutOfRange: grpc.StatusCode.OUT_OF_RANGE,
+    codec.MalformedMessage: grpc.StatusCode.INVALID_ARGUMENT,
+    engine.RulesetError: grpc.StatusCode.INVALID_ARGUMENT,
+    store_errors.GameNotFound: grpc.StatusCode.NOT_FOUND,
+    store_errors.InvalidCursor: grpc.StatusCode.INVALID_ARGUMENT,
+    MalformedRecord: grpc.StatusCode.DATA_LOSS,
+}
+
+_credentials: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "boneyard_credentials", default=None
+)
+
+
+def credentials() -> str | None:
+    """The bearer token (seat token or API key) of the call being handled, if it sent one."""
+    return _credentials.get()
+
+
+def status_for(error: BaseException) -> grpc.StatusCode | None:
+    """The status code of an expected error; ``None`` for a bug."""
+    for kind in type(error).__mro__:
+        code = _STATUS_CODES.get(kind)
+        if code is not None:
+            return code
+    return None
+
+
+def _bearer(metadata: Any) -> str | None:
+    for key, value in metadata or ():
+        if key == "authorization":
+            text = value if isinstance(value, str) else value.decode()
+            scheme, _, token = text.partition(" ")
+            if scheme.lower() != "bearer" or not token.strip():
+                raise Unauthenticated(
+                    "the authorization metadata must be 'Bearer <seat token or API key>'"
+                )
+            return token.strip()
+    return None
+
+
+Handler = Callable[[Any, grpc.aio.ServicerContext], Any]
+
+
+def _wrap(
+    handler: grpc.RpcMethodHandler | None,
+    unary: Callable[[Handler], Handler],
+    stream: Callable[[Handler], Handler],
+) -> grpc.RpcMethodHandler | None:
+    """The same handler with its behaviour wrapped (unary-unary and unary-stream: the only
+    kinds our services have)."""
+    if handler is None:
+        return None
+    if handler.unary_unary is not None:
+        return grpc.unary_unary_rpc_method_handler(
+            unary(handler.unary_unary),
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
+    if handler.unary_stream is not None:
+        return grpc.unary_stream_rpc_method_handler(
+            stream(handler.unary_stream),
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
+    return handler
+
+
+class CredentialsInterceptor(grpc.aio.ServerInterceptor):
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler | None:
+        handler = await continuation(details)
+
+        def unary(inner: Handler) -> Handler:
+            async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
+                _credentials.set(_bearer(context.invocation_metadata()))
+                return await inner(request, context)
+
+            return call
+
+        def stream(inner: Handler) -> Handler:
+            async def call(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+                _credentials.set(_bearer(context.invocation_metadata()))
+                async for message in inner(request, context):
+                    yield message
+
+            return call
+
+        return _wrap(handler, unary, stream)
+
+
+class ErrorInterceptor(grpc.aio.ServerInterceptor):
+    """Outermost: it also answers what ``CredentialsInterceptor`` raises."""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler | None:
+        handler = await continuation(details)
+        method = details.method
+
+        def unary(inner: Handler) -> Handler:
+            async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
+                try:
+                    return await inner(request, context)
+                except Exception as error:  # noqa: BLE001 - every error gets a status
+                    await _abort(context, error, method)
+
+            return call
+
+        def stream(inner: Handler) -> Handler:
+            async def call(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+                try:
+                    async for message in inner(request, context):
+                        yield message
+                except Exception as error:  # noqa: BLE001 - every error gets a status
+                    await _abort(context, error, method)
+
+            return call
+
+        return _wrap(handler, unary, stream)
+
+
+async def _abort(context: grpc.aio.ServicerContext, error: Exception, method: str) -> None:
+    if isinstance(error, grpc.aio.AbortError):
+        raise error  # a handler's own abort: already answered
+    code = status_for(error)
+    if code is None:
+        log.error("%s failed", method, exc_info=error)
+        await context.abort(grpc.StatusCode.INTERNAL, INTERNAL_ERROR)
+    assert code is not None
+    await context.abort(code, str(error))

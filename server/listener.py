@@ -1,0 +1,94 @@
+"""Other processes' changes, for a server sharing its PostgreSQL database: ``LISTEN`` on a
+connection of its own, and hand each notification to whoever follows it.
+
+- ``boneyard_events``: ``"<game_id>:<version>,..."``, sent by every writer's commit
+  (``store.writer``): the games in memory drop a copy that fell behind, and the game's
+  watchers, clock and so on are woken (``on_game``).
+- ``boneyard_lobby``: ``"k:<table key digest>"`` when the seeks of a kind change, and
+  ``"a:<account id>"`` when a game reserves a seat for an account (``on_lobby``).
+
+Notifications are only wake-ups; the database stays the truth. Those sent while the
+connection is down are lost, so after a reconnection ``on_reconnect`` makes everything look
+again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+import psycopg
+from psycopg import sql
+from sqlalchemy import text
+from sqlalchemy.engine import URL, Engine, make_url
+
+from boneyard.server.store.notify import parse_notifications
+from boneyard.server.store.repository import NOTIFY_CHANNEL
+
+__all__ = ["LOBBY_CHANNEL", "Listener", "announce"]
+
+log = logging.getLogger(__name__)
+
+LOBBY_CHANNEL = "boneyard_lobby"
+
+
+def announce(engine: Engine, channel: str, payload: str) -> None:
+    """Send one notification (a blocking call, for worker threads)."""
+    with engine.begin() as conn:
+        conn.execute(
+            text("SELECT pg_notify(:channel, :payload)"), {"channel": channel, "payload": payload}
+        )
+
+
+class Listener:
+    def __init__(
+        self,
+        url: str | URL,
+        *,
+        on_game: Callable[[str, int], None],
+        on_lobby: Callable[[str], None],
+        on_reconnect: Callable[[], None],
+    ) -> None:
+        self._conninfo = make_url(url).set(drivername="postgresql").render_as_string(
+            hide_password=False
+        )
+        self._on_game = on_game
+        self._on_lobby = on_lobby
+        self._on_reconnect = on_reconnect
+        self.ready = asyncio.Event()
+        """Set once listening (tests and benchmarks wait for it)."""
+
+    async def run(self) -> None:
+        connected_before = False
+        pause = 0.1
+        while True:
+            try:
+                conn = await psycopg.AsyncConnection.connect(self._conninfo, autocommit=True)
+                async with conn:
+                    for channel in (NOTIFY_CHANNEL, LOBBY_CHANNEL):
+                        await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
+                    if connected_before:
+                        self._on_reconnect()
+                    connected_before = True
+                    pause = 0.1
+                    self.ready.set()
+                    async for notify in conn.notifies():
+                        self._dispatch(notify.channel, notify.payload)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("listening for other processes' changes failed; reconnecting",
+                            exc_info=log.isEnabledFor(logging.DEBUG))
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 5.0)
+
+    def _dispatch(self, channel: str, payload: str) -> None:
+        try:
+            if channel == NOTIFY_CHANNEL:
+                for change in parse_notifications(payload):
+                    self._on_game(change.game_id, change.version)
+            elif channel == LOBBY_CHANNEL:
+                self._on_lobby(payload)
+        except Exception:  # one bad notification must not stop the others
+            log.exception("a %s notification could not be handled", channel)

@@ -1,0 +1,149 @@
+"""What a game is created with besides its first events, and its clock: the values and the
+writes that the event store (``repository``) and the competition store share.
+
+Its own module so that the imports go one way: ``repository`` and ``competition`` import
+this, and ``competition`` imports ``repository``, never the reverse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from sqlalchemy import insert, update
+from sqlalchemy.orm import Session
+
+from boneyard.server.store.hashing import is_token_hash
+from boneyard.server.store.models import GameClockRow, GameDealRow, SeatAccountRow, SeatRow
+
+__all__ = [
+    "ClockState",
+    "GameClock",
+    "GameSetup",
+    "Reservation",
+    "TimeControl",
+    "TimeoutPolicy",
+    "insert_setup",
+    "update_clock",
+]
+
+TimeoutPolicy = Literal["auto_play", "forfeit"]
+
+
+@dataclass(frozen=True, slots=True)
+class TimeControl:
+    """Each action may take ``per_move_ms``; beyond it, time comes out of the seat's bank."""
+
+    per_move_ms: int
+    bank_ms: int
+    policy: TimeoutPolicy
+
+    def as_json(self) -> dict[str, Any]:
+        return {"per_move_ms": self.per_move_ms, "bank_ms": self.bank_ms, "policy": self.policy}
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> TimeControl | None:
+        if not data:
+            return None
+        return TimeControl(int(data["per_move_ms"]), int(data["bank_ms"]), data["policy"])
+
+
+@dataclass(frozen=True, slots=True)
+class ClockState:
+    """Where a game's clock stands after an append: each seat's bank (ms), and the seat to act
+    with the time its turn began (``None``: the clock is stopped)."""
+
+    banks: tuple[int, ...]
+    turn_seat: int | None
+    turn_started_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class GameClock:
+    game_id: str
+    control: TimeControl
+    state: ClockState
+    turn_version: int
+    version: int
+    """The game's version now (``turn_version`` is the version the turn began at)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reservation:
+    seat: int
+    account_id: str
+    player_name: str
+    token_hash: str
+    """A seat row needs a token: a fresh one nobody is told (the account's key acts instead)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameSetup:
+    """What a game is created with besides its first events."""
+
+    reservations: Sequence[Reservation] = ()
+    clock: tuple[TimeControl, ClockState] | None = None
+    deal_secret: bytes | None = None
+    also: Callable[[Session, str], None] | None = None
+    """More writes in the creating transaction (given the session and the game id); raising
+    undoes the creation."""
+
+
+def insert_setup(session: Session, game_id: str, version: int, setup: GameSetup, now: datetime) -> None:
+    """Write ``setup`` for a game being created (in its transaction)."""
+    for r in setup.reservations:
+        if not is_token_hash(r.token_hash):
+            raise ValueError(f"game {game_id!r}, seat {r.seat}: token_hash must be a sha256 hex digest")
+    if setup.reservations:
+        session.execute(
+            insert(SeatRow),
+            [
+                {
+                    "game_id": game_id,
+                    "seat": r.seat,
+                    "player_name": r.player_name,
+                    "token_hash": r.token_hash,
+                    "created_at": now,
+                }
+                for r in setup.reservations
+            ],
+        )
+        session.execute(
+            insert(SeatAccountRow),
+            [{"game_id": game_id, "seat": r.seat, "account_id": r.account_id} for r in setup.reservations],
+        )
+    if setup.clock is not None:
+        control, state = setup.clock
+        session.add(
+            GameClockRow(
+                game_id=game_id,
+                per_move_ms=control.per_move_ms,
+                bank_ms=control.bank_ms,
+                policy=control.policy,
+                banks=list(state.banks),
+                turn_seat=state.turn_seat,
+                turn_version=version,
+                turn_started_at=state.turn_started_at,
+            )
+        )
+    if setup.deal_secret is not None:
+        session.add(GameDealRow(game_id=game_id, secret=setup.deal_secret))
+    session.flush()
+    if setup.also is not None:
+        setup.also(session, game_id)
+
+
+def update_clock(session: Session, game_id: str, version: int, clock: ClockState) -> None:
+    session.execute(
+        update(GameClockRow)
+        .where(GameClockRow.game_id == game_id)
+        .values(
+            banks=list(clock.banks),
+            turn_seat=clock.turn_seat,
+            turn_version=version,
+            turn_started_at=clock.turn_started_at,
+        )
+        .execution_options(synchronize_session=False)
+    )

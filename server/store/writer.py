@@ -1,0 +1,292 @@
+"""One writer per process, with group commit: every append waiting when the writer is free
+is committed in one transaction.
+
+The server decides actions in memory (``boneyard.server.games``) and hands the writer what
+to append; the answer to the client waits for ``Append.done``, called after the commit, so an
+acknowledged action is durable. A batch is, through SQLAlchemy Core (no ORM): for each game
+one conditional ``UPDATE games SET version = new WHERE id = ? AND version = expected``, then
+one multi-row INSERT of all the batch's events and one of its requests (plus the seeds of
+hands dealt, and the clocks). A game no longer at its expected version (another process
+wrote it) gets ``VersionConflict`` and nothing of it is written, without failing the others;
+any other failure rolls the batch back and retries each append in a transaction of its own,
+so one bad append never fails its batch. The primary key ``(game_id, seq)`` stays the last
+word: an INSERT that collides is a ``VersionConflict`` too.
+
+Games are updated in id order, so two processes' batches on one PostgreSQL take the row locks
+in the same order and cannot deadlock. On PostgreSQL the batch also announces the new
+versions (``NOTIFY``, delivered at commit) for the other processes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import queue
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import bindparam, insert, select, text, update
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import IntegrityError
+
+from boneyard.server.store.db import WRITE
+from boneyard.server.store.errors import DuplicateRequest, GameNotFound, VersionConflict
+from boneyard.server.store.game_setup import ClockState, update_clock
+from boneyard.server.store.models import EventRow, GameRow, HandSeedRow, RequestRow
+from boneyard.server.store.notify import notification_payloads
+
+__all__ = ["Append", "BatchStats", "Writer"]
+
+log = logging.getLogger(__name__)
+
+MAX_BATCH = 512
+"""Appends committed in one transaction at most (the rest wait for the next)."""
+
+_EVENTS = EventRow.__table__
+_GAMES = GameRow.__table__
+_REQUESTS = RequestRow.__table__
+_SEEDS = HandSeedRow.__table__
+
+_CLAIM = (
+    update(_GAMES)
+    .where(_GAMES.c.id == bindparam("g_id"), _GAMES.c.version == bindparam("expected"))
+    .values(version=bindparam("new_version"), updated_at=bindparam("now"))
+)
+_CLAIM_WITH_STATUS = _CLAIM.values(status=bindparam("new_status"))
+
+
+@dataclass(slots=True)
+class Append:
+    """Events to append to one game at ``expected_version``; ``done(error)`` is called from
+    the writer's thread once committed (``None``) or refused (``VersionConflict``,
+    ``DuplicateRequest``, ``GameNotFound``, or whatever the database raised)."""
+
+    game_id: str
+    expected_version: int
+    events: Sequence[tuple[str, bytes, bytes]]
+    """``(kind, payload, chain hash)`` of each event, in order."""
+    done: Callable[[BaseException | None], None]
+    request: tuple[str, int, bytes] | None = None
+    """``(request_id, seat, response)`` remembered for retries."""
+    status: str | None = None
+    seeds: Sequence[tuple[int, bytes, bytes]] = ()
+    """``(hand_number, seed, commitment)`` of hands these events deal (kept secret)."""
+    clock: ClockState | None = None
+    reveal_seeds: bool = False
+    """The game is over: its seeds (this append's too) are public from the commit on."""
+    at: datetime | None = None
+    """When it happened (the game's ``updated_at``; default: when written)."""
+
+    @property
+    def new_version(self) -> int:
+        return self.expected_version + len(self.events)
+
+
+@dataclass(slots=True)
+class BatchStats:
+    """What the writer has done, for benchmarks and metrics."""
+
+    batches: int = 0
+    appends: int = 0
+    conflicts: int = 0
+    retried_batches: int = 0
+    largest: int = 0
+    sizes: list[int] = field(default_factory=list)
+
+
+class Writer:
+    """The writer thread of one process. ``submit`` queues an append; ``close`` commits what
+    is queued and stops."""
+
+    def __init__(
+        self, engine: Engine, *, notify_channel: str | None = None, name: str = "boneyard-writer"
+    ) -> None:
+        self._engine = engine.execution_options(**{WRITE: True})
+        self._notify_channel = notify_channel
+        self._queue: queue.SimpleQueue[Append | None] = queue.SimpleQueue()
+        self._conn: Connection | None = None
+        self.stats = BatchStats()
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def submit(self, append: Append) -> None:
+        if self._closed:
+            append.done(RuntimeError("the writer is closed"))
+            return
+        self._queue.put(append)
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Commit what is queued, then stop the thread."""
+        if self._closed:
+            return
+        self._closed = True
+        self._queue.put(None)
+        self._thread.join(timeout)
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    # --- the thread --------------------------------------------------------------------
+
+    def _run(self) -> None:
+        stopping = False
+        while not stopping:
+            first = self._queue.get()
+            if first is None:
+                break
+            batch = [first]
+            while len(batch) < MAX_BATCH:
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if item is None:
+                    stopping = True
+                    break
+                batch.append(item)
+            self._commit(batch)
+
+    def _connection(self) -> Connection:
+        if self._conn is None or self._conn.closed or self._conn.invalidated:
+            self._conn = self._engine.connect()
+        return self._conn
+
+    def _commit(self, batch: list[Append]) -> None:
+        stats = self.stats
+        stats.batches += 1
+        stats.appends += len(batch)
+        stats.largest = max(stats.largest, len(batch))
+        if len(stats.sizes) < 100_000:
+            stats.sizes.append(len(batch))
+        try:
+            outcomes = self._transaction(batch)
+        except Exception:
+            log.warning("a batch of %d appends failed; retrying each alone", len(batch),
+                        exc_info=log.isEnabledFor(logging.DEBUG))
+            stats.retried_batches += 1
+            self._drop_connection()
+            outcomes = []
+            for item in batch:
+                try:
+                    outcomes.extend(self._transaction([item]))
+                except Exception as error:  # noqa: BLE001 - handed to the waiting caller
+                    self._drop_connection()
+                    outcomes.append(_refusal(item, error))
+        for item, error in zip(batch, outcomes, strict=True):
+            if error is not None:
+                stats.conflicts += 1
+            try:
+                item.done(error)
+            except Exception:  # a caller's callback must not stop the writer
+                log.exception("game %s: the append's callback failed", item.game_id)
+
+    def _drop_connection(self) -> None:
+        if self._conn is not None:
+            with contextlib.suppress(Exception):  # it is being thrown away
+                self._conn.close()
+            self._conn = None
+
+    def _transaction(self, batch: list[Append]) -> list[BaseException | None]:
+        """Write ``batch`` in one transaction; the outcome of each append, in order."""
+        conn = self._connection()
+        written_at = datetime.now(UTC)
+        outcomes: dict[int, BaseException | None] = {}
+        written: list[Append] = []
+        with conn.begin():
+            for index in sorted(range(len(batch)), key=lambda i: batch[i].game_id):
+                item = batch[index]
+                params: dict[str, Any] = {
+                    "g_id": item.game_id,
+                    "expected": item.expected_version,
+                    "new_version": item.new_version,
+                    "now": item.at or written_at,
+                }
+                statement = _CLAIM
+                if item.status is not None:
+                    statement = _CLAIM_WITH_STATUS
+                    params["new_status"] = item.status
+                if conn.execute(statement, params).rowcount != 1:
+                    outcomes[index] = self._conflict(conn, item)
+                    continue
+                outcomes[index] = None
+                written.append(item)
+            if written:
+                self._insert(conn, written, written_at)
+        return [outcomes[i] for i in range(len(batch))]
+
+    def _insert(self, conn: Connection, written: list[Append], now: datetime) -> None:
+        events = [
+            {
+                "game_id": item.game_id,
+                "seq": item.expected_version + offset,
+                "kind": kind,
+                "payload": payload,
+                "hash": chain,
+                "created_at": now,
+            }
+            for item in written
+            for offset, (kind, payload, chain) in enumerate(item.events, start=1)
+        ]
+        conn.execute(insert(_EVENTS), events)
+        requests = [
+            {
+                "game_id": item.game_id,
+                "request_id": item.request[0],
+                "seat": item.request[1],
+                "result_version": item.new_version,
+                "response": item.request[2],
+                "created_at": now,
+            }
+            for item in written
+            if item.request is not None
+        ]
+        if requests:
+            conn.execute(insert(_REQUESTS), requests)
+        seeds = [
+            {
+                "game_id": item.game_id,
+                "hand_number": number,
+                "commitment": commitment,
+                "seed": seed,
+                "revealed": False,
+                "created_at": now,
+            }
+            for item in written
+            for number, seed, commitment in item.seeds
+        ]
+        if seeds:
+            conn.execute(insert(_SEEDS), seeds)
+        for item in written:
+            if item.clock is not None:
+                update_clock(conn, item.game_id, item.new_version, item.clock)
+            if item.reveal_seeds:
+                conn.execute(
+                    update(_SEEDS).where(_SEEDS.c.game_id == item.game_id).values(revealed=True)
+                )
+        if self._notify_channel is not None:
+            for payload in notification_payloads((i.game_id, i.new_version) for i in written):
+                conn.execute(
+                    text("SELECT pg_notify(:channel, :payload)"),
+                    {"channel": self._notify_channel, "payload": payload},
+                )
+
+    @staticmethod
+    def _conflict(conn: Connection, item: Append) -> BaseException:
+        actual = conn.execute(select(_GAMES.c.version).where(_GAMES.c.id == item.game_id)).scalar()
+        if actual is None:
+            return GameNotFound(item.game_id)
+        return VersionConflict(item.game_id, item.expected_version, actual)
+
+
+def _refusal(item: Append, error: BaseException) -> BaseException:
+    """What an append that failed alone is told: a collision on a key is a lost race."""
+    if isinstance(error, IntegrityError):
+        text_of = str(error.orig).lower() if error.orig is not None else str(error).lower()
+        if "request" in text_of and item.request is not None:
+            return DuplicateRequest(item.game_id, item.request[0])
+        return VersionConflict(item.game_id, item.expected_version, None)
+    return error
