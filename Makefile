@@ -5,7 +5,7 @@ PYTHON ?= python3
 PYTEST_ARGS ?=
 
 .DELETE_ON_ERROR:
-.PHONY: setup test lint dist typecheck-tree proto bench-engine bench-server bench-verify bench-solver bench-sampler bench-bots bench-competition run clean FORCE demo
+.PHONY: setup test lint dist typecheck-tree proto bench-engine bench-server bench-fanout bench-verify bench-solver bench-sampler bench-bots bench-competition run clean FORCE demo
 
 setup: $(VENV)/.installed
 
@@ -60,7 +60,12 @@ bench-engine: setup
 	$(PY) benchmarks/bench_engine.py
 
 bench-server: setup
-	$(PY) benchmarks/bench_server.py
+	$(PY) benchmarks/bench_server.py $(BENCH_SERVER_ARGS)
+
+# Ack -> arrival on 1,000 WatchGame streams; last line `fanout: 1000 streams, p99 X ms after the
+# ack`. Across two processes too when BONEYARD_BENCH_PG_URL names a PostgreSQL server.
+bench-fanout: setup
+	$(PY) benchmarks/bench_fanout.py
 
 # Whole Texas 42 games verified offline per second (last line: `verify: N records/s`).
 bench-verify: setup

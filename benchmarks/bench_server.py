@@ -1,66 +1,118 @@
-"""Server speed: actions per second through gRPC, against a no-op RPC on the same server.
+"""Server speed: Boneyard against an in-tree anchor, the same load in the same run.
 
-Starts its own ``boneyard-server`` subprocess on 127.0.0.1 (a temporary SQLite file unless
-``--database-url`` names another database), then, with ``--concurrency`` games at once over
-one grpc.aio channel, plays random games: the seat to act asks for its view (GetView with its
+    make bench-server    # last line: `server: N actions/s, p99 X ms, ratio R to the anchor`
+
+The anchor (``benchmarks/anchor_server.py``) is the smallest server with the same RPCs that
+does what Boneyard must: each game's state in memory, decided with our own engine, and one
+writer thread that commits every waiting action in one SQLite transaction (WAL,
+synchronous=FULL), answering only after its commit.
+
+The load, from one asyncio client process with one grpc.aio channel per server: with G
+concurrent games (G in 1, 32, 128), the seat to act asks for its view (GetView with its seat
 token) and submits a random one of its legal actions (SubmitAction); a finished game is
-replaced by a new one. Play stops after ``--duration`` seconds or ``--max-actions`` actions.
-Then the same number of concurrent callers send the standard health ``Check`` (the cheapest
-RPC the server has: no database, no engine) for ``--noop-duration`` seconds.
+replaced by a new one (CreateGame and four TakeSeat, inside the measured window). For each G,
+``--rounds`` rounds, each running Boneyard and the anchor one after the other (the order
+alternating from round to round), each a fresh server process on a fresh SQLite file in a
+temporary directory: a warm-up not counted (``--warmup`` seconds, and until every game is set
+up), then ``--duration`` seconds measured.
+The table gives the median over the rounds of:
 
-    make bench-server      # last line: `server: N actions/s, ratio R to no-op`
+- actions/s: actions answered in the measured window per second;
+- "action" p50/p99: the latency of one action as its client sees it, GetView + SubmitAction;
+  "submit p99": SubmitAction alone;
+- server CPU ms/action: utime + stime of the server process(es) from /proc/PID/stat, read at
+  the start and the end of the measured window, over the actions of the window (game set-up
+  included); client CPU likewise, to show when the client is what limits.
 
-R = no-op throughput / action throughput: how many no-op RPCs the server answers in the time
-it takes to carry out one action (its GetView and its SubmitAction). R near 2 would mean an
-action costs no more than the two RPCs it needs; the rest is the engine and the database.
-Client and server share this machine's CPUs, so the figures are for comparing runs here.
+R = Boneyard's actions/s / the anchor's, at 32 games. ``--database-url postgresql+psycopg://...``
+runs Boneyard on a fresh database of that server each round (created, then dropped); the anchor
+always uses SQLite. ``--processes 2`` (PostgreSQL only) runs two Boneyard processes on the same
+database, half the games talking to each; ``--compare-processes`` also measures 1 against 2
+processes, alternating, and prints ``postgresql: 1 process N actions/s, 2 processes M
+actions/s, ratio M/N``. Client and server share this machine's CPUs: the figures compare runs
+here, and speed is never a pass/fail.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import random
 import re
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from boneyard.v1 import game_service_pb2, game_service_pb2_grpc, rules_pb2, view_pb2
 
 LISTENING = re.compile(r"^boneyard-server listening on (\S+):(\d+)$", re.MULTILINE)
 RPC_TIMEOUT = 30.0
+START_TIMEOUT = 60.0
+SETUP_TIMEOUT = 60.0
+"""The longest the warm-up waits for every game to be set up."""
+ANCHOR = Path(__file__).resolve().parent / "anchor_server.py"
+CONCURRENCIES = (1, 32, 128)
+HEADLINE = 32
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+# --- server processes ------------------------------------------------------------------
+
+
+class StartError(RuntimeError):
+    pass
 
 
 @dataclass
-class Calls:
-    """Latencies (seconds) of one kind of call, and its errors."""
+class Server:
+    proc: subprocess.Popen[bytes]
+    address: str
+    log_path: Path
 
-    latencies: list[float] = field(default_factory=list)
-    errors: dict[str, int] = field(default_factory=dict)
+    def cpu_seconds(self) -> float:
+        """utime + stime of the process so far (/proc/PID/stat fields 14 and 15)."""
+        with open(f"/proc/{self.proc.pid}/stat") as f:
+            text = f.read()
+        fields = text[text.rindex(")") + 2 :].split()
+        return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
-    def error(self, code: grpc.StatusCode | None) -> None:
-        name = code.name if code is not None else "?"
-        self.errors[name] = self.errors.get(name, 0) + 1
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=15)
 
-    def quantile(self, q: float) -> float:
-        values = sorted(self.latencies)
-        if not values:
-            return float("nan")
-        return values[min(len(values) - 1, int(q * len(values)))]
+    def problems(self) -> list[str]:
+        text = self.log_path.read_text(errors="replace")
+        return [line for line in text.splitlines() if "ERROR" in line or "Traceback" in line]
 
-
-# --- the server process -------------------------------------------------------------
+    def first_traceback(self) -> str:
+        """The end of the first traceback in the log (``""`` if none)."""
+        lines = self.log_path.read_text(errors="replace").splitlines()
+        start = next((i for i, line in enumerate(lines) if line.startswith("Traceback")), None)
+        if start is None:
+            return ""
+        end = next(
+            (i for i in range(start + 1, len(lines)) if lines[i] and not lines[i][0].isspace()),
+            len(lines) - 1,
+        )
+        return "\n".join(lines[max(start, end - 6) : end + 1])
 
 
 def server_binary() -> str:
@@ -69,81 +121,128 @@ def server_binary() -> str:
         return str(beside)
     found = shutil.which("boneyard-server")
     if not found:
-        sys.exit("bench_server: boneyard-server is not installed (make setup)")
+        sys.exit("bench: boneyard-server is not installed (make setup)")
     return found
 
 
-def start_server(database_url: str, log_path: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_process(argv: Sequence[str], log_path: Path) -> Server:
+    """Start a server that prints ``boneyard-server listening on HOST:PORT``; wait for it."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("BONEYARD_")}
     env["PYTHONUNBUFFERED"] = "1"
-    env["BONEYARD_LOG_LEVEL"] = "WARNING"
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
-            [server_binary(), "--database-url", database_url, "--listen", "127.0.0.1:0"],
+            list(argv),
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
             env=env,
             start_new_session=True,
         )
-    deadline = time.monotonic() + 60
+    server = Server(proc, "", log_path)
+    deadline = time.monotonic() + START_TIMEOUT
     while True:
         match = LISTENING.search(log_path.read_text(errors="replace"))
         if match:
-            return proc, f"{match[1]}:{match[2]}"
+            server.address = f"{match[1]}:{match[2]}"
+            return server
         if proc.poll() is not None or time.monotonic() > deadline:
-            stop_server(proc)
-            sys.exit(
-                "bench_server: boneyard-server did not start:\n"
-                + log_path.read_text(errors="replace")
+            server.stop()
+            raise StartError(
+                f"{Path(argv[0]).name} {' '.join(argv[1:])} did not start:\n"
+                + log_path.read_text(errors="replace")[-4000:]
             )
         time.sleep(0.05)
 
 
-def stop_server(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
+def start_boneyard(database_url: str, log_path: Path, binary: str | None = None) -> Server:
+    """``binary``: another install's ``boneyard-server`` (default: this venv's)."""
+    return start_process(
+        [
+            binary or server_binary(),
+            "--database-url",
+            database_url,
+            "--listen",
+            "127.0.0.1:0",
+            "--log-level",
+            "WARNING",
+        ],
+        log_path,
+    )
+
+
+def start_anchor(database: Path, log_path: Path) -> Server:
+    return start_process(
+        [sys.executable, str(ANCHOR), "--database", str(database), "--listen", "127.0.0.1:0"],
+        log_path,
+    )
+
+
+def is_postgres(url: str | None) -> bool:
+    return bool(url) and url.startswith("postgresql")
+
+
+@contextlib.contextmanager
+def fresh_pg_database(base_url: str, prefix: str = "boneyard_bench") -> Iterator[str]:
+    """URL of a new, empty database on the server of ``base_url``; dropped afterwards."""
+    import sqlalchemy as sa
+    from sqlalchemy.engine import make_url
+
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(base_url, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
         try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+            yield make_url(base_url).set(database=name).render_as_string(hide_password=False)
+        finally:
+            with admin.connect() as conn:
+                conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        admin.dispose()
 
 
-# --- load ---------------------------------------------------------------------------
+# --- the load --------------------------------------------------------------------------
 
 
 @dataclass
-class Play:
-    submit: Calls = field(default_factory=Calls)
-    view: Calls = field(default_factory=Calls)
-    actions: int = 0
-    games_finished: int = 0
+class Load:
+    games: int
+    stop_at: float
+    """When the players stop (set when the measured window begins)."""
+    max_actions: int
+    done: list[tuple[float, float, float]] = field(default_factory=list)
+    """(completed at, GetView + SubmitAction seconds, SubmitAction seconds) of every action."""
+    errors: Counter[str] = field(default_factory=Counter)
+    playing: int = 0
+    """Players whose first game is set up; the window waits for all of them."""
+    all_playing: asyncio.Event = field(default_factory=asyncio.Event)
     games_started: int = 0
-    setup_errors: int = 0
+    games_finished: int = 0
 
 
 def _bearer(token: str) -> tuple[tuple[str, str]]:
     return (("authorization", f"Bearer {token}"),)
 
 
+def _code(error: grpc.RpcError) -> str:
+    code = error.code() if isinstance(error, grpc.aio.AioRpcError) else None
+    return code.name if code is not None else "?"
+
+
 async def play_games(
-    stub: game_service_pb2_grpc.GameServiceStub,
-    preset: str,
-    rng: random.Random,
-    play: Play,
-    stop_at: float,
-    max_actions: int,
+    stub: game_service_pb2_grpc.GameServiceStub, preset: str, rng: random.Random, load: Load
 ) -> None:
     """Play random games one after the other until the time or the action budget is spent."""
-    while time.perf_counter() < stop_at and play.actions < max_actions:
+    clock = time.perf_counter
+    first = True
+    while clock() < load.stop_at and len(load.done) < load.max_actions:
         try:
             created = await stub.CreateGame(
                 game_service_pb2.CreateGameRequest(rules=rules_pb2.Ruleset(preset=preset)),
                 timeout=RPC_TIMEOUT,
             )
             game_id = created.game_id
-            tokens = []
+            seats = []
             for seat in range(created.game.rules.players):
                 seated = await stub.TakeSeat(
                     game_service_pb2.TakeSeatRequest(
@@ -151,201 +250,374 @@ async def play_games(
                     ),
                     timeout=RPC_TIMEOUT,
                 )
-                tokens.append(seated.seat_token)
+                seats.append(_bearer(seated.seat_token))
             public = await stub.GetView(
                 game_service_pb2.GetViewRequest(game_id=game_id), timeout=RPC_TIMEOUT
             )
-        except grpc.RpcError:
-            play.setup_errors += 1
+        except grpc.RpcError as e:
+            load.errors[f"set-up {_code(e)}"] += 1
             await asyncio.sleep(0.1)
             continue
-        play.games_started += 1
+        load.games_started += 1
+        if first:
+            first = False
+            load.playing += 1
+            if load.playing == load.games:
+                load.all_playing.set()
         turn = public.view.turn
-        while time.perf_counter() < stop_at and play.actions < max_actions:
-            started = time.perf_counter()
+        view_request = game_service_pb2.GetViewRequest(game_id=game_id)
+        while clock() < load.stop_at and len(load.done) < load.max_actions:
+            started = clock()
             try:
-                seen = await stub.GetView(
-                    game_service_pb2.GetViewRequest(game_id=game_id),
-                    metadata=_bearer(tokens[turn]),
-                    timeout=RPC_TIMEOUT,
+                seen = await stub.GetView(view_request, metadata=seats[turn], timeout=RPC_TIMEOUT)
+                view = seen.view
+                request = game_service_pb2.SubmitActionRequest(
+                    game_id=game_id,
+                    expected_version=view.version,
+                    request_id=str(uuid.uuid4()),
+                    action=rng.choice(view.legal_actions),
                 )
-            except grpc.RpcError as e:
-                play.view.error(e.code())
-                break
-            play.view.latencies.append(time.perf_counter() - started)
-            view = seen.view
-            request = game_service_pb2.SubmitActionRequest(
-                game_id=game_id,
-                expected_version=view.version,
-                request_id=str(uuid.uuid4()),
-                action=rng.choice(view.legal_actions),
-            )
-            started = time.perf_counter()
-            try:
+                submitted = clock()
                 answer = await stub.SubmitAction(
-                    request, metadata=_bearer(tokens[turn]), timeout=RPC_TIMEOUT
+                    request, metadata=seats[turn], timeout=RPC_TIMEOUT
                 )
             except grpc.RpcError as e:
-                play.submit.error(e.code())
+                load.errors[_code(e)] += 1
                 break  # one actor per game: any error is worth a look; start another game
-            play.submit.latencies.append(time.perf_counter() - started)
-            play.actions += 1
+            finished = clock()
+            load.done.append((finished, finished - started, finished - submitted))
             if answer.view.phase == view_pb2.PHASE_GAME_OVER:
-                play.games_finished += 1
+                load.games_finished += 1
                 break
             turn = answer.view.turn
 
 
-async def call_noop(health: health_pb2_grpc.HealthStub, calls: Calls, stop_at: float) -> None:
-    request = health_pb2.HealthCheckRequest(service="")
-    while time.perf_counter() < stop_at:
-        started = time.perf_counter()
-        try:
-            await health.Check(request, timeout=RPC_TIMEOUT)
-        except grpc.RpcError as e:
-            calls.error(e.code())
-            continue
-        calls.latencies.append(time.perf_counter() - started)
+@dataclass
+class Result:
+    system: str
+    games: int
+    actions: int
+    seconds: float
+    action_latencies: list[float]
+    submit_latencies: list[float]
+    server_cpu: float
+    client_cpu: float
+    errors: Counter[str]
+    games_finished: int
+
+    @property
+    def rate(self) -> float:
+        return self.actions / self.seconds if self.seconds > 0 else 0.0
+
+    def cpu_ms(self, seconds: float) -> float:
+        return seconds * 1000 / self.actions if self.actions else float("nan")
 
 
-async def run(args: argparse.Namespace, address: str) -> tuple[Play, float, Calls, float]:
-    async with grpc.aio.insecure_channel(address) as channel:
-        await asyncio.wait_for(channel.channel_ready(), timeout=30)
-        stub = game_service_pb2_grpc.GameServiceStub(channel)
-        health = health_pb2_grpc.HealthStub(channel)
+def quantile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
-        # Warm up: connections, the server's thread pool and caches, the client's stubs.
-        warm = Play()
-        stop = time.perf_counter() + args.warmup
-        await asyncio.gather(
-            *(
-                play_games(stub, args.preset, random.Random(-i), warm, stop, 10**9)
-                for i in range(args.concurrency)
-            ),
-            *(call_noop(health, Calls(), stop) for _ in range(args.concurrency)),
-        )
 
-        play = Play()
-        started = time.perf_counter()
-        stop = started + args.duration
-        await asyncio.gather(
-            *(
-                play_games(
-                    stub, args.preset, random.Random(args.seed + i), play, stop, args.max_actions
-                )
-                for i in range(args.concurrency)
+async def measure(
+    system: str, servers: list[Server], games: int, args: argparse.Namespace
+) -> Result:
+    channels = [grpc.aio.insecure_channel(s.address) for s in servers]
+    try:
+        for channel in channels:
+            await asyncio.wait_for(channel.channel_ready(), timeout=30)
+        stubs = [game_service_pb2_grpc.GameServiceStub(c) for c in channels]
+        latest = args.warmup + SETUP_TIMEOUT + args.duration
+        load = Load(games, time.perf_counter() + latest, args.max_actions)
+
+        def sample() -> tuple[float, float, float]:
+            cpu = sum(s.cpu_seconds() for s in servers)
+            return time.perf_counter(), cpu, time.process_time()
+
+        async def window() -> tuple[tuple[float, float, float], tuple[float, float, float]]:
+            """Warm-up: --warmup seconds, and every game set up; then --duration measured."""
+            await asyncio.sleep(args.warmup)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(load.all_playing.wait(), SETUP_TIMEOUT)
+            start = sample()
+            load.stop_at = start[0] + args.duration
+            await asyncio.sleep(args.duration)
+            return start, sample()
+
+        players = [
+            play_games(stubs[i % len(stubs)], args.preset, random.Random(args.seed + i), load)
+            for i in range(games)
+        ]
+        bound = latest + RPC_TIMEOUT + 30
+        (start, end), *_ = await asyncio.wait_for(asyncio.gather(window(), *players), bound)
+        if load.playing < games:
+            load.errors[f"games not set up in the warm-up: {games - load.playing}"] += 1
+    finally:
+        for channel in channels:
+            await channel.close()
+    measured = [d for d in load.done if start[0] <= d[0] <= end[0]]
+    return Result(
+        system=system,
+        games=games,
+        actions=len(measured),
+        seconds=end[0] - start[0],
+        action_latencies=[d[1] for d in measured],
+        submit_latencies=[d[2] for d in measured],
+        server_cpu=end[1] - start[1],
+        client_cpu=end[2] - start[2],
+        errors=load.errors,
+        games_finished=load.games_finished,
+    )
+
+
+# --- one trial: fresh servers, fresh database, the load ---------------------------------
+
+
+def trial(system: str, games: int, processes: int, args: argparse.Namespace) -> Result:
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-server-") as tmp,
+        contextlib.ExitStack() as stack,
+    ):
+        url = args.database_url
+        if system == "boneyard" and is_postgres(url):
+            url = stack.enter_context(fresh_pg_database(url))  # dropped after the servers stop
+        servers: list[Server] = []
+        stack.callback(lambda: [s.stop() for s in servers])
+        if system == "anchor":
+            servers.append(start_anchor(Path(tmp) / "anchor.db", Path(tmp) / "anchor.log"))
+        else:
+            url = url or f"sqlite:///{Path(tmp) / 'boneyard.db'}"
+            for n in range(processes):  # one after the other: the first one migrates
+                log_path = Path(tmp) / f"boneyard{n}.log"
+                servers.append(start_boneyard(url, log_path, args.boneyard_server))
+        label = system if processes == 1 else f"{system} x{processes}"
+        result = asyncio.run(measure(label, servers, games, args))
+        for s in servers:
+            s.stop()
+        problems = [line for s in servers for line in s.problems()]
+        if problems:
+            result.errors["server log ERROR lines"] += len(problems)
+            if not result.actions:
+                told = next((t for t in map(Server.first_traceback, servers) if t), problems[0])
+                print(f"  {label} answered no action; its log says:\n{told}", flush=True)
+        return result
+
+
+def run_rounds(
+    systems: Sequence[tuple[str, int]], games: int, args: argparse.Namespace
+) -> dict[tuple[str, int], list[Result]]:
+    """``--rounds`` rounds of every (system, processes), the order alternating by round."""
+    results: dict[tuple[str, int], list[Result]] = {s: [] for s in systems}
+    for n in range(args.rounds):
+        order = list(systems) if n % 2 == 0 else list(reversed(systems))
+        for system, processes in order:
+            r = trial(system, games, processes, args)
+            results[(system, processes)].append(r)
+            errors = f", errors {dict(r.errors)}" if r.errors else ""
+            print(
+                f"  round {n + 1}/{args.rounds}, {games:>3} games, {r.system:<12}"
+                f"{r.rate:>8.0f} actions/s, p99 {quantile(r.action_latencies, 0.99) * 1000:6.1f}"
+                f" ms, server CPU {r.cpu_ms(r.server_cpu):5.2f} ms/action{errors}",
+                flush=True,
             )
-        )
-        play_seconds = time.perf_counter() - started
+    return results
 
-        noop = Calls()
-        started = time.perf_counter()
-        stop = started + args.noop_duration
-        await asyncio.gather(*(call_noop(health, noop, stop) for _ in range(args.concurrency)))
-        noop_seconds = time.perf_counter() - started
-    return play, play_seconds, noop, noop_seconds
+
+@dataclass
+class Summary:
+    system: str
+    games: int
+    rate: float
+    p50: float
+    p99: float
+    submit_p99: float
+    server_ms: float
+    client_ms: float
+    errors: int
+    rounds: int
+
+
+def summarize(results: list[Result]) -> Summary:
+    med = statistics.median
+    return Summary(
+        system=results[0].system,
+        games=results[0].games,
+        rate=med(r.rate for r in results),
+        p50=med(quantile(r.action_latencies, 0.5) * 1000 for r in results),
+        p99=med(quantile(r.action_latencies, 0.99) * 1000 for r in results),
+        submit_p99=med(quantile(r.submit_latencies, 0.99) * 1000 for r in results),
+        server_ms=med(r.cpu_ms(r.server_cpu) for r in results),
+        client_ms=med(r.cpu_ms(r.client_cpu) for r in results),
+        errors=sum(sum(r.errors.values()) for r in results),
+        rounds=len(results),
+    )
+
+
+def print_table(rows: list[Summary]) -> None:
+    print(
+        f"  {'system':<12}{'games':>6}{'actions/s':>11}{'action p50':>12}{'action p99':>12}"
+        f"{'submit p99':>12}{'server CPU':>12}{'client CPU':>12}{'errors':>8}"
+    )
+    print(
+        f"  {'':<12}{'':>6}{'':>11}{'ms':>12}{'ms':>12}{'ms':>12}{'ms/action':>12}"
+        f"{'ms/action':>12}"
+    )
+    for s in rows:
+        print(
+            f"  {s.system:<12}{s.games:>6}{s.rate:>11.0f}{s.p50:>12.2f}{s.p99:>12.2f}"
+            f"{s.submit_p99:>12.2f}{s.server_ms:>12.2f}{s.client_ms:>12.2f}{s.errors:>8}"
+        )
+
+
+def _games(n: int) -> str:
+    return f"{n} game" if n == 1 else f"{n} games"
+
+
+def _met(ok: bool) -> str:
+    return "met" if ok else "not met"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--database-url",
-        help="database of the server started here (default: a new SQLite file in a temporary "
-        "directory); an empty PostgreSQL database works too",
+        help="Boneyard's database: default a new SQLite file each round; a PostgreSQL URL "
+        "(postgresql+psycopg://USER@HOST:PORT/DB) gets a fresh database of that server each "
+        "round. The anchor always uses SQLite.",
     )
     parser.add_argument("--preset", default="texas42", help="game preset (default %(default)s)")
     parser.add_argument(
         "--concurrency",
-        type=int,
-        default=16,
-        help="games (and no-op callers) at once (default %(default)s)",
+        type=lambda text: tuple(int(n) for n in text.split(",")),
+        default=CONCURRENCIES,
+        help="concurrent games, comma-separated (default 1,32,128)",
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="rounds (default %(default)s)")
+    parser.add_argument(
+        "--duration", type=float, default=8.0, help="measured seconds a trial (default %(default)s)"
     )
     parser.add_argument(
-        "--duration", type=float, default=20.0, help="seconds of play (default %(default)s)"
+        "--warmup", type=float, default=2.0, help="uncounted seconds first (default %(default)s)"
     )
     parser.add_argument(
         "--max-actions",
         type=int,
-        default=200_000,
-        help="stop play after this many actions (default %(default)s)",
+        default=1_000_000,
+        help="stop a trial after this many actions (default %(default)s)",
     )
     parser.add_argument(
-        "--noop-duration",
-        type=float,
-        default=8.0,
-        help="seconds of no-op calls (default %(default)s)",
+        "--processes",
+        type=int,
+        default=1,
+        choices=(1, 2),
+        help="Boneyard processes on one PostgreSQL database (default %(default)s)",
     )
     parser.add_argument(
-        "--warmup",
-        type=float,
-        default=2.0,
-        help="seconds of warm-up, not counted (default %(default)s)",
+        "--compare-processes",
+        action="store_true",
+        help="also measure 1 against 2 Boneyard processes on PostgreSQL",
+    )
+    parser.add_argument(
+        "--compare-games",
+        type=int,
+        default=HEADLINE,
+        help="concurrent games of --compare-processes (default %(default)s)",
+    )
+    parser.add_argument(
+        "--systems",
+        default="boneyard,anchor",
+        help="what to measure, comma-separated (default %(default)s)",
+    )
+    parser.add_argument(
+        "--boneyard-server",
+        metavar="PATH",
+        help="the boneyard-server to measure (default: the one beside this Python); it must be "
+        "the server process itself (a wrapper script must exec it) for the CPU figures",
     )
     parser.add_argument("--seed", type=int, default=42)
     args = parser.parse_args()
+    systems = [s for s in args.systems.split(",") if s]
+    if not systems or set(systems) - {"boneyard", "anchor"}:
+        parser.error("--systems is a comma-separated list of boneyard and anchor")
+    if (args.processes > 1 or args.compare_processes) and not is_postgres(args.database_url):
+        parser.error("--processes 2 and --compare-processes need --database-url postgresql+...")
+    if args.rounds < 1 or args.duration <= 0 or args.warmup < 0:
+        parser.error("--rounds must be at least 1, --duration positive, --warmup not negative")
 
-    with tempfile.TemporaryDirectory(prefix="bench-server-") as tmp:
-        database_url = args.database_url or f"sqlite:///{Path(tmp) / 'bench.db'}"
-        log_path = Path(tmp) / "server.log"
-        proc, address = start_server(database_url, log_path)
-        try:
-            play, play_seconds, noop, noop_seconds = asyncio.run(run(args, address))
-        finally:
-            stop_server(proc)
-            problems = [
-                line
-                for line in log_path.read_text(errors="replace").splitlines()
-                if "ERROR" in line or "Traceback" in line
-            ]
-        db = "temporary SQLite file" if not args.database_url else args.database_url
-        print(
-            f"server benchmark: {args.preset}, {args.concurrency} concurrent games and "
-            f"callers over one channel, {db}, loopback, {os.cpu_count()} CPUs shared by client "
-            "and server"
-        )
-        if problems:
-            print(f"  server log has {len(problems)} error line(s), first: {problems[0]}")
+    where = "PostgreSQL (a fresh database each round)" if args.database_url else "SQLite"
+    print(
+        f"server benchmark: {args.preset}; Boneyard ({args.processes} process"
+        f"{'es' if args.processes > 1 else ''}, {where}) against the anchor (SQLite, WAL, "
+        f"synchronous=FULL, one writer thread); {args.rounds} round(s) of {args.warmup:g} s "
+        f"warm-up + {args.duration:g} s measured per system and concurrency, alternating, a "
+        f"fresh server and database each; one asyncio client process, one channel per "
+        f"server, loopback, {os.cpu_count()} CPUs shared by client and server",
+        flush=True,
+    )
+    plan = [(s, args.processes if s == "boneyard" else 1) for s in systems]
+    try:
+        summaries: dict[tuple[str, int], Summary] = {}
+        for games in args.concurrency:
+            for (system, _), results in run_rounds(plan, games, args).items():
+                summaries[(system, games)] = summarize(results)
+        compared: list[Summary] = []
+        if args.compare_processes:
+            print(f"1 against 2 Boneyard processes on PostgreSQL, {args.compare_games} games:")
+            by_processes = run_rounds(
+                [("boneyard", 1), ("boneyard", 2)], args.compare_games, args
+            )
+            compared = [summarize(r) for r in by_processes.values()]
+    except StartError as e:
+        sys.exit(f"bench_server: {e}")
 
-    action_rate = play.actions / play_seconds
-    noop_rate = len(noop.latencies) / noop_seconds
-    rows = [
-        ("SubmitAction", play.submit, play_seconds),
-        ("GetView (seat)", play.view, play_seconds),
-        ("Health.Check (no-op)", noop, noop_seconds),
-    ]
-    print(
-        f"  {'call':<22}{'calls':>9}{'seconds':>9}{'calls/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
-        f"{'errors':>8}"
-    )
-    for name, calls, seconds in rows:
+    print("medians over the rounds; an action = GetView + SubmitAction of the seat to act")
+    print_table(list(summaries.values()))
+    if compared:
+        print("  1 against 2 Boneyard processes on one PostgreSQL database:")
+        print_table(compared)
+    bone = {g: s for (system, g), s in summaries.items() if system == "boneyard"}
+    anchor = {g: s for (system, g), s in summaries.items() if system == "anchor"}
+    ratios = {g: bone[g].rate / anchor[g].rate for g in bone if g in anchor and anchor[g].rate}
+    if ratios:
         print(
-            f"  {name:<22}{len(calls.latencies):>9}{seconds:>9.1f}"
-            f"{len(calls.latencies) / seconds:>10.0f}{calls.quantile(0.5) * 1000:>9.2f}"
-            f"{calls.quantile(0.99) * 1000:>9.2f}{sum(calls.errors.values()):>8}"
+            "  R = Boneyard / anchor actions/s: "
+            + ", ".join(f"{_games(g)} {r:.2f}" for g, r in ratios.items())
         )
-    for name, calls, _ in rows:
-        if calls.errors:
-            print(f"  {name} errors: {calls.errors}")
-    if play.setup_errors:
-        print(f"  game setup errors: {play.setup_errors}")
-    print(
-        f"  games: {play.games_started} started, {play.games_finished} finished; "
-        f"an action = GetView + SubmitAction ({play.actions} actions)"
-    )
-    print(
-        f"  SubmitAction latency: p50 {play.submit.quantile(0.5) * 1000:.2f} ms, "
-        f"p99 {play.submit.quantile(0.99) * 1000:.2f} ms"
-    )
-    print(
-        f"  no-op (health Check) latency: p50 {noop.quantile(0.5) * 1000:.2f} ms, "
-        f"p99 {noop.quantile(0.99) * 1000:.2f} ms"
-    )
-    ratio = noop_rate / action_rate if action_rate else float("inf")
-    print(
-        f"  R = no-op throughput / action throughput = {noop_rate:.0f} / {action_rate:.0f}: "
-        "no-op RPCs answered in the time of one action"
-    )
-    print(f"server: {action_rate:.0f} actions/s, ratio {ratio:.1f} to no-op")
+    head = HEADLINE if HEADLINE in bone else (max(bone) if bone else None)
+    if head is not None:
+        b = bone[head]
+        print("targets (measured, not asserted):")
+        if head in ratios:
+            r = ratios[head]
+            print(f"  R >= 0.5 at {_games(head)}: R = {r:.2f} ({_met(r >= 0.5)})")
+        print(f"  action p99 < 50 ms at {_games(head)}: {b.p99:.1f} ms ({_met(b.p99 < 50)})")
+        if 128 in bone and HEADLINE in bone:
+            more, less = bone[128].rate, bone[HEADLINE].rate
+            print(
+                f"  actions/s at 128 games >= at 32: {more:.0f} against {less:.0f} "
+                f"({_met(more >= less)})"
+            )
+        cpus = ", ".join(f"{_games(g)} {s.server_ms:.2f}" for g, s in bone.items())
+        print(
+            f"  server CPU <= 1.5 ms/action: {b.server_ms:.2f} ms at {_games(head)} "
+            f"({_met(b.server_ms <= 1.5)}; {cpus})"
+        )
+    if compared:
+        one, two = compared[0].rate, compared[1].rate
+        ratio = two / one if one else float("nan")
+        print(
+            f"postgresql: 1 process {one:.0f} actions/s, 2 processes {two:.0f} actions/s, "
+            f"ratio {ratio:.2f}"
+        )
+    if head is not None and head in ratios:
+        if head != HEADLINE:
+            print(f"(32 games were not measured: the last line is at {_games(head)})")
+        b = bone[head]
+        print(
+            f"server: {b.rate:.0f} actions/s, p99 {b.p99:.1f} ms, "
+            f"ratio {ratios[head]:.2f} to the anchor"
+        )
 
 
 if __name__ == "__main__":

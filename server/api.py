@@ -307,7 +307,8 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
                 yield message
             if game.over:
                 return
-            await self._feed.wait(game_id, position)
+            if not game.evicted:  # (an evicted copy may be behind the log: get it again)
+                await self._feed.wait(game_id, position)
             game = await self._host.get(game_id)
 
 

@@ -193,6 +193,8 @@ class GameHost:
         self.max_games = max_games
         self._games: OrderedDict[str, LiveGame] = OrderedDict()
         self._loading: dict[str, asyncio.Future[LiveGame]] = {}
+        self._behind: set[str] = set()
+        """Games another process moved while they were being loaded here."""
         self._listeners: list[CommitListener] = []
         self.loads = 0
         """Games loaded from the database (benchmarks and tests read it)."""
@@ -233,8 +235,14 @@ class GameHost:
             raise
         finally:
             del self._loading[game_id]
-        self._games[game_id] = game
-        self._trim()
+        if game_id in self._behind:
+            # Another process moved the game while it loaded: this copy may miss that. Its
+            # holders see it evicted and get the game again.
+            self._behind.discard(game_id)
+            game.evicted = True
+        else:
+            self._games[game_id] = game
+            self._trim()
         pending.set_result(game)
         return game
 
@@ -271,6 +279,8 @@ class GameHost:
     def refresh(self, game_id: str, version: int) -> None:
         """Another process says ``game_id`` is at ``version``: drop a copy that is behind,
         and wake the game's watchers (they reload it)."""
+        if game_id in self._loading:
+            self._behind.add(game_id)
         game = self._games.get(game_id)
         if game is not None and game.version >= version:
             return  # our own append, or an older notification
