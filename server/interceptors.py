@@ -117,13 +117,37 @@ def _wrap(
     return handler
 
 
-class CredentialsInterceptor(grpc.aio.ServerInterceptor):
+class _Wrapping(grpc.aio.ServerInterceptor):
+    """An interceptor that wraps each method's handler once (the services' handlers never
+    change, so the wrapped one is kept per method instead of being made for every call)."""
+
+    def __init__(self) -> None:
+        self._wrapped: dict[str, grpc.RpcMethodHandler | None] = {}
+
     async def intercept_service(
         self,
         continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
         details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler | None:
+        method = details.method
+        if method in self._wrapped:
+            return self._wrapped[method]
         handler = await continuation(details)
+        wrapped = self.wrap(handler, method)
+        if handler is not None:
+            self._wrapped[method] = wrapped
+        return wrapped
+
+    def wrap(
+        self, handler: grpc.RpcMethodHandler | None, method: str
+    ) -> grpc.RpcMethodHandler | None:
+        raise NotImplementedError
+
+
+class CredentialsInterceptor(_Wrapping):
+    def wrap(
+        self, handler: grpc.RpcMethodHandler | None, method: str
+    ) -> grpc.RpcMethodHandler | None:
 
         def unary(inner: Handler) -> Handler:
             async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
@@ -143,16 +167,12 @@ class CredentialsInterceptor(grpc.aio.ServerInterceptor):
         return _wrap(handler, unary, stream)
 
 
-class ErrorInterceptor(grpc.aio.ServerInterceptor):
+class ErrorInterceptor(_Wrapping):
     """Outermost: it also answers what ``CredentialsInterceptor`` raises."""
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        details: grpc.HandlerCallDetails,
+    def wrap(
+        self, handler: grpc.RpcMethodHandler | None, method: str
     ) -> grpc.RpcMethodHandler | None:
-        handler = await continuation(details)
-        method = details.method
 
         def unary(inner: Handler) -> Handler:
             async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:

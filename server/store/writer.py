@@ -26,16 +26,15 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
 
-from sqlalchemy import bindparam, insert, select, text, update
+from sqlalchemy import String, bindparam, func, insert, select, text, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
 from boneyard.server.store.db import WRITE
 from boneyard.server.store.errors import DuplicateRequest, GameNotFound, VersionConflict
-from boneyard.server.store.game_setup import ClockState, update_clock
-from boneyard.server.store.models import EventRow, GameRow, HandSeedRow, RequestRow
+from boneyard.server.store.game_setup import ClockState
+from boneyard.server.store.models import EventRow, GameClockRow, GameRow, HandSeedRow, RequestRow
 from boneyard.server.store.notify import notification_payloads
 
 __all__ = ["Append", "BatchStats", "Writer"]
@@ -50,12 +49,33 @@ _GAMES = GameRow.__table__
 _REQUESTS = RequestRow.__table__
 _SEEDS = HandSeedRow.__table__
 
+# Built once: a statement object reused keeps its compiled form and cache key.
 _CLAIM = (
     update(_GAMES)
     .where(_GAMES.c.id == bindparam("g_id"), _GAMES.c.version == bindparam("expected"))
-    .values(version=bindparam("new_version"), updated_at=bindparam("now"))
+    .values(
+        version=bindparam("new_version"),
+        updated_at=bindparam("now"),
+        status=func.coalesce(bindparam("new_status", type_=String), _GAMES.c.status),
+    )
 )
-_CLAIM_WITH_STATUS = _CLAIM.values(status=bindparam("new_status"))
+_INSERT_EVENTS = insert(_EVENTS)
+_INSERT_REQUESTS = insert(_REQUESTS)
+_INSERT_SEEDS = insert(_SEEDS)
+_CLOCKS = GameClockRow.__table__
+_UPDATE_CLOCK = (
+    update(_CLOCKS)
+    .where(_CLOCKS.c.game_id == bindparam("g_id"))
+    .values(
+        banks=bindparam("banks", type_=_CLOCKS.c.banks.type),
+        turn_seat=bindparam("turn_seat"),
+        turn_version=bindparam("turn_version"),
+        turn_started_at=bindparam("turn_started_at", type_=_CLOCKS.c.turn_started_at.type),
+    )
+)
+_REVEAL = update(_SEEDS).where(_SEEDS.c.game_id == bindparam("g_id")).values(revealed=True)
+_VERSION = select(_GAMES.c.version).where(_GAMES.c.id == bindparam("g_id"))
+_NOTIFY = text("SELECT pg_notify(:channel, :payload)")
 
 
 @dataclass(slots=True)
@@ -194,22 +214,31 @@ class Writer:
         """Write ``batch`` in one transaction; the outcome of each append, in order."""
         conn = self._connection()
         written_at = datetime.now(UTC)
+        order = sorted(range(len(batch)), key=lambda i: batch[i].game_id)
+        claims = [
+            {
+                "g_id": batch[i].game_id,
+                "expected": batch[i].expected_version,
+                "new_version": batch[i].new_version,
+                "now": batch[i].at or written_at,
+                "new_status": batch[i].status,
+            }
+            for i in order
+        ]
+        with conn.begin() as transaction:
+            if len(claims) > 1 and conn.dialect.supports_sane_multi_rowcount:
+                # Every game at once; if one moved elsewhere, claim them one by one instead
+                # to find which (rare: only with several processes on one database).
+                if conn.execute(_CLAIM, claims).rowcount == len(claims):
+                    self._insert(conn, batch, written_at)
+                    return [None] * len(batch)
+                transaction.rollback()
         outcomes: dict[int, BaseException | None] = {}
         written: list[Append] = []
         with conn.begin():
-            for index in sorted(range(len(batch)), key=lambda i: batch[i].game_id):
+            for index, claim in zip(order, claims, strict=True):
                 item = batch[index]
-                params: dict[str, Any] = {
-                    "g_id": item.game_id,
-                    "expected": item.expected_version,
-                    "new_version": item.new_version,
-                    "now": item.at or written_at,
-                }
-                statement = _CLAIM
-                if item.status is not None:
-                    statement = _CLAIM_WITH_STATUS
-                    params["new_status"] = item.status
-                if conn.execute(statement, params).rowcount != 1:
+                if conn.execute(_CLAIM, claim).rowcount != 1:
                     outcomes[index] = self._conflict(conn, item)
                     continue
                 outcomes[index] = None
@@ -231,7 +260,7 @@ class Writer:
             for item in written
             for offset, (kind, payload, chain) in enumerate(item.events, start=1)
         ]
-        conn.execute(insert(_EVENTS), events)
+        conn.execute(_INSERT_EVENTS, events)
         requests = [
             {
                 "game_id": item.game_id,
@@ -245,7 +274,7 @@ class Writer:
             if item.request is not None
         ]
         if requests:
-            conn.execute(insert(_REQUESTS), requests)
+            conn.execute(_INSERT_REQUESTS, requests)
         seeds = [
             {
                 "game_id": item.game_id,
@@ -259,24 +288,30 @@ class Writer:
             for number, seed, commitment in item.seeds
         ]
         if seeds:
-            conn.execute(insert(_SEEDS), seeds)
+            conn.execute(_INSERT_SEEDS, seeds)
+        clocks = [
+            {
+                "g_id": item.game_id,
+                "banks": list(item.clock.banks),
+                "turn_seat": item.clock.turn_seat,
+                "turn_version": item.new_version,
+                "turn_started_at": item.clock.turn_started_at,
+            }
+            for item in written
+            if item.clock is not None
+        ]
+        if clocks:
+            conn.execute(_UPDATE_CLOCK, clocks)
         for item in written:
-            if item.clock is not None:
-                update_clock(conn, item.game_id, item.new_version, item.clock)
             if item.reveal_seeds:
-                conn.execute(
-                    update(_SEEDS).where(_SEEDS.c.game_id == item.game_id).values(revealed=True)
-                )
+                conn.execute(_REVEAL, {"g_id": item.game_id})
         if self._notify_channel is not None:
             for payload in notification_payloads((i.game_id, i.new_version) for i in written):
-                conn.execute(
-                    text("SELECT pg_notify(:channel, :payload)"),
-                    {"channel": self._notify_channel, "payload": payload},
-                )
+                conn.execute(_NOTIFY, {"channel": self._notify_channel, "payload": payload})
 
     @staticmethod
     def _conflict(conn: Connection, item: Append) -> BaseException:
-        actual = conn.execute(select(_GAMES.c.version).where(_GAMES.c.id == item.game_id)).scalar()
+        actual = conn.execute(_VERSION, {"g_id": item.game_id}).scalar()
         if actual is None:
             return GameNotFound(item.game_id)
         return VersionConflict(item.game_id, item.expected_version, actual)
