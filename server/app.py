@@ -29,12 +29,13 @@ from boneyard.server.errors import (
     PermissionDenied,
     Unauthenticated,
 )
-from boneyard.server.games import deal_hands, token_hash
+from boneyard.server.games import LiveGame, chain_of, deal_hands, token_hash
 from boneyard.server.store import errors as store_errors
 from boneyard.server.store.competition import (
     Account,
     ClockState,
     CompetitionStore,
+    GameClock,
     GameSetup,
     Reservation,
     TimeControl,
@@ -79,9 +80,9 @@ class GameApp:
         process started is timed from its start."""
         self._secrets: _Memo[bytes | None] = _Memo()
         self._public: _Memo[bool] = _Memo()
-        self.on_created: Callable[[str, list[str], bool], None] | None = None
-        """Told of each new game (from the creating thread): its id, the accounts it reserved
-        seats for, and whether it has a clock."""
+        self.on_created: Callable[[LiveGame, list[str]], None] | None = None
+        """Told of each new game (from the creating thread): its copy for memory, and the
+        accounts it reserved seats for."""
         self._accounts: _Memo[tuple[Account, float]] = _Memo()
         """Accounts by key hash, for ``_ACCOUNT_TTL`` seconds: an account's bot acts with its
         key on every move, and the key's row does not change while it plays."""
@@ -150,20 +151,42 @@ class GameApp:
             deal_secret=deal_secret,
             also=also,
         )
-        self._store.create_game(
+        encoded = [codec.encode_event(e) for e in events]
+        record = self._store.create_game(
             game_id,
             preset,
             rules.options(),
             rules.players,
             name,
-            [codec.encode_event(e) for e in events],
+            encoded,
             seeds=seeds,
             status="playing" if full else "open",
             setup=setup,
         )
         self._secrets[game_id] = deal_secret
         if self.on_created is not None:
-            self.on_created(game_id, [account.id for _, account in reservations], clock is not None)
+            # The copy in memory, made from what was just written: the first to look at the
+            # game (its seated players, say) need not read it back.
+            game = LiveGame(
+                id=game_id,
+                name=name,
+                created_at=record.created_at,
+                updated_at=record.updated_at,
+                status=record.status,
+                state=state,
+                version=len(events),
+                last_hash=chain_of(payload for _, payload in encoded),
+                events=events,
+                seats={r.seat: r.player_name for r in setup.reservations},
+                tokens={r.token_hash: r.seat for r in setup.reservations},
+                accounts={r.account_id: r.seat for r in setup.reservations},
+                requests={},
+                clock=None
+                if clock is None
+                else GameClock(game_id, clock[0], clock[1], len(events), len(events)),
+                deal_secret=deal_secret,
+            )
+            self.on_created(game, [account.id for _, account in reservations])
         return game_id, len(events)
 
     def account_for(self, key: str | None) -> Account:

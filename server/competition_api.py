@@ -19,7 +19,7 @@ from boneyard.server.errors import InvalidArgument
 from boneyard.server.interceptors import credentials
 from boneyard.server.lobby import Lobby, SeatWatch
 from boneyard.server.standings import Standing
-from boneyard.server.store.competition import Account
+from boneyard.server.store.competition import Account, Seek
 from boneyard.server.time_controls import time_control_from_proto, time_control_to_proto
 from boneyard.server.tournaments import TournamentDirector
 from boneyard.v1 import competition_pb2, competition_pb2_grpc, game_pb2
@@ -53,8 +53,12 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
     async def _account(self, context: grpc.aio.ServicerContext) -> Account:
         return await asyncio.to_thread(self._app.account_for, credentials())
 
-    async def _assignment(self, game_id: str, seat: int) -> competition_pb2.SeatAssignment:
-        tournament = await asyncio.to_thread(self._app.competition.tournament_of_game, game_id)
+    async def _assignment(
+        self, game_id: str, seat: int, tournament: str | None = None
+    ) -> competition_pb2.SeatAssignment:
+        """``tournament``: the game's tournament if the caller knows it ("": none)."""
+        if tournament is None:
+            tournament = await asyncio.to_thread(self._app.competition.tournament_of_game, game_id)
         return competition_pb2.SeatAssignment(
             game_id=game_id,
             seat=seat,
@@ -77,15 +81,18 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
             )
             wake = self._lobby.follow(seek)
             told = -1
+            current: Seek | None = seek  # as the lobby left it: perhaps seated already
             while True:
                 wake.clear()
-                current = await asyncio.to_thread(self._app.competition.seek, seek.id)
+                if current is None:
+                    current = await asyncio.to_thread(self._app.competition.seek, seek.id)
                 assert current is not None
                 if current.status == "seated":
                     assert current.game_id is not None and current.seat is not None
                     seated = True
+                    # A table formed by seeking is no tournament's.
                     yield competition_pb2.SeekResponse(
-                        seated=await self._assignment(current.game_id, current.seat)
+                        seated=await self._assignment(current.game_id, current.seat, "")
                     )
                     return
                 if current.status == "cancelled":
@@ -98,6 +105,7 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
                         waiting=competition_pb2.SeekWaiting(seekers=waiting, players=seek.players)
                     )
                 await wake.wait()  # until the seeks of this kind change
+                current = None
         finally:
             if seek is not None:
                 self._lobby.unfollow(seek)

@@ -23,7 +23,7 @@ import hashlib
 import logging
 import secrets
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Self
@@ -67,6 +67,14 @@ def deal_seed(secret: bytes, hand_number: int) -> bytes:
 
 def commitment(seed: bytes) -> bytes:
     return hashlib.sha256(seed).digest()
+
+
+def chain_of(payloads: Iterable[bytes]) -> bytes:
+    """The hash chain's head over a log's payloads."""
+    head = GENESIS_HASH
+    for payload in payloads:
+        head = chain_hash(head, payload)
+    return head
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,6 +261,13 @@ class GameHost:
             raise NotFound(f"no game {game_id}") from None
         self.loads += 1
         return _live(snapshot)
+
+    def adopt(self, game: LiveGame) -> None:
+        """Keep a game just made in this process (on the event loop); a copy already
+        loaded stays."""
+        if game.id not in self._games and game.id not in self._loading:
+            self._games[game.id] = game
+            self._trim()
 
     def evict(self, game_id: str) -> None:
         """Drop the cached copy (it fell behind the log); the next ``get`` reloads it."""

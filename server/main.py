@@ -25,7 +25,7 @@ from boneyard.server.archive_api import add_archive_service
 from boneyard.server.clocks import ClockKeeper
 from boneyard.server.competition_api import LobbyServicer, TournamentServicer
 from boneyard.server.feed import Feed
-from boneyard.server.games import MAX_LIVE_GAMES, GameHost
+from boneyard.server.games import MAX_LIVE_GAMES, GameHost, LiveGame
 from boneyard.server.interceptors import CredentialsInterceptor, ErrorInterceptor
 from boneyard.server.listener import LOBBY_CHANNEL, Listener, announce
 from boneyard.server.lobby import Lobby, SeatWatch
@@ -176,12 +176,17 @@ class Boneyard:
         self.writer.close()
         self.store.close()
 
-    def _created(self, game_id: str, accounts: list[str], clocked: bool) -> None:
+    def _created(self, game: LiveGame, accounts: list[str]) -> None:
         """A game was made here (from the creating thread)."""
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._adopt, game)
         if accounts:
             self.seats.reserved(accounts)
-        if clocked and self._loop is not None:
-            self._loop.call_soon_threadsafe(self.clocks.follow, game_id)
+
+    def _adopt(self, game: LiveGame) -> None:
+        self.host.adopt(game)
+        if game.clock is not None:
+            self.clocks.follow(game.id)
 
     def _changed_elsewhere(self, game_id: str, version: int) -> None:
         self.host.refresh(game_id, version)

@@ -182,6 +182,61 @@ def test_kill_9_while_actions_are_in_flight(tmp_path: Path, sqlite_url: str) -> 
         check_log_against_acks(watch(stub, game_id, 0, acks[-1].version), acks)
 
 
+def test_kill_9_with_many_games_and_batches_in_flight(tmp_path: Path, sqlite_url: str) -> None:
+    """Sixteen games played at once, so the writer commits batches of several games' actions,
+    and SIGKILL lands in the middle: after a restart each game's log holds every action that
+    was acknowledged, and its action in flight, retried with its request_id, applies once."""
+    log = tmp_path / "server.log"
+    games = 16
+    acks: list[list[Ack]] = [[] for _ in range(games)]
+    pending: list[list[Move]] = [[] for _ in range(games)]
+    with ServerProcess.start(log, sqlite_url) as server:
+        stub = server.stub()
+        tables = []
+        for _ in range(games):
+            game_id = create_game(stub, "texas42", marks_to_win=50)
+            tables.append((game_id, seat_all(stub, game_id)))
+
+        def play(index: int) -> None:
+            rng = random.Random(index)
+            game_id, tokens = tables[index]
+            try:
+                while True:
+                    move = next_move(stub, game_id, tokens, lambda v: rng.choice(v.legal_actions))
+                    if move is None:
+                        return
+                    pending[index][:] = [move]
+                    acks[index].append(submit(stub, game_id, tokens, move))
+                    pending[index].clear()
+            except grpc.RpcError:
+                return
+
+        players = [threading.Thread(target=play, args=(i,)) for i in range(games)]
+        for player in players:
+            player.start()
+        deadline = time.monotonic() + 60
+        while sum(map(len, acks)) < 10 * games and time.monotonic() < deadline:
+            time.sleep(0.01)
+        server.kill()
+        for player in players:
+            player.join(timeout=30)
+            assert not player.is_alive()
+    assert sum(map(len, acks)) >= 10 * games
+
+    with ServerProcess.start(log, sqlite_url) as server:
+        stub = server.stub()
+        for (game_id, tokens), acked, moves in zip(tables, acks, pending, strict=True):
+            if not acked:
+                continue
+            version = spectator_view(stub, game_id).version
+            assert version >= acked[-1].version
+            check_log_against_acks(watch(stub, game_id, 0, version), acked)
+            if moves and moves[0].expected_version == acked[-1].version:
+                acked.append(submit(stub, game_id, tokens, moves[0]))
+            assert spectator_view(stub, game_id).version == acked[-1].version
+            check_log_against_acks(watch(stub, game_id, 0, acked[-1].version), acked)
+
+
 def test_sigterm_stops_the_server_with_a_stream_open(tmp_path: Path, sqlite_url: str) -> None:
     with ServerProcess.start(tmp_path / "server.log", sqlite_url) as server:
         stub = server.stub()
