@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 from sqlalchemy.orm import Session
 
 from boneyard import codec, engine
-from boneyard.engine import Event, GameState, Phase
+from boneyard.engine import Event, GameState
 from boneyard.server.accounts import is_api_key, key_hash
 from boneyard.server.errors import (
     InvalidArgument,
@@ -29,7 +29,7 @@ from boneyard.server.errors import (
     PermissionDenied,
     Unauthenticated,
 )
-from boneyard.server.games import LiveGame, chain_of, deal_hands, token_hash
+from boneyard.server.games import LiveGame, chain_of, deal_hands, token_hash, turn_of
 from boneyard.server.store import errors as store_errors
 from boneyard.server.store.competition import (
     Account,
@@ -133,7 +133,7 @@ class GameApp:
         full = len(reservations) == rules.players
         clock = None
         if time_control is not None:
-            turn = _turn(state) if full else None
+            turn = turn_of(state) if full else None
             clock = (
                 time_control,
                 ClockState(
@@ -263,13 +263,6 @@ def new_seat_token() -> str:
         token = secrets.token_urlsafe(32)
         if not is_api_key(token):
             return token
-
-
-def _turn(state: GameState) -> int | None:
-    """The seat to act, if anybody is."""
-    if state.phase in (Phase.DEAL, Phase.GAME_OVER) or state.hand is None:
-        return None
-    return state.hand.turn
 
 
 MAX_PER_MOVE_MS = 24 * 3600 * 1000

@@ -39,6 +39,7 @@ from boneyard.server.errors import (
     Unauthenticated,
 )
 from boneyard.server.store import errors as store_errors
+from boneyard.server.store.competition import CompetitionStore
 from boneyard.server.store.game_setup import ClockState, GameClock
 from boneyard.server.store.hashing import GENESIS_HASH, chain_hash
 from boneyard.server.store.repository import EventStore, GameSnapshot, RequestRecord
@@ -191,6 +192,7 @@ class GameHost:
         max_games: int = MAX_LIVE_GAMES,
     ) -> None:
         self._store = store
+        self._competition = CompetitionStore(store)
         self._writer = writer
         self._publish = publish
         self._seeds = seeds or (lambda: secrets.token_bytes(32))
@@ -405,9 +407,9 @@ class GameHost:
         clock = game.clock
         if clock is None or (clock.state.turn_started_at is not None and not force):
             return
-        turn = _turn(game.state)
+        turn = turn_of(game.state)
         restarted = await asyncio.to_thread(
-            self._store_restart_turn, game.id, clock.turn_version, turn, game.version
+            self._competition.restart_turn, game.id, clock.turn_version, turn, game.version
         )
         if restarted:
             now = self._now()
@@ -420,13 +422,6 @@ class GameHost:
             )
         else:
             self.evict(game.id)
-
-    def _store_restart_turn(
-        self, game_id: str, seen: int, turn: int | None, version: int
-    ) -> bool:
-        from boneyard.server.store.competition import CompetitionStore
-
-        return CompetitionStore(self._store).restart_turn(game_id, seen, turn, version)
 
     # ------------------------------------------------------------ acting
 
@@ -485,7 +480,7 @@ class GameHost:
             if deadline is None or self._now() < deadline:
                 return None
             seat = clock.state.turn_seat
-            if seat is None or _turn(game.state) != seat:
+            if seat is None or turn_of(game.state) != seat:
                 return None
             events = engine.decide(game.state, engine.TimeOut(seat, clock.control.policy))
             log.info("game %s: seat %d ran out of time (%s)", game_id, seat, clock.control.policy)
@@ -634,7 +629,7 @@ class GameHost:
             over = int(used) - clock.control.per_move_ms
             if over > 0:
                 banks[seat] = max(0, banks[seat] - over)
-        turn = _turn(state) if running else None
+        turn = turn_of(state) if running else None
         return ClockState(tuple(banks), turn, now if turn is not None else None)
 
 
@@ -712,7 +707,7 @@ def _earlier(game: LiveGame, seat: int, request_id: str) -> Submitted | None:
     return Submitted(earlier.result_version, (), True, earlier.response)
 
 
-def _turn(state: GameState) -> int | None:
+def turn_of(state: GameState) -> int | None:
     """The seat to act, if anybody is."""
     if state.phase in (Phase.DEAL, Phase.GAME_OVER) or state.hand is None:
         return None
