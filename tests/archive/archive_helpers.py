@@ -19,10 +19,10 @@ from boneyard import codec, engine
 from boneyard.engine import Deal, Event, Pass, Phase, PlaceBid
 from boneyard.record import GENESIS_HASH, build_record, canonical_bytes, chain_hash, stored_log
 from boneyard.server.app import GameApp, new_seat_token
-from boneyard.server.games import GameHost
-from boneyard.server.store.writer import Writer
 from boneyard.server.archive import Archive
+from boneyard.server.games import GameHost
 from boneyard.server.store import EventStore
+from boneyard.server.store.writer import Writer
 from boneyard.v1 import (
     actions_pb2,
     archive_pb2,
