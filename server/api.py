@@ -276,7 +276,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     async def WatchGame(
         self, request: game_service_pb2.WatchGameRequest, context: grpc.aio.ServicerContext
-    ) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
+    ) -> AsyncIterator[bytes]:
+        """Each message is an encoded ``WatchGameResponse``, made once for every watcher in
+        the same seat (``interceptors`` sends bytes as they are)."""
         game_id = check_game_id(request.game_id)
         asked = request.seat if request.HasField("seat") else None
         seat = await self.seat(game_id, asked, required=False)

@@ -113,10 +113,9 @@ class LiveGame:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     recent: dict[int, GameState] = field(default_factory=dict)
     """State after each of the latest versions."""
-    messages: dict[tuple[int, int | None], game_service_pb2.WatchGameResponse] = field(
-        default_factory=dict
-    )
-    """The stream message of a recent version for a seat (``None``: spectators)."""
+    messages: dict[tuple[int, int | None], bytes] = field(default_factory=dict)
+    """The stream message of a recent version for a seat (``None``: spectators), encoded:
+    made and serialized once however many watch."""
     evicted: bool = False
     """Dropped from the cache: whoever holds this object must get the game again."""
 
@@ -138,7 +137,7 @@ class LiveGame:
             return self.state
         return self.recent.get(version)
 
-    def message(self, seq: int, seat: int | None) -> game_service_pb2.WatchGameResponse | None:
+    def message(self, seq: int, seat: int | None) -> bytes | None:
         """The stream message of event ``seq`` as ``seat`` sees it, made once for all the
         watchers in that seat; ``None`` if ``seq`` is too old to be kept (the caller folds)."""
         key = (seq, seat)
@@ -166,13 +165,14 @@ class LiveGame:
 
 def stream_message(
     event: Event, before: GameState | None, after: GameState, seat: int | None, seq: int
-) -> game_service_pb2.WatchGameResponse:
-    """What a watcher in ``seat`` (``None``: a spectator) is sent for event ``seq``."""
+) -> bytes:
+    """What a watcher in ``seat`` (``None``: a spectator) is sent for event ``seq``: an
+    encoded ``WatchGameResponse`` (the interceptors pass bytes through unchanged)."""
     return game_service_pb2.WatchGameResponse(
         event=codec.redact_event(event, before, seat, seq),
         version=seq,
         view=codec.view_to_proto(engine.view(after, seat), seq),
-    )
+    ).SerializeToString()
 
 
 CommitListener = Callable[[LiveGame, tuple[Event, ...]], None]

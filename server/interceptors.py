@@ -112,9 +112,23 @@ def _wrap(
         return grpc.unary_stream_rpc_method_handler(
             stream(handler.unary_stream),
             request_deserializer=handler.request_deserializer,
-            response_serializer=handler.response_serializer,
+            response_serializer=_bytes_as_they_are(handler.response_serializer),
         )
     return handler
+
+
+def _bytes_as_they_are(
+    serialize: Callable[[Any], bytes] | None,
+) -> Callable[[Any], bytes] | None:
+    """A stream may yield messages it encoded once for many streams (WatchGame): send those
+    bytes unchanged, and serialize anything else."""
+    if serialize is None:
+        return None
+
+    def serializer(message: Any) -> bytes:
+        return message if type(message) is bytes else serialize(message)
+
+    return serializer
 
 
 class _Wrapping(grpc.aio.ServerInterceptor):
