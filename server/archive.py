@@ -68,7 +68,7 @@ def check_game_id(game_id: str) -> str:
     try:
         return str(uuid.UUID(game_id))
     except ValueError:
-        raise InvalidArgument(f"not a game id: {game_id!r}") from None
+        raise InvalidArgument(f"not a game id: {game_id[:40]!r}") from None
 
 
 class Archive:

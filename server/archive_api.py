@@ -7,10 +7,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from datetime import UTC
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import grpc
+from google.protobuf.timestamp_pb2 import Timestamp
 
 from boneyard import codec
 from boneyard.server.archive import Archive, ArchivedGame, check_game_id
@@ -25,6 +26,23 @@ log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
 ARCHIVE_SERVICE_NAME = archive_pb2.DESCRIPTOR.services_by_name["ArchiveService"].full_name
+
+_MIN_SECONDS = -62_135_596_800
+"""0001-01-01T00:00:00Z, the first instant a Timestamp may hold."""
+_MAX_SECONDS = 253_402_300_799
+"""9999-12-31T23:59:59Z, the last."""
+
+
+def _instant(stamp: Timestamp, what: str) -> datetime:
+    """A Timestamp as an aware datetime; ``InvalidArgument`` outside what a Timestamp may
+    hold (years 1 to 9999, nanos 0 to 999,999,999)."""
+    if not _MIN_SECONDS <= stamp.seconds <= _MAX_SECONDS or not 0 <= stamp.nanos <= 999_999_999:
+        raise InvalidArgument(
+            f"{what} must be a time from year 1 to 9999 with nanos 0..999999999, not "
+            f"seconds={stamp.seconds} nanos={stamp.nanos}"
+        )
+    return stamp.ToDatetime(tzinfo=UTC)
+
 
 def _archived_to_proto(game: ArchivedGame) -> archive_pb2.ArchivedGame:
     rules = game.rules
@@ -63,12 +81,12 @@ class ArchiveServicer(archive_pb2_grpc.ArchiveServiceServicer):
             preset=request.preset,
             player_name=request.player_name,
             finished_after=(
-                request.finished_after.ToDatetime(tzinfo=UTC)
+                _instant(request.finished_after, "finished_after")
                 if request.HasField("finished_after")
                 else None
             ),
             finished_before=(
-                request.finished_before.ToDatetime(tzinfo=UTC)
+                _instant(request.finished_before, "finished_before")
                 if request.HasField("finished_before")
                 else None
             ),

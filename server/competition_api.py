@@ -277,7 +277,7 @@ def _check_tournament_id(tournament_id: str) -> str:
     try:
         return str(uuid.UUID(tournament_id))
     except ValueError:
-        raise InvalidArgument(f"not a tournament id: {tournament_id!r}") from None
+        raise InvalidArgument(f"not a tournament id: {tournament_id[:40]!r}") from None
 
 
 def _standing(s: Standing) -> competition_pb2.Standing:

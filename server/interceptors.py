@@ -35,6 +35,7 @@ __all__ = [
     "INTERNAL_ERROR",
     "CredentialsInterceptor",
     "ErrorInterceptor",
+    "Undecodable",
     "credentials",
     "status_for",
 ]
@@ -93,25 +94,55 @@ def _bearer(metadata: Any) -> str | None:
 Handler = Callable[[Any, grpc.aio.ServicerContext], Any]
 
 
+class Undecodable:
+    """What a request that is not its message's bytes deserializes to (grpc would answer
+    UNKNOWN with the parser's exception text); ``ErrorInterceptor`` refuses it."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def _tolerant(
+    deserialize: Callable[[bytes], Any] | None,
+) -> Callable[[bytes], Any] | None:
+    if deserialize is None:
+        return None
+
+    def deserializer(data: bytes) -> Any:
+        try:
+            return deserialize(data)
+        except Exception as error:  # noqa: BLE001 - any parser failure is the caller's bytes
+            return Undecodable(type(error).__name__)
+
+    return deserializer
+
+
 def _wrap(
     handler: grpc.RpcMethodHandler | None,
     unary: Callable[[Handler], Handler],
     stream: Callable[[Handler], Handler],
+    tolerant: bool = False,
 ) -> grpc.RpcMethodHandler | None:
     """The same handler with its behaviour wrapped (unary-unary and unary-stream: the only
-    kinds our services have)."""
+    kinds our services have); ``tolerant``: an undecodable request reaches the handler as
+    ``Undecodable``."""
     if handler is None:
         return None
+    deserialize = handler.request_deserializer
+    if tolerant:
+        deserialize = _tolerant(deserialize)
     if handler.unary_unary is not None:
         return grpc.unary_unary_rpc_method_handler(
             unary(handler.unary_unary),
-            request_deserializer=handler.request_deserializer,
+            request_deserializer=deserialize,
             response_serializer=handler.response_serializer,
         )
     if handler.unary_stream is not None:
         return grpc.unary_stream_rpc_method_handler(
             stream(handler.unary_stream),
-            request_deserializer=handler.request_deserializer,
+            request_deserializer=deserialize,
             response_serializer=_bytes_as_they_are(handler.response_serializer),
         )
     return handler
@@ -190,6 +221,8 @@ class ErrorInterceptor(_Wrapping):
 
         def unary(inner: Handler) -> Handler:
             async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
+                if type(request) is Undecodable:
+                    await _refuse_bytes(context, request, method)
                 try:
                     return await inner(request, context)
                 except Exception as error:  # noqa: BLE001 - every error gets a status
@@ -199,6 +232,8 @@ class ErrorInterceptor(_Wrapping):
 
         def stream(inner: Handler) -> Handler:
             async def call(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+                if type(request) is Undecodable:
+                    await _refuse_bytes(context, request, method)
                 try:
                     async for message in inner(request, context):
                         yield message
@@ -207,7 +242,15 @@ class ErrorInterceptor(_Wrapping):
 
             return call
 
-        return _wrap(handler, unary, stream)
+        return _wrap(handler, unary, stream, tolerant=True)
+
+
+async def _refuse_bytes(context: grpc.aio.ServicerContext, request: Undecodable, method: str) -> None:
+    await context.abort(
+        grpc.StatusCode.INVALID_ARGUMENT,
+        f"the request is not an encoded {method.rsplit('/', 1)[-1]} request message "
+        f"({request.reason})",
+    )
 
 
 async def _abort(context: grpc.aio.ServicerContext, error: Exception, method: str) -> None:
@@ -218,4 +261,15 @@ async def _abort(context: grpc.aio.ServicerContext, error: Exception, method: st
         log.error("%s failed", method, exc_info=error)
         await context.abort(grpc.StatusCode.INTERNAL, INTERNAL_ERROR)
     assert code is not None
-    await context.abort(code, str(error))
+    await context.abort(code, _shortened(str(error)))
+
+
+MAX_MESSAGE = 1000
+"""Characters of an error message at most: a message that quoted a huge input whole would
+not fit in the trailers (the client would see RESOURCE_EXHAUSTED instead of the error)."""
+
+
+def _shortened(message: str) -> str:
+    if len(message) <= MAX_MESSAGE:
+        return message
+    return message[: MAX_MESSAGE - 15] + " ... (shortened)"

@@ -1,0 +1,87 @@
+"""Defects an outside reliability run found (issue 13), one test each, over a real server:
+no request is answered UNKNOWN, and an error never echoes a huge input back."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import grpc
+import pytest
+
+from boneyard.v1 import archive_pb2, competition_pb2, game_service_pb2
+from tests.server.api_helpers import RPC_TIMEOUT, RunningServer
+
+Code = grpc.StatusCode
+
+SERVICES = [
+    game_service_pb2.DESCRIPTOR.services_by_name["GameService"],
+    competition_pb2.DESCRIPTOR.services_by_name["LobbyService"],
+    competition_pb2.DESCRIPTOR.services_by_name["TournamentService"],
+    archive_pb2.DESCRIPTOR.services_by_name["ArchiveService"],
+]
+METHODS = [(s.full_name, m) for s in SERVICES for m in s.methods]
+
+
+@pytest.fixture
+def channel(server: RunningServer) -> Iterator[grpc.Channel]:
+    with grpc.insecure_channel(server.address) as channel:
+        yield channel
+
+
+def _raw_call(channel: grpc.Channel, service: str, method: object, payload: bytes) -> None:
+    """Send ``payload`` as the request bytes of ``method``, reading the whole answer."""
+    path = f"/{service}/{method.name}"  # type: ignore[attr-defined]
+    if method.server_streaming:  # type: ignore[attr-defined]
+        for _ in channel.unary_stream(path)(payload, timeout=RPC_TIMEOUT):
+            pass
+    else:
+        channel.unary_unary(path)(payload, timeout=RPC_TIMEOUT)
+
+
+@pytest.mark.parametrize(("service", "method"), METHODS, ids=[f"{s}.{m.name}" for s, m in METHODS])
+def test_undecodable_request_bytes_are_invalid_argument(
+    channel: grpc.Channel, service: str, method: object
+) -> None:
+    with pytest.raises(grpc.RpcError) as caught:
+        _raw_call(channel, service, method, b"\xff")
+    assert caught.value.code() == Code.INVALID_ARGUMENT, caught.value.details()
+    assert "not an encoded" in (caught.value.details() or "")
+
+
+@pytest.mark.parametrize(
+    ("field", "seconds", "nanos"),
+    [
+        ("finished_after", 253_402_300_800, 0),  # the year 10000
+        ("finished_after", 0, -1),
+        ("finished_before", -62_135_596_801, 0),  # before the year 1
+        ("finished_before", 0, 1_000_000_000),
+    ],
+)
+def test_out_of_range_timestamps_are_invalid_argument(
+    channel: grpc.Channel, field: str, seconds: int, nanos: int
+) -> None:
+    request = archive_pb2.ListArchivedGamesRequest()
+    stamp = getattr(request, field)
+    stamp.seconds, stamp.nanos = seconds, nanos
+    call = channel.unary_unary(
+        "/boneyard.v1.ArchiveService/ListArchivedGames",
+        request_serializer=archive_pb2.ListArchivedGamesRequest.SerializeToString,
+        response_deserializer=archive_pb2.ListArchivedGamesResponse.FromString,
+    )
+    with pytest.raises(grpc.RpcError) as caught:
+        call(request, timeout=RPC_TIMEOUT)
+    assert caught.value.code() == Code.INVALID_ARGUMENT, caught.value.details()
+    assert field in (caught.value.details() or "")
+
+
+def test_an_error_quotes_at_most_a_short_prefix_of_the_input(channel: grpc.Channel) -> None:
+    call = channel.unary_unary(
+        "/boneyard.v1.GameService/GetGame",
+        request_serializer=game_service_pb2.GetGameRequest.SerializeToString,
+        response_deserializer=game_service_pb2.GetGameResponse.FromString,
+    )
+    with pytest.raises(grpc.RpcError) as caught:
+        call(game_service_pb2.GetGameRequest(game_id="A" * 20_000), timeout=RPC_TIMEOUT)
+    assert caught.value.code() == Code.INVALID_ARGUMENT, caught.value.details()
+    details = caught.value.details() or ""
+    assert "not a game id" in details and len(details) < 200
