@@ -17,7 +17,17 @@ from typing import Any
 from boneyard.engine.errors import RulesetError
 from boneyard.engine.tiles import FULL_SET, HIGH, LOW, TileSet
 
-__all__ = ["PRESETS", "Ruleset", "option_names", "preset_names", "ruleset"]
+__all__ = [
+    "MAX_HAND_LIMIT",
+    "MAX_MARKS_TO_WIN",
+    "MAX_OPENING_MARKS",
+    "MAX_POINTS_TO_WIN",
+    "PRESETS",
+    "Ruleset",
+    "option_names",
+    "preset_names",
+    "ruleset",
+]
 
 TEXAS42 = "texas42"
 MOON = "moon"
@@ -47,6 +57,15 @@ _MOON_ONLY = (
     "moon_only_over_seven", "widow", "widow_before_trump", "moon_trumps", "bidder_leads_trump",
     "made_scores", "set_scores", "moon_wins_game",
 )
+
+
+# Bounds of the numeric options: beyond them no table plays, and a view or a verifier that
+# enumerates every bid (every mark bid up to max_opening_marks) must stay small.
+MAX_OPENING_MARKS = 7
+"""An opening bid of 7 marks (294) is already more than any house plays."""
+MAX_MARKS_TO_WIN = 100
+MAX_POINTS_TO_WIN = 10_000
+MAX_HAND_LIMIT = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,10 +256,12 @@ def _validate(r: Ruleset) -> None:
             raise RulesetError(
                 f"min_bid={r.min_bid}: point bids run from min_bid to {top} with {r.players} players"
             )
-        if r.max_opening_marks < 1:
-            raise RulesetError(f"max_opening_marks={r.max_opening_marks} must be at least 1")
-        if r.marks_to_win < 1:
-            raise RulesetError(f"marks_to_win={r.marks_to_win} must be at least 1")
+        if not 1 <= r.max_opening_marks <= MAX_OPENING_MARKS:
+            raise RulesetError(
+                f"max_opening_marks={r.max_opening_marks} must be 1..{MAX_OPENING_MARKS}"
+            )
+        if not 1 <= r.marks_to_win <= MAX_MARKS_TO_WIN:
+            raise RulesetError(f"marks_to_win={r.marks_to_win} must be 1..{MAX_MARKS_TO_WIN}")
         if r.points_to_win < 0:
             raise RulesetError(f"points_to_win={r.points_to_win} must be 0 (marks) or positive")
         if r.splash_marks not in (2, 3):
@@ -261,8 +282,13 @@ def _validate(r: Ruleset) -> None:
     if foreign:
         other = "Texas 42" if r.family == MOON else "Moon"
         raise RulesetError(f"{', '.join(foreign)}: {other} options, not for {r.family}")
-    if r.hand_limit < 0:
-        raise RulesetError(f"hand_limit={r.hand_limit} must be 0 (no limit) or a number of hands")
+    if r.points_to_win > MAX_POINTS_TO_WIN:
+        raise RulesetError(f"points_to_win={r.points_to_win} must be at most {MAX_POINTS_TO_WIN}")
+    if not 0 <= r.hand_limit <= MAX_HAND_LIMIT:
+        raise RulesetError(
+            f"hand_limit={r.hand_limit} must be 0 (no limit) or a number of hands up to "
+            f"{MAX_HAND_LIMIT}"
+        )
     opener = r.first_hand_opener
     if opener != "holds_1_0" and not (opener.isdigit() and int(opener) < r.players):
         raise RulesetError(

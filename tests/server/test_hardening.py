@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import grpc
 import pytest
 
-from boneyard.v1 import archive_pb2, competition_pb2, game_service_pb2
+from boneyard.v1 import archive_pb2, competition_pb2, game_service_pb2, rules_pb2
 from tests.server.api_helpers import RPC_TIMEOUT, RunningServer
 
 Code = grpc.StatusCode
@@ -85,3 +85,24 @@ def test_an_error_quotes_at_most_a_short_prefix_of_the_input(channel: grpc.Chann
     assert caught.value.code() == Code.INVALID_ARGUMENT, caught.value.details()
     details = caught.value.details() or ""
     assert "not a game id" in details and len(details) < 200
+
+
+def test_an_option_no_table_can_play_is_refused_at_the_edge(channel: grpc.Channel) -> None:
+    """CreateGame(max_opening_marks=1653443733) was accepted, and the seat to act's view then
+    built every mark bid up to it (> 30 s, > 1.7 GB)."""
+    call = channel.unary_unary(
+        "/boneyard.v1.GameService/CreateGame",
+        request_serializer=game_service_pb2.CreateGameRequest.SerializeToString,
+        response_deserializer=game_service_pb2.CreateGameResponse.FromString,
+    )
+    for options in (
+        {"max_opening_marks": 1_653_443_733},
+        {"marks_to_win": 4_000_000_000},
+        {"points_to_win": 4_000_000_000},
+        {"hand_limit": 4_000_000_000},
+    ):
+        rules = rules_pb2.Ruleset(preset="texas42", **options)
+        with pytest.raises(grpc.RpcError) as caught:
+            call(game_service_pb2.CreateGameRequest(rules=rules), timeout=RPC_TIMEOUT)
+        assert caught.value.code() == Code.INVALID_ARGUMENT, caught.value.details()
+        assert next(iter(options)) in (caught.value.details() or "")
