@@ -327,7 +327,7 @@ def _decide_play(state: GameState, hand: HandState, command: PlayTile) -> list[E
     events.append(HandScored(bidder, bid, made, after.taken, changes, scores))
     team = rules.team_of[bidder]
     moon_made = made and bid.kind is BidKind.MOON
-    champion = scoring.game_winner(rules, scores, team, moon_made)
+    champion = scoring.game_winner(rules, scores, team, moon_made, made)
     if champion is None and rules.hand_limit and len(state.results) + 1 >= rules.hand_limit:
         champion = scoring.limit_winner(rules, scores, bidder)
     if champion is not None:

@@ -101,16 +101,21 @@ def score_changes(rules: Ruleset, hand: HandState, made: bool) -> tuple[int, ...
     return tuple(changes)
 
 
-def game_winner(rules: Ruleset, scores: tuple[int, ...], bidder_team: int, moon_made: bool) -> int | None:
+def game_winner(
+    rules: Ruleset, scores: tuple[int, ...], bidder_team: int, moon_made: bool, made: bool
+) -> int | None:
     """The team that has won, or ``None`` to play another hand.
 
     Several teams over the target on one hand: the bidder's team wins if among them, else the
-    highest score; a tie plays another hand [RULES.md 3, applied to 42 too].
+    highest score; a tie plays another hand [RULES.md 3, applied to 42 too]. A bidding team
+    that was *set* never wins on that hand, even if it stands at the target (with three or
+    more teams a tie can leave it there from an earlier hand): being set is losing the hand,
+    and the game goes to the best of the others at the target, or plays on.
     """
     if moon_made and rules.moon_wins_game:
         return bidder_team
     target = rules.points_to_win or rules.marks_to_win
-    over = [t for t, s in enumerate(scores) if s >= target]
+    over = [t for t, s in enumerate(scores) if s >= target and (made or t != bidder_team)]
     if not over:
         return None
     if bidder_team in over:

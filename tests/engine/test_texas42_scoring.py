@@ -347,6 +347,19 @@ def test_several_teams_over_the_target_the_highest_score_wins():
     assert events[-1] == GameWon(2, (2,))
 
 
+def test_a_set_bidder_at_the_target_never_wins_the_game():
+    # Three players, each a team: a tie at 7 played on; seat 0 bids 40 and is set, so the
+    # others score a mark. Seat 0 still stands at 7, but being set loses: seat 1 (8) wins.
+    rules = ruleset("texas42", players=3)
+    state = deal_hands(rules, DEAL_3, rest="6-4", dealer=2)
+    state = with_scores(state, 7, 7, 0)
+    state, _ = auction(state, {0: Bid.points(40)})
+    _, events = plays(declare(state, SIXES), LAYDOWN_3[0])
+    assert scored(events).made is False
+    assert scored(events).scores == (7, 8, 1)
+    assert events[-1] == GameWon(1, (1,))
+
+
 # ---------------------------------------------------------------- points to win (house rule)
 
 POINTS = "texas42-points"
