@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Self
+from dataclasses import dataclass
+from typing import Any, Self
 
 import grpc
 
@@ -28,8 +29,11 @@ __all__ = [
     "TIMEOUT_POLICIES",
     "Client",
     "OptionError",
+    "Transport",
+    "open_channel",
     "ruleset_request",
     "time_control",
+    "transport",
 ]
 
 DEFAULT_SERVER = "127.0.0.1:50051"
@@ -106,6 +110,31 @@ def time_control(
     return game_pb2.TimeControl(per_move_ms=per_move_ms, bank_ms=bank_ms, policy=number)
 
 
+@dataclass(frozen=True, slots=True)
+class Transport:
+    """How the clients reach a server: in the clear (the default), or over TLS, checking the
+    server's certificate against ``ca`` (PEM bytes; ``None``: the system's roots)."""
+
+    tls: bool = False
+    ca: bytes | None = None
+
+
+transport = Transport()
+"""The transport of every channel this process opens (``boneyard --tls [--ca FILE]`` sets
+it; a program using ``Client`` may too)."""
+
+
+def open_channel(
+    address: str, options: list[tuple[str, Any]] | None = None
+) -> grpc.Channel:
+    """A channel to ``address`` over ``transport``. Without TLS, seat tokens and API keys
+    travel in the clear."""
+    if transport.tls:
+        credentials = grpc.ssl_channel_credentials(root_certificates=transport.ca)
+        return grpc.secure_channel(address, credentials, options=options)
+    return grpc.insecure_channel(address, options=options)
+
+
 class Client:
     """One channel to a server; seat tokens and account keys are passed per call."""
 
@@ -113,9 +142,7 @@ class Client:
         self.address = address
         # Bots and competitors live through server restarts: after an outage the channel
         # retries the connection at least every 5 s (gRPC's default backoff grows to 120 s).
-        self._channel = grpc.insecure_channel(
-            address, options=[("grpc.max_reconnect_backoff_ms", 5000)]
-        )
+        self._channel = open_channel(address, [("grpc.max_reconnect_backoff_ms", 5000)])
         self._stub = game_service_pb2_grpc.GameServiceStub(self._channel)
         self._lobby = competition_pb2_grpc.LobbyServiceStub(self._channel)
         self._tournaments = competition_pb2_grpc.TournamentServiceStub(self._channel)

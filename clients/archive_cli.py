@@ -25,7 +25,7 @@ import click
 import grpc
 
 from boneyard import codec, engine
-from boneyard.clients.api import DEFAULT_SERVER
+from boneyard.clients.api import DEFAULT_SERVER, open_channel
 from boneyard.clients.describe import event_text
 from boneyard.engine import Event, GameState, HandDealt, TilePlayed, TrickWon, WidowExchanged
 from boneyard.engine.tiles import format_tiles, tile_name
@@ -48,7 +48,7 @@ class ArchiveClient:
     """One channel to a server's ArchiveService."""
 
     def __init__(self, address: str = DEFAULT_SERVER) -> None:
-        self._channel = grpc.insecure_channel(address)
+        self._channel = open_channel(address)
         self._stub = archive_pb2_grpc.ArchiveServiceStub(self._channel)
 
     def close(self) -> None:

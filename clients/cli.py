@@ -16,6 +16,7 @@ Every command takes ``--server ADDR`` (default 127.0.0.1:50051, env BONEYARD_SER
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 import threading
@@ -26,6 +27,7 @@ from click.core import ParameterSource
 from rich.console import Console
 from rich.table import Column, Table
 
+from boneyard.clients import api
 from boneyard.clients.api import Client, ruleset_request
 from boneyard.clients.archive_cli import ARCHIVE_COMMANDS
 from boneyard.clients.bot import Bot
@@ -56,9 +58,29 @@ _STATUSES = {
 
 @click.group()
 @click.option("-v", "--verbose", is_flag=True, help="Log what the client does.")
-def main(verbose: bool) -> None:
+@click.option(
+    "--tls",
+    is_flag=True,
+    envvar="BONEYARD_TLS",
+    help="Reach the server over TLS (env BONEYARD_TLS=1). Without it, seat tokens and API "
+    "keys travel in the clear.",
+)
+@click.option(
+    "--ca",
+    type=click.Path(exists=True, dir_okay=False),
+    envvar="BONEYARD_CA",
+    help="With --tls: the PEM file of the certificate authority (or the self-signed "
+    "certificate) the server's certificate must be signed by; default the system's roots "
+    "(env BONEYARD_CA).",
+)
+def main(verbose: bool, tls: bool, ca: str | None) -> None:
     """Play Texas 42 and Moon on a Boneyard server."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING)
+    if ca is not None and not tls:
+        raise click.UsageError("--ca is for --tls")
+    if tls:
+        with open(ca, "rb") if ca else contextlib.nullcontext(None) as pem:
+            api.transport = api.Transport(True, pem.read() if pem else None)
 
 
 # ---------------------------------------------------------------- games

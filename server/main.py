@@ -63,9 +63,11 @@ async def create_server(
     *,
     max_live_games: int = MAX_LIVE_GAMES,
     sqlite_synchronous: str = "FULL",
+    tls: tuple[bytes, bytes] | None = None,
 ) -> tuple[grpc.aio.Server, int, Boneyard]:
     """A started server on ``listen`` (port 0 picks a free one); returns it, its port and the
-    parts it runs (``Boneyard``)."""
+    parts it runs (``Boneyard``). ``tls``: ``(certificate chain, private key)`` in PEM, to
+    serve TLS only."""
     kwargs = {"sqlite_synchronous": sqlite_synchronous} if is_sqlite(database_url) else {}
     store = await asyncio.to_thread(EventStore.open, database_url, migrate=True, **kwargs)
     parts = Boneyard(store, max_live_games=max_live_games)
@@ -90,7 +92,11 @@ async def create_server(
         (*services, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
     try:
-        port = server.add_insecure_port(listen)
+        if tls is None:
+            port = server.add_insecure_port(listen)
+        else:
+            chain, key = tls
+            port = server.add_secure_port(listen, grpc.ssl_server_credentials([(key, chain)]))
     except RuntimeError as e:  # grpc >= 1.60 raises instead of returning 0
         parts.close()
         raise OSError(f"cannot listen on {listen} (in use, or not an address of this host)") from e
@@ -218,6 +224,7 @@ async def _serve(args: argparse.Namespace) -> None:
             listen,
             max_live_games=args.max_live_games,
             sqlite_synchronous=args.sqlite_synchronous,
+            tls=_tls_files(args.tls_cert, args.tls_key),
         )
     except Exception as e:
         log.debug("start failed", exc_info=True)
@@ -246,6 +253,19 @@ def _redacted(url: str) -> str:
         return make_url(url).render_as_string(hide_password=True)
     except ArgumentError:
         return "<unparsable database URL>"
+
+
+def _tls_files(cert: str | None, key: str | None) -> tuple[bytes, bytes] | None:
+    """The PEM certificate chain and key of ``--tls-cert``/``--tls-key`` (both or neither)."""
+    if cert is None and key is None:
+        return None
+    if cert is None or key is None:
+        raise StartupError("--tls-cert and --tls-key go together")
+    try:
+        with open(cert, "rb") as chain, open(key, "rb") as private:
+            return chain.read(), private.read()
+    except OSError as e:
+        raise StartupError(f"cannot read the TLS files: {e}") from e
 
 
 def _live_games(text: str) -> int:
@@ -278,6 +298,19 @@ def main(argv: list[str] | None = None) -> None:
         type=_listen_address,
         default=os.environ.get("BONEYARD_LISTEN", DEFAULT_LISTEN),
         help="HOST:PORT to serve gRPC on (env BONEYARD_LISTEN; default %(default)s)",
+    )
+    parser.add_argument(
+        "--tls-cert",
+        default=os.environ.get("BONEYARD_TLS_CERT"),
+        metavar="FILE",
+        help="PEM certificate chain: serve gRPC over TLS only (with --tls-key; env "
+        "BONEYARD_TLS_CERT). Without TLS, seat tokens and API keys travel in the clear.",
+    )
+    parser.add_argument(
+        "--tls-key",
+        default=os.environ.get("BONEYARD_TLS_KEY"),
+        metavar="FILE",
+        help="PEM private key of --tls-cert (env BONEYARD_TLS_KEY)",
     )
     parser.add_argument(
         "--max-live-games",

@@ -169,6 +169,14 @@ class ServerProcess:
     def wait_listening(self, timeout: float = START_TIMEOUT) -> None:
         """Wait for the "listening" line of this start, then for health SERVING."""
         deadline = time.monotonic() + timeout
+        self.wait_for_line(timeout)
+        status = self.health(timeout=max(deadline - time.monotonic(), 1.0))
+        if status != health_pb2.HealthCheckResponse.SERVING:
+            raise RuntimeError(f"health check says {status} after the listening line")
+
+    def wait_for_line(self, timeout: float = START_TIMEOUT) -> None:
+        """Wait for the "listening" line of this start (and learn the port from it)."""
+        deadline = time.monotonic() + timeout
         while True:
             text = self.log_text()
             match = LISTENING.search(text[text.rfind(self._marker) :])
@@ -183,9 +191,6 @@ class ServerProcess:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"boneyard-server did not listen in {timeout} s:\n{text}")
             time.sleep(0.05)
-        status = self.health(timeout=max(deadline - time.monotonic(), 1.0))
-        if status != health_pb2.HealthCheckResponse.SERVING:
-            raise RuntimeError(f"health check says {status} after the listening line")
 
     def channel(self) -> grpc.Channel:
         """A new channel to the server (closed by ``kill``/``terminate``)."""
