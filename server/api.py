@@ -72,6 +72,16 @@ def check_game_id(game_id: str) -> str:
         raise InvalidArgument(f"not a game id: {game_id[:40]!r}") from None
 
 
+MAX_SETUP_REQUEST_ID = 100
+
+
+def _check_request_id(request_id: str) -> None:
+    """The optional request id of CreateGame and TakeSeat."""
+    if len(request_id) > MAX_SETUP_REQUEST_ID:
+        raise InvalidArgument(f"request_id is at most {MAX_SETUP_REQUEST_ID} characters")
+    check_text(request_id, "request_id")
+
+
 def summary(game: LiveGame, embargoed: bool, deadline: datetime | None) -> game_pb2.GameSummary:
     """What anybody may know of a game (an embargoed one's score and length are another
     table's secrets: its players see them in their views)."""
@@ -174,6 +184,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             # WatchSeats): only an organiser (a player's account) may do that.
             await self._call(self._app.organiser_for, credentials())
             reservations = await self._call(self._reservations, request.reservations)
+        _check_request_id(request.request_id)
         game_id, _ = await self._call(
             functools.partial(
                 self._app.create_game,
@@ -182,6 +193,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
                 request.name,
                 time_control=control,
                 reservations=reservations,
+                request_id=request.request_id,
             )
         )
         return game_service_pb2.CreateGameResponse(game_id=game_id, game=await self.summary(game_id))
@@ -229,8 +241,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             raise InvalidArgument(f"player_name is required, at most {MAX_PLAYER_NAME} characters")
         check_text(name, "player_name")
         asked = request.seat if request.HasField("seat") else None
+        _check_request_id(request.request_id)
         token = new_seat_token()
-        seat, _ = await self._host.take_seat(game_id, asked, name, token)
+        seat, _ = await self._host.take_seat(game_id, asked, name, token, request.request_id)
         return game_service_pb2.TakeSeatResponse(
             seat=seat, seat_token=token, game=await self.summary(game_id)
         )

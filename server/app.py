@@ -46,6 +46,9 @@ __all__ = ["GameApp", "check_time_control", "new_seat_token", "rules_for"]
 
 log = logging.getLogger(__name__)
 
+CREATE_REQUEST = "\x1ecreate:"
+"""The prefix of a CreateGame's request id in the requests table (a control character, so no
+client's own id can collide with it)."""
 _CACHE_SIZE = 1024
 _ACCOUNT_TTL = 5.0
 
@@ -108,10 +111,16 @@ class GameApp:
         reservations: Sequence[tuple[int, Account]] = (),
         deal_secret: bytes | None = None,
         also: Callable[[Session, str], None] | None = None,
-    ) -> tuple[str, int]:
-        """Make a game and deal its first hand. ``reservations`` keep seats for accounts;
-        ``deal_secret`` fixes the deals (``deal_seed``); ``also`` writes more in the same
-        transaction (a seek's or tournament's bookkeeping)."""
+        request_id: str = "",
+    ) -> tuple[str, bool]:
+        """Make a game and deal its first hand; its id, and whether it is new (``False``: the
+        game an earlier attempt with this ``request_id`` made). ``reservations`` keep seats
+        for accounts; ``deal_secret`` fixes the deals (``deal_seed``); ``also`` writes more in
+        the same transaction (a seek's or tournament's bookkeeping)."""
+        if request_id:
+            made = self._store.game_of_request(CREATE_REQUEST + request_id)
+            if made is not None:
+                return made, False
         rules = rules_for(preset, options)
         if time_control is not None:
             check_time_control(time_control)
@@ -162,6 +171,7 @@ class GameApp:
             seeds=seeds,
             status="playing" if full else "open",
             setup=setup,
+            request_id=CREATE_REQUEST + request_id if request_id else None,
         )
         self._secrets[game_id] = deal_secret
         if self.on_created is not None:
@@ -187,7 +197,7 @@ class GameApp:
                 deal_secret=deal_secret,
             )
             self.on_created(game, [account.id for _, account in reservations])
-        return game_id, len(events)
+        return game_id, True
 
     def account_for(self, key: str | None) -> Account:
         """The account an API key belongs to."""

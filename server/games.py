@@ -52,6 +52,9 @@ log = logging.getLogger(__name__)
 
 MAX_LIVE_GAMES = 2000
 """Games kept in memory by default (each holds its decoded log)."""
+SEAT_REQUEST = "\x1eseat:"
+"""The prefix of a TakeSeat's request id in the requests table (a control character, so no
+client's own id can collide with it)."""
 _RECENT = 16
 """States (and stream messages) kept for the latest versions, shared by every watcher."""
 
@@ -337,16 +340,23 @@ class GameHost:
         return seat
 
     async def take_seat(
-        self, game_id: str, seat: int | None, player_name: str, token: str
+        self, game_id: str, seat: int | None, player_name: str, token: str, request_id: str = ""
     ) -> tuple[int, LiveGame]:
         """Seat a player (``seat=None``: the lowest free seat) with ``token``; the table's
-        status turns ``playing`` with its last seat, in the same transaction."""
+        status turns ``playing`` with its last seat, in the same transaction. A retry with
+        the same ``request_id`` gets the seat the first attempt took, its token replaced by
+        ``token`` (tokens are kept only as hashes: the first cannot be sent again)."""
+        key = SEAT_REQUEST + request_id if request_id else None
         async with _Hold(self, game_id) as hold:
             players = hold.game.players
             if seat is not None and not 0 <= seat < players:
                 raise InvalidArgument(f"game {game_id} has seats 0..{players - 1}, not {seat}")
             while True:
                 game = hold.game
+                earlier = game.requests.get(key) if key is not None else None
+                if earlier is not None:
+                    await self._reissue(game, earlier.seat, token)
+                    return earlier.seat, game
                 if seat is None:
                     free = [s for s in range(players) if s not in game.seats]
                     if not free:
@@ -365,7 +375,11 @@ class GameHost:
                         token_hash(token),
                         playing_when_full=not game.over,
                         now=(now := self._now()),
+                        request_id=key,
                     )
+                except store_errors.DuplicateRequest:
+                    await hold.reload()  # the same request took its seat through another process
+                    continue
                 except store_errors.SeatTaken:
                     # Taken through another process: reload and look again.
                     await hold.reload()
@@ -377,12 +391,20 @@ class GameHost:
                 break
             game.seats[chosen] = player_name
             game.tokens[token_hash(token)] = chosen
+            if key is not None:
+                game.requests[key] = RequestRecord(key, chosen, 0, b"")
             game.updated_at = now
             if taken == players and game.status == "open":
                 game.status = "playing"
                 await self._start_clock(game)
             self._notify(game, ())
             return chosen, game
+
+    async def _reissue(self, game: LiveGame, seat: int, token: str) -> None:
+        await asyncio.to_thread(self._store.reissue_token, game.id, seat, token_hash(token))
+        for old in [t for t, s in game.tokens.items() if s == seat]:
+            del game.tokens[old]
+        game.tokens[token_hash(token)] = seat
 
     async def repair_clock(self, game_id: str) -> bool:
         """Set right the clock of a full table that is not running, or not at the game's

@@ -176,6 +176,9 @@ class RequestRow(Base):
     response: Mapped[bytes]
     created_at: Mapped[datetime]
 
+    # CreateGame's request ids are looked up before there is a game to look in.
+    __table_args__ = (Index(None, "request_id"),)
+
 
 class HandSeedRow(Base):
     """The shuffle seed of a hand: its commitment is public, the seed secret until revealed."""

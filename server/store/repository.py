@@ -223,6 +223,7 @@ class EventStore:
         status: GameStatus = "open",
         seeds: Sequence[NewSeed] = (),
         setup: GameSetup | None = None,
+        request_id: str | None = None,
     ) -> GameRecord:
         """Create a game whose log starts with ``first_events`` (its version is their number).
 
@@ -260,6 +261,17 @@ class EventStore:
                 _insert_seeds(session, game_id, seeds, now)
                 if setup is not None:
                     insert_setup(session, game_id, len(first_events), setup, now)
+                if request_id is not None:
+                    session.execute(
+                        insert(RequestRow).values(
+                            game_id=game_id,
+                            request_id=request_id,
+                            seat=0,
+                            result_version=len(first_events),
+                            response=b"",
+                            created_at=now,
+                        )
+                    )
                 self._notify(session, game_id, len(first_events))
         except IntegrityError as exc:
             if self._game_exists(game_id):
@@ -550,6 +562,7 @@ class EventStore:
         *,
         playing_when_full: bool = False,
         now: datetime | None = None,
+        request_id: str | None = None,
     ) -> int:
         """Seat a player; return the game's number of taken seats. With
         ``playing_when_full`` the last seat also makes an open game ``playing``, in the same
@@ -598,6 +611,20 @@ class EventStore:
                 )
             except IntegrityError as exc:  # only if the row lock above did not serialise us
                 raise SeatTaken(game_id, seat) from exc
+            if request_id is not None:
+                try:
+                    session.execute(
+                        insert(RequestRow).values(
+                            game_id=game_id,
+                            request_id=request_id,
+                            seat=seat,
+                            result_version=0,
+                            response=b"",
+                            created_at=now,
+                        )
+                    )
+                except IntegrityError as exc:  # a retry through another process, at once
+                    raise DuplicateRequest(game_id, request_id) from exc
             values: dict[str, Any] = {"seats_taken": GameRow.seats_taken + 1, "updated_at": now}
             if playing_when_full and int(game.seats_taken) + 1 == game.players:
                 values["status"] = case(
@@ -610,6 +637,25 @@ class EventStore:
                 .execution_options(synchronize_session=False)
             )
         return int(game.seats_taken) + 1
+
+    def reissue_token(self, game_id: str, seat: int, token_hash: str) -> None:
+        """Give a taken seat a new token (a retried TakeSeat: the first answer was lost)."""
+        if not is_token_hash(token_hash):
+            raise ValueError(f"game {game_id!r}, seat {seat}: token_hash must be a sha256 hex digest")
+        with self._write() as session:
+            session.execute(
+                update(SeatRow)
+                .where(SeatRow.game_id == game_id, SeatRow.seat == seat)
+                .values(token_hash=token_hash)
+                .execution_options(synchronize_session=False)
+            )
+
+    def game_of_request(self, request_id: str) -> str | None:
+        """The game a request (a CreateGame's, by its id) is recorded in, if any."""
+        with self._read() as session:
+            return session.scalar(
+                select(RequestRow.game_id).where(RequestRow.request_id == request_id).limit(1)
+            )
 
     def seat_for_token(self, game_id: str, token_hash: str) -> int | None:
         """The seat whose token hashes to ``token_hash``, or ``None``."""

@@ -3,12 +3,19 @@ no request is answered UNKNOWN, and an error never echoes a huge input back."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 
 import grpc
 import pytest
 
-from boneyard.v1 import archive_pb2, competition_pb2, game_service_pb2, rules_pb2
+from boneyard.v1 import (
+    archive_pb2,
+    competition_pb2,
+    game_service_pb2,
+    game_service_pb2_grpc,
+    rules_pb2,
+)
 from tests.server.api_helpers import RPC_TIMEOUT, RunningServer
 
 Code = grpc.StatusCode
@@ -106,3 +113,63 @@ def test_an_option_no_table_can_play_is_refused_at_the_edge(channel: grpc.Channe
             call(game_service_pb2.CreateGameRequest(rules=rules), timeout=RPC_TIMEOUT)
         assert caught.value.code() == Code.INVALID_ARGUMENT, caught.value.details()
         assert next(iter(options)) in (caught.value.details() or "")
+
+
+def _stub(channel: grpc.Channel) -> game_service_pb2_grpc.GameServiceStub:
+    return game_service_pb2_grpc.GameServiceStub(channel)
+
+
+def test_create_game_retried_with_its_request_id_makes_one_game(channel: grpc.Channel) -> None:
+    stub = _stub(channel)
+    request = game_service_pb2.CreateGameRequest(
+        rules=rules_pb2.Ruleset(preset="texas42"), name="retried", request_id=str(uuid.uuid4())
+    )
+    first = stub.CreateGame(request, timeout=RPC_TIMEOUT)
+    again = stub.CreateGame(request, timeout=RPC_TIMEOUT)
+    assert again.game_id == first.game_id
+    other = stub.CreateGame(
+        game_service_pb2.CreateGameRequest(rules=request.rules, request_id=str(uuid.uuid4())),
+        timeout=RPC_TIMEOUT,
+    )
+    assert other.game_id != first.game_id
+
+
+def test_take_seat_retried_with_its_request_id_takes_one_seat(channel: grpc.Channel) -> None:
+    stub = _stub(channel)
+    game_id = stub.CreateGame(
+        game_service_pb2.CreateGameRequest(rules=rules_pb2.Ruleset(preset="texas42")),
+        timeout=RPC_TIMEOUT,
+    ).game_id
+    request = game_service_pb2.TakeSeatRequest(
+        game_id=game_id, player_name="retrier", request_id=str(uuid.uuid4())
+    )
+    first = stub.TakeSeat(request, timeout=RPC_TIMEOUT)
+    again = stub.TakeSeat(request, timeout=RPC_TIMEOUT)
+    assert again.seat == first.seat
+    assert [s.occupied for s in again.game.seats] == [True, False, False, False]
+    # The token is issued anew (only its hash is kept): the new one opens the seat, the old
+    # one no longer does.
+    view = game_service_pb2.GetViewRequest(game_id=game_id)
+    seen = stub.GetView(view, metadata=[("authorization", f"Bearer {again.seat_token}")])
+    assert seen.view.seat == first.seat
+    with pytest.raises(grpc.RpcError) as caught:
+        stub.GetView(view, metadata=[("authorization", f"Bearer {first.seat_token}")])
+    assert caught.value.code() == Code.UNAUTHENTICATED
+    # Other players still get the other seats.
+    second = stub.TakeSeat(
+        game_service_pb2.TakeSeatRequest(game_id=game_id, player_name="b", request_id="b"),
+        timeout=RPC_TIMEOUT,
+    )
+    assert second.seat != first.seat
+
+
+def test_a_request_id_for_create_or_seat_is_bounded(channel: grpc.Channel) -> None:
+    stub = _stub(channel)
+    with pytest.raises(grpc.RpcError) as caught:
+        stub.CreateGame(
+            game_service_pb2.CreateGameRequest(
+                rules=rules_pb2.Ruleset(preset="texas42"), request_id="x" * 101
+            ),
+            timeout=RPC_TIMEOUT,
+        )
+    assert caught.value.code() == Code.INVALID_ARGUMENT

@@ -42,7 +42,7 @@ from process_helpers import (
     watch,
 )
 
-from boneyard.v1 import game_pb2, game_service_pb2, view_pb2
+from boneyard.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc, rules_pb2, view_pb2
 
 SERVICE = "boneyard.v1.GameService"
 
@@ -235,6 +235,74 @@ def test_kill_9_with_many_games_and_batches_in_flight(tmp_path: Path, sqlite_url
                 acked.append(submit(stub, game_id, tokens, moves[0]))
             assert spectator_view(stub, game_id).version == acked[-1].version
             check_log_against_acks(watch(stub, game_id, 0, acked[-1].version), acked)
+
+
+def test_kill_9_cycles_with_retried_creates_and_seats_leave_no_stuck_game(
+    tmp_path: Path, sqlite_url: str
+) -> None:
+    """Issue 13, defect 4: a client makes tables (CreateGame, then TakeSeat for every seat),
+    retrying each call with its request_id whenever the server is away, while the server is
+    killed with SIGKILL again and again. In the end every table has one game, every game has
+    all its seats and is being played: none is stuck open, none lost a seat to a retry."""
+    log = tmp_path / "server.log"
+    listen = f"127.0.0.1:{free_port()}"
+    stop = threading.Event()
+    tables: list[str] = []
+
+    def retried(call: Any, request: Any) -> Any:
+        while True:
+            try:
+                return call(request, timeout=2, wait_for_ready=True)
+            except grpc.RpcError as e:
+                if e.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+                    raise
+                time.sleep(0.02)
+
+    def make_tables() -> None:
+        with grpc.insecure_channel(listen) as channel:
+            stub = game_service_pb2_grpc.GameServiceStub(channel)
+            table = 0
+            while not stop.is_set():
+                game = retried(
+                    stub.CreateGame,
+                    game_service_pb2.CreateGameRequest(
+                        rules=rules_pb2.Ruleset(preset="texas42"), request_id=f"table-{table}"
+                    ),
+                )
+                tables.append(game.game_id)
+                for seat in range(4):
+                    retried(
+                        stub.TakeSeat,
+                        game_service_pb2.TakeSeatRequest(
+                            game_id=game.game_id,
+                            player_name=f"p{seat}",
+                            request_id=f"table-{table}-seat-{seat}",
+                        ),
+                    )
+                table += 1
+
+    rng = random.Random(13)
+    maker = threading.Thread(target=make_tables)
+    for cycle in range(6):
+        server = ServerProcess.start(log, sqlite_url, listen=listen)
+        if cycle == 0:
+            maker.start()
+        time.sleep(rng.uniform(0.2, 0.6))
+        server.kill()
+    with ServerProcess.start(log, sqlite_url, listen=listen) as server:
+        time.sleep(0.3)
+        stop.set()
+        maker.join(timeout=60)
+        assert not maker.is_alive()
+        stub = server.stub()
+        games = list(
+            stub.ListGames(game_service_pb2.ListGamesRequest(page_size=200), timeout=30).games
+        )
+    assert len(tables) >= 6
+    assert len({g.game_id for g in games}) == len(games) == len(set(tables))
+    for game in games:
+        assert all(s.occupied for s in game.seats), game
+        assert game.status == game_pb2.GAME_STATUS_PLAYING, game
 
 
 def test_sigterm_stops_the_server_with_a_stream_open(tmp_path: Path, sqlite_url: str) -> None:

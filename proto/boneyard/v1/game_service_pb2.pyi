@@ -55,8 +55,14 @@ class CreateGameRequest(_message.Message):
     NAME_FIELD_NUMBER: _builtins.int
     TIME_CONTROL_FIELD_NUMBER: _builtins.int
     RESERVATIONS_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """A name for people; may be empty; at most 200 characters."""
+    request_id: _builtins.str
+    """Optional: a client id of this request (a UUID, at most 100 characters). A retry with the
+    same id, after an answer that was lost, gets the game the first attempt made instead of a
+    second game.
+    """
     @_builtins.property
     def rules(self) -> _rules_pb2.Ruleset:
         """The preset (`rules.preset`) and every option to override (the options that are set)."""
@@ -79,10 +85,11 @@ class CreateGameRequest(_message.Message):
         name: _builtins.str = ...,
         time_control: _game_pb2.TimeControl | None = ...,
         reservations: _abc.Iterable[Global___SeatReservation] | None = ...,
+        request_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "reservations", b"reservations", "rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "request_id", b"request_id", "reservations", b"reservations", "rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -255,22 +262,29 @@ class TakeSeatRequest(_message.Message):
     GAME_ID_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     PLAYER_NAME_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     seat: _builtins.int
     """The seat to take; unset for the lowest free seat."""
     player_name: _builtins.str
     """The player's name, shown to the table. Required; at most 100 characters."""
+    request_id: _builtins.str
+    """Optional: a client id of this request (a UUID, at most 100 characters). A retry with the
+    same id gets the seat the first attempt took, never a second seat; its token is issued
+    anew (tokens are kept only as hashes), and the first attempt's token stops working.
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         seat: _builtins.int | None = ...,
         player_name: _builtins.str = ...,
+        request_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "game_id", b"game_id", "player_name", b"player_name", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "game_id", b"game_id", "player_name", b"player_name", "request_id", b"request_id", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
