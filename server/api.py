@@ -33,6 +33,7 @@ from boneyard.server.errors import (
 from boneyard.server.feed import Feed
 from boneyard.server.games import GameHost, LiveGame, stream_message
 from boneyard.server.interceptors import credentials
+from boneyard.server.quotas import Quotas, peer_of
 from boneyard.server.store.competition import Account
 from boneyard.server.time_controls import time_control_from_proto, time_control_to_proto
 from boneyard.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc, view_pb2
@@ -119,10 +120,11 @@ def summary(game: LiveGame, embargoed: bool, deadline: datetime | None) -> game_
 
 
 class GameServicer(game_service_pb2_grpc.GameServiceServicer):
-    def __init__(self, app: GameApp, host: GameHost, feed: Feed) -> None:
+    def __init__(self, app: GameApp, host: GameHost, feed: Feed, quotas: Quotas) -> None:
         self._app = app
         self._host = host
         self._feed = feed
+        self._quotas = quotas
 
     async def _call(self, fn: Callable[..., _T], *args: Any) -> _T:
         return await asyncio.to_thread(fn, *args)
@@ -178,6 +180,13 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         check_text(request.name, "a game name")
         preset, options = codec.rules_overrides_from_proto(request.rules)
         control = time_control_from_proto(request.time_control, request.HasField("time_control"))
+        key = credentials()
+        creator = None
+        if not self._quotas.open_games or (key is not None and is_api_key(key)):
+            # --open-games=false: only accounts create games; an account's key counts
+            # against its own quota too.
+            creator = await self._call(self._app.account_for, key)
+        self._quotas.creating_game(peer_of(context.peer()), creator.id if creator else None)
         reservations = []
         if request.reservations:
             # Reserving seats hands accounts games they must play (their bots follow

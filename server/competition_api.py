@@ -18,6 +18,7 @@ from boneyard.server.app import GameApp
 from boneyard.server.errors import InvalidArgument
 from boneyard.server.interceptors import credentials
 from boneyard.server.lobby import Lobby, SeatWatch
+from boneyard.server.quotas import Quotas
 from boneyard.server.standings import Standing
 from boneyard.server.store.competition import Account, Seek
 from boneyard.server.time_controls import time_control_from_proto, time_control_to_proto
@@ -44,7 +45,10 @@ MAX_ENTRANTS = 64
 
 
 class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
-    def __init__(self, app: GameApp, lobby: Lobby, seats: SeatWatch, games: GameServicer) -> None:
+    def __init__(
+        self, app: GameApp, lobby: Lobby, seats: SeatWatch, games: GameServicer, quotas: Quotas
+    ) -> None:
+        self._quotas = quotas
         self._app = app
         self._lobby = lobby
         self._seats = seats
@@ -72,6 +76,18 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
         account = await self._account(context)
         preset, options = codec.rules_overrides_from_proto(request.rules)
         control = time_control_from_proto(request.time_control, request.HasField("time_control"))
+        with self._quotas.seek(account.id):
+            async for message in self._seek(context, account, preset, options, control):
+                yield message
+
+    async def _seek(
+        self,
+        context: grpc.aio.ServicerContext,
+        account: Account,
+        preset: str,
+        options: dict[str, Any],
+        control: Any,
+    ) -> AsyncIterator[competition_pb2.SeekResponse]:
         seek_id = str(uuid.uuid4())
         seated = False
         seek = None

@@ -29,12 +29,14 @@ from boneyard.server.errors import (
     StaleVersion,
     Unauthenticated,
 )
+from boneyard.server.quotas import QuotaExceeded, Quotas, peer_of
 from boneyard.server.store import errors as store_errors
 
 __all__ = [
     "INTERNAL_ERROR",
     "CredentialsInterceptor",
     "ErrorInterceptor",
+    "StreamQuotaInterceptor",
     "Undecodable",
     "credentials",
     "status_for",
@@ -57,6 +59,7 @@ _STATUS_CODES: dict[type[BaseException], grpc.StatusCode] = {
     store_errors.GameNotFound: grpc.StatusCode.NOT_FOUND,
     store_errors.InvalidCursor: grpc.StatusCode.INVALID_ARGUMENT,
     MalformedRecord: grpc.StatusCode.DATA_LOSS,
+    QuotaExceeded: grpc.StatusCode.RESOURCE_EXHAUSTED,
 }
 
 _credentials: contextvars.ContextVar[str | None] = contextvars.ContextVar(
@@ -206,6 +209,32 @@ class CredentialsInterceptor(_Wrapping):
                 _credentials.set(_bearer(context.invocation_metadata()))
                 async for message in inner(request, context):
                     yield message
+
+            return call
+
+        return _wrap(handler, unary, stream)
+
+
+class StreamQuotaInterceptor(_Wrapping):
+    """Each peer holds at most ``Quotas.streams_per_peer`` open streams."""
+
+    def __init__(self, quotas: Quotas) -> None:
+        super().__init__()
+        self._quotas = quotas
+
+    def wrap(
+        self, handler: grpc.RpcMethodHandler | None, method: str
+    ) -> grpc.RpcMethodHandler | None:
+        quotas = self._quotas
+
+        def unary(inner: Handler) -> Handler:
+            return inner
+
+        def stream(inner: Handler) -> Handler:
+            async def call(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+                with quotas.stream(peer_of(context.peer())):
+                    async for message in inner(request, context):
+                        yield message
 
             return call
 

@@ -26,9 +26,14 @@ from boneyard.server.clocks import ClockKeeper
 from boneyard.server.competition_api import LobbyServicer, TournamentServicer
 from boneyard.server.feed import Feed
 from boneyard.server.games import MAX_LIVE_GAMES, GameHost, LiveGame
-from boneyard.server.interceptors import CredentialsInterceptor, ErrorInterceptor
+from boneyard.server.interceptors import (
+    CredentialsInterceptor,
+    ErrorInterceptor,
+    StreamQuotaInterceptor,
+)
 from boneyard.server.listener import LOBBY_CHANNEL, Listener, announce
 from boneyard.server.lobby import Lobby, SeatWatch
+from boneyard.server.quotas import Quotas
 from boneyard.server.store import EventStore
 from boneyard.server.store.competition import CompetitionStore
 from boneyard.server.store.db import SQLITE_SYNCHRONOUS, is_sqlite
@@ -64,22 +69,24 @@ async def create_server(
     max_live_games: int = MAX_LIVE_GAMES,
     sqlite_synchronous: str = "FULL",
     tls: tuple[bytes, bytes] | None = None,
+    quotas: Quotas | None = None,
 ) -> tuple[grpc.aio.Server, int, Boneyard]:
     """A started server on ``listen`` (port 0 picks a free one); returns it, its port and the
     parts it runs (``Boneyard``). ``tls``: ``(certificate chain, private key)`` in PEM, to
     serve TLS only."""
     kwargs = {"sqlite_synchronous": sqlite_synchronous} if is_sqlite(database_url) else {}
     store = await asyncio.to_thread(EventStore.open, database_url, migrate=True, **kwargs)
-    parts = Boneyard(store, max_live_games=max_live_games)
+    quotas = quotas or Quotas()
+    parts = Boneyard(store, quotas, max_live_games=max_live_games)
     # gRPC sets SO_REUSEPORT by default: a second server on a busy port would start "fine" and
     # take a share of the connections. A port in use must be an error.
     server = grpc.aio.server(
         options=[("grpc.so_reuseport", 0)],
-        interceptors=[ErrorInterceptor(), CredentialsInterceptor()],
+        interceptors=[ErrorInterceptor(), CredentialsInterceptor(), StreamQuotaInterceptor(quotas)],
     )
     game_service_pb2_grpc.add_GameServiceServicer_to_server(parts.games, server)
     competition_pb2_grpc.add_LobbyServiceServicer_to_server(
-        LobbyServicer(parts.app, parts.lobby, parts.seats, parts.games), server
+        LobbyServicer(parts.app, parts.lobby, parts.seats, parts.games, quotas), server
     )
     competition_pb2_grpc.add_TournamentServiceServicer_to_server(
         TournamentServicer(parts.app, parts.director), server
@@ -115,13 +122,17 @@ class Boneyard:
     memory with their writer and feed, the lobby, the clock keeper and the director, and (on
     PostgreSQL) the listener for the other processes' changes."""
 
-    def __init__(self, store: EventStore, *, max_live_games: int = MAX_LIVE_GAMES) -> None:
+    def __init__(
+        self, store: EventStore, quotas: Quotas, *, max_live_games: int = MAX_LIVE_GAMES
+    ) -> None:
         self.store = store
         postgresql = store.engine.dialect.name == "postgresql"
         self.writer = Writer(store.engine, notify_channel=NOTIFY_CHANNEL if postgresql else None)
         self.feed = Feed()
         self.app = GameApp(store)
-        self.host = GameHost(store, self.writer, publish=self.feed.publish, max_games=max_live_games)
+        self.host = GameHost(
+            store, self.writer, publish=self.feed.publish, max_games=max_live_games
+        )
         announce_lobby = announce_seats = None
         if postgresql:
             engine = store.engine
@@ -135,7 +146,7 @@ class Boneyard:
         self.lobby = Lobby(self.app, announce_lobby)
         self.seats = SeatWatch(announce_seats)
         self.app.on_created = self._created
-        self.games = GameServicer(self.app, self.host, self.feed)
+        self.games = GameServicer(self.app, self.host, self.feed, quotas)
         self.director = TournamentDirector(self.app)
         self.host.on_commit(self.director.game_committed)
         self.clocks = ClockKeeper(self.host, self.app.competition)
@@ -225,6 +236,12 @@ async def _serve(args: argparse.Namespace) -> None:
             max_live_games=args.max_live_games,
             sqlite_synchronous=args.sqlite_synchronous,
             tls=_tls_files(args.tls_cert, args.tls_key),
+            quotas=Quotas(
+                games_per_minute=args.max_games_per_minute,
+                streams_per_peer=args.max_streams_per_client,
+                seeks_per_account=args.max_seeks_per_account,
+                open_games=args.open_games,
+            ),
         )
     except Exception as e:
         log.debug("start failed", exc_info=True)
@@ -266,6 +283,21 @@ def _tls_files(cert: str | None, key: str | None) -> tuple[bytes, bytes] | None:
             return chain.read(), private.read()
     except OSError as e:
         raise StartupError(f"cannot read the TLS files: {e}") from e
+
+
+def _boolean(text: str) -> bool:
+    if text.lower() in ("true", "1", "yes"):
+        return True
+    if text.lower() in ("false", "0", "no"):
+        return False
+    raise argparse.ArgumentTypeError(f"{text!r} is not true or false")
+
+
+def _quota(text: str) -> int:
+    """argparse type of a quota: 1 .. 1,000,000."""
+    if not text.isdigit() or not 1 <= int(text) <= 1_000_000:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a limit from 1 to 1000000")
+    return int(text)
 
 
 def _live_games(text: str) -> int:
@@ -312,6 +344,40 @@ def main(argv: list[str] | None = None) -> None:
         metavar="FILE",
         help="PEM private key of --tls-cert (env BONEYARD_TLS_KEY)",
     )
+    parser.add_argument(
+        "--open-games",
+        type=_boolean,
+        default=_boolean(os.environ.get("BONEYARD_OPEN_GAMES", "true")),
+        metavar="true|false",
+        help="whether anybody may create games; false: only accounts (an API key) may "
+        "(env BONEYARD_OPEN_GAMES; default true)",
+    )
+    for flag, env, default, what in (
+        (
+            "--max-games-per-minute",
+            "BONEYARD_MAX_GAMES_PER_MINUTE",
+            600,
+            "games one client address, and one account, may create in a minute",
+        ),
+        (
+            "--max-streams-per-client",
+            "BONEYARD_MAX_STREAMS_PER_CLIENT",
+            5000,
+            "streams (WatchGame, Seek, WatchSeats) one client address may hold open",
+        ),
+        (
+            "--max-seeks-per-account",
+            "BONEYARD_MAX_SEEKS_PER_ACCOUNT",
+            8,
+            "seeks one account may hold open",
+        ),
+    ):
+        parser.add_argument(
+            flag,
+            type=_quota,
+            default=_quota(os.environ.get(env, str(default))),
+            help=f"{what}; more is RESOURCE_EXHAUSTED (env {env}; default %(default)s)",
+        )
     parser.add_argument(
         "--max-live-games",
         type=_live_games,
