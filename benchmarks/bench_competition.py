@@ -2,7 +2,7 @@
 from seeks, and how late the clock keeper applies a timeout.
 
 Starts its own ``boneyard-server`` subprocess on a temporary SQLite file, makes accounts in
-its database (as ``boneyard admin create-bot`` does), and runs the bots in this process (one
+its database (as ``boneyard-server admin create-bot`` does), and runs the bots in this process (one
 ``Competitor`` per account, as ``boneyard bot --key`` runs):
 
 1. tournament: ``--deals`` deals of Texas 42, duplicate, four heuristic entrants (two games a

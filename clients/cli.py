@@ -7,11 +7,10 @@
     boneyard bot --key KEY [--seek PRESET [--option NAME=VALUE ...] [--games N]
                             [--per-move-ms N [--bank-ms N] [--policy auto_play|forfeit]]]
     boneyard tournament create | run | standings | list      (clients/tournament_cli.py)
-    boneyard admin create-bot NAME | create-player NAME | accounts   (on the server's machine)
 
-Every command takes ``--server ADDR`` (default 127.0.0.1:50051, env BONEYARD_SERVER) but
-``admin``, which works on the server's database (``--database-url``). An account's API key
-(``--key``) also comes from env BONEYARD_KEY.
+Every command takes ``--server ADDR`` (default 127.0.0.1:50051, env BONEYARD_SERVER). An
+account's API key (``--key``) also comes from env BONEYARD_KEY; the operator makes accounts
+with the server's own ``boneyard-server admin`` (clients speak only the API).
 """
 
 from __future__ import annotations
@@ -429,41 +428,6 @@ def _bot_for_account(
             sys.exit(130)
     over = sum(1 for r in results if r.over)
     say(f"done: {over} games over")
-
-
-class _AdminGroup(click.Group):
-    """``boneyard admin``: the operator's commands of ``boneyard.server.admin``, imported on use.
-
-    They work on the server's database, so they live in the server package; and clients must
-    not depend on the server: importing it here would load ``server`` and SQLAlchemy into every
-    client command (``boneyard verify`` runs offline without them, as
-    tests/archive/test_archive_cli.py checks). So the group's commands are looked up in
-    ``boneyard.server.admin`` only when ``boneyard admin ...`` runs; ``boneyard --help`` lists the group
-    without importing it.
-    """
-
-    def _server_group(self) -> click.Group:
-        try:
-            from boneyard.server.admin import admin as server_admin
-        except ImportError as error:  # a clients-only install
-            raise click.ClickException(f"admin commands need the server package: {error}") from None
-        return server_admin
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return self._server_group().list_commands(ctx)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        return self._server_group().get_command(ctx, cmd_name)
-
-
-main.add_command(
-    _AdminGroup(
-        "admin",
-        help="Operator commands on the server's database (run them on the server's machine): "
-        "create-bot, create-player, accounts.",
-        short_help="Operator commands on the server's database.",
-    )
-)
 
 
 for _command in [*ARCHIVE_COMMANDS, *TOURNAMENT_COMMANDS]:

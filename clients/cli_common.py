@@ -98,7 +98,7 @@ def fail(error: grpc.RpcError) -> None:
     if code == grpc.StatusCode.UNAUTHENTICATED:
         console.print(
             "the server does not know this key or token; an account's API key is made on the "
-            "server's machine with `boneyard admin create-bot NAME`"
+            "server's machine with `boneyard-server admin create-bot NAME`"
         )
     sys.exit(1)
 

@@ -14,7 +14,7 @@ and follows it until it is over (through server restarts), then prints the stand
 stops following, not the tournament.
 
 Every command takes ``--server ADDR`` (env BONEYARD_SERVER); ``--key`` also comes from env
-BONEYARD_KEY (an account's API key, made by ``boneyard admin create-bot NAME``).
+BONEYARD_KEY (an account's API key, made by ``boneyard-server admin create-bot NAME``).
 """
 
 from __future__ import annotations

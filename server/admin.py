@@ -1,15 +1,16 @@
-"""``boneyard admin``: operator commands, run on the server's machine against its database.
+"""``boneyard-server admin``: operator commands, run on the server's machine against its
+database.
 
-    boneyard admin create-bot NAME        register a bot account; print its API key once
-    boneyard admin create-player NAME     the same for a person's account
-    boneyard admin accounts               list the accounts
+    boneyard-server admin create-bot NAME        register a bot account; print its API key once
+    boneyard-server admin create-player NAME     the same for a person's account
+    boneyard-server admin accounts               list the accounts
 
 Every command takes ``--database-url URL`` (env ``BONEYARD_DATABASE_URL``; default
 ``sqlite:///boneyard.db``, the server's default), and migrates the schema first, as the server
 does on start. A key is printed once and never again: the database keeps only its SHA-256.
 
-The ``boneyard`` client CLI mounts this group without importing it until it runs (clients do not
-depend on the server), see ``boneyard.clients.cli.admin``.
+They belong to the server's own entry point (``boneyard.server.main``): the ``boneyard``
+clients speak only the API and never import the server.
 """
 
 from __future__ import annotations
@@ -125,4 +126,4 @@ def accounts(database_url: str) -> None:
     out = console if console.is_terminal else Console(highlight=False, width=1000)
     out.print(table)
     if not rows:
-        out.print("no accounts yet: boneyard admin create-bot NAME")
+        out.print("no accounts yet: boneyard-server admin create-bot NAME")

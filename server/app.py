@@ -223,7 +223,7 @@ class GameApp:
         if account.kind != "player":
             raise PermissionDenied(
                 f"{account.name!r} is a bot account: only a player's account organises games "
-                f"and tournaments for others (boneyard admin create-player NAME)"
+                f"and tournaments for others (boneyard-server admin create-player NAME)"
             )
         return account
 

@@ -1,6 +1,7 @@
 """``boneyard-server``: the gRPC server on SQLite (default) or PostgreSQL.
 
     boneyard-server [--database-url URL] [--listen HOST:PORT]
+    boneyard-server admin create-bot NAME | create-player NAME | accounts
 
 Also ``BONEYARD_DATABASE_URL`` and ``BONEYARD_LISTEN``; defaults ``sqlite:///boneyard.db``
 (a file in the working directory) and ``127.0.0.1:50051``. The schema is migrated on start.
@@ -19,6 +20,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from boneyard.server.admin import admin
 from boneyard.server.api import GameServicer
 from boneyard.server.app import GameApp
 from boneyard.server.archive_api import add_archive_service
@@ -318,6 +320,10 @@ def _listen_address(text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
+    args_in = sys.argv[1:] if argv is None else argv
+    if args_in[:1] == ["admin"]:  # the operator's commands on the server's database
+        admin.main(args=args_in[1:], prog_name="boneyard-server admin")
+        return
     parser = argparse.ArgumentParser(prog="boneyard-server", description=__doc__.splitlines()[0])
     parser.add_argument(
         "--database-url",

@@ -6,6 +6,7 @@ finding the migrations without any setting. Every import name is under ``boneyar
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
@@ -95,6 +96,22 @@ def test_boneyard_migrations_dir_overrides_the_package(
     monkeypatch.setenv("BONEYARD_MIGRATIONS_DIR", str(tmp_path / "missing"))
     with pytest.raises(MigrationsNotFound, match="missing"):
         migrate.migrations_dir()
+
+
+def test_the_clients_never_import_the_server() -> None:
+    """Clients speak only the API (STYLE.md 8): nothing under clients/ imports
+    ``boneyard.server``, even lazily inside a function."""
+    offenders = []
+    for path in (REPO / "clients").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            if any(n == "boneyard.server" or n.startswith("boneyard.server.") for n in names):
+                offenders.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert offenders == []
 
 
 # --- the built distribution, installed outside the checkout -------------------------------

@@ -17,9 +17,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.process_helpers import clean_env
+from tests.server.process_helpers import SERVER_BIN, clean_env
 
-__all__ = ["BONEYARD", "RUN_TIMEOUT", "Background", "Finished", "kill_group", "run_cli"]
+__all__ = [
+    "BONEYARD",
+    "RUN_TIMEOUT",
+    "Background",
+    "Finished",
+    "kill_group",
+    "run_admin",
+    "run_cli",
+]
 
 BONEYARD = Path(sys.executable).parent / "boneyard"
 """The CLI's console script in the venv running the tests."""
@@ -64,9 +72,15 @@ class Finished:
         )
 
 
-def run_cli(*args: str, timeout: float = RUN_TIMEOUT) -> Finished:
-    """Run ``boneyard ARGS`` to its end (killed, and the test failed, after ``timeout``)."""
-    argv = [str(BONEYARD), *args]
+def run_admin(*args: str, timeout: float = RUN_TIMEOUT) -> Finished:
+    """Run ``boneyard-server admin ARGS`` (the operator's commands) to its end."""
+    return run_cli(*args, timeout=timeout, program=[str(SERVER_BIN), "admin"])
+
+
+def run_cli(*args: str, timeout: float = RUN_TIMEOUT, program: Sequence[str] = ()) -> Finished:
+    """Run ``boneyard ARGS`` (or ``program ARGS``) to its end (killed, and the test failed,
+    after ``timeout``)."""
+    argv = [*(program or [str(BONEYARD)]), *args]
     proc = subprocess.Popen(
         argv,
         stdin=subprocess.DEVNULL,

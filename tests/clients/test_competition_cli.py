@@ -1,7 +1,7 @@
 """End to end: bot competitions from the command line, against a real server.
 
 Every piece is a real process, as in ``test_end_to_end.py``: ``boneyard-server`` on a throwaway
-SQLite file, ``boneyard admin`` on that same file (the operator, on the server's machine), and
+SQLite file, ``boneyard-server admin`` on that same file (the operator, on the server's machine), and
 ``boneyard bot --key`` / ``boneyard tournament ...`` processes of the venv running the tests.
 
 What the commands print is checked against what the server says over the API (GetGame,
@@ -26,6 +26,7 @@ from boneyard.clients.api import Client, time_control
 from boneyard.v1 import competition_pb2, events_pb2, game_pb2
 from tests.clients.cli_helpers import (
     Background,
+    run_admin,
     run_cli,
 )
 from tests.server.process_helpers import ServerProcess, free_port
@@ -64,9 +65,9 @@ class Site:
         return self.create_bot(unique("organiser"), "player")
 
     def create_bot(self, name: str, kind: str = "bot") -> str:
-        """``boneyard admin create-bot NAME`` (or ``create-player``): the key it printed."""
-        done = run_cli(
-            "admin", f"create-{kind}", "--database-url", self.database_url, name, timeout=60
+        """``boneyard-server admin create-bot NAME`` (or ``create-player``): the key it printed."""
+        done = run_admin(
+            f"create-{kind}", "--database-url", self.database_url, name, timeout=60
         )
         assert done.returncode == 0, done.explain()
         keys = KEY_LINE.findall(done.stdout)
@@ -155,22 +156,22 @@ def table_rows(stdout: str, title: str | None) -> list[list[str]]:
 
 def test_admin_create_bot_shows_the_key_once_and_a_name_only_once(site: Site, api: Client) -> None:
     name = unique("alpha")
-    done = run_cli("admin", "create-bot", "--database-url", site.database_url, name, timeout=60)
+    done = run_admin("create-bot", "--database-url", site.database_url, name, timeout=60)
     assert done.returncode == 0, done.explain()
     keys = KEY_LINE.findall(done.stdout)
     assert len(keys) == 1 and done.stdout.count(keys[0]) == 1, done.explain()
     assert "only this once" in done.stdout and "hash" in done.stdout, done.explain()
 
-    again = run_cli("admin", "create-bot", "--database-url", site.database_url, name, timeout=60)
+    again = run_admin("create-bot", "--database-url", site.database_url, name, timeout=60)
     assert again.returncode == 1, again.explain()
     assert f"an account named {name!r} exists already" in again.stderr, again.explain()
     assert "byk_" not in again.stdout + again.stderr
 
     person = unique("person")
-    made = run_cli("admin", "create-player", "--database-url", site.database_url, person)
+    made = run_admin("create-player", "--database-url", site.database_url, person)
     assert made.returncode == 0, made.explain()
 
-    listed = run_cli("admin", "accounts", "--database-url", site.database_url, timeout=60)
+    listed = run_admin("accounts", "--database-url", site.database_url, timeout=60)
     assert listed.returncode == 0, listed.explain()
     kinds = {row[0]: row[1] for row in table_rows(listed.stdout, None)}
     assert kinds.get(name) == "bot" and kinds.get(person) == "player", listed.explain()
@@ -198,7 +199,7 @@ def _with_deadline(call: Iterator[object], seconds: float) -> Iterator[object]:
     ids=["empty", "101 characters", "tab", "newline", "leading space"],
 )
 def test_admin_refuses_a_name_that_cannot_name_an_account(site: Site, name: str) -> None:
-    done = run_cli("admin", "create-bot", "--database-url", site.database_url, "--", name)
+    done = run_admin("create-bot", "--database-url", site.database_url, "--", name)
     assert done.returncode == 2, done.explain()
     assert "Invalid value for NAME" in done.stderr, done.explain()
     assert "byk_" not in done.stdout
@@ -208,7 +209,7 @@ def test_bot_with_an_unknown_key_is_unauthenticated(site: Site) -> None:
     done = run_cli("bot", "--server", site.address, "--key", "byk_" + "x" * 43, timeout=60)
     assert done.returncode == 1, done.explain()
     assert "UNAUTHENTICATED" in done.stdout, done.explain()
-    assert "boneyard admin create-bot" in done.stdout, done.explain()
+    assert "boneyard-server admin create-bot" in done.stdout, done.explain()
     assert "Traceback" not in done.stderr, done.explain()
 
 

@@ -1,6 +1,6 @@
 """A whole competition, end to end, with real processes (issue 6).
 
-The operator makes accounts with ``boneyard admin``; one ``boneyard bot --key`` process per
+The operator makes accounts with ``boneyard-server admin``; one ``boneyard bot --key`` process per
 account plays every seat reserved for it (two strategies: heuristic and random); the organiser
 makes a duplicate Texas 42 tournament of 16 deals and a duplicate Moon tournament with
 ``boneyard tournament create`` and starts them with ``boneyard tournament run``. The server is
@@ -25,7 +25,7 @@ import pytest
 from boneyard.record import dump_record
 from boneyard.v1 import archive_pb2, archive_pb2_grpc, competition_pb2, competition_pb2_grpc
 from boneyard.verify import verify_record
-from tests.server.process_helpers import ServerProcess, clean_env, free_port
+from tests.server.process_helpers import SERVER_BIN, ServerProcess, clean_env, free_port
 
 BONEYARD = Path(sys.executable).parent / "boneyard"
 CLOCK = ["--per-move-ms", "10000", "--bank-ms", "60000", "--policy", "auto_play"]
@@ -45,13 +45,26 @@ def boneyard(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[st
     )
 
 
+def admin(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``boneyard-server admin ARGS``: the operator's commands, on the server's machine."""
+    return subprocess.run(
+        [str(SERVER_BIN), "admin", *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=clean_env(),
+        stdin=subprocess.DEVNULL,
+    )
+
+
 def ok(result: subprocess.CompletedProcess[str]) -> str:
     assert result.returncode == 0, f"exit {result.returncode}\n{result.stdout}\n{result.stderr}"
     return result.stdout
 
 
 def create_account(url: str, name: str, kind: str = "bot") -> str:
-    out = ok(boneyard("admin", f"create-{kind}", name, "--database-url", url))
+    out = ok(admin(f"create-{kind}", name, "--database-url", url))
     found = re.search(r"^key: (byk_\S+)$", out, re.MULTILINE)
     assert found, out
     return found.group(1)
@@ -87,7 +100,7 @@ def test_a_duplicate_tournament_survives_a_server_kill_and_verifies(tmp_path: Pa
         organiser = create_account(url, "organiser", "player")
         strategies = {**FORTY_TWO_ENTRANTS, **MOON_ENTRANTS}
         keys = {name: create_account(url, name) for name in strategies}
-        again = boneyard("admin", "create-bot", "h-north", "--database-url", url)
+        again = admin("create-bot", "h-north", "--database-url", url)
         assert again.returncode == 1 and "h-north" in again.stdout + again.stderr
 
         for name, kind in strategies.items():
