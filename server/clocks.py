@@ -35,8 +35,6 @@ class ClockKeeper:
         self._followed: set[str] = set()
         """Games with a running clock this keeper has heard of."""
         self._loading: set[asyncio.Task[None]] = set()
-        self.applied = 0
-        """Timeouts applied (metrics and benchmarks)."""
         host.on_commit(self._committed)
 
     def _committed(self, game: LiveGame, events: tuple[Event, ...]) -> None:
@@ -90,8 +88,7 @@ class ClockKeeper:
             while self._heap and self._heap[0][0] <= now:
                 _, game_id, turn_version = heapq.heappop(self._heap)
                 try:
-                    if await self._host.time_out(game_id, turn_version) is not None:
-                        self.applied += 1
+                    await self._host.time_out(game_id, turn_version)
                 except Exception:  # one game's trouble must not stop the other clocks
                     log.exception("game %s: the clock could not be applied", game_id)
 

@@ -28,9 +28,6 @@ class Feed:
             for waiter in waiters:
                 waiter.set()
 
-    def watchers(self) -> int:
-        return sum(len(w) for w in self._waiters.values())
-
     async def wait(self, game_id: str, version: int, timeout: float | None = None) -> None:
         """Return once ``game_id`` may have moved past ``version`` (or after ``timeout``)."""
         waiter = asyncio.Event()

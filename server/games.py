@@ -209,12 +209,6 @@ class GameHost:
         self._behind: set[str] = set()
         """Games another process moved while they were being loaded here."""
         self._listeners: list[CommitListener] = []
-        self.loads = 0
-        """Games loaded from the database (benchmarks and tests read it)."""
-
-    @property
-    def store(self) -> EventStore:
-        return self._store
 
     def on_commit(self, listener: CommitListener) -> None:
         """Call ``listener(game, events)`` after every committed change of a game (on the
@@ -222,9 +216,6 @@ class GameHost:
         self._listeners.append(listener)
 
     # ------------------------------------------------------------ the cache
-
-    def cached(self, game_id: str) -> LiveGame | None:
-        return self._games.get(game_id)
 
     async def get(self, game_id: str) -> LiveGame:
         """The game, loaded from the log if this process does not hold it. ``NotFound``."""
@@ -264,7 +255,6 @@ class GameHost:
             snapshot = await asyncio.to_thread(self._store.snapshot, game_id)
         except store_errors.GameNotFound:
             raise NotFound(f"no game {game_id}") from None
-        self.loads += 1
         return _live(snapshot)
 
     def adopt(self, game: LiveGame) -> None:
@@ -318,9 +308,6 @@ class GameHost:
             game.lock.release()
 
     # ------------------------------------------------------------ seats
-
-    def seat_of_token(self, game: LiveGame, token: str) -> int | None:
-        return game.tokens.get(token_hash(token))
 
     async def seat_for(self, game_id: str, token: str, account_id: str | None) -> int:
         """The seat a seat token (or, given ``account_id``, an account's key) opens."""

@@ -262,16 +262,7 @@ class EventStore:
                 if setup is not None:
                     insert_setup(session, game_id, len(first_events), setup, now)
                 if request_id is not None:
-                    session.execute(
-                        insert(RequestRow).values(
-                            game_id=game_id,
-                            request_id=request_id,
-                            seat=0,
-                            result_version=len(first_events),
-                            response=b"",
-                            created_at=now,
-                        )
-                    )
+                    _insert_request(session, game_id, request_id, 0, len(first_events), b"", now)
                 self._notify(session, game_id, len(first_events))
         except IntegrityError as exc:
             if self._game_exists(game_id):
@@ -342,19 +333,7 @@ class EventStore:
                 raise VersionConflict(game_id, expected_version, None) from exc
             if request is not None:
                 request_id, seat, response = request
-                try:
-                    session.execute(
-                        insert(RequestRow).values(
-                            game_id=game_id,
-                            request_id=request_id,
-                            seat=seat,
-                            result_version=new_version,
-                            response=response,
-                            created_at=now,
-                        )
-                    )
-                except IntegrityError as exc:
-                    raise DuplicateRequest(game_id, request_id) from exc
+                _insert_request(session, game_id, request_id, seat, new_version, response, now)
             _insert_seeds(session, game_id, seeds, now)
             if clock is not None:
                 update_clock(session, game_id, new_version, clock)
@@ -612,19 +591,8 @@ class EventStore:
             except IntegrityError as exc:  # only if the row lock above did not serialise us
                 raise SeatTaken(game_id, seat) from exc
             if request_id is not None:
-                try:
-                    session.execute(
-                        insert(RequestRow).values(
-                            game_id=game_id,
-                            request_id=request_id,
-                            seat=seat,
-                            result_version=0,
-                            response=b"",
-                            created_at=now,
-                        )
-                    )
-                except IntegrityError as exc:  # a retry through another process, at once
-                    raise DuplicateRequest(game_id, request_id) from exc
+                # (DuplicateRequest: a retry through another process, at once)
+                _insert_request(session, game_id, request_id, seat, 0, b"", now)
             values: dict[str, Any] = {"seats_taken": GameRow.seats_taken + 1, "updated_at": now}
             if playing_when_full and int(game.seats_taken) + 1 == game.players:
                 values["status"] = case(
@@ -795,6 +763,31 @@ def _check_seeds(game_id: str, seeds: Sequence[NewSeed]) -> None:
             raise ValueError(
                 f"game {game_id!r}, hand {hand_number}: commitment is not sha256(seed)"
             )
+
+
+def _insert_request(
+    session: Session,
+    game_id: str,
+    request_id: str,
+    seat: int,
+    result_version: int,
+    response: bytes,
+    now: datetime,
+) -> None:
+    """Remember an applied request, for its retries; ``DuplicateRequest`` if it was already."""
+    try:
+        session.execute(
+            insert(RequestRow).values(
+                game_id=game_id,
+                request_id=request_id,
+                seat=seat,
+                result_version=result_version,
+                response=response,
+                created_at=now,
+            )
+        )
+    except IntegrityError as exc:
+        raise DuplicateRequest(game_id, request_id) from exc
 
 
 def _insert_seeds(session: Session, game_id: str, seeds: Sequence[NewSeed], now: datetime) -> None:

@@ -24,7 +24,7 @@ import logging
 import queue
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sqlalchemy import String, bindparam, func, insert, select, text, update
@@ -37,7 +37,7 @@ from boneyard.server.store.game_setup import ClockState
 from boneyard.server.store.models import EventRow, GameClockRow, GameRow, HandSeedRow, RequestRow
 from boneyard.server.store.notify import notification_payloads
 
-__all__ = ["Append", "BatchStats", "Writer"]
+__all__ = ["Append", "Writer"]
 
 log = logging.getLogger(__name__)
 
@@ -105,18 +105,6 @@ class Append:
         return self.expected_version + len(self.events)
 
 
-@dataclass(slots=True)
-class BatchStats:
-    """What the writer has done, for benchmarks and metrics."""
-
-    batches: int = 0
-    appends: int = 0
-    conflicts: int = 0
-    retried_batches: int = 0
-    largest: int = 0
-    sizes: list[int] = field(default_factory=list)
-
-
 class Writer:
     """The writer thread of one process. ``submit`` queues an append; ``close`` commits what
     is queued and stops."""
@@ -128,7 +116,6 @@ class Writer:
         self._notify_channel = notify_channel
         self._queue: queue.SimpleQueue[Append | None] = queue.SimpleQueue()
         self._conn: Connection | None = None
-        self.stats = BatchStats()
         self._closed = False
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
@@ -176,18 +163,11 @@ class Writer:
         return self._conn
 
     def _commit(self, batch: list[Append]) -> None:
-        stats = self.stats
-        stats.batches += 1
-        stats.appends += len(batch)
-        stats.largest = max(stats.largest, len(batch))
-        if len(stats.sizes) < 100_000:
-            stats.sizes.append(len(batch))
         try:
             outcomes = self._transaction(batch)
         except Exception:
             log.warning("a batch of %d appends failed; retrying each alone", len(batch),
                         exc_info=log.isEnabledFor(logging.DEBUG))
-            stats.retried_batches += 1
             self._drop_connection()
             outcomes = []
             for item in batch:
@@ -197,8 +177,6 @@ class Writer:
                     self._drop_connection()
                     outcomes.append(_refusal(item, error))
         for item, error in zip(batch, outcomes, strict=True):
-            if error is not None:
-                stats.conflicts += 1
             try:
                 item.done(error)
             except Exception:  # a caller's callback must not stop the writer
