@@ -18,12 +18,10 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-import psycopg
-from psycopg import sql
 from sqlalchemy import text
-from sqlalchemy.engine import URL, Engine, make_url
+from sqlalchemy.engine import URL, Engine
 
-from boneyard.server.store.notify import parse_notifications
+from boneyard.server.store.notify import AsyncPgListener, parse_notifications
 from boneyard.server.store.repository import NOTIFY_CHANNEL
 
 __all__ = ["LOBBY_CHANNEL", "Listener", "announce"]
@@ -50,9 +48,7 @@ class Listener:
         on_lobby: Callable[[str], None],
         on_reconnect: Callable[[], None],
     ) -> None:
-        self._conninfo = make_url(url).set(drivername="postgresql").render_as_string(
-            hide_password=False
-        )
+        self._url = url
         self._on_game = on_game
         self._on_lobby = on_lobby
         self._on_reconnect = on_reconnect
@@ -64,17 +60,16 @@ class Listener:
         pause = 0.1
         while True:
             try:
-                conn = await psycopg.AsyncConnection.connect(self._conninfo, autocommit=True)
-                async with conn:
-                    for channel in (NOTIFY_CHANNEL, LOBBY_CHANNEL):
-                        await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
+                async with await AsyncPgListener.open(
+                    self._url, NOTIFY_CHANNEL, LOBBY_CHANNEL
+                ) as listener:
                     if connected_before:
                         self._on_reconnect()
                     connected_before = True
                     pause = 0.1
                     self.ready.set()
-                    async for notify in conn.notifies():
-                        self._dispatch(notify.channel, notify.payload)
+                    async for channel, payload in listener.notifications():
+                        self._dispatch(channel, payload)
             except asyncio.CancelledError:
                 raise
             except Exception:

@@ -197,14 +197,24 @@ class AsyncPgListener:
         self._conn = conn
 
     @classmethod
-    async def open(cls, url: str | URL, channel: str = NOTIFY_CHANNEL) -> AsyncPgListener:
+    async def open(
+        cls, url: str | URL, channel: str = NOTIFY_CHANNEL, *more: str
+    ) -> AsyncPgListener:
+        """Listen on ``channel`` (and on each of ``more``)."""
         conn = await psycopg.AsyncConnection.connect(_conninfo(url), autocommit=True)
         try:
-            await conn.execute(_listen_statement(channel))
+            for name in (channel, *more):
+                await conn.execute(_listen_statement(name))
         except BaseException:
             await conn.close()
             raise
         return cls(conn)
+
+    async def notifications(self) -> AsyncIterator[tuple[str, str]]:
+        """Every notification of the channels listened on, as ``(channel, payload)``,
+        forever (until the connection is closed or lost)."""
+        async for notify in self._conn.notifies():
+            yield notify.channel, notify.payload
 
     async def wait(self, timeout: float) -> list[Change]:
         """Wait up to ``timeout`` seconds for notifications; return all that arrived."""
