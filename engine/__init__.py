@@ -11,7 +11,9 @@ that runs out is the server's command ``TimeOut``.
 
 from boneyard.engine.bids import Bid, BidKind, parse_bid
 from boneyard.engine.commands import (
+    ABANDON_REASONS,
     TIMEOUT_POLICIES,
+    Abandon,
     Command,
     Deal,
     DeclareContract,
@@ -20,6 +22,7 @@ from boneyard.engine.commands import (
     Pass,
     PlaceBid,
     PlayTile,
+    Resign,
     SeatCommand,
     TimeOut,
 )
@@ -57,11 +60,13 @@ from boneyard.engine.events import (
     ClockExpired,
     ContractDeclared,
     Event,
+    GameAbandoned,
     GameCreated,
     GameWon,
     HandDealt,
     HandScored,
     Passed,
+    Resigned,
     TilePlayed,
     TrickWon,
     WidowDeclined,
@@ -83,11 +88,13 @@ from boneyard.engine.tiles import (
 from boneyard.engine.views import SPECTATOR, SeatView, TrickView, view
 
 __all__ = [
+    "ABANDON_REASONS",
     "DOUBLES",
     "FOLLOW_ME",
     "PRESETS",
     "SPECTATOR",
     "TIMEOUT_POLICIES",
+    "Abandon",
     "AllPassed",
     "AuctionWon",
     "Bid",
@@ -105,6 +112,7 @@ __all__ = [
     "DeclineWidow",
     "Event",
     "ExchangeWidow",
+    "GameAbandoned",
     "GameCreated",
     "GameOver",
     "GameState",
@@ -126,6 +134,8 @@ __all__ = [
     "Phase",
     "PlaceBid",
     "PlayTile",
+    "Resign",
+    "Resigned",
     "Ruleset",
     "RulesetError",
     "SeatCommand",

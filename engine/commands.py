@@ -9,7 +9,9 @@ from boneyard.engine.contracts import Contract
 from boneyard.engine.tiles import Tile, tile_name
 
 __all__ = [
+    "ABANDON_REASONS",
     "TIMEOUT_POLICIES",
+    "Abandon",
     "Command",
     "Deal",
     "DeclareContract",
@@ -18,6 +20,7 @@ __all__ = [
     "Pass",
     "PlaceBid",
     "PlayTile",
+    "Resign",
     "SeatCommand",
     "TimeOut",
 ]
@@ -112,5 +115,32 @@ class TimeOut:
         return f"seat {self.seat} times out ({self.policy})"
 
 
+@dataclass(frozen=True, slots=True)
+class Resign:
+    """A seat gives up the game: its team loses at once, the scores as they are. Any seated
+    player may resign at any time before the game is over, in turn or not."""
+
+    seat: Seat
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} resigns"
+
+
+ABANDON_REASONS = ("idle", "unstarted")
+"""Why the server closes a game nobody will finish (see ``Abandon``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Abandon:
+    """The server closes a game with no winner: ``idle``, nobody acted for the server's
+    allowed time (games without a clock); ``unstarted``, its seats were never all taken.
+    Issued by the server, like ``Deal``, never by a seat."""
+
+    reason: str
+
+    def __str__(self) -> str:
+        return f"the game is abandoned ({self.reason})"
+
+
 SeatCommand = PlaceBid | Pass | ExchangeWidow | DeclineWidow | DeclareContract | PlayTile
-Command = Deal | TimeOut | SeatCommand
+Command = Deal | TimeOut | Resign | Abandon | SeatCommand

@@ -14,7 +14,9 @@ from typing import Any
 from boneyard.engine import bidding, play, scoring
 from boneyard.engine.bids import Bid, BidKind
 from boneyard.engine.commands import (
+    ABANDON_REASONS,
     TIMEOUT_POLICIES,
+    Abandon,
     Command,
     Deal,
     DeclareContract,
@@ -23,6 +25,7 @@ from boneyard.engine.commands import (
     Pass,
     PlaceBid,
     PlayTile,
+    Resign,
     SeatCommand,
     TimeOut,
 )
@@ -51,11 +54,13 @@ from boneyard.engine.events import (
     ClockExpired,
     ContractDeclared,
     Event,
+    GameAbandoned,
     GameCreated,
     GameWon,
     HandDealt,
     HandScored,
     Passed,
+    Resigned,
     TilePlayed,
     TrickWon,
     WidowDeclined,
@@ -99,11 +104,16 @@ def replay(events: Iterable[Event]) -> GameState:
 def decide(state: GameState, command: Command) -> list[Event]:
     """The events ``command`` causes, or an ``IllegalAction`` saying why it may not happen."""
     if state.phase is Phase.GAME_OVER:
-        raise GameOver(f"the game is over (team {state.winner} won); no more {_what(command)}")
+        how = "was abandoned" if state.winner is None else f"is over (team {state.winner} won)"
+        raise GameOver(f"the game {how}; no more {_what(command)}")
     if type(command) is Deal:
         return _decide_deal(state, command)
     if type(command) is TimeOut:
         return _decide_timeout(state, command)
+    if type(command) is Resign:
+        return _decide_resign(state, command)
+    if type(command) is Abandon:
+        return _decide_abandon(command)
     handler = _HANDLERS.get(type(command))
     if handler is None:
         raise InvalidCommand(f"not a command: {command!r}")
@@ -216,6 +226,24 @@ def _decide_timeout(state: GameState, command: TimeOut) -> list[Event]:
         return [expired, GameWon(team, rules.teams[team])]
     lowest = legal_actions(state, seat)[0]
     return [expired, *decide(state, lowest)]
+
+
+def _decide_resign(state: GameState, command: Resign) -> list[Event]:
+    """``Resigned``, then ``GameWon`` for another team, chosen as for a forfeit on time."""
+    rules = state.rules
+    seat = command.seat
+    if type(seat) is not int or not 0 <= seat < rules.players:
+        raise InvalidCommand(f"no seat {seat!r} at a table of {rules.players}")
+    team = scoring.forfeit_winner(rules, state.scores, seat)
+    return [Resigned(seat), GameWon(team, rules.teams[team])]
+
+
+def _decide_abandon(command: Abandon) -> list[Event]:
+    if command.reason not in ABANDON_REASONS:
+        raise InvalidCommand(
+            f"no reason to abandon {command.reason!r}: choose one of {', '.join(ABANDON_REASONS)}"
+        )
+    return [GameAbandoned(command.reason)]
 
 
 def _auction_won(rules: Ruleset, seat: int, command: PlaceBid) -> AuctionWon:
@@ -461,6 +489,14 @@ def evolve(state: GameState | None, event: Event) -> GameState:
     rules = state.rules
     hand = state.hand
     kind = type(event)
+    if kind is Resigned:
+        return state  # the GameWon that follows ends the game
+    if kind is GameWon:
+        assert isinstance(event, GameWon)
+        return replace(state, phase=Phase.GAME_OVER, winner=event.team, next_dealer=None)
+    if kind is GameAbandoned:
+        turn_over = replace(hand, turn=None) if hand is not None else None
+        return replace(state, phase=Phase.GAME_OVER, hand=turn_over, winner=None, next_dealer=None)
     if kind is TilePlayed:
         assert hand is not None
         return replace(state, hand=_tile_played(rules, hand, event))  # type: ignore[arg-type]
@@ -540,8 +576,5 @@ def evolve(state: GameState | None, event: Event) -> GameState:
         )
     if kind is ClockExpired:
         return state  # what the policy makes of it follows as events of their own
-    if kind is GameWon:
-        assert isinstance(event, GameWon)
-        return replace(state, phase=Phase.GAME_OVER, winner=event.team, next_dealer=None)
     raise ValueError(f"not an event: {event!r}")
 

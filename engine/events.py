@@ -17,11 +17,13 @@ __all__ = [
     "ClockExpired",
     "ContractDeclared",
     "Event",
+    "GameAbandoned",
     "GameCreated",
     "GameWon",
     "HandDealt",
     "HandScored",
     "Passed",
+    "Resigned",
     "TilePlayed",
     "TrickWon",
     "WidowDeclined",
@@ -141,8 +143,23 @@ class ClockExpired:
     policy: str
 
 
+@dataclass(frozen=True, slots=True)
+class Resigned:
+    """The seat resigned (the command ``Resign``); the ``GameWon`` of another team follows."""
+
+    seat: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class GameAbandoned:
+    """The server closed the game with no winner (the command ``Abandon``): the last event
+    of such a game."""
+
+    reason: str
+
+
 Event = (
     GameCreated | HandDealt | BidPlaced | Passed | AuctionWon | AllPassed | WidowExchanged
     | WidowDeclined | ContractDeclared | TilePlayed | TrickWon | HandScored | GameWon
-    | ClockExpired
+    | ClockExpired | Resigned | GameAbandoned
 )

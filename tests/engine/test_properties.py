@@ -41,6 +41,7 @@ from hypothesis import strategies as st
 from boneyard import engine
 from boneyard.engine import (
     PRESETS,
+    Abandon,
     Bid,
     BidKind,
     BidNotAllowed,
@@ -71,6 +72,7 @@ from boneyard.engine import (
     Phase,
     PlaceBid,
     PlayTile,
+    Resign,
     Ruleset,
     RulesetError,
     SeatCommand,
@@ -534,6 +536,28 @@ def test_tiles_are_conserved(rules: Ruleset, chance: Chance) -> None:
     game = Game(rules)
     for _ in game.play(chance, max_deals=4):
         assert_tiles_conserved(game.state)
+
+
+@settings(max_examples=200 * _SCALE, **_SETTINGS)
+@given(rules=rulesets, chance=chances, steps=st.integers(0, 120), seat=st.integers(0, 6))
+def test_a_game_resigned_or_abandoned_anywhere_ends_and_replays(
+    rules: Ruleset, chance: Chance, steps: int, seat: int
+) -> None:
+    game = Game(rules)
+    for _, _ in zip(range(steps), game.play(chance, max_deals=4), strict=False):
+        pass
+    if game.state.phase is Phase.GAME_OVER:
+        return
+    resign = chance.rng.random() < 0.5
+    game.apply(Resign(seat % rules.players) if resign else Abandon("idle"))
+    state = game.state
+    assert state.phase is Phase.GAME_OVER
+    assert (state.winner is not None) == resign
+    if resign:
+        assert state.winner != rules.team_of[seat % rules.players]
+    assert replay(game.events) == state
+    assert all(legal_actions(state, s) == [] for s in range(rules.players))
+    assert_tiles_conserved(state)
 
 
 # ---------------------------------------------------------------- points per hand
