@@ -106,6 +106,12 @@ def event_text(event: events_pb2.Event) -> str | None:
         if e.policy == events_pb2.TIMEOUT_POLICY_FORFEIT:
             return f"seat {e.seat}'s clock ran out: seat {e.seat} forfeits"
         return f"seat {e.seat}'s clock ran out: its lowest legal action is played"
+    if which == "resigned":
+        return f"seat {e.seat} resigns"
+    if which == "game_abandoned":
+        if e.reason == events_pb2.ABANDON_REASON_UNSTARTED:
+            return "game over: the table never filled, and the game is closed with no winner"
+        return "game over: nobody acted for too long, and the game is closed with no winner"
     return None
 
 

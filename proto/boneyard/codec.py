@@ -44,6 +44,7 @@ from boneyard.engine import (
     DeclineWidow,
     Event,
     ExchangeWidow,
+    GameAbandoned,
     GameCreated,
     GameState,
     GameWon,
@@ -54,6 +55,8 @@ from boneyard.engine import (
     Phase,
     PlaceBid,
     PlayTile,
+    Resign,
+    Resigned,
     Ruleset,
     SeatCommand,
     SeatView,
@@ -340,7 +343,7 @@ def _stored_rules_from_proto(msg: rules_pb2.Ruleset) -> Ruleset:
 # ---------------------------------------------------------------- actions
 
 
-def action_to_proto(command: SeatCommand) -> actions_pb2.Action:
+def action_to_proto(command: SeatCommand | Resign) -> actions_pb2.Action:
     """The action of a seat command (the seat is left out: it is the token's)."""
     kind = type(command)
     if kind is PlaceBid:
@@ -359,17 +362,19 @@ def action_to_proto(command: SeatCommand) -> actions_pb2.Action:
     if kind is PlayTile:
         assert isinstance(command, PlayTile)
         return actions_pb2.Action(play_tile=actions_pb2.PlayTile(tile=command.tile))
+    if kind is Resign:
+        return actions_pb2.Action(resign=actions_pb2.Resign())
     raise TypeError(f"not a seat command: {command!r}")
 
 
-def action_from_proto(msg: actions_pb2.Action, seat: int) -> SeatCommand:
+def action_from_proto(msg: actions_pb2.Action, seat: int) -> SeatCommand | Resign:
     """The engine command for ``seat`` (the seat of the request's token). Raises
     ``MalformedAction`` for an action that cannot mean anything; legality is the engine's."""
     which = msg.WhichOneof("kind")
     if which is None:
         raise MalformedAction(
             "an Action must set one of bid, pass_bid, exchange_widow, decline_widow, "
-            "declare_contract, play_tile (none is set)"
+            "declare_contract, play_tile, resign (none is set)"
         )
     if which == "bid":
         return PlaceBid(seat, bid_from_proto(msg.bid))
@@ -392,6 +397,8 @@ def action_from_proto(msg: actions_pb2.Action, seat: int) -> SeatCommand:
         return PlayTile(
             seat, _tile_from_proto(msg.play_tile.tile, "play_tile.tile", MalformedAction)
         )
+    if which == "resign":
+        return Resign(seat)
     raise MalformedAction(f"unknown action {which!r}")  # a field added to the proto, not here
 
 
@@ -463,6 +470,8 @@ _EVENT_KINDS: dict[type[Any], str] = {
     HandScored: "hand_scored",
     GameWon: "game_won",
     ClockExpired: "clock_expired",
+    Resigned: "resigned",
+    GameAbandoned: "game_abandoned",
 }
 """Each engine event and the ``Event.kind`` field that carries it."""
 
@@ -537,6 +546,14 @@ def _payload_to_proto(event: Event) -> Any:
             policy=events_pb2.TimeoutPolicy.ValueType(
                 _choice_to_proto(events_pb2.TimeoutPolicy.DESCRIPTOR, event.policy)
             ),
+        )
+    if isinstance(event, Resigned):
+        return events_pb2.Resigned(seat=event.seat)
+    if isinstance(event, GameAbandoned):
+        return events_pb2.GameAbandoned(
+            reason=events_pb2.AbandonReason.ValueType(
+                _choice_to_proto(events_pb2.AbandonReason.DESCRIPTOR, event.reason)
+            )
         )
     raise TypeError(f"not an engine event: {event!r}")
 
@@ -620,6 +637,16 @@ def event_from_proto(msg: events_pb2.Event) -> Event:
             events_pb2.TimeoutPolicy.DESCRIPTOR, expired.policy, "ClockExpired.policy", bad
         )
         return ClockExpired(expired.seat, policy)
+    if which == "resigned":
+        return Resigned(msg.resigned.seat)
+    if which == "game_abandoned":
+        reason = _choice_from_proto(
+            events_pb2.AbandonReason.DESCRIPTOR,
+            msg.game_abandoned.reason,
+            "GameAbandoned.reason",
+            bad,
+        )
+        return GameAbandoned(reason)
     raise bad(f"unknown event kind {which!r}")
 
 
@@ -654,6 +681,8 @@ _PUBLIC_EVENTS: tuple[type[Any], ...] = (
     HandScored,
     GameWon,
     ClockExpired,
+    Resigned,
+    GameAbandoned,
 )
 """Events with nothing hidden: every seat and spectator sees their log form. An event type
 the engine adds is refused by ``redact_event`` until it is sorted here or given a seat form."""

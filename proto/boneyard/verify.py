@@ -13,7 +13,7 @@ the order they are made:
    d. a ``HandDealt``'s seed matches its commitment (and the record's seed table);
    e. it is what the rules make of the game so far: an action event is rebuilt into its
       command (``HandDealt`` -> ``Deal(seed)``, ``BidPlaced`` -> ``PlaceBid`` ... ``TilePlayed``
-      -> ``PlayTile``, ``ClockExpired`` -> ``TimeOut``) and ``engine.decide`` must accept it and
+      -> ``PlayTile``, ``ClockExpired`` -> ``TimeOut``, ``Resigned`` -> ``Resign``) and ``engine.decide`` must accept it and
       produce exactly this event and the recorded events after it that follow from it
       (``AuctionWon``, ``TrickWon``, ``HandScored``, ``GameWon`` ..., and after a
       ``ClockExpired`` the lowest legal action's events or the forfeit's ``GameWon``): so the
@@ -213,6 +213,8 @@ def describe(event: Event) -> str:
         return f"GameWon (team {event.team}, seats {list(event.seats)})"
     if isinstance(event, ClockExpired):
         return f"seat {event.seat}'s clock runs out ({event.policy})"
+    if isinstance(event, engine.Resigned):
+        return f"seat {event.seat} resigns"
     return repr(event)
 
 
@@ -292,6 +294,10 @@ def command_of(event: Event) -> Command | None:
         return engine.PlayTile(event.seat, event.tile)
     if isinstance(event, ClockExpired):
         return engine.TimeOut(event.seat, event.policy)
+    if isinstance(event, engine.Resigned):
+        return engine.Resign(event.seat)
+    if isinstance(event, engine.GameAbandoned):
+        return engine.Abandon(event.reason)
     return None
 
 

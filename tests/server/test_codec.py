@@ -59,6 +59,9 @@ SEEDS = (1, 2, 3)
 MAX_DEALS = 30
 TIMEOUTS = 0.03
 """How often the seat to act runs out of time instead of acting (auto_play)."""
+ENDINGS = {2: engine.Resign(1), 3: engine.Abandon("idle")}
+"""Games of these seeds still going after ``ENDING_AT`` events are resigned or abandoned."""
+ENDING_AT = 400
 
 
 # ---------------------------------------------------------------- random play
@@ -116,8 +119,10 @@ def play(rules: Ruleset, seed: int) -> Game:
         assert state is not None
         if state.phase is Phase.GAME_OVER or state.deals >= MAX_DEALS and state.phase is Phase.DEAL:
             return game
-        if state.phase is Phase.DEAL:
-            command: engine.Command = Deal(rng.randbytes(16))
+        if len(game.steps) >= ENDING_AT and seed in ENDINGS:
+            command: engine.Command = ENDINGS[seed]
+        elif state.phase is Phase.DEAL:
+            command = Deal(rng.randbytes(16))
         else:
             assert state.hand is not None and state.hand.turn is not None
             seat = state.hand.turn
@@ -143,7 +148,9 @@ def test_random_play_covers_every_event_and_action_kind(games: list[Game]) -> No
         for _, _, legal in g.decisions
         for a in legal
     }
-    assert actions == {f.name for f in actions_pb2.Action.DESCRIPTOR.oneofs_by_name["kind"].fields}
+    # Resigning is never among the legal actions: any seat may resign at any time.
+    every = {f.name for f in actions_pb2.Action.DESCRIPTOR.oneofs_by_name["kind"].fields}
+    assert actions == every - {"resign"}
     bids = {
         a.bid.kind
         for g in games
@@ -592,6 +599,8 @@ def test_every_legal_action_round_trips(games: list[Game]) -> None:
 
 
 def test_the_seat_of_an_action_is_the_callers() -> None:
+    msg = codec.action_to_proto(engine.Resign(3))
+    assert codec.action_from_proto(msg, 3) == engine.Resign(3)
     msg = codec.action_to_proto(PlayTile(0, engine.parse_tile("6-4")))
     assert codec.action_from_proto(msg, 2) == PlayTile(2, engine.parse_tile("6-4"))
 

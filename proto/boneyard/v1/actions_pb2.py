@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from boneyard.v1 import rules_pb2 as boneyard_dot_v1_dot_rules__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x62oneyard/v1/actions.proto\x12\x0b\x62oneyard.v1\x1a\x17\x62oneyard/v1/rules.proto\"\xa1\x02\n\x06\x41\x63tion\x12\x1f\n\x03\x62id\x18\x01 \x01(\x0b\x32\x10.boneyard.v1.BidH\x00\x12%\n\x08pass_bid\x18\x02 \x01(\x0b\x32\x11.boneyard.v1.PassH\x00\x12\x34\n\x0e\x65xchange_widow\x18\x03 \x01(\x0b\x32\x1a.boneyard.v1.ExchangeWidowH\x00\x12\x32\n\rdecline_widow\x18\x04 \x01(\x0b\x32\x19.boneyard.v1.DeclineWidowH\x00\x12\x31\n\x10\x64\x65\x63lare_contract\x18\x05 \x01(\x0b\x32\x15.boneyard.v1.ContractH\x00\x12*\n\tplay_tile\x18\x06 \x01(\x0b\x32\x15.boneyard.v1.PlayTileH\x00\x42\x06\n\x04kind\"\x06\n\x04Pass\"1\n\rExchangeWidow\x12\x14\n\x07\x64iscard\x18\x01 \x01(\rH\x00\x88\x01\x01\x42\n\n\x08_discard\"\x0e\n\x0c\x44\x65\x63lineWidow\"&\n\x08PlayTile\x12\x11\n\x04tile\x18\x01 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_tileb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x62oneyard/v1/actions.proto\x12\x0b\x62oneyard.v1\x1a\x17\x62oneyard/v1/rules.proto\"\xc8\x02\n\x06\x41\x63tion\x12\x1f\n\x03\x62id\x18\x01 \x01(\x0b\x32\x10.boneyard.v1.BidH\x00\x12%\n\x08pass_bid\x18\x02 \x01(\x0b\x32\x11.boneyard.v1.PassH\x00\x12\x34\n\x0e\x65xchange_widow\x18\x03 \x01(\x0b\x32\x1a.boneyard.v1.ExchangeWidowH\x00\x12\x32\n\rdecline_widow\x18\x04 \x01(\x0b\x32\x19.boneyard.v1.DeclineWidowH\x00\x12\x31\n\x10\x64\x65\x63lare_contract\x18\x05 \x01(\x0b\x32\x15.boneyard.v1.ContractH\x00\x12*\n\tplay_tile\x18\x06 \x01(\x0b\x32\x15.boneyard.v1.PlayTileH\x00\x12%\n\x06resign\x18\x07 \x01(\x0b\x32\x13.boneyard.v1.ResignH\x00\x42\x06\n\x04kind\"\x08\n\x06Resign\"\x06\n\x04Pass\"1\n\rExchangeWidow\x12\x14\n\x07\x64iscard\x18\x01 \x01(\rH\x00\x88\x01\x01\x42\n\n\x08_discard\"\x0e\n\x0c\x44\x65\x63lineWidow\"&\n\x08PlayTile\x12\x11\n\x04tile\x18\x01 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_tileb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,13 +33,15 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'boneyard.v1.actions_pb2', _
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_ACTION']._serialized_start=68
-  _globals['_ACTION']._serialized_end=357
-  _globals['_PASS']._serialized_start=359
-  _globals['_PASS']._serialized_end=365
-  _globals['_EXCHANGEWIDOW']._serialized_start=367
-  _globals['_EXCHANGEWIDOW']._serialized_end=416
-  _globals['_DECLINEWIDOW']._serialized_start=418
-  _globals['_DECLINEWIDOW']._serialized_end=432
-  _globals['_PLAYTILE']._serialized_start=434
-  _globals['_PLAYTILE']._serialized_end=472
+  _globals['_ACTION']._serialized_end=396
+  _globals['_RESIGN']._serialized_start=398
+  _globals['_RESIGN']._serialized_end=406
+  _globals['_PASS']._serialized_start=408
+  _globals['_PASS']._serialized_end=414
+  _globals['_EXCHANGEWIDOW']._serialized_start=416
+  _globals['_EXCHANGEWIDOW']._serialized_end=465
+  _globals['_DECLINEWIDOW']._serialized_start=467
+  _globals['_DECLINEWIDOW']._serialized_end=481
+  _globals['_PLAYTILE']._serialized_start=483
+  _globals['_PLAYTILE']._serialized_end=521
 # @@protoc_insertion_point(module_scope)

@@ -36,6 +36,7 @@ class Action(_message.Message):
     DECLINE_WIDOW_FIELD_NUMBER: _builtins.int
     DECLARE_CONTRACT_FIELD_NUMBER: _builtins.int
     PLAY_TILE_FIELD_NUMBER: _builtins.int
+    RESIGN_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def bid(self) -> _rules_pb2.Bid:
         """Bid in the auction."""
@@ -60,6 +61,13 @@ class Action(_message.Message):
     def play_tile(self) -> Global___PlayTile:
         """Play a tile to the trick."""
 
+    @_builtins.property
+    def resign(self) -> Global___Resign:
+        """Give up the game: the seat's team loses at once. Any seated player of a game in play,
+        in turn or not (expected_version must still be the game's version). A seat of a game
+        not yet started leaves it with GameService.LeaveSeat instead.
+        """
+
     def __init__(
         self,
         *,
@@ -69,16 +77,34 @@ class Action(_message.Message):
         decline_widow: Global___DeclineWidow | None = ...,
         declare_contract: _rules_pb2.Contract | None = ...,
         play_tile: Global___PlayTile | None = ...,
+        resign: Global___Resign | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "declare_contract", b"declare_contract", "decline_widow", b"decline_widow", "exchange_widow", b"exchange_widow", "kind", b"kind", "pass_bid", b"pass_bid", "play_tile", b"play_tile"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "declare_contract", b"declare_contract", "decline_widow", b"decline_widow", "exchange_widow", b"exchange_widow", "kind", b"kind", "pass_bid", b"pass_bid", "play_tile", b"play_tile", "resign", b"resign"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "declare_contract", b"declare_contract", "decline_widow", b"decline_widow", "exchange_widow", b"exchange_widow", "kind", b"kind", "pass_bid", b"pass_bid", "play_tile", b"play_tile"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "declare_contract", b"declare_contract", "decline_widow", b"decline_widow", "exchange_widow", b"exchange_widow", "kind", b"kind", "pass_bid", b"pass_bid", "play_tile", b"play_tile", "resign", b"resign"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["bid", "pass_bid", "exchange_widow", "decline_widow", "declare_contract", "play_tile"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["bid", "pass_bid", "exchange_widow", "decline_widow", "declare_contract", "play_tile", "resign"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___Action: _TypeAlias = Action  # noqa: Y015
+
+@_typing.final
+class Resign(_message.Message):
+    """Resign the game."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Resign: _TypeAlias = Resign  # noqa: Y015
 
 @_typing.final
 class Pass(_message.Message):

@@ -75,6 +75,38 @@ going to the first tied team clockwise from the seat.
 """
 Global___TimeoutPolicy: _TypeAlias = TimeoutPolicy  # noqa: Y015
 
+class _AbandonReason:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _AbandonReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_AbandonReason.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    ABANDON_REASON_UNSPECIFIED: _AbandonReason.ValueType  # 0
+    """Not given."""
+    ABANDON_REASON_IDLE: _AbandonReason.ValueType  # 1
+    """A game without a clock in which nobody acted for the server's allowed time
+    (boneyard-server --abandon-idle-after).
+    """
+    ABANDON_REASON_UNSTARTED: _AbandonReason.ValueType  # 2
+    """A game whose seats were not all taken in the server's allowed time
+    (boneyard-server --expire-open-after).
+    """
+
+class AbandonReason(_AbandonReason, metaclass=_AbandonReasonEnumTypeWrapper):
+    """Why the server closed a game nobody will finish."""
+
+ABANDON_REASON_UNSPECIFIED: AbandonReason.ValueType  # 0
+"""Not given."""
+ABANDON_REASON_IDLE: AbandonReason.ValueType  # 1
+"""A game without a clock in which nobody acted for the server's allowed time
+(boneyard-server --abandon-idle-after).
+"""
+ABANDON_REASON_UNSTARTED: AbandonReason.ValueType  # 2
+"""A game whose seats were not all taken in the server's allowed time
+(boneyard-server --expire-open-after).
+"""
+Global___AbandonReason: _TypeAlias = AbandonReason  # noqa: Y015
+
 @_typing.final
 class Event(_message.Message):
     """One event of a game's log."""
@@ -96,6 +128,8 @@ class Event(_message.Message):
     HAND_SCORED_FIELD_NUMBER: _builtins.int
     GAME_WON_FIELD_NUMBER: _builtins.int
     CLOCK_EXPIRED_FIELD_NUMBER: _builtins.int
+    RESIGNED_FIELD_NUMBER: _builtins.int
+    GAME_ABANDONED_FIELD_NUMBER: _builtins.int
     seq: _builtins.int
     """The event's number in the log, from 1 (0 when not known, e.g. in a payload stored apart
     from its number).
@@ -156,6 +190,14 @@ class Event(_message.Message):
     def clock_expired(self) -> Global___ClockExpired:
         """The seat to act ran out of time; what its policy makes of it follows."""
 
+    @_builtins.property
+    def resigned(self) -> Global___Resigned:
+        """A seat resigned; the GameWon of another team follows."""
+
+    @_builtins.property
+    def game_abandoned(self) -> Global___GameAbandoned:
+        """The server closed the game with no winner (the last event)."""
+
     def __init__(
         self,
         *,
@@ -174,12 +216,14 @@ class Event(_message.Message):
         hand_scored: Global___HandScored | None = ...,
         game_won: Global___GameWon | None = ...,
         clock_expired: Global___ClockExpired | None = ...,
+        resigned: Global___Resigned | None = ...,
+        game_abandoned: Global___GameAbandoned | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["all_passed", b"all_passed", "auction_won", b"auction_won", "bid_placed", b"bid_placed", "clock_expired", b"clock_expired", "contract_declared", b"contract_declared", "game_created", b"game_created", "game_won", b"game_won", "hand_dealt", b"hand_dealt", "hand_scored", b"hand_scored", "kind", b"kind", "passed", b"passed", "tile_played", b"tile_played", "trick_won", b"trick_won", "widow_declined", b"widow_declined", "widow_exchanged", b"widow_exchanged"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["all_passed", b"all_passed", "auction_won", b"auction_won", "bid_placed", b"bid_placed", "clock_expired", b"clock_expired", "contract_declared", b"contract_declared", "game_abandoned", b"game_abandoned", "game_created", b"game_created", "game_won", b"game_won", "hand_dealt", b"hand_dealt", "hand_scored", b"hand_scored", "kind", b"kind", "passed", b"passed", "resigned", b"resigned", "tile_played", b"tile_played", "trick_won", b"trick_won", "widow_declined", b"widow_declined", "widow_exchanged", b"widow_exchanged"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_passed", b"all_passed", "auction_won", b"auction_won", "bid_placed", b"bid_placed", "clock_expired", b"clock_expired", "contract_declared", b"contract_declared", "game_created", b"game_created", "game_won", b"game_won", "hand_dealt", b"hand_dealt", "hand_scored", b"hand_scored", "kind", b"kind", "passed", b"passed", "seq", b"seq", "tile_played", b"tile_played", "trick_won", b"trick_won", "widow_declined", b"widow_declined", "widow_exchanged", b"widow_exchanged"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_passed", b"all_passed", "auction_won", b"auction_won", "bid_placed", b"bid_placed", "clock_expired", b"clock_expired", "contract_declared", b"contract_declared", "game_abandoned", b"game_abandoned", "game_created", b"game_created", "game_won", b"game_won", "hand_dealt", b"hand_dealt", "hand_scored", b"hand_scored", "kind", b"kind", "passed", b"passed", "resigned", b"resigned", "seq", b"seq", "tile_played", b"tile_played", "trick_won", b"trick_won", "widow_declined", b"widow_declined", "widow_exchanged", b"widow_exchanged"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["game_created", "hand_dealt", "bid_placed", "passed", "auction_won", "all_passed", "widow_exchanged", "widow_declined", "contract_declared", "tile_played", "trick_won", "hand_scored", "game_won", "clock_expired"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["game_created", "hand_dealt", "bid_placed", "passed", "auction_won", "all_passed", "widow_exchanged", "widow_declined", "contract_declared", "tile_played", "trick_won", "hand_scored", "game_won", "clock_expired", "resigned", "game_abandoned"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -530,19 +574,26 @@ class TilePlayed(_message.Message):
 
     SEAT_FIELD_NUMBER: _builtins.int
     TILE_FIELD_NUMBER: _builtins.int
+    FACE_DOWN_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """Who played."""
     tile: _builtins.int
-    """The tile."""
+    """The tile (0 when face_down)."""
+    face_down: _builtins.bool
+    """Seat form only: the play belongs to a trick that already lay face down in the watcher's
+    view when its stream began (WatchGame from an earlier version, tricks_hidden): the tile
+    is not shown again. Live plays are always shown.
+    """
     def __init__(
         self,
         *,
         seat: _builtins.int = ...,
         tile: _builtins.int = ...,
+        face_down: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat", "tile", b"tile"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["face_down", b"face_down", "seat", b"seat", "tile", b"tile"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -556,19 +607,23 @@ class TrickWon(_message.Message):
 
     SEAT_FIELD_NUMBER: _builtins.int
     POINTS_FIELD_NUMBER: _builtins.int
+    FACE_DOWN_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The winner."""
     points: _builtins.int
-    """What the trick is worth: 1 plus the count in it (Moon: 1)."""
+    """What the trick is worth: 1 plus the count in it (Moon: 1); 0 when face_down."""
+    face_down: _builtins.bool
+    """Seat form only: as TilePlayed.face_down, the trick's worth is not shown again."""
     def __init__(
         self,
         *,
         seat: _builtins.int = ...,
         points: _builtins.int = ...,
+        face_down: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["points", b"points", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["face_down", b"face_down", "points", b"points", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -677,3 +732,51 @@ class ClockExpired(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ClockExpired: _TypeAlias = ClockExpired  # noqa: Y015
+
+@_typing.final
+class Resigned(_message.Message):
+    """A seat resigned (GameService.SubmitAction with Action.resign): its team loses; a GameWon
+    for another team follows, chosen as for TIMEOUT_POLICY_FORFEIT.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that resigned."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Resigned: _TypeAlias = Resigned  # noqa: Y015
+
+@_typing.final
+class GameAbandoned(_message.Message):
+    """The server closed the game with no winner: the game's status is GAME_STATUS_ABANDONED and it
+    has no record in the archive.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REASON_FIELD_NUMBER: _builtins.int
+    reason: Global___AbandonReason.ValueType
+    """Why."""
+    def __init__(
+        self,
+        *,
+        reason: Global___AbandonReason.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameAbandoned: _TypeAlias = GameAbandoned  # noqa: Y015

@@ -36,6 +36,10 @@ class _GameStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_GameStatus
     """Every seat is taken and the game is being played."""
     GAME_STATUS_FINISHED: _GameStatus.ValueType  # 3
     """The game is over."""
+    GAME_STATUS_ABANDONED: _GameStatus.ValueType  # 4
+    """The server closed the game with no winner (its last event is GameAbandoned): nobody acted
+    in it for the server's allowed time, or its seats were never all taken. No record.
+    """
 
 class GameStatus(_GameStatus, metaclass=_GameStatusEnumTypeWrapper):
     """Where a game is, for lists."""
@@ -48,6 +52,10 @@ GAME_STATUS_PLAYING: GameStatus.ValueType  # 2
 """Every seat is taken and the game is being played."""
 GAME_STATUS_FINISHED: GameStatus.ValueType  # 3
 """The game is over."""
+GAME_STATUS_ABANDONED: GameStatus.ValueType  # 4
+"""The server closed the game with no winner (its last event is GameAbandoned): nobody acted
+in it for the server's allowed time, or its seats were never all taken. No record.
+"""
 Global___GameStatus: _TypeAlias = GameStatus  # noqa: Y015
 
 @_typing.final

@@ -325,6 +325,56 @@ class TakeSeatResponse(_message.Message):
 Global___TakeSeatResponse: _TypeAlias = TakeSeatResponse  # noqa: Y015
 
 @_typing.final
+class LeaveSeatRequest(_message.Message):
+    """Request of GameService.LeaveSeat (with the seat's token)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LeaveSeatRequest: _TypeAlias = LeaveSeatRequest  # noqa: Y015
+
+@_typing.final
+class LeaveSeatResponse(_message.Message):
+    """Response of GameService.LeaveSeat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat left."""
+    @_builtins.property
+    def game(self) -> _game_pb2.GameSummary:
+        """The game after leaving it."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        game: _game_pb2.GameSummary | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LeaveSeatResponse: _TypeAlias = LeaveSeatResponse  # noqa: Y015
+
+@_typing.final
 class GetViewRequest(_message.Message):
     """Request of GameService.GetView."""
 

@@ -55,6 +55,11 @@ class GameServiceStub:
                 request_serializer=boneyard_dot_v1_dot_game__service__pb2.TakeSeatRequest.SerializeToString,
                 response_deserializer=boneyard_dot_v1_dot_game__service__pb2.TakeSeatResponse.FromString,
                 _registered_method=True)
+        self.LeaveSeat = channel.unary_unary(
+                '/boneyard.v1.GameService/LeaveSeat',
+                request_serializer=boneyard_dot_v1_dot_game__service__pb2.LeaveSeatRequest.SerializeToString,
+                response_deserializer=boneyard_dot_v1_dot_game__service__pb2.LeaveSeatResponse.FromString,
+                _registered_method=True)
         self.GetView = channel.unary_unary(
                 '/boneyard.v1.GameService/GetView',
                 request_serializer=boneyard_dot_v1_dot_game__service__pb2.GetViewRequest.SerializeToString,
@@ -99,6 +104,15 @@ class GameServiceServicer:
 
     def TakeSeat(self, request, context):
         """Take a seat at a game and get the token that acts for it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LeaveSeat(self, request, context):
+        """Leave the token's seat of a game not yet started (GAME_STATUS_OPEN): the seat is free
+        again and the token stops working. A game in play is resigned instead (SubmitAction with
+        Action.resign): FAILED_PRECONDITION.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -150,6 +164,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.TakeSeat,
                     request_deserializer=boneyard_dot_v1_dot_game__service__pb2.TakeSeatRequest.FromString,
                     response_serializer=boneyard_dot_v1_dot_game__service__pb2.TakeSeatResponse.SerializeToString,
+            ),
+            'LeaveSeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.LeaveSeat,
+                    request_deserializer=boneyard_dot_v1_dot_game__service__pb2.LeaveSeatRequest.FromString,
+                    response_serializer=boneyard_dot_v1_dot_game__service__pb2.LeaveSeatResponse.SerializeToString,
             ),
             'GetView': grpc.unary_unary_rpc_method_handler(
                     servicer.GetView,
@@ -276,6 +295,33 @@ class GameService:
             '/boneyard.v1.GameService/TakeSeat',
             boneyard_dot_v1_dot_game__service__pb2.TakeSeatRequest.SerializeToString,
             boneyard_dot_v1_dot_game__service__pb2.TakeSeatResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LeaveSeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/boneyard.v1.GameService/LeaveSeat',
+            boneyard_dot_v1_dot_game__service__pb2.LeaveSeatRequest.SerializeToString,
+            boneyard_dot_v1_dot_game__service__pb2.LeaveSeatResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -63,6 +63,11 @@ class GameServiceStub:
     """Games, oldest first, a page at a time. No token needed."""
     TakeSeat: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.TakeSeatRequest, _game_service_pb2.TakeSeatResponse]
     """Take a seat at a game and get the token that acts for it."""
+    LeaveSeat: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.LeaveSeatRequest, _game_service_pb2.LeaveSeatResponse]
+    """Leave the token's seat of a game not yet started (GAME_STATUS_OPEN): the seat is free
+    again and the token stops working. A game in play is resigned instead (SubmitAction with
+    Action.resign): FAILED_PRECONDITION.
+    """
     GetView: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetViewRequest, _game_service_pb2.GetViewResponse]
     """What the token's seat may know now; without a token, what a spectator may know."""
     SubmitAction: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.SubmitActionRequest, _game_service_pb2.SubmitActionResponse]
@@ -88,6 +93,11 @@ class GameServiceAsyncStub(GameServiceStub):
     """Games, oldest first, a page at a time. No token needed."""
     TakeSeat: _aio.UnaryUnaryMultiCallable[_game_service_pb2.TakeSeatRequest, _game_service_pb2.TakeSeatResponse]  # type: ignore[assignment]
     """Take a seat at a game and get the token that acts for it."""
+    LeaveSeat: _aio.UnaryUnaryMultiCallable[_game_service_pb2.LeaveSeatRequest, _game_service_pb2.LeaveSeatResponse]  # type: ignore[assignment]
+    """Leave the token's seat of a game not yet started (GAME_STATUS_OPEN): the seat is free
+    again and the token stops working. A game in play is resigned instead (SubmitAction with
+    Action.resign): FAILED_PRECONDITION.
+    """
     GetView: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetViewRequest, _game_service_pb2.GetViewResponse]  # type: ignore[assignment]
     """What the token's seat may know now; without a token, what a spectator may know."""
     SubmitAction: _aio.UnaryUnaryMultiCallable[_game_service_pb2.SubmitActionRequest, _game_service_pb2.SubmitActionResponse]  # type: ignore[assignment]
@@ -134,6 +144,17 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.TakeSeatResponse, _abc.Awaitable[_game_service_pb2.TakeSeatResponse]]:
         """Take a seat at a game and get the token that acts for it."""
+
+    @_abc_1.abstractmethod
+    def LeaveSeat(
+        self,
+        request: _game_service_pb2.LeaveSeatRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.LeaveSeatResponse, _abc.Awaitable[_game_service_pb2.LeaveSeatResponse]]:
+        """Leave the token's seat of a game not yet started (GAME_STATUS_OPEN): the seat is free
+        again and the token stops working. A game in play is resigned instead (SubmitAction with
+        Action.resign): FAILED_PRECONDITION.
+        """
 
     @_abc_1.abstractmethod
     def GetView(

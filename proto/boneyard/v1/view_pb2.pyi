@@ -124,19 +124,25 @@ class Play(_message.Message):
 
     SEAT_FIELD_NUMBER: _builtins.int
     TILE_FIELD_NUMBER: _builtins.int
+    FACE_DOWN_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """Who played it."""
     tile: _builtins.int
-    """The tile."""
+    """The tile (0 when face_down)."""
+    face_down: _builtins.bool
+    """In the views a WatchGame stream re-sends from an earlier version only: the trick was
+    face down in the watcher's view when the stream began (see TilePlayed.face_down).
+    """
     def __init__(
         self,
         *,
         seat: _builtins.int = ...,
         tile: _builtins.int = ...,
+        face_down: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat", "tile", b"tile"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["face_down", b"face_down", "seat", b"seat", "tile", b"tile"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
