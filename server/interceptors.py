@@ -5,14 +5,15 @@ of the application's errors to status codes. Handlers raise ``AppError`` subclas
 - ``CredentialsInterceptor`` reads ``authorization: Bearer <seat token or API key>`` once per
   call into a context variable (a malformed header is UNAUTHENTICATED before any handler runs).
 - ``ErrorInterceptor`` answers an error a handler raised (unary or streaming) with its status
-  code and message; anything unexpected is logged and answered INTERNAL, without its text
-  (which may hold SQL and its parameters).
+  code and message; anything unexpected is logged with a request id and answered INTERNAL
+  with that id, without its text (which may hold SQL and its parameters).
 """
 
 from __future__ import annotations
 
 import contextvars
 import logging
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -34,6 +35,7 @@ from boneyard.server.store import errors as store_errors
 
 __all__ = [
     "INTERNAL_ERROR",
+    "REQUEST_ID_HEADER",
     "CredentialsInterceptor",
     "ErrorInterceptor",
     "StreamQuotaInterceptor",
@@ -44,7 +46,10 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-INTERNAL_ERROR = "internal error (logged on the server); the request may be retried"
+INTERNAL_ERROR = "internal error (logged on the server as request {request_id}); the request may be retried"
+REQUEST_ID_HEADER = "x-request-id"
+"""A client may name its call (at most 64 printable characters); the server's log and an
+INTERNAL answer quote it, so the two can be matched. Without one the server makes one up."""
 
 _STATUS_CODES: dict[type[BaseException], grpc.StatusCode] = {
     InvalidArgument: grpc.StatusCode.INVALID_ARGUMENT,
@@ -287,10 +292,20 @@ async def _abort(context: grpc.aio.ServicerContext, error: Exception, method: st
         raise error  # a handler's own abort: already answered
     code = status_for(error)
     if code is None:
-        log.error("%s failed", method, exc_info=error)
-        await context.abort(grpc.StatusCode.INTERNAL, INTERNAL_ERROR)
+        request_id = _request_id(context)
+        log.error("%s failed (request %s)", method, request_id, exc_info=error)
+        await context.abort(grpc.StatusCode.INTERNAL, INTERNAL_ERROR.format(request_id=request_id))
     assert code is not None
     await context.abort(code, _shortened(str(error)))
+
+
+def _request_id(context: grpc.aio.ServicerContext) -> str:
+    for key, value in context.invocation_metadata() or ():
+        if key == REQUEST_ID_HEADER:
+            text = value if isinstance(value, str) else value.decode("ascii", "replace")
+            if 0 < len(text) <= 64 and text.isprintable():
+                return text
+    return uuid.uuid4().hex[:16]
 
 
 MAX_MESSAGE = 1000

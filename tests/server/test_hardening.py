@@ -173,3 +173,36 @@ def test_a_request_id_for_create_or_seat_is_bounded(channel: grpc.Channel) -> No
             timeout=RPC_TIMEOUT,
         )
     assert caught.value.code() == Code.INVALID_ARGUMENT
+
+
+def test_an_unexpected_error_is_internal_with_a_request_id_and_no_internals(
+    server: RunningServer, channel: grpc.Channel, caplog: pytest.LogCaptureFixture
+) -> None:
+    host = server.app.host
+
+    async def broken(game_id: str) -> None:
+        raise RuntimeError("SELECT token_hash FROM seats WHERE secret = 'hunter2'")
+
+    host.get = broken  # type: ignore[method-assign]
+    try:
+        stub = _stub(channel)
+        game_id = str(uuid.uuid4())
+        with caplog.at_level("ERROR", logger="boneyard.server.interceptors"):
+            with pytest.raises(grpc.RpcError) as caught:
+                stub.GetGame(
+                    game_service_pb2.GetGameRequest(game_id=game_id),
+                    metadata=[("x-request-id", "my-call-17")],
+                    timeout=RPC_TIMEOUT,
+                )
+            with pytest.raises(grpc.RpcError) as unnamed:
+                stub.GetGame(game_service_pb2.GetGameRequest(game_id=game_id), timeout=RPC_TIMEOUT)
+    finally:
+        del host.get
+    assert caught.value.code() == Code.INTERNAL
+    details = caught.value.details() or ""
+    assert "my-call-17" in details and "SELECT" not in details and "hunter2" not in details
+    assert unnamed.value.code() == Code.INTERNAL
+    made_up = (unnamed.value.details() or "").split("as request ")[1].split(")")[0]
+    logged = [r.getMessage() for r in caplog.records]
+    assert any("my-call-17" in line for line in logged)
+    assert any(made_up in line for line in logged)
