@@ -74,7 +74,7 @@ def test_open_streams_of_one_client_are_limited(limited: RunningServer) -> None:
         assert caught.value.code() == Code.RESOURCE_EXHAUSTED
         assert "2 open streams" in (caught.value.details() or "")
         first.cancel()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60
         while True:  # the closed stream's place comes free
             try:
                 next(stub.WatchGame(watch, timeout=RPC_TIMEOUT))
