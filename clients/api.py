@@ -205,6 +205,18 @@ class Client:
         response = self._stub.TakeSeat(request)
         return response.seat, response.seat_token
 
+    def leave_seat(self, game_id: str, token: str) -> game_pb2.GameSummary:
+        """Leave the token's seat of a game not yet started (the token stops working)."""
+        request = game_service_pb2.LeaveSeatRequest(game_id=game_id)
+        return self._stub.LeaveSeat(request, metadata=self._auth(token)).game
+
+    def resign(
+        self, game_id: str, token: str, expected_version: int, request_id: str | None = None
+    ) -> game_service_pb2.SubmitActionResponse:
+        """Give up a game in play: the token's team loses at once."""
+        resign = actions_pb2.Action(resign=actions_pb2.Resign())
+        return self.submit(game_id, token, expected_version, resign, request_id)
+
     def view(self, game_id: str, token: str | None = None, timeout: float | None = None) -> view_pb2.SeatView:
         request = game_service_pb2.GetViewRequest(game_id=game_id)
         return self._stub.GetView(request, metadata=self._auth(token), timeout=timeout).view

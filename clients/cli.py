@@ -2,7 +2,7 @@
 
     boneyard play [--game PRESET] [--option NAME=VALUE ...] [--bots N] [--join GAME_ID]
     boneyard watch GAME_ID
-    boneyard games [--status open|playing|finished]
+    boneyard games [--status open|playing|finished|abandoned]
     boneyard bot --game GAME_ID --seat N [--token T] | --new PRESET [--option NAME=VALUE ...]
     boneyard bot --key KEY [--seek PRESET [--option NAME=VALUE ...] [--games N]
                             [--per-move-ms N [--bank-ms N] [--policy auto_play|forfeit]]]
@@ -52,6 +52,7 @@ _STATUSES = {
     "open": game_pb2.GAME_STATUS_OPEN,
     "playing": game_pb2.GAME_STATUS_PLAYING,
     "finished": game_pb2.GAME_STATUS_FINISHED,
+    "abandoned": game_pb2.GAME_STATUS_ABANDONED,
 }
 
 
@@ -164,12 +165,18 @@ def _choose(view: view_pb2.SeatView) -> actions_pb2.Action:
     choices = list(view.legal_actions)
     for i, action in enumerate(choices, 1):
         console.print(f"  [bold]{i:>2}[/bold]  {action_text(action)}")
+    console.print("  [dim](or 'resign' to give up the game)[/dim]")
     names = {action_text(a).lower(): a for a in choices}
     short = {action_text(a).split(" ", 1)[-1].lower(): a for a in choices}
     while True:
         answer = console.input("your choice> ").strip().lower()
         if answer.isdigit() and 1 <= int(answer) <= len(choices):
             return choices[int(answer) - 1]
+        if answer == "resign":
+            sure = console.input("resign: your team loses the game now. Sure? [y/N]> ")
+            if sure.strip().lower() in ("y", "yes"):
+                return actions_pb2.Action(resign=actions_pb2.Resign())
+            continue
         picked = names.get(answer) or short.get(answer)
         if picked is not None:
             return picked

@@ -31,14 +31,14 @@ from boneyard.server.errors import (
     Unauthenticated,
 )
 from boneyard.server.feed import Feed
-from boneyard.server.games import GameHost, LiveGame, stream_message
+from boneyard.server.games import GameHost, LiveGame, face_down_through, stream_message
 from boneyard.server.interceptors import credentials
 from boneyard.server.quotas import Quotas, peer_of
 from boneyard.server.store.competition import Account
 from boneyard.server.time_controls import time_control_from_proto, time_control_to_proto
 from boneyard.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc, view_pb2
 
-__all__ = ["GameServicer", "check_game_id", "check_text", "summary"]
+__all__ = ["GAME_STATUS_TO_PROTO", "GameServicer", "check_game_id", "check_text", "summary"]
 
 log = logging.getLogger(__name__)
 
@@ -50,12 +50,13 @@ MAX_REQUEST_ID = 128
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200
 
-_STATUS_TO_PROTO = {
+GAME_STATUS_TO_PROTO = {
     "open": game_pb2.GAME_STATUS_OPEN,
     "playing": game_pb2.GAME_STATUS_PLAYING,
     "finished": game_pb2.GAME_STATUS_FINISHED,
+    "abandoned": game_pb2.GAME_STATUS_ABANDONED,
 }
-_STATUS_FROM_PROTO = {v: k for k, v in _STATUS_TO_PROTO.items()}
+_STATUS_FROM_PROTO = {v: k for k, v in GAME_STATUS_TO_PROTO.items()}
 
 
 def check_text(value: str, what: str) -> None:
@@ -92,7 +93,7 @@ def summary(game: LiveGame, embargoed: bool, deadline: datetime | None) -> game_
         game_id=game.id,
         name=game.name,
         rules=codec.rules_to_proto(state.rules),
-        status=_STATUS_TO_PROTO[game.status],
+        status=GAME_STATUS_TO_PROTO[game.status],
         seats=[
             game_pb2.SeatSummary(
                 seat=s,
@@ -257,6 +258,19 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             seat=seat, seat_token=token, game=await self.summary(game_id)
         )
 
+    async def LeaveSeat(
+        self, request: game_service_pb2.LeaveSeatRequest, context: grpc.aio.ServicerContext
+    ) -> game_service_pb2.LeaveSeatResponse:
+        game_id = check_game_id(request.game_id)
+        token = credentials()
+        if token is None or is_api_key(token):
+            raise Unauthenticated(
+                "LeaveSeat needs the seat's token ('authorization: Bearer <seat token>'): "
+                "a seat reserved for an account cannot be left"
+            )
+        seat, _ = await self._host.leave_seat(game_id, token)
+        return game_service_pb2.LeaveSeatResponse(seat=seat, game=await self.summary(game_id))
+
     # ------------------------------------------------------------ seeing and acting
 
     async def GetView(
@@ -311,19 +325,22 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
                 f"{request.from_version}"
             )
         position = request.from_version
+        # Tricks already face down in this watcher's view stay face down when re-sent.
+        hidden = face_down_through(game) if position < game.version else 0
         folded: GameState | None = None
         """This stream's own state, only while it is behind what the game keeps."""
         while True:
             while position < game.version:
                 seq = position + 1
-                message = game.message(seq, seat)
+                message = game.message(seq, seat) if seq > hidden else None
                 if message is None:
-                    # Further back than the game keeps: fold the log for this stream.
+                    # Further back than the game keeps (or face down): fold the log for
+                    # this stream.
                     if folded is None and position:
                         folded = engine.replay(game.events[:position])
                     event = game.events[position]
                     after = engine.evolve(folded, event)
-                    message = stream_message(event, folded, after, seat, seq)
+                    message = stream_message(event, folded, after, seat, seq, hidden)
                     folded = after
                 else:
                     folded = None

@@ -13,7 +13,7 @@ from typing import Any
 import grpc
 
 from boneyard import codec, engine
-from boneyard.server.api import MAX_NAME, GameServicer, check_text
+from boneyard.server.api import GAME_STATUS_TO_PROTO, MAX_NAME, GameServicer, check_text
 from boneyard.server.app import GameApp
 from boneyard.server.errors import InvalidArgument
 from boneyard.server.interceptors import credentials
@@ -34,11 +34,6 @@ _TOURNAMENT_STATUS = {
     "running": competition_pb2.TOURNAMENT_STATUS_RUNNING,
     "finished": competition_pb2.TOURNAMENT_STATUS_FINISHED,
     "cancelled": competition_pb2.TOURNAMENT_STATUS_CANCELLED,
-}
-_GAME_STATUS = {
-    "open": game_pb2.GAME_STATUS_OPEN,
-    "playing": game_pb2.GAME_STATUS_PLAYING,
-    "finished": game_pb2.GAME_STATUS_FINISHED,
 }
 _VIEWS = frozenset(competition_pb2.TournamentView.values())
 MAX_ENTRANTS = 64
@@ -278,7 +273,7 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
                 rotation=g.rotation,
                 seats=[names[a] for a in g.seating],
                 game_id=g.game_id or "",
-                status=_GAME_STATUS.get(g.status or "", game_pb2.GAME_STATUS_UNSPECIFIED),
+                status=GAME_STATUS_TO_PROTO.get(g.status or "", game_pb2.GAME_STATUS_UNSPECIFIED),
             )
             if state is not None and g.status == "finished":
                 entry.scores.extend(state.scores)

@@ -46,7 +46,16 @@ from boneyard.server.store.repository import EventStore, GameSnapshot, RequestRe
 from boneyard.server.store.writer import Append, Writer
 from boneyard.v1 import game_service_pb2
 
-__all__ = ["GameHost", "LiveGame", "Submitted", "deal_hands", "deal_seed", "token_hash"]
+__all__ = [
+    "GameHost",
+    "LiveGame",
+    "Submitted",
+    "deal_hands",
+    "deal_seed",
+    "face_down_through",
+    "stream_message",
+    "token_hash",
+]
 
 log = logging.getLogger(__name__)
 
@@ -167,15 +176,50 @@ class LiveGame:
 
 
 def stream_message(
-    event: Event, before: GameState | None, after: GameState, seat: int | None, seq: int
+    event: Event,
+    before: GameState | None,
+    after: GameState,
+    seat: int | None,
+    seq: int,
+    face_down_through: int = 0,
 ) -> bytes:
     """What a watcher in ``seat`` (``None``: a spectator) is sent for event ``seq``: an
-    encoded ``WatchGameResponse`` (the interceptors pass bytes through unchanged)."""
-    return game_service_pb2.WatchGameResponse(
+    encoded ``WatchGameResponse`` (the interceptors pass bytes through unchanged).
+
+    ``face_down_through``: the tricks won up to this version lay face down when the stream
+    began (``face_down_through``): a play or trick of theirs is sent without its tile or
+    worth, as the views show them."""
+    seen = engine.view(after, seat)
+    message = game_service_pb2.WatchGameResponse(
         event=codec.redact_event(event, before, seat, seq),
         version=seq,
-        view=codec.view_to_proto(engine.view(after, seat), seq),
-    ).SerializeToString()
+        view=codec.view_to_proto(seen, seq),
+    )
+    if seq <= face_down_through and seen.tricks_hidden:
+        kind = message.event.WhichOneof("kind")
+        if kind == "tile_played":
+            message.event.tile_played.tile = 0
+            message.event.tile_played.face_down = True
+        elif kind == "trick_won":
+            message.event.trick_won.points = 0
+            message.event.trick_won.face_down = True
+        for play in message.view.current_trick:
+            play.tile = 0
+            play.face_down = True
+    return message.SerializeToString()
+
+
+def face_down_through(game: LiveGame) -> int:
+    """The version of the last trick won so far, if the game's tricks may lie face down and
+    it is not over (once over, its record shows everything): a stream starting now shows the
+    tricks won up to it face down (``stream_message``). 0 otherwise."""
+    rules = game.state.rules
+    if rules.is_moon or not rules.hide_tricks_on_mark_bids or game.over:
+        return 0
+    for seq in range(game.version, 0, -1):
+        if type(game.events[seq - 1]) is engine.TrickWon:
+            return seq
+    return 0
 
 
 CommitListener = Callable[[LiveGame, tuple[Event, ...]], None]
@@ -336,6 +380,8 @@ class GameHost:
         key = SEAT_REQUEST + request_id if request_id else None
         async with _Hold(self, game_id) as hold:
             players = hold.game.players
+            if hold.game.over and key not in hold.game.requests:
+                raise PreconditionFailed(f"game {game_id} is {hold.game.status}: no seat to take")
             if seat is not None and not 0 <= seat < players:
                 raise InvalidArgument(f"game {game_id} has seats 0..{players - 1}, not {seat}")
             while True:
@@ -386,6 +432,63 @@ class GameHost:
                 await self._start_clock(game)
             self._notify(game, ())
             return chosen, game
+
+    async def leave_seat(self, game_id: str, token: str) -> tuple[int, LiveGame]:
+        """Free the seat ``token`` holds in a game not yet started (its token stops working);
+        the seat and the game. A seat of a game in play is resigned instead."""
+        async with _Hold(self, game_id) as hold:
+            game = hold.game
+            seat = game.tokens.get(token_hash(token))
+            if seat is None:
+                await hold.reload()  # perhaps seated through another process
+                game = hold.game
+                seat = game.tokens.get(token_hash(token))
+                if seat is None:
+                    raise Unauthenticated(f"this token opens no seat of game {game_id}")
+            if game.status != "open":
+                raise PreconditionFailed(_not_leavable(game))
+            try:
+                await asyncio.to_thread(
+                    self._store.leave_seat,
+                    game_id,
+                    seat,
+                    token_hash(token),
+                    request_prefix=SEAT_REQUEST,
+                    now=(now := self._now()),
+                )
+            except store_errors.GameStarted:
+                await hold.reload()
+                raise PreconditionFailed(_not_leavable(hold.game)) from None
+            except store_errors.SeatNotHeld:
+                self.evict(game_id)
+                raise Unauthenticated(f"this token opens no seat of game {game_id}") from None
+            del game.seats[seat]
+            for old in [t for t, s in game.tokens.items() if s == seat]:
+                del game.tokens[old]
+            for key in [k for k, r in game.requests.items() if r.seat == seat and k.startswith(SEAT_REQUEST)]:
+                del game.requests[key]
+            game.updated_at = now
+            self._notify(game, ())
+            return seat, game
+
+    async def abandon(self, game_id: str, reason: str, untouched_since: datetime) -> bool:
+        """End a game nobody will finish (``engine.Abandon``) if it is still as the sweeper
+        found it: not over, and untouched since ``untouched_since``. Whether it was."""
+        game = await self._locked(game_id)
+        try:
+            if game.over or game.updated_at >= untouched_since:
+                return False
+            if (reason == "unstarted") != (game.status == "open"):
+                return False
+            events = engine.decide(game.state, engine.Abandon(reason))
+            try:
+                await self._commit(game, -1, events, "", None)
+            except StaleVersion:
+                return False  # another process moved it (or abandoned it) first
+            log.info("game %s: abandoned (%s) at version %d", game_id, reason, game.version)
+            return True
+        finally:
+            game.lock.release()
 
     async def _reissue(self, game: LiveGame, seat: int, token: str) -> None:
         await asyncio.to_thread(self._store.reissue_token, game.id, seat, token_hash(token))
@@ -458,6 +561,11 @@ class GameHost:
                 if earlier is not None:
                     return earlier
             game = hold.game
+            if isinstance(command, engine.Resign) and game.status == "open":
+                raise PreconditionFailed(
+                    f"game {game_id} has not started ({len(game.seats)} of {game.players} seats "
+                    f"taken): leave the seat (LeaveSeat) instead of resigning"
+                )
             if expected_version != game.version:
                 raise StaleVersion(
                     f"game {game_id} is at version {game.version}, not {expected_version}: "
@@ -541,7 +649,9 @@ class GameHost:
         request = None
         if request_id and response_for is not None:
             request = (request_id, seat, response_for(new_version, state))
-        status = "finished" if state.phase is Phase.GAME_OVER else game.status
+        status = game.status
+        if state.phase is Phase.GAME_OVER:
+            status = "finished" if state.winner is not None else "abandoned"
         clock = None
         if game.clock is not None:
             running = status == "playing" and game.full
@@ -714,6 +824,12 @@ def _earlier(game: LiveGame, seat: int, request_id: str) -> Submitted | None:
             f"{game.id}: send a new, unique id (a UUID) with each action"
         )
     return Submitted(earlier.result_version, (), True, earlier.response)
+
+
+def _not_leavable(game: LiveGame) -> str:
+    if game.status == "playing":
+        return f"game {game.id} has started: resign (SubmitAction with Action.resign) instead"
+    return f"game {game.id} is {game.status}: there is no seat to leave"
 
 
 def turn_of(state: GameState) -> int | None:

@@ -5,7 +5,8 @@ connection of its own, and hand each notification to whoever follows it.
   (``store.writer``): the games in memory drop a copy that fell behind, and the game's
   watchers, clock and so on are woken (``on_game``).
 - ``boneyard_lobby``: ``"k:<table key digest>"`` when the seeks of a kind change, and
-  ``"a:<account id>"`` when a game reserves a seat for an account (``on_lobby``).
+  ``"a:<account id>"`` when a game reserves a seat for an account, ``"s:<game id>"`` when a
+  player leaves a seat (``on_lobby``).
 
 Notifications are only wake-ups; the database stays the truth. Those sent while the
 connection is down are lost, so after a reconnection ``on_reconnect`` makes everything look
@@ -22,13 +23,11 @@ from sqlalchemy import text
 from sqlalchemy.engine import URL, Engine
 
 from boneyard.server.store.notify import AsyncPgListener, parse_notifications
-from boneyard.server.store.repository import NOTIFY_CHANNEL
+from boneyard.server.store.repository import LOBBY_CHANNEL, NOTIFY_CHANNEL
 
 __all__ = ["LOBBY_CHANNEL", "Listener", "announce"]
 
 log = logging.getLogger(__name__)
-
-LOBBY_CHANNEL = "boneyard_lobby"
 
 
 def announce(engine: Engine, channel: str, payload: str) -> None:

@@ -15,6 +15,7 @@ import logging
 import os
 import signal
 import sys
+from datetime import timedelta
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -41,6 +42,7 @@ from boneyard.server.store.competition import CompetitionStore
 from boneyard.server.store.db import SQLITE_SYNCHRONOUS, is_sqlite
 from boneyard.server.store.repository import NOTIFY_CHANNEL
 from boneyard.server.store.writer import Writer
+from boneyard.server.sweeper import DEFAULT_IDLE_AFTER, DEFAULT_OPEN_AFTER, Abandonment, Sweeper
 from boneyard.server.tournaments import TournamentDirector
 from boneyard.v1 import (
     competition_pb2,
@@ -72,6 +74,7 @@ async def create_server(
     sqlite_synchronous: str = "FULL",
     tls: tuple[bytes, bytes] | None = None,
     quotas: Quotas | None = None,
+    abandonment: Abandonment | None = None,
 ) -> tuple[grpc.aio.Server, int, Boneyard]:
     """A started server on ``listen`` (port 0 picks a free one); returns it, its port and the
     parts it runs (``Boneyard``). ``tls``: ``(certificate chain, private key)`` in PEM, to
@@ -79,7 +82,9 @@ async def create_server(
     kwargs = {"sqlite_synchronous": sqlite_synchronous} if is_sqlite(database_url) else {}
     store = await asyncio.to_thread(EventStore.open, database_url, migrate=True, **kwargs)
     quotas = quotas or Quotas()
-    parts = Boneyard(store, quotas, max_live_games=max_live_games)
+    parts = Boneyard(
+        store, quotas, max_live_games=max_live_games, abandonment=abandonment or Abandonment()
+    )
     # gRPC sets SO_REUSEPORT by default: a second server on a busy port would start "fine" and
     # take a share of the connections. A port in use must be an error.
     server = grpc.aio.server(
@@ -125,7 +130,12 @@ class Boneyard:
     PostgreSQL) the listener for the other processes' changes."""
 
     def __init__(
-        self, store: EventStore, quotas: Quotas, *, max_live_games: int = MAX_LIVE_GAMES
+        self,
+        store: EventStore,
+        quotas: Quotas,
+        *,
+        max_live_games: int = MAX_LIVE_GAMES,
+        abandonment: Abandonment | None = None,
     ) -> None:
         self.store = store
         postgresql = store.engine.dialect.name == "postgresql"
@@ -152,6 +162,7 @@ class Boneyard:
         self.director = TournamentDirector(self.app)
         self.host.on_commit(self.director.game_committed)
         self.clocks = ClockKeeper(self.host, self.app.competition)
+        self.sweeper = Sweeper(self.host, store, abandonment or Abandonment())
         self.listener = (
             Listener(
                 store.engine.url,
@@ -173,7 +184,12 @@ class Boneyard:
         loop = self._loop = asyncio.get_running_loop()
         self.lobby.attach(loop)
         self.seats.attach(loop)
-        jobs = [self.clocks.run(), self.director.run(), self.lobby.keep_alive()]
+        jobs = [
+            self.clocks.run(),
+            self.director.run(),
+            self.lobby.keep_alive(),
+            self.sweeper.run(),
+        ]
         if self.listener is not None:
             jobs.append(self.listener.run())
         for job in jobs:
@@ -217,6 +233,8 @@ class Boneyard:
             self.lobby.changed(value)
         elif kind == "a":
             self.seats.changed(value)
+        elif kind == "s":
+            self.host.evict(value)  # a seat was left: the copy here still seats its player
 
     def _reconnected(self) -> None:
         self.host.evict_all()
@@ -243,6 +261,9 @@ async def _serve(args: argparse.Namespace) -> None:
                 streams_per_peer=args.max_streams_per_client,
                 seeks_per_account=args.max_seeks_per_account,
                 open_games=args.open_games,
+            ),
+            abandonment=Abandonment(
+                idle_after=args.abandon_idle_after, open_after=args.expire_open_after
             ),
         )
     except Exception as e:
@@ -300,6 +321,14 @@ def _quota(text: str) -> int:
     if not text.isdigit() or not 1 <= int(text) <= 1_000_000:
         raise argparse.ArgumentTypeError(f"{text!r} is not a limit from 1 to 1000000")
     return int(text)
+
+
+def _span(text: str) -> timedelta | None:
+    """argparse type of a time a game may sit untouched: seconds, 1 .. 31,536,000 (a year);
+    0 for never."""
+    if not text.isdigit() or not 0 <= int(text) <= 31_536_000:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds from 0 to 31536000")
+    return timedelta(seconds=int(text)) if int(text) else None
 
 
 def _live_games(text: str) -> int:
@@ -383,6 +412,32 @@ def main(argv: list[str] | None = None) -> None:
             type=_quota,
             default=_quota(os.environ.get(env, str(default))),
             help=f"{what}; more is RESOURCE_EXHAUSTED (env {env}; default %(default)s)",
+        )
+    for flag, env, default, what in (
+        (
+            "--abandon-idle-after",
+            "BONEYARD_ABANDON_IDLE_AFTER",
+            DEFAULT_IDLE_AFTER,
+            (
+                "seconds a game in play without a clock may go without an action before it "
+                "ends as abandoned, with no winner"
+            ),
+        ),
+        (
+            "--expire-open-after",
+            "BONEYARD_EXPIRE_OPEN_AFTER",
+            DEFAULT_OPEN_AFTER,
+            (
+                "seconds an open game may go without a seat taken or left before it ends as "
+                "abandoned"
+            ),
+        ),
+    ):
+        parser.add_argument(
+            flag,
+            type=_span,
+            default=_span(os.environ.get(env, str(int(default.total_seconds())))),
+            help=f"{what}; 0 for never (env {env}; default {int(default.total_seconds())})",
         )
     parser.add_argument(
         "--max-live-games",

@@ -197,7 +197,10 @@ class CompetitionStore:
             rows = session.execute(
                 select(SeatAccountRow.game_id, SeatAccountRow.seat)
                 .join(GameRow, GameRow.id == SeatAccountRow.game_id)
-                .where(SeatAccountRow.account_id == account_id, GameRow.status != "finished")
+                .where(
+                    SeatAccountRow.account_id == account_id,
+                    GameRow.status.in_(("open", "playing")),
+                )
                 .order_by(GameRow.created_at, GameRow.id)
             ).all()
         return [(r.game_id, int(r.seat)) for r in rows]
@@ -502,7 +505,7 @@ class CompetitionStore:
             .where(
                 TournamentGameRow.tournament_id == tournament_id,
                 TournamentGameRow.deal != deal,
-                GameRow.status != "finished",
+                GameRow.status.in_(("open", "playing")),
             )
         ).scalars()
         if any(set(seats) & set(seating) for seats in playing):

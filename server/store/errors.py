@@ -14,8 +14,10 @@ __all__ = [
     "DuplicateToken",
     "GameExists",
     "GameNotFound",
+    "GameStarted",
     "InvalidCursor",
     "MigrationsNotFound",
+    "SeatNotHeld",
     "SeatTaken",
     "SeedConflict",
     "StoreError",
@@ -71,6 +73,24 @@ class SeatTaken(StoreError):
         super().__init__(f"game {game_id!r}: seat {seat} is already taken")
         self.game_id = game_id
         self.seat = seat
+
+
+class SeatNotHeld(StoreError):
+    """Leaving a seat the token does not hold (left already, or never taken with it)."""
+
+    def __init__(self, game_id: str, seat: int) -> None:
+        super().__init__(f"game {game_id!r}: seat {seat} is not held by that token")
+        self.game_id = game_id
+        self.seat = seat
+
+
+class GameStarted(StoreError):
+    """Leaving a seat of a game that is no longer open."""
+
+    def __init__(self, game_id: str, status: str) -> None:
+        super().__init__(f"game {game_id!r} is {status}: its seats can no longer be left")
+        self.game_id = game_id
+        self.status = status
 
 
 class DuplicateToken(StoreError):

@@ -47,7 +47,7 @@ __all__ = [
     "UTCDateTime",
 ]
 
-GAME_STATUSES = ("open", "playing", "finished")
+GAME_STATUSES = ("open", "playing", "finished", "abandoned")
 
 # Deterministic constraint names, so migrations can refer to them on every backend.
 NAMING_CONVENTION = {
@@ -112,7 +112,7 @@ class GameRow(Base):
     updated_at: Mapped[datetime]
 
     __table_args__ = (
-        CheckConstraint("status IN ('open', 'playing', 'finished')", name="status"),
+        CheckConstraint("status IN ('open', 'playing', 'finished', 'abandoned')", name="status"),
         CheckConstraint("version >= 0", name="version"),
         CheckConstraint("players >= 1", name="players"),
         CheckConstraint("seats_taken >= 0 AND seats_taken <= players", name="seats_taken"),

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, NamedTuple, cast, get_args
 
-from sqlalchemy import and_, case, insert, or_, select, text, update
+from sqlalchemy import and_, case, delete, exists, insert, or_, select, text, update
 from sqlalchemy.engine import URL, CursorResult, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
@@ -35,7 +35,9 @@ from boneyard.server.store.errors import (
     DuplicateToken,
     GameExists,
     GameNotFound,
+    GameStarted,
     InvalidCursor,
+    SeatNotHeld,
     SeatTaken,
     SeedConflict,
     VersionConflict,
@@ -64,9 +66,11 @@ from boneyard.server.store.models import (
     RequestRow,
     SeatAccountRow,
     SeatRow,
+    TournamentGameRow,
 )
 
 __all__ = [
+    "LOBBY_CHANNEL",
     "NOTIFY_CHANNEL",
     "EventStore",
     "GameRecord",
@@ -83,11 +87,15 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-GameStatus = Literal["open", "playing", "finished"]
+GameStatus = Literal["open", "playing", "finished", "abandoned"]
 _STATUSES: tuple[str, ...] = get_args(GameStatus)
 
 #: PostgreSQL channel on which ``append`` and ``create_game`` announce ``"<game_id>:<version>"``.
 NOTIFY_CHANNEL = "boneyard_events"
+
+#: PostgreSQL channel of changes that move no game's version (seeks, reserved seats, seats
+#: left): ``"<kind>:<value>"``, see ``boneyard.server.listener``.
+LOBBY_CHANNEL = "boneyard_lobby"
 
 #: An event to append: ``(kind, payload)``.
 NewEvent = tuple[str, bytes]
@@ -501,7 +509,7 @@ class EventStore:
                 CursorResult[Any],
                 session.execute(
                     update(GameRow)
-                    .where(GameRow.id == game_id, GameRow.status != "finished")
+                    .where(GameRow.id == game_id, GameRow.status.in_(("open", "playing")))
                     .values(status=status)
                     .execution_options(synchronize_session=False)
                 ),
@@ -605,6 +613,88 @@ class EventStore:
                 .execution_options(synchronize_session=False)
             )
         return int(game.seats_taken) + 1
+
+    def leave_seat(
+        self,
+        game_id: str,
+        seat: int,
+        token_hash: str,
+        *,
+        request_prefix: str,
+        now: datetime | None = None,
+    ) -> int:
+        """Free the seat ``token_hash`` holds in an open game; return the seats still taken.
+        The seat's own TakeSeat request ids (``request_prefix`` ...) go with it, so a late
+        retry of that TakeSeat seats its sender anew instead of reviving the old seat.
+        Raises ``GameNotFound``, ``GameStarted``, ``SeatNotHeld``."""
+        now = now or self._clock()
+        with self._write() as session:
+            game = session.execute(
+                select(GameRow.status, GameRow.seats_taken, GameRow.version)
+                .where(GameRow.id == game_id)
+                .with_for_update()
+            ).one_or_none()
+            if game is None:
+                raise GameNotFound(game_id)
+            if game.status != "open":
+                raise GameStarted(game_id, game.status)
+            gone = session.execute(
+                delete(SeatRow).where(
+                    SeatRow.game_id == game_id,
+                    SeatRow.seat == seat,
+                    SeatRow.token_hash == token_hash,
+                )
+            )
+            if cast(CursorResult[Any], gone).rowcount != 1:
+                raise SeatNotHeld(game_id, seat)
+            session.execute(
+                delete(RequestRow).where(
+                    RequestRow.game_id == game_id,
+                    RequestRow.seat == seat,
+                    RequestRow.request_id.startswith(request_prefix, autoescape=True),
+                )
+            )
+            session.execute(
+                update(GameRow)
+                .where(GameRow.id == game_id)
+                .values(seats_taken=GameRow.seats_taken - 1, updated_at=now)
+                .execution_options(synchronize_session=False)
+            )
+            # The other processes' copies still seat the player: they drop them.
+            self._notify(session, game_id, int(game.version), seats_changed=True)
+        return int(game.seats_taken) - 1
+
+    def stale_games(
+        self, idle_before: datetime | None, open_before: datetime | None, limit: int = 100
+    ) -> list[tuple[str, str]]:
+        """Games nobody will finish, ``(game_id, status)``, oldest first: games in play
+        without a clock untouched since ``idle_before``, open games untouched since
+        ``open_before`` (``None``: not looked for). A tournament's games are its director's
+        and never listed."""
+        wanted = []
+        if idle_before is not None:
+            wanted.append(
+                and_(
+                    GameRow.status == "playing",
+                    GameRow.updated_at < idle_before,
+                    ~exists().where(GameClockRow.game_id == GameRow.id),
+                )
+            )
+        if open_before is not None:
+            wanted.append(and_(GameRow.status == "open", GameRow.updated_at < open_before))
+        if not wanted:
+            return []
+        with self._read() as session:
+            rows = session.execute(
+                select(GameRow.id, GameRow.status)
+                .where(
+                    or_(*wanted),
+                    ~exists().where(TournamentGameRow.game_id == GameRow.id),
+                )
+                .order_by(GameRow.updated_at)
+                .limit(limit)
+            ).all()
+        return [(str(r.id), str(r.status)) for r in rows]
 
     def reissue_token(self, game_id: str, seat: int, token_hash: str) -> None:
         """Give a taken seat a new token (a retried TakeSeat: the first answer was lost)."""
@@ -743,12 +833,18 @@ class EventStore:
             raise ChainBroken(game_id, version, f"game is at version {version} but has no event")
         return bytes(stored)
 
-    def _notify(self, session: Session, game_id: str, version: int) -> None:
-        """On PostgreSQL, announce the new version at commit (NOTIFY is transactional)."""
+    def _notify(
+        self, session: Session, game_id: str, version: int, *, seats_changed: bool = False
+    ) -> None:
+        """On PostgreSQL, announce the new version at commit (NOTIFY is transactional); a
+        change of seats, which leaves the version as it is, on the lobby channel."""
         if self._postgresql:
+            channel, payload = NOTIFY_CHANNEL, f"{game_id}:{version}"
+            if seats_changed:
+                channel, payload = LOBBY_CHANNEL, f"s:{game_id}"
             session.execute(
                 text("SELECT pg_notify(:channel, :payload)"),
-                {"channel": NOTIFY_CHANNEL, "payload": f"{game_id}:{version}"},
+                {"channel": channel, "payload": payload},
             )
 
 

@@ -24,6 +24,7 @@ from sqlalchemy.engine import Engine, make_url
 from boneyard import codec, engine
 from boneyard.server.main import Boneyard, create_server
 from boneyard.server.quotas import Quotas
+from boneyard.server.sweeper import Abandonment
 from boneyard.v1 import (
     actions_pb2,
     game_pb2,
@@ -72,7 +73,12 @@ def fresh_database(
 class RunningServer:
     """``create_server`` on its own event loop in a background thread."""
 
-    def __init__(self, database_url: str, quotas: Quotas | None = None) -> None:
+    def __init__(
+        self,
+        database_url: str,
+        quotas: Quotas | None = None,
+        abandonment: Abandonment | None = None,
+    ) -> None:
         self.database_url = database_url
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
@@ -81,7 +87,9 @@ class RunningServer:
         self._thread.start()
         try:
             self.server, self.port, self.app = self.run(
-                create_server(database_url, "127.0.0.1:0", quotas=quotas)
+                create_server(
+                    database_url, "127.0.0.1:0", quotas=quotas, abandonment=abandonment
+                )
             )
         except BaseException:
             self._stop_loop()

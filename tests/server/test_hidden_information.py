@@ -544,3 +544,69 @@ def check_a_whole_game(
     assert walk(client.game(table.game_id)).tiles == {}
     listed = client.stub.ListGames(game_service_pb2.ListGamesRequest(), timeout=RPC_TIMEOUT)
     assert walk(listed).tiles == {}
+
+
+# ---------------------------------------------------------------- streams resumed
+
+
+def _act(client: Client, table: Table, pick: Any) -> None:
+    """The seat on turn takes the first of its legal actions ``pick`` accepts (else the first)."""
+    seat = client.view(table, None).turn
+    view = client.view(table, seat)
+    chosen = next((a for a in view.legal_actions if pick(a)), view.legal_actions[0])
+    client.submit(table, seat, chosen, view.version)
+
+
+def test_face_down_tricks_stay_face_down_in_a_resumed_stream(server: RunningServer) -> None:
+    """A seat's WatchGame from an earlier version re-sent the tiles of tricks its views
+    already showed face down (bid of 84, hide_tricks_on_mark_bids): they come without their
+    tiles or worth, as the views show them; the trick in progress and live plays keep theirs."""
+    client = Client(server.address)
+    try:
+        # (every trick played: a set on the first trick must not end the hand)
+        table = client.seated("texas42", end_hand_when_decided=False)
+        live = client.watch(table, 1)  # follows from the start: sees every play as it happens
+        def marks(action: actions_pb2.Action) -> bool:
+            bid = action.bid
+            return action.WhichOneof("kind") == "bid" and (bid.kind, bid.amount) == (
+                rules_pb2.BID_KIND_MARKS,
+                2,
+            )
+
+        _act(client, table, marks)  # the opening bid: 2 marks (84)
+        while client.view(table, None).phase == view_pb2.PHASE_BIDDING:
+            _act(client, table, lambda a: a.WhichOneof("kind") == "pass_bid")
+        _act(client, table, lambda a: a.WhichOneof("kind") == "declare_contract")
+        for _ in range(5):  # a trick and the lead of the next
+            _act(client, table, lambda a: True)
+        now = client.view(table, 1)
+        assert now.tricks_hidden and len(now.completed_tricks) == 1 and len(now.current_trick) == 1
+        log = log_events(server, table.game_id)
+        won_at = next(seq for seq, e in log if isinstance(e, engine.TrickWon))
+
+        stream = client.watch(table, 1)
+        again = [next(stream) for _ in range(now.version)]
+        stream.cancel()
+        for message in again:
+            kind = message.event.WhichOneof("kind")
+            if message.version <= won_at and kind == "tile_played":
+                assert message.event.tile_played.face_down, message
+                assert message.event.tile_played.tile == 0
+            if message.version <= won_at and kind == "trick_won":
+                assert message.event.trick_won.face_down and message.event.trick_won.points == 0
+            if message.version < won_at:
+                assert all(p.face_down and p.tile == 0 for p in message.view.current_trick)
+        last = again[-1]
+        assert last.event.WhichOneof("kind") == "tile_played"
+        assert not last.event.tile_played.face_down
+        assert [p.face_down for p in last.view.current_trick] == [False]
+
+        seen_live = [next(live) for _ in range(now.version)]
+        live.cancel()
+        plays = [m.event.tile_played for m in seen_live if m.event.WhichOneof("kind") == "tile_played"]
+        assert len(plays) == 5 and not any(p.face_down for p in plays)
+        assert {p.tile for p in plays} == {
+            e.tile for _, e in log if isinstance(e, engine.TilePlayed)
+        }
+    finally:
+        client.close()
