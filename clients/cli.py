@@ -173,7 +173,7 @@ def _choose(view: view_pb2.SeatView) -> actions_pb2.Action:
         if answer.isdigit() and 1 <= int(answer) <= len(choices):
             return choices[int(answer) - 1]
         if answer == "resign":
-            sure = console.input("resign: your team loses the game now. Sure? [y/N]> ")
+            sure = console.input("resign: your team loses the game now. Sure? (y/N)> ")
             if sure.strip().lower() in ("y", "yes"):
                 return actions_pb2.Action(resign=actions_pb2.Resign())
             continue

@@ -425,6 +425,29 @@ def test_person_takes_the_widow_in_moon_then_leaves(
     assert events_by(events, "contract_declared", 0)
 
 
+def test_person_resigns_in_the_terminal(
+    server: ServerProcess, api: Client, terminal: Callable[..., Terminal]
+) -> None:
+    """'resign' at the prompt, confirmed: the game is over, the other team wins, and the log
+    says seat 0 resigned."""
+    t = terminal(
+        "play", "--server", server.address, "--game", "texas42", "--bots", "3", "--name", "quitter"
+    )
+    t.start()
+    assert t.next_question()
+    t.answer("resign")
+    t.child.expect_exact("Sure? (y/N)> ")
+    t.answer("y")
+    t.child.expect(r"game over: team 1 \(seats 1, 3\) wins")
+    t.child.expect(pexpect.EOF)
+    t.child.close()
+    assert t.child.exitstatus == 0, Terminal.clean(t.child.before or "")
+    summary = api.game(t.game_id)
+    assert summary.status == FINISHED and summary.winner == 1
+    events = full_log(api, t.game_id)
+    assert events_by(events, "resigned", 0)
+
+
 def full_log_so_far(api: Client, game_id: str) -> list[events_pb2.Event]:
     """The events of a game still being played, up to the spectator's current version."""
     public = api.view(game_id, timeout=60)
