@@ -107,7 +107,7 @@ FORCE:
 DEMO_PORT ?= 50061
 demo: setup
 	@dir=$$(mktemp -d); \
-	$(VENV)/bin/boneyard-server --database-url sqlite:///$$dir/demo.db --listen 127.0.0.1:$(DEMO_PORT) --log-level WARNING & pid=$$!; \
+	$(VENV)/bin/boneyard-server --database-url sqlite:///$$dir/demo.db --listen 127.0.0.1:$(DEMO_PORT) --http-listen '' --log-level WARNING & pid=$$!; \
 	trap 'kill $$pid 2>/dev/null; wait $$pid 2>/dev/null; rm -rf '"$$dir" EXIT; \
 	for i in $$(seq 50); do $(VENV)/bin/grpcurl -plaintext 127.0.0.1:$(DEMO_PORT) grpc.health.v1.Health/Check >/dev/null 2>&1 && break; sleep 0.2; done; \
 	echo "Texas 42, 4 heuristic bots:"; \

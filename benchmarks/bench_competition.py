@@ -56,7 +56,7 @@ def start_server(database_url: str, log_path: Path) -> tuple[subprocess.Popen[by
     log = log_path.open("wb")
     proc = subprocess.Popen(
         [sys.executable, "-m", "boneyard.server.main", "--database-url", database_url, "--listen", "127.0.0.1:0",
-         "--log-level", "WARNING"],
+         "--http-listen", "", "--log-level", "WARNING"],
         stdout=log,
         stderr=subprocess.STDOUT,
     )

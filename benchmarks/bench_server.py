@@ -163,6 +163,8 @@ def start_boneyard(database_url: str, log_path: Path, binary: str | None = None)
             database_url,
             "--listen",
             "127.0.0.1:0",
+            "--http-listen",
+            "",
             "--log-level",
             "WARNING",
         ],

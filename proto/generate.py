@@ -2,7 +2,8 @@
 
 For every ``proto/boneyard/**/*.proto`` this writes ``*_pb2.py`` (messages), ``*_pb2.pyi``
 (typed stubs, mypy-protobuf) and, for files with services, ``*_pb2_grpc.py`` and
-``*_pb2_grpc.pyi`` (grpc stubs and servicers). The include root is ``proto/``, so the generated
+``*_pb2_grpc.pyi`` (grpc stubs and servicers) and ``*_connect.py`` (Connect and gRPC-Web
+services and clients, protoc-gen-connectrpc). The include root is ``proto/``, so the generated
 modules import each other as ``boneyard.v1.x_pb2``. The generated files are checked in;
 ``tests/server/test_proto_generated_is_fresh.py`` regenerates into a temporary directory and
 fails if they differ.
@@ -25,7 +26,7 @@ from pathlib import Path
 PROTO_ROOT = Path(__file__).resolve().parent
 """The include root: imports read ``boneyard/v1/rules.proto``."""
 PACKAGE = "boneyard"
-GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi")
+GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi", "_connect.py")
 
 
 def proto_files(root: Path = PROTO_ROOT) -> list[Path]:
@@ -49,7 +50,7 @@ def _plugin(name: str) -> str:
         return str(beside)
     found = shutil.which(name)
     if found is None:
-        raise SystemExit(f"{name} not found: install mypy-protobuf (make setup)")
+        raise SystemExit(f"{name} not found: install the dev extra (make setup)")
     return found
 
 
@@ -66,10 +67,14 @@ def generate(out: Path) -> list[Path]:
         f"--proto_path={PROTO_ROOT}",
         f"--plugin=protoc-gen-mypy={_plugin('protoc-gen-mypy')}",
         f"--plugin=protoc-gen-mypy_grpc={_plugin('protoc-gen-mypy_grpc')}",
+        f"--plugin=protoc-gen-connectrpc={_plugin('protoc-gen-connectrpc')}",
         f"--python_out={out}",
         f"--mypy_out={out}",
         f"--grpc_python_out={out}",
         f"--mypy_grpc_out={out}",
+        # Connect and gRPC-Web services over Google's protobuf messages, asyncio only.
+        f"--connectrpc_out={out}",
+        "--connectrpc_opt=protobuf=google,io=async",
         *files,
     ]
     # Relative paths keep the absolute checkout path out of the generated code.

@@ -16,10 +16,9 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from boneyard import codec
 from boneyard.server.archive import Archive, ArchivedGame, check_game_id
 from boneyard.server.errors import InvalidArgument
-from boneyard.server.store import EventStore
 from boneyard.v1 import archive_pb2, archive_pb2_grpc
 
-__all__ = ["ARCHIVE_SERVICE_NAME", "ArchiveServicer", "add_archive_service"]
+__all__ = ["ARCHIVE_SERVICE_NAME", "ArchiveServicer"]
 
 log = logging.getLogger(__name__)
 
@@ -110,10 +109,3 @@ class ArchiveServicer(archive_pb2_grpc.ArchiveServiceServicer):
         if not request.HasField("record"):
             raise InvalidArgument("VerifyRecord needs a record")
         return await self._call(self._archive.verify, request.record)
-
-
-def add_archive_service(server: grpc.aio.Server, store: EventStore) -> str:
-    """Serve the archive of ``store`` on ``server``; return the service's full name (for
-    reflection and health checking)."""
-    archive_pb2_grpc.add_ArchiveServiceServicer_to_server(ArchiveServicer(Archive(store)), server)
-    return ARCHIVE_SERVICE_NAME

@@ -40,8 +40,10 @@ __all__ = [
     "ErrorInterceptor",
     "StreamQuotaInterceptor",
     "Undecodable",
+    "answer_for",
     "credentials",
     "status_for",
+    "use_credentials",
 ]
 
 log = logging.getLogger(__name__)
@@ -84,6 +86,12 @@ def status_for(error: BaseException) -> grpc.StatusCode | None:
         if code is not None:
             return code
     return None
+
+
+def use_credentials(metadata: Any) -> None:
+    """Read the call's bearer token (``Unauthenticated`` if malformed) for ``credentials()``:
+    for the gRPC port and the HTTP listener alike."""
+    _credentials.set(_bearer(metadata))
 
 
 def _bearer(metadata: Any) -> str | None:
@@ -204,14 +212,14 @@ class CredentialsInterceptor(_Wrapping):
 
         def unary(inner: Handler) -> Handler:
             async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
-                _credentials.set(_bearer(context.invocation_metadata()))
+                use_credentials(context.invocation_metadata())
                 return await inner(request, context)
 
             return call
 
         def stream(inner: Handler) -> Handler:
             async def call(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-                _credentials.set(_bearer(context.invocation_metadata()))
+                use_credentials(context.invocation_metadata())
                 async for message in inner(request, context):
                     yield message
 
@@ -290,17 +298,23 @@ async def _refuse_bytes(context: grpc.aio.ServicerContext, request: Undecodable,
 async def _abort(context: grpc.aio.ServicerContext, error: Exception, method: str) -> None:
     if isinstance(error, grpc.aio.AbortError):
         raise error  # a handler's own abort: already answered
+    code, message = answer_for(error, method, context.invocation_metadata())
+    await context.abort(code, message)
+
+
+def answer_for(error: Exception, method: str, metadata: Any) -> tuple[grpc.StatusCode, str]:
+    """The status code and message that answer ``error`` (for every transport): an expected
+    error's own, shortened; anything else is logged with a request id and is INTERNAL."""
     code = status_for(error)
     if code is None:
-        request_id = _request_id(context)
+        request_id = _request_id(metadata)
         log.error("%s failed (request %s)", method, request_id, exc_info=error)
-        await context.abort(grpc.StatusCode.INTERNAL, INTERNAL_ERROR.format(request_id=request_id))
-    assert code is not None
-    await context.abort(code, _shortened(str(error)))
+        return grpc.StatusCode.INTERNAL, INTERNAL_ERROR.format(request_id=request_id)
+    return code, _shortened(str(error))
 
 
-def _request_id(context: grpc.aio.ServicerContext) -> str:
-    for key, value in context.invocation_metadata() or ():
+def _request_id(metadata: Any) -> str:
+    for key, value in metadata or ():
         if key == REQUEST_ID_HEADER:
             text = value if isinstance(value, str) else value.decode("ascii", "replace")
             if 0 < len(text) <= 64 and text.isprintable():

@@ -15,6 +15,7 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Sequence
 from datetime import timedelta
 
 import grpc
@@ -24,11 +25,13 @@ from grpc_reflection.v1alpha import reflection
 from boneyard.server.admin import admin
 from boneyard.server.api import GameServicer
 from boneyard.server.app import GameApp
-from boneyard.server.archive_api import add_archive_service
+from boneyard.server.archive import Archive
+from boneyard.server.archive_api import ARCHIVE_SERVICE_NAME, ArchiveServicer
 from boneyard.server.clocks import ClockKeeper
 from boneyard.server.competition_api import LobbyServicer, TournamentServicer
 from boneyard.server.feed import Feed
 from boneyard.server.games import MAX_LIVE_GAMES, GameHost, LiveGame
+from boneyard.server.http_api import HttpListener, Services, http_app
 from boneyard.server.interceptors import (
     CredentialsInterceptor,
     ErrorInterceptor,
@@ -45,6 +48,7 @@ from boneyard.server.store.writer import Writer
 from boneyard.server.sweeper import DEFAULT_IDLE_AFTER, DEFAULT_OPEN_AFTER, Abandonment, Sweeper
 from boneyard.server.tournaments import TournamentDirector
 from boneyard.v1 import (
+    archive_pb2_grpc,
     competition_pb2,
     competition_pb2_grpc,
     game_service_pb2,
@@ -57,6 +61,7 @@ log = logging.getLogger("boneyard.server")
 
 DEFAULT_DATABASE_URL = "sqlite:///boneyard.db"
 DEFAULT_LISTEN = "127.0.0.1:50051"
+DEFAULT_HTTP_LISTEN = "127.0.0.1:8080"
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 LOBBY_SERVICE_NAME = competition_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name
 TOURNAMENT_SERVICE_NAME = competition_pb2.DESCRIPTOR.services_by_name["TournamentService"].full_name
@@ -75,10 +80,14 @@ async def create_server(
     tls: tuple[bytes, bytes] | None = None,
     quotas: Quotas | None = None,
     abandonment: Abandonment | None = None,
+    http_listen: str | None = None,
+    http_cors_origins: Sequence[str] = (),
+    http_tls: tuple[str, str] | None = None,
 ) -> tuple[grpc.aio.Server, int, Boneyard]:
     """A started server on ``listen`` (port 0 picks a free one); returns it, its port and the
     parts it runs (``Boneyard``). ``tls``: ``(certificate chain, private key)`` in PEM, to
-    serve TLS only."""
+    serve TLS only. ``http_listen``: also serve Connect and gRPC-Web (and the web app) there
+    (``Boneyard.http_port`` is its port), with TLS from the files ``http_tls``."""
     kwargs = {"sqlite_synchronous": sqlite_synchronous} if is_sqlite(database_url) else {}
     store = await asyncio.to_thread(EventStore.open, database_url, migrate=True, **kwargs)
     quotas = quotas or Quotas()
@@ -92,13 +101,13 @@ async def create_server(
         interceptors=[ErrorInterceptor(), CredentialsInterceptor(), StreamQuotaInterceptor(quotas)],
     )
     game_service_pb2_grpc.add_GameServiceServicer_to_server(parts.games, server)
-    competition_pb2_grpc.add_LobbyServiceServicer_to_server(
-        LobbyServicer(parts.app, parts.lobby, parts.seats, parts.games, quotas), server
-    )
-    competition_pb2_grpc.add_TournamentServiceServicer_to_server(
-        TournamentServicer(parts.app, parts.director), server
-    )
-    archive_service = add_archive_service(server, store)
+    lobby = LobbyServicer(parts.app, parts.lobby, parts.seats, parts.games, quotas)
+    competition_pb2_grpc.add_LobbyServiceServicer_to_server(lobby, server)
+    tournaments = TournamentServicer(parts.app, parts.director)
+    competition_pb2_grpc.add_TournamentServiceServicer_to_server(tournaments, server)
+    archive = ArchiveServicer(Archive(store))
+    archive_pb2_grpc.add_ArchiveServiceServicer_to_server(archive, server)
+    archive_service = ARCHIVE_SERVICE_NAME
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     services = (SERVICE_NAME, LOBBY_SERVICE_NAME, TOURNAMENT_SERVICE_NAME, archive_service)
@@ -119,6 +128,18 @@ async def create_server(
         raise OSError(f"cannot listen on {listen}")
     await parts.start()
     await server.start()
+    if http_listen:
+        services_over_http = Services(parts.games, lobby, tournaments, archive, health_servicer)
+        app = http_app(services_over_http, quotas, cors_origins=http_cors_origins)
+        parts.http = HttpListener(app, tls=http_tls)
+        host, _, http_port = http_listen.rpartition(":")
+        try:
+            parts.http_port = await parts.http.start(host, int(http_port))
+        except OSError as e:
+            await server.stop(grace=None)
+            await parts.stop()
+            parts.close()
+            raise OSError(f"cannot listen for HTTP on {http_listen}: {e}") from e
     for name in ("", *services):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     return server, port, parts
@@ -173,6 +194,9 @@ class Boneyard:
             if postgresql
             else None
         )
+        self.http: HttpListener | None = None
+        self.http_port: int | None = None
+        """The HTTP listener's port, when there is one."""
         self._tasks: list[asyncio.Task[None]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -201,6 +225,8 @@ class Boneyard:
             await asyncio.wait_for(self.listener.ready.wait(), 30)
 
     async def stop(self) -> None:
+        if self.http is not None:
+            await self.http.stop()
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -265,6 +291,9 @@ async def _serve(args: argparse.Namespace) -> None:
             abandonment=Abandonment(
                 idle_after=args.abandon_idle_after, open_after=args.expire_open_after
             ),
+            http_listen=args.http_listen or None,
+            http_cors_origins=args.http_cors_origin,
+            http_tls=(args.tls_cert, args.tls_key) if args.tls_cert and args.tls_key else None,
         )
     except Exception as e:
         log.debug("start failed", exc_info=True)
@@ -274,6 +303,11 @@ async def _serve(args: argparse.Namespace) -> None:
     host = listen.rsplit(":", 1)[0]
     log.info("boneyard-server listening on %s:%d, database %s", host, port, _redacted(database_url))
     print(f"boneyard-server listening on {host}:{port}", flush=True)
+    if app.http_port is not None:
+        http_host = args.http_listen.rsplit(":", 1)[0]
+        scheme = "https" if args.tls_cert else "http"
+        log.info("HTTP (Connect, gRPC-Web, web app) on %s://%s:%d", scheme, http_host, app.http_port)
+        print(f"boneyard-server serving HTTP on {scheme}://{http_host}:{app.http_port}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -331,6 +365,11 @@ def _span(text: str) -> timedelta | None:
     return timedelta(seconds=int(text)) if int(text) else None
 
 
+def _http_listen_address(text: str) -> str:
+    """argparse type of --http-listen: like --listen, or '' for no HTTP listener."""
+    return _listen_address(text) if text else ""
+
+
 def _live_games(text: str) -> int:
     """argparse type of --max-live-games: 1 .. 1,000,000."""
     if not text.isdigit() or not 1 <= int(text) <= 1_000_000:
@@ -365,6 +404,23 @@ def main(argv: list[str] | None = None) -> None:
         type=_listen_address,
         default=os.environ.get("BONEYARD_LISTEN", DEFAULT_LISTEN),
         help="HOST:PORT to serve gRPC on (env BONEYARD_LISTEN; default %(default)s)",
+    )
+    parser.add_argument(
+        "--http-listen",
+        type=_http_listen_address,
+        default=os.environ.get("BONEYARD_HTTP_LISTEN", DEFAULT_HTTP_LISTEN),
+        metavar="HOST:PORT",
+        help="HOST:PORT to serve the same services over Connect and gRPC-Web, and the web app, "
+        "on; '' for none (env BONEYARD_HTTP_LISTEN; default %(default)s)",
+    )
+    parser.add_argument(
+        "--http-cors-origin",
+        action="append",
+        default=[o for o in os.environ.get("BONEYARD_HTTP_CORS_ORIGINS", "").split(",") if o],
+        metavar="ORIGIN",
+        help="a web origin (https://example.org) whose pages may call the HTTP listener; "
+        "repeat for more, '*' for any (env BONEYARD_HTTP_CORS_ORIGINS, comma-separated; "
+        "default: none, only pages the listener serves itself)",
     )
     parser.add_argument(
         "--tls-cert",

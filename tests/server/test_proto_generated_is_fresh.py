@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PROTO = ROOT / "proto"
-GENERATED = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi")
+GENERATED = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi", "_connect.py")
 
 
 def _generated(root: Path) -> dict[str, bytes]:
@@ -29,7 +29,7 @@ def _generated(root: Path) -> dict[str, bytes]:
 
 def _generators() -> str:
     versions = []
-    for dist in ("grpcio-tools", "mypy-protobuf"):
+    for dist in ("grpcio-tools", "mypy-protobuf", "protoc-gen-connectrpc"):
         try:
             versions.append(f"{dist} {importlib.metadata.version(dist)}")
         except importlib.metadata.PackageNotFoundError:

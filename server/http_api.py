@@ -1,0 +1,316 @@
+"""The services over HTTP, for browsers: the Connect protocol and gRPC-Web on a listener beside
+the gRPC port (``--http-listen``), in the same process and event loop.
+
+There is one set of handlers: every Connect or gRPC-Web call is a call of the very servicer
+object the gRPC port serves (``GameServicer`` ...). ``bridge`` gives connectrpc's generated ASGI
+applications (``boneyard.v1.*_connect``) an object whose snake_case methods do what the gRPC
+interceptors do around those servicers — read the bearer token, count the client's streams,
+turn errors into the same status codes and messages — and call the CamelCase method with a
+context that answers what the servicers ask of grpc's (the peer, the metadata, ``abort``).
+Streams that yield pre-encoded bytes (WatchGame) are decoded for connectrpc, which encodes
+each message for its protocol (binary or JSON).
+
+Beside the services: ``GET /healthz`` (the gRPC health service's answer, as JSON), and the web
+app (``boneyard.server.webapp``, built from ``web/``) at ``/``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import grpc
+import uvicorn
+from connectrpc.code import Code
+from connectrpc.errors import ConnectError
+from connectrpc.request import RequestContext
+from google.protobuf import message_factory
+from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
+from grpc_health.v1 import health, health_pb2
+from starlette.applications import Starlette
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp
+
+from boneyard.server.interceptors import answer_for, use_credentials
+from boneyard.server.quotas import Quotas, peer_of
+from boneyard.v1 import (
+    archive_connect,
+    archive_pb2,
+    competition_connect,
+    competition_pb2,
+    game_service_connect,
+    game_service_pb2,
+)
+
+__all__ = ["MAX_REQUEST_BYTES", "HttpListener", "Services", "bridge", "http_app"]
+
+log = logging.getLogger(__name__)
+
+MAX_REQUEST_BYTES = 4 * 1024 * 1024
+"""The largest request body, as on the gRPC port (grpc's default receive limit)."""
+
+CORS_HEADERS = [
+    "Content-Type",
+    "Connect-Protocol-Version",
+    "Connect-Timeout-Ms",
+    "Connect-Accept-Encoding",
+    "Connect-Content-Encoding",
+    "Accept-Encoding",
+    "Content-Encoding",
+    "Grpc-Timeout",
+    "X-Grpc-Web",
+    "X-User-Agent",
+    "X-Request-Id",
+    "Authorization",
+]
+"""What a browser's Connect or gRPC-Web client sends (and may read back, below)."""
+CORS_EXPOSED = [
+    "Content-Encoding",
+    "Connect-Content-Encoding",
+    "Grpc-Status",
+    "Grpc-Message",
+    "Grpc-Status-Details-Bin",
+]
+
+
+class _Aborted(Exception):
+    """A servicer's ``context.abort`` over HTTP."""
+
+    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+        super().__init__(details)
+        self.code = code
+        self.details = details
+
+
+class _Context:
+    """What the servicers use of ``grpc.aio.ServicerContext``, answered from a Connect call."""
+
+    def __init__(self, ctx: RequestContext[Any, Any]) -> None:
+        self._ctx = ctx
+        self._metadata = tuple(
+            (key.lower(), value) for key, value in ctx.request_headers.items()
+        )
+
+    def peer(self) -> str:
+        # In grpc's form ("ipv4:1.2.3.4:5678"), so a client's quotas count both doors alike.
+        address = self._ctx.client_address or "unknown:0"
+        return f"{'ipv6' if address.count(':') > 1 else 'ipv4'}:{address}"
+
+    def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
+        return self._metadata
+
+    def time_remaining(self) -> float | None:
+        remaining = self._ctx.timeout_ms()
+        return None if remaining is None else remaining / 1000
+
+    async def abort(self, code: grpc.StatusCode, details: str = "") -> None:
+        raise _Aborted(code, details)
+
+
+def _connect_error(error: Exception, method: str, context: _Context) -> ConnectError:
+    if isinstance(error, ConnectError):
+        return error
+    if isinstance(error, _Aborted):
+        code, message = error.code, error.details
+    else:
+        code, message = answer_for(error, method, context.invocation_metadata())
+    return ConnectError(Code[code.name], message)
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def bridge(service: ServiceDescriptor, servicer: object, quotas: Quotas) -> object:
+    """An object with a snake_case method for each of ``service``'s methods (what connectrpc's
+    generated ASGI application calls), each calling ``servicer``'s gRPC method."""
+    methods: dict[str, Callable[..., Any]] = {}
+    for method in service.methods:
+        handler = getattr(servicer, method.name)
+        if method.server_streaming:
+            methods[_snake(method.name)] = _streaming(method, handler, quotas)
+        else:
+            methods[_snake(method.name)] = _unary(method, handler)
+    return _Bridged(methods)
+
+
+class _Bridged:
+    def __init__(self, methods: dict[str, Callable[..., Any]]) -> None:
+        self.__dict__.update(methods)
+
+
+class _Bare:
+    """The context of a call the listener makes itself (the health check)."""
+
+    def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
+        return ()
+
+    async def abort(self, code: grpc.StatusCode, details: str = "") -> None:
+        raise _Aborted(code, details)
+
+
+def _unary(
+    method: MethodDescriptor, handler: Callable[[Any, Any], Awaitable[Any]]
+) -> Callable[[Any, RequestContext[Any, Any]], Awaitable[Any]]:
+    path = f"/{method.containing_service.full_name}/{method.name}"
+
+    async def call(request: Any, ctx: RequestContext[Any, Any]) -> Any:
+        context = _Context(ctx)
+        try:
+            use_credentials(context.invocation_metadata())
+            return await handler(request, context)
+        except Exception as error:  # noqa: BLE001 - every error gets a status, as on gRPC
+            raise _connect_error(error, path, context) from None
+
+    return call
+
+
+def _streaming(
+    method: MethodDescriptor, handler: Callable[[Any, Any], AsyncIterator[Any]], quotas: Quotas
+) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]]:
+    path = f"/{method.containing_service.full_name}/{method.name}"
+    output = message_factory.GetMessageClass(method.output_type)
+
+    async def call(request: Any, ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
+        context = _Context(ctx)
+        try:
+            use_credentials(context.invocation_metadata())
+            with quotas.stream(peer_of(context.peer())):
+                async for message in handler(request, context):
+                    # WatchGame's messages are encoded once for every watcher (bytes).
+                    yield output.FromString(message) if type(message) is bytes else message
+        except Exception as error:  # noqa: BLE001 - every error gets a status, as on gRPC
+            raise _connect_error(error, path, context) from None
+
+    return call
+
+
+@dataclass(frozen=True)
+class Services:
+    """The servicers the gRPC port serves, and its health service."""
+
+    games: object
+    lobby: object
+    tournaments: object
+    archive: object
+    health: health.aio.HealthServicer
+
+
+def _descriptor(name: str) -> ServiceDescriptor:
+    for pb2 in (game_service_pb2, competition_pb2, archive_pb2):
+        if name in pb2.DESCRIPTOR.services_by_name:
+            return pb2.DESCRIPTOR.services_by_name[name]
+    raise LookupError(name)
+
+
+def web_app_dir() -> Path | None:
+    """The built web app (``make web`` writes it into the package), if there is one."""
+    try:
+        found = resources.files("boneyard.server") / "webapp"
+    except ModuleNotFoundError:  # pragma: no cover - the package is always there
+        return None
+    path = Path(str(found))
+    return path if (path / "index.html").is_file() else None
+
+
+def http_app(
+    services: Services, quotas: Quotas, *, cors_origins: Sequence[str] = ()
+) -> ASGIApp:
+    """The ASGI application of the HTTP listener."""
+    routes: list[BaseRoute] = []
+    for module, name, servicer in (
+        (game_service_connect, "GameService", services.games),
+        (competition_connect, "LobbyService", services.lobby),
+        (competition_connect, "TournamentService", services.tournaments),
+        (archive_connect, "ArchiveService", services.archive),
+    ):
+        application = getattr(module, f"{name}ASGIApplication")(
+            bridge(_descriptor(name), servicer, quotas), read_max_bytes=MAX_REQUEST_BYTES
+        )
+        routes.append(Mount(application.path, app=application))
+
+    async def healthz(request: Request) -> Response:
+        service = request.query_params.get("service", "")
+        try:
+            answer = await services.health.Check(
+                health_pb2.HealthCheckRequest(service=service), _Bare()
+            )
+        except _Aborted as aborted:
+            return JSONResponse({"error": aborted.details}, status_code=404)
+        status = health_pb2.HealthCheckResponse.ServingStatus.Name(answer.status)
+        return JSONResponse({"status": status}, status_code=200 if status == "SERVING" else 503)
+
+    routes.append(Route("/healthz", healthz))
+    built = web_app_dir()
+    if built is not None:
+        routes.append(Mount("/", app=StaticFiles(directory=built, html=True)))
+    app: ASGIApp = Starlette(routes=routes)
+    if cors_origins:
+        app = CORSMiddleware(
+            app,
+            allow_origins=list(cors_origins),
+            allow_methods=["GET", "POST"],
+            allow_headers=CORS_HEADERS,
+            expose_headers=CORS_EXPOSED,
+            max_age=7200,
+        )
+    return app
+
+
+class _Server(uvicorn.Server):
+    """uvicorn without its signal handlers: the server process owns SIGINT and SIGTERM."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+class HttpListener:
+    """The HTTP listener, served on the running event loop."""
+
+    def __init__(self, app: ASGIApp, *, tls: tuple[str, str] | None = None) -> None:
+        config = uvicorn.Config(
+            app,
+            lifespan="off",
+            log_level="warning",
+            access_log=False,
+            ssl_certfile=tls[0] if tls else None,
+            ssl_keyfile=tls[1] if tls else None,
+        )
+        self._server = _Server(config)
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self, host: str, port: int) -> int:
+        """Listen on ``host:port``; the port (a free one for 0). ``OSError`` if the address
+        is in use or not this host's."""
+        host = host.strip("[]")
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        # Bound here, not by uvicorn, which would exit the process on a busy port.
+        sock = socket.create_server((host, port), family=family)
+        self._task = asyncio.get_running_loop().create_task(self._server.serve(sockets=[sock]))
+        while not self._server.started:
+            if self._task.done():
+                self._task.result()  # raises what stopped it
+                raise OSError(f"the HTTP listener on {host}:{port} stopped as it started")
+            await asyncio.sleep(0.01)
+        return int(sock.getsockname()[1])
+
+    async def stop(self) -> None:
+        if self._task is None:
+            return
+        self._server.should_exit = True
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+        self._task = None
