@@ -54,6 +54,7 @@ class GamePage {
   private summaryWanted = false;
   private summaryInFlight = false;
   private readonly ticker: number;
+  private frame?: number;
 
   constructor(private readonly root: HTMLElement, private readonly gameId: string, private readonly signal: AbortSignal) {
     this.ticker = window.setInterval(() => tickClocks(this.root), 200);
@@ -258,7 +259,18 @@ class GamePage {
     );
   }
 
+  /** Draw at the next frame: the messages of one action (a trick won, the hand scored, the
+   * next deal) come together, and the page is drawn once for all of them. */
   private render(): void {
+    if (this.frame !== undefined || this.signal.aborted) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = undefined;
+      // (A page left meanwhile draws nothing: its element belongs to the next page.)
+      if (!this.signal.aborted) this.draw();
+    });
+  }
+
+  private draw(): void {
     const s = this.summary;
     const view = this.view;
     const rules = rulesOf(view, s);
