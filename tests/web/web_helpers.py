@@ -89,16 +89,18 @@ def run_script(
     out_dir: Path,
     *,
     env: Mapping[str, str] | None = None,
-    on_line: Callable[[str], None] = lambda line: None,
+    on_line: Callable[[str], object] = lambda line: None,
     timeout: float = SCRIPT_TIMEOUT,
+    browser: bool = True,
 ) -> ScriptRun:
-    """Run ``web/e2e/NAME`` against the server at ``base_url``; ``on_line`` sees each stdout
-    line as it comes (to seat bots when the script says so)."""
+    """Run ``web/e2e/NAME`` (or the script at an absolute path) against the server at
+    ``base_url``; ``on_line`` sees each stdout line as it comes (to seat bots when the script
+    says so). ``browser=False``: a script that needs no Chromium."""
     full_env = {
         **os.environ,
         "BONEYARD_URL": base_url,
         "OUT_DIR": str(out_dir),
-        "CHROMIUM": str(chromium()),
+        **({"CHROMIUM": str(chromium())} if browser else {}),
         **(env or {}),
     }
     proc = subprocess.Popen(
