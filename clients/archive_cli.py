@@ -29,9 +29,16 @@ from boneyard.clients.api import DEFAULT_SERVER, open_channel
 from boneyard.clients.describe import event_text
 from boneyard.engine import Event, GameState, HandDealt, TilePlayed, TrickWon, WidowExchanged
 from boneyard.engine.tiles import format_tiles, tile_name
-from boneyard.record import MalformedRecord, dump_record, load_record
+from boneyard.record import (
+    MAX_RECORD_BYTES,
+    MAX_RECORD_FILE_BYTES,
+    MalformedRecord,
+    RecordTooLarge,
+    dump_record,
+    load_record,
+)
 from boneyard.v1 import archive_pb2, archive_pb2_grpc, events_pb2
-from boneyard.verify import command_of, verify_record
+from boneyard.verify import Discrepancy, Verdict, command_of, verify_record
 
 __all__ = ["ARCHIVE_COMMANDS", "ArchiveClient", "Step", "replay_steps"]
 
@@ -48,7 +55,10 @@ class ArchiveClient:
     """One channel to a server's ArchiveService."""
 
     def __init__(self, address: str = DEFAULT_SERVER) -> None:
-        self._channel = open_channel(address)
+        # A record may take MAX_RECORD_BYTES, and its answer a little more: past gRPC's default.
+        self._channel = open_channel(
+            address, [("grpc.max_receive_message_length", 2 * MAX_RECORD_BYTES)]
+        )
         self._stub = archive_pb2_grpc.ArchiveServiceStub(self._channel)
 
     def close(self) -> None:
@@ -110,7 +120,18 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _read_record(path: str) -> archive_pb2.GameRecord:
-    data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    """The record in a file (``-``: stdin), read no further than one byte past the bound of a
+    record file: a huge file is refused (``RecordTooLarge``) without being read whole."""
+    if path == "-":
+        data = sys.stdin.buffer.read(MAX_RECORD_FILE_BYTES + 1)
+    else:
+        with open(path, "rb") as file:
+            data = file.read(MAX_RECORD_FILE_BYTES + 1)
+    if len(data) > MAX_RECORD_FILE_BYTES:
+        raise RecordTooLarge(
+            f"a file of more than {MAX_RECORD_FILE_BYTES} bytes; a record file is at most "
+            f"{MAX_RECORD_FILE_BYTES // (1024 * 1024)} MiB"
+        )
     return load_record(data)
 
 
@@ -151,6 +172,9 @@ def export(server: str, game_id: str, output: str, binary: bool) -> None:
 
 # ---------------------------------------------------------------- verify
 
+_A_RECORD = "a GameRecord (JSON or protobuf)"
+_WITHIN_BOUNDS = "a record within the bounds"
+
 
 @click.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
@@ -166,14 +190,12 @@ def verify(files: tuple[str, ...]) -> None:
             record = _read_record(file)
         except OSError as e:
             raise click.FileError(file, hint=e.strerror or str(e)) from None
+        except RecordTooLarge as e:
+            verdict = Verdict(discrepancy=Discrepancy(0, "format", _WITHIN_BOUNDS, str(e)))
         except MalformedRecord as e:
-            click.echo(
-                f"{prefix}invalid: record: format: expected a GameRecord (JSON or protobuf); "
-                f"found {e}"
-            )
-            valid = False
-            continue
-        verdict = verify_record(record)
+            verdict = Verdict(discrepancy=Discrepancy(0, "format", _A_RECORD, str(e)))
+        else:
+            verdict = verify_record(record)
         click.echo(f"{prefix}{verdict}")
         valid = valid and verdict.valid
     sys.exit(0 if valid else 1)
@@ -344,7 +366,7 @@ def _load_for_replay(source: str, server: str) -> archive_pb2.GameRecord:
     if source == "-" or path.exists():
         try:
             return _read_record(source)
-        except MalformedRecord as e:
+        except (MalformedRecord, RecordTooLarge) as e:
             raise click.ClickException(str(e)) from None
     try:
         uuid.UUID(source)

@@ -1,11 +1,18 @@
 """The gRPC servicer of ``boneyard.v1.ArchiveService``: decode, call ``boneyard.server.archive``
 (errors become status codes in ``boneyard.server.interceptors``). Blocking store and
-verification work runs in worker threads."""
+verification work runs in worker threads.
+
+A VerifyRecord request is at most ``MAX_VERIFY_REQUEST_BYTES`` (``REQUEST_LIMITS``, which the
+error interceptor enforces before parsing); its verification is told the client's deadline,
+and that the call is over when it is cancelled, so that a worker thread does not go on with a
+record nobody waits for."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import threading
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -14,18 +21,30 @@ import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from boneyard import codec
-from boneyard.server.archive import Archive, ArchivedGame, check_game_id
+from boneyard.record import MAX_RECORD_BYTES
+from boneyard.server.archive import MAX_VERIFY_SECONDS, Archive, ArchivedGame, check_game_id
 from boneyard.server.errors import InvalidArgument
 from boneyard.server.store import EventStore
 from boneyard.v1 import archive_pb2, archive_pb2_grpc
 
-__all__ = ["ARCHIVE_SERVICE_NAME", "ArchiveServicer", "add_archive_service"]
+__all__ = [
+    "ARCHIVE_SERVICE_NAME",
+    "MAX_VERIFY_REQUEST_BYTES",
+    "REQUEST_LIMITS",
+    "ArchiveServicer",
+    "add_archive_service",
+]
 
 log = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
 
 ARCHIVE_SERVICE_NAME = archive_pb2.DESCRIPTOR.services_by_name["ArchiveService"].full_name
+
+MAX_VERIFY_REQUEST_BYTES = MAX_RECORD_BYTES + 16
+"""A record of at most ``MAX_RECORD_BYTES`` and the few bytes that wrap it in the request."""
+REQUEST_LIMITS = {f"/{ARCHIVE_SERVICE_NAME}/VerifyRecord": MAX_VERIFY_REQUEST_BYTES}
+"""The request bytes of this service's methods that differ from the server's default."""
 
 _MIN_SECONDS = -62_135_596_800
 """0001-01-01T00:00:00Z, the first instant a Timestamp may hold."""
@@ -109,11 +128,24 @@ class ArchiveServicer(archive_pb2_grpc.ArchiveServiceServicer):
     ) -> archive_pb2.VerifyRecordResponse:
         if not request.HasField("record"):
             raise InvalidArgument("VerifyRecord needs a record")
-        return await self._call(self._archive.verify, request.record)
+        remaining = context.time_remaining()
+        deadline = None if remaining is None else time.monotonic() + remaining
+        over = threading.Event()
+        try:
+            return await self._call(
+                self._archive.verify, request.record, deadline=deadline, cancelled=over.is_set
+            )
+        finally:
+            # Cancelled (the client went away, or its deadline passed): the worker thread
+            # runs on regardless of the await, until it sees this.
+            over.set()
 
 
-def add_archive_service(server: grpc.aio.Server, store: EventStore) -> str:
+def add_archive_service(
+    server: grpc.aio.Server, store: EventStore, *, verify_seconds: float = MAX_VERIFY_SECONDS
+) -> str:
     """Serve the archive of ``store`` on ``server``; return the service's full name (for
     reflection and health checking)."""
-    archive_pb2_grpc.add_ArchiveServiceServicer_to_server(ArchiveServicer(Archive(store)), server)
+    archive = Archive(store, verify_seconds=verify_seconds)
+    archive_pb2_grpc.add_ArchiveServiceServicer_to_server(ArchiveServicer(archive), server)
     return ARCHIVE_SERVICE_NAME

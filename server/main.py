@@ -24,7 +24,8 @@ from grpc_reflection.v1alpha import reflection
 from boneyard.server.admin import admin
 from boneyard.server.api import GameServicer
 from boneyard.server.app import GameApp
-from boneyard.server.archive_api import add_archive_service
+from boneyard.server.archive import MAX_VERIFY_SECONDS
+from boneyard.server.archive_api import REQUEST_LIMITS, add_archive_service
 from boneyard.server.clocks import ClockKeeper
 from boneyard.server.competition_api import LobbyServicer, TournamentServicer
 from boneyard.server.feed import Feed
@@ -61,6 +62,11 @@ SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_
 LOBBY_SERVICE_NAME = competition_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name
 TOURNAMENT_SERVICE_NAME = competition_pb2.DESCRIPTOR.services_by_name["TournamentService"].full_name
 
+TRANSPORT_LIMIT = 8 * 1024 * 1024
+"""The bytes of a message gRPC reads at all: twice the largest request a method takes
+(VerifyRecord's 4 MiB record), so that a request a little over its method's limit is read and
+refused with the limit named (``ErrorInterceptor``), not cut off by the transport."""
+
 _background: set[asyncio.Task[None]] = set()
 """The background tasks (clock keeper, director, lobby heartbeat, listener) of every server
 this process runs."""
@@ -75,10 +81,11 @@ async def create_server(
     tls: tuple[bytes, bytes] | None = None,
     quotas: Quotas | None = None,
     abandonment: Abandonment | None = None,
+    verify_seconds: float = MAX_VERIFY_SECONDS,
 ) -> tuple[grpc.aio.Server, int, Boneyard]:
     """A started server on ``listen`` (port 0 picks a free one); returns it, its port and the
     parts it runs (``Boneyard``). ``tls``: ``(certificate chain, private key)`` in PEM, to
-    serve TLS only."""
+    serve TLS only. ``verify_seconds``: the most time one VerifyRecord may take."""
     kwargs = {"sqlite_synchronous": sqlite_synchronous} if is_sqlite(database_url) else {}
     store = await asyncio.to_thread(EventStore.open, database_url, migrate=True, **kwargs)
     quotas = quotas or Quotas()
@@ -88,8 +95,12 @@ async def create_server(
     # gRPC sets SO_REUSEPORT by default: a second server on a busy port would start "fine" and
     # take a share of the connections. A port in use must be an error.
     server = grpc.aio.server(
-        options=[("grpc.so_reuseport", 0)],
-        interceptors=[ErrorInterceptor(), CredentialsInterceptor(), StreamQuotaInterceptor(quotas)],
+        options=[("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", TRANSPORT_LIMIT)],
+        interceptors=[
+            ErrorInterceptor(REQUEST_LIMITS),
+            CredentialsInterceptor(),
+            StreamQuotaInterceptor(quotas),
+        ],
     )
     game_service_pb2_grpc.add_GameServiceServicer_to_server(parts.games, server)
     competition_pb2_grpc.add_LobbyServiceServicer_to_server(
@@ -98,7 +109,7 @@ async def create_server(
     competition_pb2_grpc.add_TournamentServiceServicer_to_server(
         TournamentServicer(parts.app, parts.director), server
     )
-    archive_service = add_archive_service(server, store)
+    archive_service = add_archive_service(server, store, verify_seconds=verify_seconds)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     services = (SERVICE_NAME, LOBBY_SERVICE_NAME, TOURNAMENT_SERVICE_NAME, archive_service)

@@ -4,7 +4,8 @@
 ``Discrepancy`` (the event's number, what was expected there, what was found). The checks, in
 the order they are made:
 
-1. the format version is one this verifier reads;
+1. the format version is one this verifier reads, and the record is within the bounds
+   (``boneyard.record.record_bounds_error``: events, hands, bytes, the header's texts);
 2. event by event, from 1:
    a. its ``seq`` is its position;
    b. its hash is ``SHA-256(previous hash || canonical bytes)`` (32 zero bytes before event 1);
@@ -22,7 +23,9 @@ the order they are made:
 3. the log ends when the game is over, and not before;
 4. the header (ruleset, seats, seed table, result) says what the log says.
 
-The server's ``ArchiveService.VerifyRecord`` runs this same function, so the two agree.
+The server's ``ArchiveService.VerifyRecord`` runs this same function, so the two agree. It
+passes ``stop``, asked every ``STOP_EVERY`` events, to give up (``VerificationStopped``) when
+its caller's deadline has passed.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import hmac
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,17 +64,21 @@ from boneyard.record import (
     FORMAT_VERSION,
     GENESIS_HASH,
     MalformedRecord,
+    RecordTooLarge,
     canonical_bytes,
     chain_hash,
     load_record,
+    record_bounds_error,
 )
 from boneyard.v1 import archive_pb2
 
 __all__ = [
     "KINDS",
+    "STOP_EVERY",
     "Discrepancy",
     "Summary",
     "Verdict",
+    "VerificationStopped",
     "command_of",
     "describe",
     "verdict_from_proto",
@@ -93,6 +101,16 @@ KINDS = (
     "header",
 )
 """What a check can find wrong (``DiscrepancyKind`` in archive.proto, lower case)."""
+
+STOP_EVERY = 64
+"""Events between two questions to ``verify_record``'s ``stop`` (a few milliseconds of work)."""
+MAX_TEXT = 500
+"""Characters of a discrepancy's ``expected`` and ``found`` at most: they quote the record
+(a seed, a name), and a verdict must stay small whatever the record holds."""
+
+
+class VerificationStopped(Exception):
+    """``verify_record``'s ``stop`` said to give up: no verdict."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +180,11 @@ class _Found(Exception):
 
 def _fail(event: int, kind: str, expected: str, found: str) -> _Found:
     assert kind in KINDS, kind
-    return _Found(Discrepancy(event, kind, expected, found))
+    return _Found(Discrepancy(event, kind, _shortened(expected), _shortened(found)))
+
+
+def _shortened(text: str) -> str:
+    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 16] + " ... (shortened)"
 
 
 # ---------------------------------------------------------------- words for events
@@ -320,10 +342,12 @@ def _awaited(state: GameState) -> str:
 
 
 def verify_bytes(data: bytes) -> Verdict:
-    """Read a record file (JSON or protobuf) and verify it; a file that is no record is a
-    format discrepancy of the record as a whole."""
+    """Read a record file (JSON or protobuf) and verify it; a file that is no record, or one
+    over the bounds, is a format discrepancy of the record as a whole."""
     try:
         record = load_record(data)
+    except RecordTooLarge as e:
+        return Verdict(discrepancy=Discrepancy(0, "format", "a record within the bounds", str(e)))
     except MalformedRecord as e:
         return Verdict(
             discrepancy=Discrepancy(0, "format", "a GameRecord (JSON or protobuf)", str(e))
@@ -331,15 +355,19 @@ def verify_bytes(data: bytes) -> Verdict:
     return verify_record(record)
 
 
-def verify_record(record: archive_pb2.GameRecord) -> Verdict:
-    """Every check of the module's doc, stopping at the first discrepancy."""
+def verify_record(
+    record: archive_pb2.GameRecord, *, stop: Callable[[], bool] | None = None
+) -> Verdict:
+    """Every check of the module's doc, stopping at the first discrepancy. ``stop`` is asked
+    before the first event and every ``STOP_EVERY`` events after it; when it says so the
+    verifier raises ``VerificationStopped``."""
     try:
-        return Verdict(summary=_verify(record))
+        return Verdict(summary=_verify(record, stop))
     except _Found as found:
         return Verdict(discrepancy=found.discrepancy)
 
 
-def _verify(record: archive_pb2.GameRecord) -> Summary:
+def _verify(record: archive_pb2.GameRecord, stop: Callable[[], bool] | None) -> Summary:
     if record.format_version != FORMAT_VERSION:
         raise _fail(
             0,
@@ -347,6 +375,9 @@ def _verify(record: archive_pb2.GameRecord) -> Summary:
             f"format version {FORMAT_VERSION}",
             f"format version {record.format_version}",
         )
+    too_large = record_bounds_error(record)
+    if too_large is not None:
+        raise _fail(0, "format", "a record within the bounds", too_large)
     if not record.events:
         raise _fail(1, "format", "event 1, GameCreated", "no events")
     seeds: dict[int, archive_pb2.HandSeed] = {}
@@ -362,6 +393,8 @@ def _verify(record: archive_pb2.GameRecord) -> Summary:
     prev = GENESIS_HASH
     dealt: list[int] = []
     for position, recorded in enumerate(record.events, start=1):
+        if stop is not None and position % STOP_EVERY == 1 and stop():
+            raise VerificationStopped(f"stopped at event {position} of {len(record.events)}")
         message = recorded.event
         # a. the numbering
         if message.seq != position:

@@ -71,13 +71,15 @@ def fresh_database(
 
 
 class RunningServer:
-    """``create_server`` on its own event loop in a background thread."""
+    """``create_server`` on its own event loop in a background thread (``options``: more of
+    its keyword arguments)."""
 
     def __init__(
         self,
         database_url: str,
         quotas: Quotas | None = None,
         abandonment: Abandonment | None = None,
+        **options: Any,
     ) -> None:
         self.database_url = database_url
         self.loop = asyncio.new_event_loop()
@@ -88,7 +90,11 @@ class RunningServer:
         try:
             self.server, self.port, self.app = self.run(
                 create_server(
-                    database_url, "127.0.0.1:0", quotas=quotas, abandonment=abandonment
+                    database_url,
+                    "127.0.0.1:0",
+                    quotas=quotas,
+                    abandonment=abandonment,
+                    **options,
                 )
             )
         except BaseException:

@@ -19,9 +19,11 @@ the server database's.
 Only finished games have records: a game in progress has hidden tiles (hands, seeds).
 
 STATUS CODES. INVALID_ARGUMENT: a malformed request (a game id that is no id, a page token
-this server did not give, an empty record to verify). NOT_FOUND: no game with this id.
-FAILED_PRECONDITION: GetRecord of a game that is not over (its record would show hidden
-tiles).
+this server did not give, an empty record to verify, a record over the bounds of
+docs/record-format.md: more than 60,000 events or 1,500 hands, more than 4 MiB).
+NOT_FOUND: no game with this id. FAILED_PRECONDITION: GetRecord of a game that is not over
+(its record would show hidden tiles). DEADLINE_EXCEEDED: VerifyRecord gave up, the client's
+deadline having passed or the server's limit (30 s) reached.
 """
 
 from boneyard.v1 import events_pb2 as _events_pb2

@@ -73,7 +73,8 @@ class ArchiveServiceServicer:
     def VerifyRecord(self, request, context):
         """Verify an uploaded record with the same checks as the offline verifier (`boneyard verify`):
         valid and a summary, or the first discrepancy. Also says whether this server holds the
-        same game. No token needed.
+        same game. No token needed. A request of more than 4 MiB + 16 bytes is INVALID_ARGUMENT
+        unread; the verification stops (DEADLINE_EXCEEDED) at the client's deadline or after 30 s.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
