@@ -21,7 +21,10 @@ the order they are made:
       seed deals exactly the recorded hands, every action was legal when made, every timeout
       did what its policy says, and every score, mark and the winner are right;
 3. the log ends when the game is over, and not before;
-4. the header (ruleset, seats, seed table, result) says what the log says.
+4. the header (ruleset, seats, seed table, result) says what the log says;
+5. the signature (``boneyard.signing``), if the record carries one, holds for the header and
+   the head of the chain, by the key it names; given ``public_key`` (the key the caller
+   trusts), the record must carry a signature and it must be by that key.
 
 The server's ``ArchiveService.VerifyRecord`` runs this same function, so the two agree. It
 passes ``stop``, asked every ``STOP_EVERY`` events, to give up (``VerificationStopped``) when
@@ -70,6 +73,7 @@ from boneyard.record import (
     load_record,
     record_bounds_error,
 )
+from boneyard.signing import BadSignature, check_signature, key_text
 from boneyard.v1 import archive_pb2
 
 __all__ = [
@@ -99,6 +103,7 @@ KINDS = (
     "score",
     "outcome",
     "header",
+    "signature",
 )
 """What a check can find wrong (``DiscrepancyKind`` in archive.proto, lower case)."""
 
@@ -142,6 +147,10 @@ class Summary:
     winner: int
     winning_seats: tuple[int, ...]
     head_hash: bytes
+    signing_key: bytes = b""
+    """The public key whose signature the record carries, checked; empty: unsigned."""
+    key_given: bool = False
+    """The signature was required to be by ``signing_key`` (the key the caller trusts)."""
 
     def __str__(self) -> str:
         unit = "marks" if self.rules.plays_for_marks else "points"
@@ -151,7 +160,17 @@ class Summary:
             f"{self.events} events, {self.hands} hands; final {unit} "
             f"{'-'.join(map(str, self.scores))}; team {self.winner} (seat"
             f"{'s' if len(self.winning_seats) > 1 else ''} {seats}) won; "
-            f"head {self.head_hash.hex()[:16]}"
+            f"head {self.head_hash.hex()[:16]}; {self.signed_text()}"
+        )
+
+    def signed_text(self) -> str:
+        """Who signed the record, in words."""
+        if not self.signing_key:
+            return "unsigned"
+        if self.key_given:
+            return f"signed by the expected {key_text(self.signing_key)}"
+        return (
+            f"signed by {key_text(self.signing_key)}, a key not compared with one you trust"
         )
 
 
@@ -356,18 +375,24 @@ def verify_bytes(data: bytes) -> Verdict:
 
 
 def verify_record(
-    record: archive_pb2.GameRecord, *, stop: Callable[[], bool] | None = None
+    record: archive_pb2.GameRecord,
+    *,
+    public_key: bytes | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> Verdict:
-    """Every check of the module's doc, stopping at the first discrepancy. ``stop`` is asked
-    before the first event and every ``STOP_EVERY`` events after it; when it says so the
-    verifier raises ``VerificationStopped``."""
+    """Every check of the module's doc, stopping at the first discrepancy. ``public_key``:
+    the key the record must be signed by (32 bytes); without it a signature is checked against
+    the key it names. ``stop`` is asked before the first event and every ``STOP_EVERY`` events
+    after it; when it says so the verifier raises ``VerificationStopped``."""
     try:
-        return Verdict(summary=_verify(record, stop))
+        return Verdict(summary=_verify(record, public_key, stop))
     except _Found as found:
         return Verdict(discrepancy=found.discrepancy)
 
 
-def _verify(record: archive_pb2.GameRecord, stop: Callable[[], bool] | None) -> Summary:
+def _verify(
+    record: archive_pb2.GameRecord, public_key: bytes | None, stop: Callable[[], bool] | None
+) -> Summary:
     if record.format_version != FORMAT_VERSION:
         raise _fail(
             0,
@@ -470,6 +495,10 @@ def _verify(record: archive_pb2.GameRecord, stop: Callable[[], bool] | None) -> 
             "the end of the record",
         )
     _check_header(record, state, dealt)
+    try:
+        signer = check_signature(record, public_key, head=prev)
+    except BadSignature as e:
+        raise _fail(0, "signature", e.expected, e.found) from None
     rules = state.rules
     return Summary(
         game_id=record.game_id,
@@ -480,6 +509,8 @@ def _verify(record: archive_pb2.GameRecord, stop: Callable[[], bool] | None) -> 
         winner=state.winner,
         winning_seats=rules.teams[state.winner],
         head_hash=prev,
+        signing_key=signer or b"",
+        key_given=signer is not None and public_key is not None,
     )
 
 
@@ -618,6 +649,7 @@ def verdict_to_proto(verdict: Verdict) -> archive_pb2.VerifyRecordResponse:
                 winner=s.winner,
                 winning_seats=s.winning_seats,
                 head_hash=s.head_hash,
+                signing_key=s.signing_key,
             )
         )
     if verdict.discrepancy is not None:
@@ -654,6 +686,7 @@ def verdict_from_proto(response: archive_pb2.VerifyRecordResponse) -> Verdict:
                 winner=s.winner,
                 winning_seats=tuple(s.winning_seats),
                 head_hash=s.head_hash,
+                signing_key=s.signing_key,
             )
         )
     d = response.discrepancy
