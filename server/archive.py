@@ -1,8 +1,9 @@
 """The archive's application layer: finished games, their records, and verifying a record.
 
 Nothing here knows gRPC (``boneyard.server.archive_api`` is the servicer). Records are made by the one
-record builder, ``boneyard.record.build_record``, from the store's rows exactly as stored, and
-verified by ``boneyard.verify.verify_record``, the function the offline verifier runs.
+record builder, ``boneyard.record.build_record``, from the store's rows exactly as stored,
+signed with the server's key (``boneyard.server.signing``), and verified by
+``boneyard.verify.verify_record``, the function the offline verifier runs.
 
 Verifying an uploaded record is bounded: a record over ``boneyard.record``'s bounds is refused
 before any check, and the checks stop (``DeadlineExceeded``) when the caller's deadline passes,
@@ -39,6 +40,7 @@ from boneyard.record import (
     record_bounds_error,
 )
 from boneyard.server.errors import DeadlineExceeded, InvalidArgument, NotFound, PreconditionFailed
+from boneyard.server.signing import RecordSigner
 from boneyard.server.store.models import EventRow, GameDealRow, GameRow, HandSeedRow, SeatRow
 from boneyard.server.store.repository import EventStore
 from boneyard.v1 import archive_pb2
@@ -82,9 +84,19 @@ def check_game_id(game_id: str) -> str:
 
 
 class Archive:
-    def __init__(self, store: EventStore, *, verify_seconds: float = MAX_VERIFY_SECONDS) -> None:
+    """The finished games of ``store``. ``signer`` signs every record (the server always has
+    one; without it records are made unsigned, as before records were signed)."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        *,
+        signer: RecordSigner | None = None,
+        verify_seconds: float = MAX_VERIFY_SECONDS,
+    ) -> None:
         self._store = store
         self._sessions = sessionmaker(store.engine, expire_on_commit=False)
+        self.signer = signer
         self._verify_seconds = verify_seconds
 
     @contextmanager
@@ -237,6 +249,8 @@ class Archive:
             # the reveal may have left them marked secret.
             revealed = self._store.reveal_seeds(game_id)
             log.info("game %s: revealed %d seeds of the finished game", game_id, revealed)
+        if self.signer is not None:
+            self.signer.sign(record)
         return record
 
     # ------------------------------------------------------------ verifying
@@ -248,7 +262,8 @@ class Archive:
         deadline: float | None = None,
         cancelled: Callable[[], bool] | None = None,
     ) -> archive_pb2.VerifyRecordResponse:
-        """The offline verifier's verdict, and whether this server holds the same game.
+        """The offline verifier's verdict, whether this server holds the same game, and
+        whether its key signed the record.
 
         ``InvalidArgument`` for a record over the bounds (nothing is checked);
         ``DeadlineExceeded`` once ``deadline`` (``time.monotonic()``) has passed, ``cancelled``
@@ -277,7 +292,16 @@ class Archive:
             raise DeadlineExceeded(f"VerifyRecord gave up: {why[0]} ({e})") from None
         response = verdict_to_proto(verdict)
         response.stored_copy = self._stored_copy(record)
+        if verdict.summary is not None:
+            response.signed_by = self._signed_by(verdict.summary.signing_key)
         return response
+
+    def _signed_by(self, signing_key: bytes) -> archive_pb2.SignedBy.ValueType:
+        if not signing_key:
+            return archive_pb2.SIGNED_BY_NOBODY
+        if self.signer is not None and signing_key == self.signer.public_key:
+            return archive_pb2.SIGNED_BY_THIS_SERVER
+        return archive_pb2.SIGNED_BY_ANOTHER_KEY
 
     def _stored_copy(self, record: archive_pb2.GameRecord) -> archive_pb2.StoredCopy.ValueType:
         """SAME only when this server holds the game, over, with the record's log event for

@@ -23,7 +23,8 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from boneyard import codec
 from boneyard.record import MAX_RECORD_BYTES
 from boneyard.server.archive import MAX_VERIFY_SECONDS, Archive, ArchivedGame, check_game_id
-from boneyard.server.errors import InvalidArgument
+from boneyard.server.errors import InvalidArgument, PreconditionFailed
+from boneyard.server.signing import RecordSigner
 from boneyard.server.store import EventStore
 from boneyard.v1 import archive_pb2, archive_pb2_grpc
 
@@ -140,12 +141,26 @@ class ArchiveServicer(archive_pb2_grpc.ArchiveServiceServicer):
             # runs on regardless of the await, until it sees this.
             over.set()
 
+    async def GetSigningKey(
+        self, request: archive_pb2.GetSigningKeyRequest, context: grpc.aio.ServicerContext
+    ) -> archive_pb2.GetSigningKeyResponse:
+        signer = self._archive.signer
+        if signer is None:
+            raise PreconditionFailed("this server does not sign records")
+        return archive_pb2.GetSigningKeyResponse(
+            algorithm=archive_pb2.SIGNATURE_ALGORITHM_ED25519, public_key=signer.public_key
+        )
+
 
 def add_archive_service(
-    server: grpc.aio.Server, store: EventStore, *, verify_seconds: float = MAX_VERIFY_SECONDS
+    server: grpc.aio.Server,
+    store: EventStore,
+    signer: RecordSigner,
+    *,
+    verify_seconds: float = MAX_VERIFY_SECONDS,
 ) -> str:
-    """Serve the archive of ``store`` on ``server``; return the service's full name (for
-    reflection and health checking)."""
-    archive = Archive(store, verify_seconds=verify_seconds)
+    """Serve the archive of ``store`` on ``server``, its records signed by ``signer``; return
+    the service's full name (for reflection and health checking)."""
+    archive = Archive(store, signer=signer, verify_seconds=verify_seconds)
     archive_pb2_grpc.add_ArchiveServiceServicer_to_server(ArchiveServicer(archive), server)
     return ARCHIVE_SERVICE_NAME

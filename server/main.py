@@ -1,7 +1,7 @@
 """``boneyard-server``: the gRPC server on SQLite (default) or PostgreSQL.
 
-    boneyard-server [--database-url URL] [--listen HOST:PORT]
-    boneyard-server admin create-bot NAME | create-player NAME | accounts
+    boneyard-server [--database-url URL] [--listen HOST:PORT] [--signing-key FILE]
+    boneyard-server admin create-bot NAME | create-player NAME | accounts | signing-key
 
 Also ``BONEYARD_DATABASE_URL`` and ``BONEYARD_LISTEN``; defaults ``sqlite:///boneyard.db``
 (a file in the working directory) and ``127.0.0.1:50051``. The schema is migrated on start.
@@ -38,6 +38,7 @@ from boneyard.server.interceptors import (
 from boneyard.server.listener import LOBBY_CHANNEL, Listener, announce
 from boneyard.server.lobby import Lobby, SeatWatch
 from boneyard.server.quotas import Quotas
+from boneyard.server.signing import load_signer
 from boneyard.server.store import EventStore
 from boneyard.server.store.competition import CompetitionStore
 from boneyard.server.store.db import SQLITE_SYNCHRONOUS, is_sqlite
@@ -82,12 +83,19 @@ async def create_server(
     quotas: Quotas | None = None,
     abandonment: Abandonment | None = None,
     verify_seconds: float = MAX_VERIFY_SECONDS,
+    signing_key: str | None = None,
 ) -> tuple[grpc.aio.Server, int, Boneyard]:
     """A started server on ``listen`` (port 0 picks a free one); returns it, its port and the
     parts it runs (``Boneyard``). ``tls``: ``(certificate chain, private key)`` in PEM, to
-    serve TLS only. ``verify_seconds``: the most time one VerifyRecord may take."""
+    serve TLS only. ``verify_seconds``: the most time one VerifyRecord may take.
+    ``signing_key``: a key file to sign records with, instead of the database's key."""
     kwargs = {"sqlite_synchronous": sqlite_synchronous} if is_sqlite(database_url) else {}
     store = await asyncio.to_thread(EventStore.open, database_url, migrate=True, **kwargs)
+    try:
+        signer = await asyncio.to_thread(load_signer, store, signing_key)
+    except BaseException:
+        store.close()
+        raise
     quotas = quotas or Quotas()
     parts = Boneyard(
         store, quotas, max_live_games=max_live_games, abandonment=abandonment or Abandonment()
@@ -109,7 +117,7 @@ async def create_server(
     competition_pb2_grpc.add_TournamentServiceServicer_to_server(
         TournamentServicer(parts.app, parts.director), server
     )
-    archive_service = add_archive_service(server, store, verify_seconds=verify_seconds)
+    archive_service = add_archive_service(server, store, signer, verify_seconds=verify_seconds)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     services = (SERVICE_NAME, LOBBY_SERVICE_NAME, TOURNAMENT_SERVICE_NAME, archive_service)
@@ -267,6 +275,7 @@ async def _serve(args: argparse.Namespace) -> None:
             max_live_games=args.max_live_games,
             sqlite_synchronous=args.sqlite_synchronous,
             tls=_tls_files(args.tls_cert, args.tls_key),
+            signing_key=args.signing_key,
             quotas=Quotas(
                 games_per_minute=args.max_games_per_minute,
                 streams_per_peer=args.max_streams_per_client,
@@ -389,6 +398,14 @@ def main(argv: list[str] | None = None) -> None:
         default=os.environ.get("BONEYARD_TLS_KEY"),
         metavar="FILE",
         help="PEM private key of --tls-cert (env BONEYARD_TLS_KEY)",
+    )
+    parser.add_argument(
+        "--signing-key",
+        default=os.environ.get("BONEYARD_SIGNING_KEY"),
+        metavar="FILE",
+        help="Ed25519 private key to sign records with: PEM (openssl genpkey -algorithm "
+        "ed25519) or 32 raw bytes (env BONEYARD_SIGNING_KEY). Without it the key pair is made "
+        "on first start and kept in the database, shared by every process on it.",
     )
     parser.add_argument(
         "--open-games",
