@@ -2,17 +2,21 @@
 a game move by move, list finished games.
 
     boneyard export GAME_ID [-o FILE] [--binary]     the record, JSON (default) or protobuf
-    boneyard verify FILE                             offline: exit 0 valid, 1 not
+    boneyard verify FILE... [--public-key KEY]       offline: exit 0 valid, 1 not
     boneyard replay GAME_ID|FILE [--all]             step through it: n p t h q
     boneyard archive [--preset P] [--player NAME] [--since DATE] [--until DATE]
+    boneyard public-key                              the key the server signs records with
 
-``export``, ``replay GAME_ID`` and ``archive`` take ``--server ADDR`` like every other command;
-``verify`` and ``replay FILE`` need no server. The record format is docs/record-format.md; the
-verifier is ``boneyard.verify``, the same function the server's VerifyRecord runs.
+``export``, ``replay GAME_ID``, ``archive`` and ``public-key`` take ``--server ADDR`` like every
+other command; ``verify`` and ``replay FILE`` need no server. ``verify --public-key KEY``
+requires each record to be signed by KEY (base64 or hex, or a file holding it). The record
+format is docs/record-format.md; the verifier is ``boneyard.verify``, the same function the
+server's VerifyRecord runs.
 """
 
 from __future__ import annotations
 
+import base64
 import sys
 import uuid
 from collections.abc import Callable, Iterator
@@ -29,9 +33,17 @@ from boneyard.clients.api import DEFAULT_SERVER, open_channel
 from boneyard.clients.describe import event_text
 from boneyard.engine import Event, GameState, HandDealt, TilePlayed, TrickWon, WidowExchanged
 from boneyard.engine.tiles import format_tiles, tile_name
-from boneyard.record import MalformedRecord, dump_record, load_record
+from boneyard.record import (
+    MAX_RECORD_BYTES,
+    MAX_RECORD_FILE_BYTES,
+    MalformedRecord,
+    RecordTooLarge,
+    dump_record,
+    load_record,
+)
+from boneyard.signing import BadKey, parse_public_key
 from boneyard.v1 import archive_pb2, archive_pb2_grpc, events_pb2
-from boneyard.verify import command_of, verify_record
+from boneyard.verify import Discrepancy, Verdict, command_of, verify_record
 
 __all__ = ["ARCHIVE_COMMANDS", "ArchiveClient", "Step", "replay_steps"]
 
@@ -48,7 +60,10 @@ class ArchiveClient:
     """One channel to a server's ArchiveService."""
 
     def __init__(self, address: str = DEFAULT_SERVER) -> None:
-        self._channel = open_channel(address)
+        # A record may take MAX_RECORD_BYTES, and its answer a little more: past gRPC's default.
+        self._channel = open_channel(
+            address, [("grpc.max_receive_message_length", 2 * MAX_RECORD_BYTES)]
+        )
         self._stub = archive_pb2_grpc.ArchiveServiceStub(self._channel)
 
     def close(self) -> None:
@@ -69,6 +84,10 @@ class ArchiveClient:
     ) -> archive_pb2.VerifyRecordResponse:
         request = archive_pb2.VerifyRecordRequest(record=record)
         return self._stub.VerifyRecord(request, timeout=timeout)  # type: ignore[no-any-return]
+
+    def signing_key(self, timeout: float | None = 60.0) -> archive_pb2.GetSigningKeyResponse:
+        request = archive_pb2.GetSigningKeyRequest()
+        return self._stub.GetSigningKey(request, timeout=timeout)  # type: ignore[no-any-return]
 
     def games(
         self,
@@ -110,7 +129,18 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _read_record(path: str) -> archive_pb2.GameRecord:
-    data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    """The record in a file (``-``: stdin), read no further than one byte past the bound of a
+    record file: a huge file is refused (``RecordTooLarge``) without being read whole."""
+    if path == "-":
+        data = sys.stdin.buffer.read(MAX_RECORD_FILE_BYTES + 1)
+    else:
+        with open(path, "rb") as file:
+            data = file.read(MAX_RECORD_FILE_BYTES + 1)
+    if len(data) > MAX_RECORD_FILE_BYTES:
+        raise RecordTooLarge(
+            f"a file of more than {MAX_RECORD_FILE_BYTES} bytes; a record file is at most "
+            f"{MAX_RECORD_FILE_BYTES // (1024 * 1024)} MiB"
+        )
     return load_record(data)
 
 
@@ -151,14 +181,44 @@ def export(server: str, game_id: str, output: str, binary: bool) -> None:
 
 # ---------------------------------------------------------------- verify
 
+_A_RECORD = "a GameRecord (JSON or protobuf)"
+_WITHIN_BOUNDS = "a record within the bounds"
+
+
+def _public_key(text: str | None) -> bytes | None:
+    """``--public-key``: a key (base64, hex) or a file holding one (raw, text, PEM)."""
+    if text is None:
+        return None
+    path = Path(text)
+    try:
+        if path.is_file():
+            with open(path, "rb") as file:
+                return parse_public_key(file.read(64 * 1024))
+        return parse_public_key(text.encode("utf-8"))
+    except BadKey as e:
+        raise click.BadParameter(str(e), param_hint="--public-key") from None
+    except OSError as e:
+        raise click.FileError(text, hint=e.strerror or str(e)) from None
+
 
 @click.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
-def verify(files: tuple[str, ...]) -> None:
-    """Verify records offline: hash chain, seeds, every move, every score, the winner.
+@click.option(
+    "--public-key",
+    "key",
+    metavar="KEY",
+    help="The key the records must be signed by: base64 or hex (as `boneyard public-key` or "
+    "`boneyard-server admin signing-key` print it), or a file holding it (or a PEM public key).",
+)
+def verify(files: tuple[str, ...], key: str | None) -> None:
+    """Verify records offline: hash chain, seeds, every move, every score, the winner, and the
+    server's signature.
 
     Exit 0 and a summary when every record is valid; exit 1 and the first discrepancy of each
-    record that is not. With several files each line starts with the file's name."""
+    record that is not. With several files each line starts with the file's name. Without
+    --public-key a signature is checked against the key it names (the line says which), and an
+    unsigned record is valid; with it, each record must be signed by that key."""
+    public_key = _public_key(key)
     valid = True
     for file in files:
         prefix = f"{file}: " if len(files) > 1 else ""
@@ -166,14 +226,12 @@ def verify(files: tuple[str, ...]) -> None:
             record = _read_record(file)
         except OSError as e:
             raise click.FileError(file, hint=e.strerror or str(e)) from None
+        except RecordTooLarge as e:
+            verdict = Verdict(discrepancy=Discrepancy(0, "format", _WITHIN_BOUNDS, str(e)))
         except MalformedRecord as e:
-            click.echo(
-                f"{prefix}invalid: record: format: expected a GameRecord (JSON or protobuf); "
-                f"found {e}"
-            )
-            valid = False
-            continue
-        verdict = verify_record(record)
+            verdict = Verdict(discrepancy=Discrepancy(0, "format", _A_RECORD, str(e)))
+        else:
+            verdict = verify_record(record, public_key=public_key)
         click.echo(f"{prefix}{verdict}")
         valid = valid and verdict.valid
     sys.exit(0 if valid else 1)
@@ -344,7 +402,7 @@ def _load_for_replay(source: str, server: str) -> archive_pb2.GameRecord:
     if source == "-" or path.exists():
         try:
             return _read_record(source)
-        except MalformedRecord as e:
+        except (MalformedRecord, RecordTooLarge) as e:
             raise click.ClickException(str(e)) from None
     try:
         uuid.UUID(source)
@@ -372,7 +430,9 @@ def replay(server: str, source: str, show_all: bool) -> None:
     if not verdict.valid:
         assert verdict.discrepancy is not None
         d = verdict.discrepancy
-        through = len(record.events) if d.kind == "header" else max(d.event - 1, 0)
+        # A wrong header or signature leaves every event replayable; else up to the first wrong one.
+        whole = d.kind in ("header", "signature")
+        through = len(record.events) if whole else max(d.event - 1, 0)
         click.echo(
             f"warning: the record does not verify ({d}); replaying its first {through} events",
             err=True,
@@ -459,5 +519,21 @@ def archive(server: str, preset: str, player: str, since: str | None, until: str
             )
 
 
-ARCHIVE_COMMANDS = (export, verify, replay, archive)
+# ---------------------------------------------------------------- public-key
+
+
+@click.command("public-key")
+@_server_option
+@_guard
+def public_key(server: str) -> None:
+    """Print the public key the server signs records with (base64), for verify --public-key.
+
+    Ask the server you trust for it over a channel you trust (TLS): a key fetched from a
+    server an attacker stands in for is the attacker's."""
+    with ArchiveClient(server) as client:
+        answer = client.signing_key()
+    click.echo(base64.b64encode(answer.public_key).decode("ascii"))
+
+
+ARCHIVE_COMMANDS = (export, verify, replay, archive, public_key)
 """The commands this module adds to ``boneyard`` (clients/cli.py)."""

@@ -4,10 +4,14 @@ database.
     boneyard-server admin create-bot NAME        register a bot account; print its API key once
     boneyard-server admin create-player NAME     the same for a person's account
     boneyard-server admin accounts               list the accounts
+    boneyard-server admin signing-key            print the public key records are signed with
 
 Every command takes ``--database-url URL`` (env ``BONEYARD_DATABASE_URL``; default
 ``sqlite:///boneyard.db``, the server's default), and migrates the schema first, as the server
 does on start. A key is printed once and never again: the database keeps only its SHA-256.
+``signing-key`` takes ``--signing-key FILE`` too (env ``BONEYARD_SIGNING_KEY``), like the
+server: it prints the public key of that file, or else of the database's key pair (made now if
+the database has none, as the server's first start would).
 
 They belong to the server's own entry point (``boneyard.server.main``): the ``boneyard``
 clients speak only the API and never import the server.
@@ -15,6 +19,7 @@ clients speak only the API and never import the server.
 
 from __future__ import annotations
 
+import base64
 import unicodedata
 import uuid
 from collections.abc import Iterator
@@ -25,6 +30,7 @@ from rich.console import Console
 from rich.table import Table
 
 from boneyard.server.accounts import key_hash, new_api_key
+from boneyard.server.signing import SigningKeyError, signer_from_database, signer_from_file
 from boneyard.server.store import EventStore
 from boneyard.server.store.competition import AccountExists, AccountKind, CompetitionStore
 
@@ -61,15 +67,21 @@ _database_option = click.option(
 
 
 @contextmanager
-def _competition(database_url: str) -> Iterator[CompetitionStore]:
+def _store(database_url: str) -> Iterator[EventStore]:
     try:
         store = EventStore.open(database_url, migrate=True)
     except Exception as error:  # noqa: BLE001 -- any driver or migration failure: say it, exit 1
         raise click.ClickException(f"cannot open the database {database_url}: {error}") from None
     try:
-        yield CompetitionStore(store)
+        yield store
     finally:
         store.close()
+
+
+@contextmanager
+def _competition(database_url: str) -> Iterator[CompetitionStore]:
+    with _store(database_url) as store:
+        yield CompetitionStore(store)
 
 
 @click.group()
@@ -127,3 +139,25 @@ def accounts(database_url: str) -> None:
     out.print(table)
     if not rows:
         out.print("no accounts yet: boneyard-server admin create-bot NAME")
+
+
+@admin.command("signing-key")
+@_database_option
+@click.option(
+    "--signing-key",
+    envvar="BONEYARD_SIGNING_KEY",
+    metavar="FILE",
+    help="The server's key file, if it is given one (env BONEYARD_SIGNING_KEY).",
+)
+def signing_key(database_url: str, signing_key: str | None) -> None:
+    """Print the public key records are signed with, in base64: what `boneyard verify
+    --public-key` takes, and what ArchiveService.GetSigningKey serves."""
+    try:
+        if signing_key is not None:
+            signer = signer_from_file(signing_key)
+        else:
+            with _store(database_url) as store:
+                signer = signer_from_database(store)
+    except SigningKeyError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(base64.b64encode(signer.public_key).decode("ascii"))

@@ -1,11 +1,18 @@
 """The gRPC servicer of ``boneyard.v1.ArchiveService``: decode, call ``boneyard.server.archive``
 (errors become status codes in ``boneyard.server.interceptors``). Blocking store and
-verification work runs in worker threads."""
+verification work runs in worker threads.
+
+A VerifyRecord request is at most ``MAX_VERIFY_REQUEST_BYTES`` (``REQUEST_LIMITS``, which the
+error interceptor enforces before parsing); its verification is told the client's deadline,
+and that the call is over when it is cancelled, so that a worker thread does not go on with a
+record nobody waits for."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import threading
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -14,17 +21,31 @@ import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from boneyard import codec
-from boneyard.server.archive import Archive, ArchivedGame, check_game_id
-from boneyard.server.errors import InvalidArgument
+from boneyard.record import MAX_RECORD_BYTES
+from boneyard.server.archive import MAX_VERIFY_SECONDS, Archive, ArchivedGame, check_game_id
+from boneyard.server.errors import InvalidArgument, PreconditionFailed
+from boneyard.server.signing import RecordSigner
+from boneyard.server.store import EventStore
 from boneyard.v1 import archive_pb2, archive_pb2_grpc
 
-__all__ = ["ARCHIVE_SERVICE_NAME", "ArchiveServicer"]
+__all__ = [
+    "ARCHIVE_SERVICE_NAME",
+    "MAX_VERIFY_REQUEST_BYTES",
+    "REQUEST_LIMITS",
+    "ArchiveServicer",
+    "archive_servicer",
+]
 
 log = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
 
 ARCHIVE_SERVICE_NAME = archive_pb2.DESCRIPTOR.services_by_name["ArchiveService"].full_name
+
+MAX_VERIFY_REQUEST_BYTES = MAX_RECORD_BYTES + 16
+"""A record of at most ``MAX_RECORD_BYTES`` and the few bytes that wrap it in the request."""
+REQUEST_LIMITS = {f"/{ARCHIVE_SERVICE_NAME}/VerifyRecord": MAX_VERIFY_REQUEST_BYTES}
+"""The request bytes of this service's methods that differ from the server's default."""
 
 _MIN_SECONDS = -62_135_596_800
 """0001-01-01T00:00:00Z, the first instant a Timestamp may hold."""
@@ -108,4 +129,32 @@ class ArchiveServicer(archive_pb2_grpc.ArchiveServiceServicer):
     ) -> archive_pb2.VerifyRecordResponse:
         if not request.HasField("record"):
             raise InvalidArgument("VerifyRecord needs a record")
-        return await self._call(self._archive.verify, request.record)
+        remaining = context.time_remaining()
+        deadline = None if remaining is None else time.monotonic() + remaining
+        over = threading.Event()
+        try:
+            return await self._call(
+                self._archive.verify, request.record, deadline=deadline, cancelled=over.is_set
+            )
+        finally:
+            # Cancelled (the client went away, or its deadline passed): the worker thread
+            # runs on regardless of the await, until it sees this.
+            over.set()
+
+    async def GetSigningKey(
+        self, request: archive_pb2.GetSigningKeyRequest, context: grpc.aio.ServicerContext
+    ) -> archive_pb2.GetSigningKeyResponse:
+        signer = self._archive.signer
+        if signer is None:
+            raise PreconditionFailed("this server does not sign records")
+        return archive_pb2.GetSigningKeyResponse(
+            algorithm=archive_pb2.SIGNATURE_ALGORITHM_ED25519, public_key=signer.public_key
+        )
+
+
+def archive_servicer(
+    store: EventStore, signer: RecordSigner, *, verify_seconds: float = MAX_VERIFY_SECONDS
+) -> ArchiveServicer:
+    """The archive of ``store``, its records signed by ``signer``, as a servicer (for the gRPC
+    port and the HTTP listener alike)."""
+    return ArchiveServicer(Archive(store, signer=signer, verify_seconds=verify_seconds))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 __all__ = [
     "AppError",
+    "DeadlineExceeded",
     "InvalidArgument",
     "NotFound",
     "OutOfRange",
@@ -44,3 +45,8 @@ class StaleVersion(AppError):
 
 class OutOfRange(AppError):
     """A position past the end (watching a game from a version it has not reached)."""
+
+
+class DeadlineExceeded(AppError):
+    """Work given up because its time ran out: the caller's deadline, or a limit of the
+    server's (verifying an uploaded record)."""

@@ -112,7 +112,7 @@ class _Context:
         return self._metadata
 
     def time_remaining(self) -> float | None:
-        remaining = self._ctx.timeout_ms()
+        remaining = self._ctx.timeout_ms
         return None if remaining is None else remaining / 1000
 
     async def abort(self, code: grpc.StatusCode, details: str = "") -> None:

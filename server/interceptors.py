@@ -6,7 +6,9 @@ of the application's errors to status codes. Handlers raise ``AppError`` subclas
   call into a context variable (a malformed header is UNAUTHENTICATED before any handler runs).
 - ``ErrorInterceptor`` answers an error a handler raised (unary or streaming) with its status
   code and message; anything unexpected is logged with a request id and answered INTERNAL
-  with that id, without its text (which may hold SQL and its parameters).
+  with that id, without its text (which may hold SQL and its parameters). It also bounds each
+  method's request bytes: a request over its method's limit is INVALID_ARGUMENT before it is
+  parsed.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import contextvars
 import logging
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 import grpc
@@ -22,6 +24,7 @@ import grpc
 from boneyard import codec, engine
 from boneyard.record import MalformedRecord
 from boneyard.server.errors import (
+    DeadlineExceeded,
     InvalidArgument,
     NotFound,
     OutOfRange,
@@ -34,10 +37,12 @@ from boneyard.server.quotas import QuotaExceeded, Quotas, peer_of
 from boneyard.server.store import errors as store_errors
 
 __all__ = [
+    "DEFAULT_REQUEST_LIMIT",
     "INTERNAL_ERROR",
     "REQUEST_ID_HEADER",
     "CredentialsInterceptor",
     "ErrorInterceptor",
+    "Oversized",
     "StreamQuotaInterceptor",
     "Undecodable",
     "answer_for",
@@ -53,6 +58,11 @@ REQUEST_ID_HEADER = "x-request-id"
 """A client may name its call (at most 64 printable characters); the server's log and an
 INTERNAL answer quote it, so the two can be matched. Without one the server makes one up."""
 
+DEFAULT_REQUEST_LIMIT = 4 * 1024 * 1024
+"""The bytes of a request of a method with no limit of its own: gRPC's default, which the
+server's transport limit (raised for the methods that take more, VerifyRecord) no longer
+enforces by itself."""
+
 _STATUS_CODES: dict[type[BaseException], grpc.StatusCode] = {
     InvalidArgument: grpc.StatusCode.INVALID_ARGUMENT,
     NotFound: grpc.StatusCode.NOT_FOUND,
@@ -60,6 +70,7 @@ _STATUS_CODES: dict[type[BaseException], grpc.StatusCode] = {
     PermissionDenied: grpc.StatusCode.PERMISSION_DENIED,
     PreconditionFailed: grpc.StatusCode.FAILED_PRECONDITION,
     StaleVersion: grpc.StatusCode.ABORTED,
+    DeadlineExceeded: grpc.StatusCode.DEADLINE_EXCEEDED,
     OutOfRange: grpc.StatusCode.OUT_OF_RANGE,
     codec.MalformedMessage: grpc.StatusCode.INVALID_ARGUMENT,
     engine.RulesetError: grpc.StatusCode.INVALID_ARGUMENT,
@@ -120,13 +131,26 @@ class Undecodable:
         self.reason = reason
 
 
+class Oversized:
+    """What a request over its method's byte limit deserializes to, unparsed (parsing it is
+    the work the limit saves); ``ErrorInterceptor`` refuses it."""
+
+    __slots__ = ("limit", "size")
+
+    def __init__(self, size: int, limit: int) -> None:
+        self.size = size
+        self.limit = limit
+
+
 def _tolerant(
-    deserialize: Callable[[bytes], Any] | None,
+    deserialize: Callable[[bytes], Any] | None, limit: int | None = None
 ) -> Callable[[bytes], Any] | None:
     if deserialize is None:
         return None
 
     def deserializer(data: bytes) -> Any:
+        if limit is not None and len(data) > limit:
+            return Oversized(len(data), limit)
         try:
             return deserialize(data)
         except Exception as error:  # noqa: BLE001 - any parser failure is the caller's bytes
@@ -140,15 +164,16 @@ def _wrap(
     unary: Callable[[Handler], Handler],
     stream: Callable[[Handler], Handler],
     tolerant: bool = False,
+    limit: int | None = None,
 ) -> grpc.RpcMethodHandler | None:
     """The same handler with its behaviour wrapped (unary-unary and unary-stream: the only
     kinds our services have); ``tolerant``: an undecodable request reaches the handler as
-    ``Undecodable``."""
+    ``Undecodable``, and one over ``limit`` bytes as ``Oversized``."""
     if handler is None:
         return None
     deserialize = handler.request_deserializer
     if tolerant:
-        deserialize = _tolerant(deserialize)
+        deserialize = _tolerant(deserialize, limit)
     if handler.unary_unary is not None:
         return grpc.unary_unary_rpc_method_handler(
             unary(handler.unary_unary),
@@ -255,7 +280,13 @@ class StreamQuotaInterceptor(_Wrapping):
 
 
 class ErrorInterceptor(_Wrapping):
-    """Outermost: it also answers what ``CredentialsInterceptor`` raises."""
+    """Outermost: it also answers what ``CredentialsInterceptor`` raises. ``request_limits``:
+    the most bytes a request of a method (``/package.Service/Method``) may have, for methods
+    that take more or less than ``DEFAULT_REQUEST_LIMIT``."""
+
+    def __init__(self, request_limits: Mapping[str, int] | None = None) -> None:
+        super().__init__()
+        self._limits = dict(request_limits or {})
 
     def wrap(
         self, handler: grpc.RpcMethodHandler | None, method: str
@@ -263,6 +294,8 @@ class ErrorInterceptor(_Wrapping):
 
         def unary(inner: Handler) -> Handler:
             async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
+                if type(request) is Oversized:
+                    await _refuse_size(context, request, method)
                 if type(request) is Undecodable:
                     await _refuse_bytes(context, request, method)
                 try:
@@ -274,6 +307,8 @@ class ErrorInterceptor(_Wrapping):
 
         def stream(inner: Handler) -> Handler:
             async def call(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+                if type(request) is Oversized:
+                    await _refuse_size(context, request, method)
                 if type(request) is Undecodable:
                     await _refuse_bytes(context, request, method)
                 try:
@@ -284,7 +319,16 @@ class ErrorInterceptor(_Wrapping):
 
             return call
 
-        return _wrap(handler, unary, stream, tolerant=True)
+        limit = self._limits.get(method, DEFAULT_REQUEST_LIMIT)
+        return _wrap(handler, unary, stream, tolerant=True, limit=limit)
+
+
+async def _refuse_size(context: grpc.aio.ServicerContext, request: Oversized, method: str) -> None:
+    await context.abort(
+        grpc.StatusCode.INVALID_ARGUMENT,
+        f"the request is {request.size} bytes; a {method.rsplit('/', 1)[-1]} request is at "
+        f"most {request.limit} bytes (refused unread)",
+    )
 
 
 async def _refuse_bytes(context: grpc.aio.ServicerContext, request: Undecodable, method: str) -> None:

@@ -1,7 +1,7 @@
 """``boneyard-server``: the gRPC server on SQLite (default) or PostgreSQL.
 
-    boneyard-server [--database-url URL] [--listen HOST:PORT]
-    boneyard-server admin create-bot NAME | create-player NAME | accounts
+    boneyard-server [--database-url URL] [--listen HOST:PORT] [--signing-key FILE]
+    boneyard-server admin create-bot NAME | create-player NAME | accounts | signing-key
 
 Also ``BONEYARD_DATABASE_URL`` and ``BONEYARD_LISTEN``; defaults ``sqlite:///boneyard.db``
 (a file in the working directory) and ``127.0.0.1:50051``. The schema is migrated on start.
@@ -25,8 +25,8 @@ from grpc_reflection.v1alpha import reflection
 from boneyard.server.admin import admin
 from boneyard.server.api import GameServicer
 from boneyard.server.app import GameApp
-from boneyard.server.archive import Archive
-from boneyard.server.archive_api import ARCHIVE_SERVICE_NAME, ArchiveServicer
+from boneyard.server.archive import MAX_VERIFY_SECONDS
+from boneyard.server.archive_api import ARCHIVE_SERVICE_NAME, REQUEST_LIMITS, archive_servicer
 from boneyard.server.clocks import ClockKeeper
 from boneyard.server.competition_api import LobbyServicer, TournamentServicer
 from boneyard.server.feed import Feed
@@ -40,6 +40,7 @@ from boneyard.server.interceptors import (
 from boneyard.server.listener import LOBBY_CHANNEL, Listener, announce
 from boneyard.server.lobby import Lobby, SeatWatch
 from boneyard.server.quotas import Quotas
+from boneyard.server.signing import load_signer
 from boneyard.server.store import EventStore
 from boneyard.server.store.competition import CompetitionStore
 from boneyard.server.store.db import SQLITE_SYNCHRONOUS, is_sqlite
@@ -66,6 +67,11 @@ SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_
 LOBBY_SERVICE_NAME = competition_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name
 TOURNAMENT_SERVICE_NAME = competition_pb2.DESCRIPTOR.services_by_name["TournamentService"].full_name
 
+TRANSPORT_LIMIT = 8 * 1024 * 1024
+"""The bytes of a message gRPC reads at all: twice the largest request a method takes
+(VerifyRecord's 4 MiB record), so that a request a little over its method's limit is read and
+refused with the limit named (``ErrorInterceptor``), not cut off by the transport."""
+
 _background: set[asyncio.Task[None]] = set()
 """The background tasks (clock keeper, director, lobby heartbeat, listener) of every server
 this process runs."""
@@ -80,16 +86,25 @@ async def create_server(
     tls: tuple[bytes, bytes] | None = None,
     quotas: Quotas | None = None,
     abandonment: Abandonment | None = None,
+    verify_seconds: float = MAX_VERIFY_SECONDS,
+    signing_key: str | None = None,
     http_listen: str | None = None,
     http_cors_origins: Sequence[str] = (),
     http_tls: tuple[str, str] | None = None,
 ) -> tuple[grpc.aio.Server, int, Boneyard]:
     """A started server on ``listen`` (port 0 picks a free one); returns it, its port and the
     parts it runs (``Boneyard``). ``tls``: ``(certificate chain, private key)`` in PEM, to
-    serve TLS only. ``http_listen``: also serve Connect and gRPC-Web (and the web app) there
+    serve TLS only. ``verify_seconds``: the most time one VerifyRecord may take.
+    ``signing_key``: a key file to sign records with, instead of the database's key.
+    ``http_listen``: also serve Connect and gRPC-Web (and the web app) there
     (``Boneyard.http_port`` is its port), with TLS from the files ``http_tls``."""
     kwargs = {"sqlite_synchronous": sqlite_synchronous} if is_sqlite(database_url) else {}
     store = await asyncio.to_thread(EventStore.open, database_url, migrate=True, **kwargs)
+    try:
+        signer = await asyncio.to_thread(load_signer, store, signing_key)
+    except BaseException:
+        store.close()
+        raise
     quotas = quotas or Quotas()
     parts = Boneyard(
         store, quotas, max_live_games=max_live_games, abandonment=abandonment or Abandonment()
@@ -97,15 +112,19 @@ async def create_server(
     # gRPC sets SO_REUSEPORT by default: a second server on a busy port would start "fine" and
     # take a share of the connections. A port in use must be an error.
     server = grpc.aio.server(
-        options=[("grpc.so_reuseport", 0)],
-        interceptors=[ErrorInterceptor(), CredentialsInterceptor(), StreamQuotaInterceptor(quotas)],
+        options=[("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", TRANSPORT_LIMIT)],
+        interceptors=[
+            ErrorInterceptor(REQUEST_LIMITS),
+            CredentialsInterceptor(),
+            StreamQuotaInterceptor(quotas),
+        ],
     )
     game_service_pb2_grpc.add_GameServiceServicer_to_server(parts.games, server)
     lobby = LobbyServicer(parts.app, parts.lobby, parts.seats, parts.games, quotas)
     competition_pb2_grpc.add_LobbyServiceServicer_to_server(lobby, server)
     tournaments = TournamentServicer(parts.app, parts.director)
     competition_pb2_grpc.add_TournamentServiceServicer_to_server(tournaments, server)
-    archive = ArchiveServicer(Archive(store))
+    archive = archive_servicer(store, signer, verify_seconds=verify_seconds)
     archive_pb2_grpc.add_ArchiveServiceServicer_to_server(archive, server)
     archive_service = ARCHIVE_SERVICE_NAME
     health_servicer = health.aio.HealthServicer()
@@ -282,6 +301,7 @@ async def _serve(args: argparse.Namespace) -> None:
             max_live_games=args.max_live_games,
             sqlite_synchronous=args.sqlite_synchronous,
             tls=_tls_files(args.tls_cert, args.tls_key),
+            signing_key=args.signing_key,
             quotas=Quotas(
                 games_per_minute=args.max_games_per_minute,
                 streams_per_peer=args.max_streams_per_client,
@@ -434,6 +454,14 @@ def main(argv: list[str] | None = None) -> None:
         default=os.environ.get("BONEYARD_TLS_KEY"),
         metavar="FILE",
         help="PEM private key of --tls-cert (env BONEYARD_TLS_KEY)",
+    )
+    parser.add_argument(
+        "--signing-key",
+        default=os.environ.get("BONEYARD_SIGNING_KEY"),
+        metavar="FILE",
+        help="Ed25519 private key to sign records with: PEM (openssl genpkey -algorithm "
+        "ed25519) or 32 raw bytes (env BONEYARD_SIGNING_KEY). Without it the key pair is made "
+        "on first start and kept in the database, shared by every process on it.",
     )
     parser.add_argument(
         "--open-games",

@@ -14,6 +14,11 @@ record's hashes are the database's.
 ``build_record`` is the one record builder: the server feeds it the rows of its store, the
 benchmarks and tests feed it logs made in-process (``stored_log``). Pure functions, no I/O: the
 server, the clients and the verifier (``boneyard.verify``) all import this module.
+
+A record anyone may hand to a verifier is bounded (``MAX_RECORD_BYTES``, ``MAX_RECORD_EVENTS``
+...; docs/record-format.md, "Bounds"): legal games have no longest length (hands redealt after
+everyone passed, Moon's setbacks), so without bounds a record could make a verifier work, and
+hold memory, without end.
 """
 
 from __future__ import annotations
@@ -36,9 +41,17 @@ __all__ = [
     "FORMAT_VERSION",
     "GENESIS_HASH",
     "HASH_SIZE",
+    "MAX_GAME_ID",
+    "MAX_GAME_NAME",
+    "MAX_PLAYER_NAME",
+    "MAX_RECORD_BYTES",
+    "MAX_RECORD_EVENTS",
+    "MAX_RECORD_FILE_BYTES",
+    "MAX_RECORD_HANDS",
     "GameNotOver",
     "MalformedRecord",
     "RecordError",
+    "RecordTooLarge",
     "Row",
     "StoredRow",
     "build_record",
@@ -46,6 +59,7 @@ __all__ = [
     "chain_hash",
     "dump_record",
     "load_record",
+    "record_bounds_error",
     "record_from_json",
     "record_to_json",
     "stored_log",
@@ -56,6 +70,22 @@ FORMAT_VERSION = 1
 HASH_SIZE = 32
 GENESIS_HASH = bytes(HASH_SIZE)
 """The hash "before" a game's first event (the store's ``GENESIS_HASH``)."""
+
+# The bounds of a record (docs/record-format.md, "Bounds"). The longest game that cannot go
+# back or start over (Texas 42 to the most marks, 100, with seven players who each play for
+# themselves: 7 * 99 + 1 = 694 hands of at most 43 events) has about 29,900 events, 1.6 MB of
+# protobuf and 5.4 MB of JSON; every bound is about twice what that game needs.
+MAX_RECORD_EVENTS = 60_000
+MAX_RECORD_HANDS = 1_500
+MAX_RECORD_BYTES = 4 * 1024 * 1024
+"""The protobuf bytes of a record (a ``--binary`` file, VerifyRecord's request): 4 MiB, which
+is also gRPC's default message size, so such a record fits any client's default channel."""
+MAX_RECORD_FILE_BYTES = 16 * 1024 * 1024
+"""A record file in either form: JSON takes about 3.5 times the bytes of protobuf."""
+MAX_GAME_ID = 100
+MAX_GAME_NAME = 200
+MAX_PLAYER_NAME = 100
+"""Characters of the header's texts (the server's own limits are 36, 200 and 100)."""
 
 
 class RecordError(ValueError):
@@ -68,6 +98,36 @@ class GameNotOver(RecordError):
 
 class MalformedRecord(RecordError):
     """Bytes or text that are not a ``GameRecord`` (protobuf or its JSON mapping)."""
+
+
+class RecordTooLarge(RecordError):
+    """A record (or a file) over one of the bounds: refused before any work on it."""
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1024 * 1024):g} MiB"
+
+
+def record_bounds_error(record: archive_pb2.GameRecord) -> str | None:
+    """What bound ``record`` is over, in words, or ``None`` when it is within them all."""
+    if len(record.events) > MAX_RECORD_EVENTS:
+        return f"{len(record.events)} events; a record has at most {MAX_RECORD_EVENTS}"
+    if len(record.hands) > MAX_RECORD_HANDS:
+        return f"{len(record.hands)} hands; a record has at most {MAX_RECORD_HANDS}"
+    size = record.ByteSize()
+    if size > MAX_RECORD_BYTES:
+        return f"{size} bytes of protobuf; a record has at most {_mib(MAX_RECORD_BYTES)}"
+    if len(record.game_id) > MAX_GAME_ID:
+        return f"a game id of {len(record.game_id)} characters; at most {MAX_GAME_ID}"
+    if len(record.name) > MAX_GAME_NAME:
+        return f"a game name of {len(record.name)} characters; at most {MAX_GAME_NAME}"
+    for seat in record.seats:
+        if len(seat.player_name) > MAX_PLAYER_NAME:
+            return (
+                f"a player name of {len(seat.player_name)} characters (seat {seat.seat}); at "
+                f"most {MAX_PLAYER_NAME}"
+            )
+    return None
 
 
 class StoredRow(NamedTuple):
@@ -256,9 +316,19 @@ def dump_record(record: archive_pb2.GameRecord, *, binary: bool = False) -> byte
 
 def load_record(data: bytes) -> archive_pb2.GameRecord:
     """Read a record file, JSON or protobuf (a JSON record starts with ``{``; a protobuf one
-    with the tag of ``format_version``). Raises ``MalformedRecord``."""
+    with the tag of ``format_version``). Raises ``MalformedRecord``, and ``RecordTooLarge``
+    before parsing anything over ``MAX_RECORD_FILE_BYTES`` (JSON) or ``MAX_RECORD_BYTES``
+    (protobuf)."""
+    if len(data) > MAX_RECORD_FILE_BYTES:
+        raise RecordTooLarge(
+            f"a file of {len(data)} bytes; a record file is at most {_mib(MAX_RECORD_FILE_BYTES)}"
+        )
     if data.lstrip()[:1] == b"{":
         return record_from_json(data)
+    if len(data) > MAX_RECORD_BYTES:
+        raise RecordTooLarge(
+            f"{len(data)} bytes of protobuf; a record has at most {_mib(MAX_RECORD_BYTES)}"
+        )
     record = archive_pb2.GameRecord()
     try:
         record.ParseFromString(data)

@@ -4,7 +4,8 @@
 ``Discrepancy`` (the event's number, what was expected there, what was found). The checks, in
 the order they are made:
 
-1. the format version is one this verifier reads;
+1. the format version is one this verifier reads, and the record is within the bounds
+   (``boneyard.record.record_bounds_error``: events, hands, bytes, the header's texts);
 2. event by event, from 1:
    a. its ``seq`` is its position;
    b. its hash is ``SHA-256(previous hash || canonical bytes)`` (32 zero bytes before event 1);
@@ -20,9 +21,14 @@ the order they are made:
       seed deals exactly the recorded hands, every action was legal when made, every timeout
       did what its policy says, and every score, mark and the winner are right;
 3. the log ends when the game is over, and not before;
-4. the header (ruleset, seats, seed table, result) says what the log says.
+4. the header (ruleset, seats, seed table, result) says what the log says;
+5. the signature (``boneyard.signing``), if the record carries one, holds for the header and
+   the head of the chain, by the key it names; given ``public_key`` (the key the caller
+   trusts), the record must carry a signature and it must be by that key.
 
-The server's ``ArchiveService.VerifyRecord`` runs this same function, so the two agree.
+The server's ``ArchiveService.VerifyRecord`` runs this same function, so the two agree. It
+passes ``stop``, asked every ``STOP_EVERY`` events, to give up (``VerificationStopped``) when
+its caller's deadline has passed.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import hmac
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,17 +67,22 @@ from boneyard.record import (
     FORMAT_VERSION,
     GENESIS_HASH,
     MalformedRecord,
+    RecordTooLarge,
     canonical_bytes,
     chain_hash,
     load_record,
+    record_bounds_error,
 )
+from boneyard.signing import BadSignature, check_signature, key_text
 from boneyard.v1 import archive_pb2
 
 __all__ = [
     "KINDS",
+    "STOP_EVERY",
     "Discrepancy",
     "Summary",
     "Verdict",
+    "VerificationStopped",
     "command_of",
     "describe",
     "verdict_from_proto",
@@ -91,8 +103,19 @@ KINDS = (
     "score",
     "outcome",
     "header",
+    "signature",
 )
 """What a check can find wrong (``DiscrepancyKind`` in archive.proto, lower case)."""
+
+STOP_EVERY = 64
+"""Events between two questions to ``verify_record``'s ``stop`` (a few milliseconds of work)."""
+MAX_TEXT = 500
+"""Characters of a discrepancy's ``expected`` and ``found`` at most: they quote the record
+(a seed, a name), and a verdict must stay small whatever the record holds."""
+
+
+class VerificationStopped(Exception):
+    """``verify_record``'s ``stop`` said to give up: no verdict."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +147,10 @@ class Summary:
     winner: int
     winning_seats: tuple[int, ...]
     head_hash: bytes
+    signing_key: bytes = b""
+    """The public key whose signature the record carries, checked; empty: unsigned."""
+    key_given: bool = False
+    """The signature was required to be by ``signing_key`` (the key the caller trusts)."""
 
     def __str__(self) -> str:
         unit = "marks" if self.rules.plays_for_marks else "points"
@@ -133,7 +160,17 @@ class Summary:
             f"{self.events} events, {self.hands} hands; final {unit} "
             f"{'-'.join(map(str, self.scores))}; team {self.winner} (seat"
             f"{'s' if len(self.winning_seats) > 1 else ''} {seats}) won; "
-            f"head {self.head_hash.hex()[:16]}"
+            f"head {self.head_hash.hex()[:16]}; {self.signed_text()}"
+        )
+
+    def signed_text(self) -> str:
+        """Who signed the record, in words."""
+        if not self.signing_key:
+            return "unsigned"
+        if self.key_given:
+            return f"signed by the expected {key_text(self.signing_key)}"
+        return (
+            f"signed by {key_text(self.signing_key)}, a key not compared with one you trust"
         )
 
 
@@ -162,7 +199,11 @@ class _Found(Exception):
 
 def _fail(event: int, kind: str, expected: str, found: str) -> _Found:
     assert kind in KINDS, kind
-    return _Found(Discrepancy(event, kind, expected, found))
+    return _Found(Discrepancy(event, kind, _shortened(expected), _shortened(found)))
+
+
+def _shortened(text: str) -> str:
+    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 16] + " ... (shortened)"
 
 
 # ---------------------------------------------------------------- words for events
@@ -320,10 +361,12 @@ def _awaited(state: GameState) -> str:
 
 
 def verify_bytes(data: bytes) -> Verdict:
-    """Read a record file (JSON or protobuf) and verify it; a file that is no record is a
-    format discrepancy of the record as a whole."""
+    """Read a record file (JSON or protobuf) and verify it; a file that is no record, or one
+    over the bounds, is a format discrepancy of the record as a whole."""
     try:
         record = load_record(data)
+    except RecordTooLarge as e:
+        return Verdict(discrepancy=Discrepancy(0, "format", "a record within the bounds", str(e)))
     except MalformedRecord as e:
         return Verdict(
             discrepancy=Discrepancy(0, "format", "a GameRecord (JSON or protobuf)", str(e))
@@ -331,15 +374,25 @@ def verify_bytes(data: bytes) -> Verdict:
     return verify_record(record)
 
 
-def verify_record(record: archive_pb2.GameRecord) -> Verdict:
-    """Every check of the module's doc, stopping at the first discrepancy."""
+def verify_record(
+    record: archive_pb2.GameRecord,
+    *,
+    public_key: bytes | None = None,
+    stop: Callable[[], bool] | None = None,
+) -> Verdict:
+    """Every check of the module's doc, stopping at the first discrepancy. ``public_key``:
+    the key the record must be signed by (32 bytes); without it a signature is checked against
+    the key it names. ``stop`` is asked before the first event and every ``STOP_EVERY`` events
+    after it; when it says so the verifier raises ``VerificationStopped``."""
     try:
-        return Verdict(summary=_verify(record))
+        return Verdict(summary=_verify(record, public_key, stop))
     except _Found as found:
         return Verdict(discrepancy=found.discrepancy)
 
 
-def _verify(record: archive_pb2.GameRecord) -> Summary:
+def _verify(
+    record: archive_pb2.GameRecord, public_key: bytes | None, stop: Callable[[], bool] | None
+) -> Summary:
     if record.format_version != FORMAT_VERSION:
         raise _fail(
             0,
@@ -347,6 +400,9 @@ def _verify(record: archive_pb2.GameRecord) -> Summary:
             f"format version {FORMAT_VERSION}",
             f"format version {record.format_version}",
         )
+    too_large = record_bounds_error(record)
+    if too_large is not None:
+        raise _fail(0, "format", "a record within the bounds", too_large)
     if not record.events:
         raise _fail(1, "format", "event 1, GameCreated", "no events")
     seeds: dict[int, archive_pb2.HandSeed] = {}
@@ -362,6 +418,8 @@ def _verify(record: archive_pb2.GameRecord) -> Summary:
     prev = GENESIS_HASH
     dealt: list[int] = []
     for position, recorded in enumerate(record.events, start=1):
+        if stop is not None and position % STOP_EVERY == 1 and stop():
+            raise VerificationStopped(f"stopped at event {position} of {len(record.events)}")
         message = recorded.event
         # a. the numbering
         if message.seq != position:
@@ -437,6 +495,10 @@ def _verify(record: archive_pb2.GameRecord) -> Summary:
             "the end of the record",
         )
     _check_header(record, state, dealt)
+    try:
+        signer = check_signature(record, public_key, head=prev)
+    except BadSignature as e:
+        raise _fail(0, "signature", e.expected, e.found) from None
     rules = state.rules
     return Summary(
         game_id=record.game_id,
@@ -447,6 +509,8 @@ def _verify(record: archive_pb2.GameRecord) -> Summary:
         winner=state.winner,
         winning_seats=rules.teams[state.winner],
         head_hash=prev,
+        signing_key=signer or b"",
+        key_given=signer is not None and public_key is not None,
     )
 
 
@@ -585,6 +649,7 @@ def verdict_to_proto(verdict: Verdict) -> archive_pb2.VerifyRecordResponse:
                 winner=s.winner,
                 winning_seats=s.winning_seats,
                 head_hash=s.head_hash,
+                signing_key=s.signing_key,
             )
         )
     if verdict.discrepancy is not None:
@@ -621,6 +686,7 @@ def verdict_from_proto(response: archive_pb2.VerifyRecordResponse) -> Verdict:
                 winner=s.winner,
                 winning_seats=tuple(s.winning_seats),
                 head_hash=s.head_hash,
+                signing_key=s.signing_key,
             )
         )
     d = response.discrepancy

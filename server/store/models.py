@@ -41,6 +41,7 @@ __all__ = [
     "SeatAccountRow",
     "SeatRow",
     "SeekRow",
+    "SigningKeyRow",
     "TournamentEntrantRow",
     "TournamentGameRow",
     "TournamentRow",
@@ -337,3 +338,28 @@ class TournamentGameRow(Base):
     rotation: Mapped[int] = mapped_column(Integer)
     seating: Mapped[list[str]] = mapped_column(JSON)
     game_id: Mapped[str | None] = mapped_column(ForeignKey("games.id"), unique=True)
+
+
+# --- signed records (migration 0005) ----------------------------------------------------
+
+
+class SigningKeyRow(Base):
+    """The server's key pair for one purpose ("records": signing game records), made by the
+    first process to need it. The primary key is what makes that race-safe: several processes
+    starting at once each insert their own candidate if absent, and all read back the one
+    that is there."""
+
+    __tablename__ = "signing_keys"
+
+    purpose: Mapped[str] = mapped_column(String(32), primary_key=True)
+    algorithm: Mapped[str] = mapped_column(String(16))
+    private_key: Mapped[bytes]
+    public_key: Mapped[bytes]
+    created_at: Mapped[datetime]
+
+    __table_args__ = (
+        CheckConstraint("algorithm IN ('ed25519')", name="algorithm"),
+        CheckConstraint(
+            "length(private_key) = 32 AND length(public_key) = 32", name="key_sizes"
+        ),
+    )

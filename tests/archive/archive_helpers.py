@@ -21,6 +21,7 @@ from boneyard.record import GENESIS_HASH, build_record, canonical_bytes, chain_h
 from boneyard.server.app import GameApp, new_seat_token
 from boneyard.server.archive import Archive
 from boneyard.server.games import GameHost
+from boneyard.server.signing import signer_from_database
 from boneyard.server.store import EventStore
 from boneyard.server.store.writer import Writer
 from boneyard.v1 import (
@@ -141,11 +142,13 @@ def application(
     tmp_path: Path, seed: int = 0, url: str | None = None
 ) -> Iterator[tuple[GameApp, Archive]]:
     """The server's application layer and archive on a fresh SQLite file (or the database at
-    ``url``), seeds drawn from a seeded ``random`` so that a failure can be replayed."""
+    ``url``), seeds drawn from a seeded ``random`` so that a failure can be replayed; records
+    signed with the database's key, as the server signs them."""
     rng = random.Random(seed)
     store = EventStore.open(url or f"sqlite:///{tmp_path / 'archive.db'}", migrate=True)
     try:
-        yield GameApp(store, seeds=lambda: rng.randbytes(32)), Archive(store)
+        archive = Archive(store, signer=signer_from_database(store))
+        yield GameApp(store, seeds=lambda: rng.randbytes(32)), archive
     finally:
         store.close()
 

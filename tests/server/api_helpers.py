@@ -71,7 +71,8 @@ def fresh_database(
 
 
 class RunningServer:
-    """``create_server`` on its own event loop in a background thread."""
+    """``create_server`` on its own event loop in a background thread (``options``: more of
+    its keyword arguments)."""
 
     def __init__(
         self,
@@ -80,6 +81,7 @@ class RunningServer:
         abandonment: Abandonment | None = None,
         *,
         http: bool = False,
+        **options: Any,
     ) -> None:
         self.database_url = database_url
         self.loop = asyncio.new_event_loop()
@@ -95,6 +97,7 @@ class RunningServer:
                     quotas=quotas,
                     abandonment=abandonment,
                     http_listen="127.0.0.1:0" if http else None,
+                    **options,
                 )
             )
         except BaseException:

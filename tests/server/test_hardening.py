@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import grpc
 import pytest
 
+from boneyard.server.interceptors import DEFAULT_REQUEST_LIMIT
 from boneyard.v1 import (
     archive_pb2,
     competition_pb2,
@@ -53,6 +54,19 @@ def test_undecodable_request_bytes_are_invalid_argument(
         _raw_call(channel, service, method, b"\xff")
     assert caught.value.code() == Code.INVALID_ARGUMENT, caught.value.details()
     assert "not an encoded" in (caught.value.details() or "")
+
+
+def test_a_request_over_the_default_byte_limit_is_refused_unread(channel: grpc.Channel) -> None:
+    """The transport reads up to twice VerifyRecord's limit; every other method keeps gRPC's
+    default of 4 MiB, now answered with the limit named instead of cut off."""
+    call = channel.unary_unary("/boneyard.v1.GameService/CreateGame")
+    with pytest.raises(grpc.RpcError) as caught:
+        call(b"\xff" * (DEFAULT_REQUEST_LIMIT + 1), timeout=RPC_TIMEOUT)
+    assert caught.value.code() == Code.INVALID_ARGUMENT
+    assert caught.value.details() == (
+        f"the request is {DEFAULT_REQUEST_LIMIT + 1} bytes; a CreateGame request is at most "
+        f"{DEFAULT_REQUEST_LIMIT} bytes (refused unread)"
+    )
 
 
 @pytest.mark.parametrize(

@@ -535,6 +535,11 @@ def test_the_archive_through_every_door(world: World) -> None:
         lambda d: d.call("ArchiveService.VerifyRecord", archive_pb2.VerifyRecordRequest(record=record)),
     )
     assert verdict.valid
+    key = assert_same_everywhere(
+        world,
+        lambda d: d.call("ArchiveService.GetSigningKey", archive_pb2.GetSigningKeyRequest()),
+    )
+    assert record.signature.public_key == key.public_key
 
 
 # ---------------------------------------------------------------- beside the services

@@ -52,7 +52,16 @@ def test_the_built_web_app_is_what_its_sources_build(tmp_path: Path) -> None:
     node()
     out = tmp_path / "webapp"
     result = subprocess.run(
-        [str(npm_tool("vite")), "build", "web", "--outDir", str(out), "--emptyOutDir", "--logLevel", "warn"],
+        [
+            str(npm_tool("vite")),
+            "build",
+            "web",
+            "--outDir",
+            str(out),
+            "--emptyOutDir",
+            "--logLevel",
+            "warn",
+        ],
         cwd=REPO,
         capture_output=True,
         text=True,

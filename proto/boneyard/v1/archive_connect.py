@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint
 from pyqwest import Client
 
-from .archive_pb2 import GetRecordRequest, GetRecordResponse, ListArchivedGamesRequest, ListArchivedGamesResponse, VerifyRecordRequest, VerifyRecordResponse
+from .archive_pb2 import GetRecordRequest, GetRecordResponse, GetSigningKeyRequest, GetSigningKeyResponse, ListArchivedGamesRequest, ListArchivedGamesResponse, VerifyRecordRequest, VerifyRecordResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, Iterable, Mapping
@@ -57,7 +57,14 @@ class ArchiveService(Protocol):
         """
         Verify an uploaded record with the same checks as the offline verifier (`boneyard verify`):
         valid and a summary, or the first discrepancy. Also says whether this server holds the
-        same game. No token needed.
+        same game. No token needed. A request of more than 4 MiB + 16 bytes is INVALID_ARGUMENT
+        unread; the verification stops (DEADLINE_EXCEEDED) at the client's deadline or after 30 s.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def get_signing_key(self, request: GetSigningKeyRequest, ctx: RequestContext[GetSigningKeyRequest, GetSigningKeyResponse], /) -> GetSigningKeyResponse:
+        """
+        The public key this server signs records with. No token needed.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -107,6 +114,17 @@ class ArchiveServiceASGIApplication(ConnectASGIApplication[ArchiveService]):
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.verify_record,
+                ),
+                "/boneyard.v1.ArchiveService/GetSigningKey": Endpoint.unary(
+                    method=MethodInfo(
+                        name="GetSigningKey",
+                        service_name="boneyard.v1.ArchiveService",
+                        input=GetSigningKeyRequest,
+                        output=GetSigningKeyResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.get_signing_key,
                 ),
             },
             interceptors=interceptors,
@@ -205,7 +223,8 @@ class ArchiveServiceClient(ConnectClient):
         """
         Verify an uploaded record with the same checks as the offline verifier (`boneyard verify`):
         valid and a summary, or the first discrepancy. Also says whether this server holds the
-        same game. No token needed.
+        same game. No token needed. A request of more than 4 MiB + 16 bytes is INVALID_ARGUMENT
+        unread; the verification stops (DEADLINE_EXCEEDED) at the client's deadline or after 30 s.
         """
         return await self.execute_unary(
             request=request,
@@ -214,6 +233,29 @@ class ArchiveServiceClient(ConnectClient):
                 service_name="boneyard.v1.ArchiveService",
                 input=VerifyRecordRequest,
                 output=VerifyRecordResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    async def get_signing_key(
+        self,
+        request: GetSigningKeyRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> GetSigningKeyResponse:
+        """
+        The public key this server signs records with. No token needed.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="GetSigningKey",
+                service_name="boneyard.v1.ArchiveService",
+                input=GetSigningKeyRequest,
+                output=GetSigningKeyResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.UNARY,
             ),

@@ -18,10 +18,17 @@ the server database's.
 
 Only finished games have records: a game in progress has hidden tiles (hands, seeds).
 
+The server signs every record it gives (Ed25519): the signature covers the header (ids,
+names, times, rules, seats, seeds, result) and the head of the hash chain, so a record whose
+chain a forger recomputed, or whose header was edited, no longer verifies against the
+server's public key (GetSigningKey). docs/record-format.md defines the signed bytes.
+
 STATUS CODES. INVALID_ARGUMENT: a malformed request (a game id that is no id, a page token
-this server did not give, an empty record to verify). NOT_FOUND: no game with this id.
-FAILED_PRECONDITION: GetRecord of a game that is not over (its record would show hidden
-tiles).
+this server did not give, an empty record to verify, a record over the bounds of
+docs/record-format.md: more than 60,000 events or 1,500 hands, more than 4 MiB).
+NOT_FOUND: no game with this id. FAILED_PRECONDITION: GetRecord of a game that is not over
+(its record would show hidden tiles). DEADLINE_EXCEEDED: VerifyRecord gave up, the client's
+deadline having passed or the server's limit (30 s) reached.
 """
 
 from boneyard.v1 import events_pb2 as _events_pb2
@@ -42,6 +49,26 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _SignatureAlgorithm:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SignatureAlgorithmEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SignatureAlgorithm.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SIGNATURE_ALGORITHM_UNSPECIFIED: _SignatureAlgorithm.ValueType  # 0
+    """Not given."""
+    SIGNATURE_ALGORITHM_ED25519: _SignatureAlgorithm.ValueType  # 1
+    """Ed25519 (RFC 8032): 32-byte public keys, 64-byte signatures."""
+
+class SignatureAlgorithm(_SignatureAlgorithm, metaclass=_SignatureAlgorithmEnumTypeWrapper):
+    """A signature algorithm."""
+
+SIGNATURE_ALGORITHM_UNSPECIFIED: SignatureAlgorithm.ValueType  # 0
+"""Not given."""
+SIGNATURE_ALGORITHM_ED25519: SignatureAlgorithm.ValueType  # 1
+"""Ed25519 (RFC 8032): 32-byte public keys, 64-byte signatures."""
+Global___SignatureAlgorithm: _TypeAlias = SignatureAlgorithm  # noqa: Y015
 
 class _DiscrepancyKind:
     ValueType = _typing.NewType("ValueType", _builtins.int)
@@ -73,6 +100,11 @@ class _DiscrepancyKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Discr
     """The game's end is wrong: the winner, events after the end, or a game that is not over."""
     DISCREPANCY_KIND_HEADER: _DiscrepancyKind.ValueType  # 11
     """The record's header (ruleset, seats, seeds, result) disagrees with its log."""
+    DISCREPANCY_KIND_SIGNATURE: _DiscrepancyKind.ValueType  # 12
+    """The signature does not verify (the header or the log changed after signing), is of a
+    version or algorithm the verifier does not know, or is missing or by another key where
+    the verifier was given the key it must be by.
+    """
 
 class DiscrepancyKind(_DiscrepancyKind, metaclass=_DiscrepancyKindEnumTypeWrapper):
     """What a check found wrong."""
@@ -101,7 +133,40 @@ DISCREPANCY_KIND_OUTCOME: DiscrepancyKind.ValueType  # 10
 """The game's end is wrong: the winner, events after the end, or a game that is not over."""
 DISCREPANCY_KIND_HEADER: DiscrepancyKind.ValueType  # 11
 """The record's header (ruleset, seats, seeds, result) disagrees with its log."""
+DISCREPANCY_KIND_SIGNATURE: DiscrepancyKind.ValueType  # 12
+"""The signature does not verify (the header or the log changed after signing), is of a
+version or algorithm the verifier does not know, or is missing or by another key where
+the verifier was given the key it must be by.
+"""
 Global___DiscrepancyKind: _TypeAlias = DiscrepancyKind  # noqa: Y015
+
+class _SignedBy:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SignedByEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SignedBy.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SIGNED_BY_UNSPECIFIED: _SignedBy.ValueType  # 0
+    """Not given (the record is not valid)."""
+    SIGNED_BY_NOBODY: _SignedBy.ValueType  # 1
+    """Nobody: the record carries no signature (made before records were signed)."""
+    SIGNED_BY_THIS_SERVER: _SignedBy.ValueType  # 2
+    """This server's key (GetSigningKey)."""
+    SIGNED_BY_ANOTHER_KEY: _SignedBy.ValueType  # 3
+    """Another key (RecordSummary.signing_key): the signature holds, but not for this server."""
+
+class SignedBy(_SignedBy, metaclass=_SignedByEnumTypeWrapper):
+    """Who signed a record a server was asked to verify."""
+
+SIGNED_BY_UNSPECIFIED: SignedBy.ValueType  # 0
+"""Not given (the record is not valid)."""
+SIGNED_BY_NOBODY: SignedBy.ValueType  # 1
+"""Nobody: the record carries no signature (made before records were signed)."""
+SIGNED_BY_THIS_SERVER: SignedBy.ValueType  # 2
+"""This server's key (GetSigningKey)."""
+SIGNED_BY_ANOTHER_KEY: SignedBy.ValueType  # 3
+"""Another key (RecordSummary.signing_key): the signature holds, but not for this server."""
+Global___SignedBy: _TypeAlias = SignedBy  # noqa: Y015
 
 class _StoredCopy:
     ValueType = _typing.NewType("ValueType", _builtins.int)
@@ -151,6 +216,7 @@ class GameRecord(_message.Message):
     RESULT_FIELD_NUMBER: _builtins.int
     CREATE_TIME_FIELD_NUMBER: _builtins.int
     FINISH_TIME_FIELD_NUMBER: _builtins.int
+    SIGNATURE_FIELD_NUMBER: _builtins.int
     format_version: _builtins.int
     """The version of the record format: 1 (docs/record-format.md). A verifier refuses versions
     it does not know.
@@ -187,6 +253,12 @@ class GameRecord(_message.Message):
     def finish_time(self) -> _timestamp_pb2.Timestamp:
         """When its last event was appended."""
 
+    @_builtins.property
+    def signature(self) -> Global___RecordSignature:
+        """The signature of the server that played the game, over the fields above (the events by
+        the head of their hash chain). Unset in records made before records were signed.
+        """
+
     def __init__(
         self,
         *,
@@ -200,14 +272,51 @@ class GameRecord(_message.Message):
         result: Global___RecordResult | None = ...,
         create_time: _timestamp_pb2.Timestamp | None = ...,
         finish_time: _timestamp_pb2.Timestamp | None = ...,
+        signature: Global___RecordSignature | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "finish_time", b"finish_time", "result", b"result", "rules", b"rules"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "finish_time", b"finish_time", "result", b"result", "rules", b"rules", "signature", b"signature"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "events", b"events", "finish_time", b"finish_time", "format_version", b"format_version", "game_id", b"game_id", "hands", b"hands", "name", b"name", "result", b"result", "rules", b"rules", "seats", b"seats"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "events", b"events", "finish_time", b"finish_time", "format_version", b"format_version", "game_id", b"game_id", "hands", b"hands", "name", b"name", "result", b"result", "rules", b"rules", "seats", b"seats", "signature", b"signature"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GameRecord: _TypeAlias = GameRecord  # noqa: Y015
+
+@_typing.final
+class RecordSignature(_message.Message):
+    """A server's signature of a record (docs/record-format.md, "The signature")."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    ALGORITHM_FIELD_NUMBER: _builtins.int
+    PUBLIC_KEY_FIELD_NUMBER: _builtins.int
+    SIGNATURE_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The version of the signed bytes: 1. A verifier refuses versions it does not know."""
+    algorithm: Global___SignatureAlgorithm.ValueType
+    """The algorithm: ED25519."""
+    public_key: _builtins.bytes
+    """The signer's public key (32 bytes). Whether it is a key you trust is for you to say: a
+    verifier given the key it expects (`boneyard verify --public-key`) refuses any other.
+    """
+    signature: _builtins.bytes
+    """The signature (64 bytes) of the record's signed bytes."""
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        algorithm: Global___SignatureAlgorithm.ValueType = ...,
+        public_key: _builtins.bytes = ...,
+        signature: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["algorithm", b"algorithm", "public_key", b"public_key", "signature", b"signature", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RecordSignature: _TypeAlias = RecordSignature  # noqa: Y015
 
 @_typing.final
 class RecordSeat(_message.Message):
@@ -601,6 +710,7 @@ class RecordSummary(_message.Message):
     WINNER_FIELD_NUMBER: _builtins.int
     WINNING_SEATS_FIELD_NUMBER: _builtins.int
     HEAD_HASH_FIELD_NUMBER: _builtins.int
+    SIGNING_KEY_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game's id."""
     events: _builtins.int
@@ -611,6 +721,10 @@ class RecordSummary(_message.Message):
     """The winning team."""
     head_hash: _builtins.bytes
     """The hash of the last event (the head of the chain)."""
+    signing_key: _builtins.bytes
+    """The public key whose signature the record carries, checked: the signature holds for
+    this key. Empty when the record is unsigned.
+    """
     @_builtins.property
     def rules(self) -> _rules_pb2.Ruleset:
         """The complete ruleset."""
@@ -634,10 +748,11 @@ class RecordSummary(_message.Message):
         winner: _builtins.int = ...,
         winning_seats: _abc.Iterable[_builtins.int] | None = ...,
         head_hash: _builtins.bytes = ...,
+        signing_key: _builtins.bytes = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "game_id", b"game_id", "hands", b"hands", "head_hash", b"head_hash", "rules", b"rules", "scores", b"scores", "winner", b"winner", "winning_seats", b"winning_seats"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "game_id", b"game_id", "hands", b"hands", "head_hash", b"head_hash", "rules", b"rules", "scores", b"scores", "signing_key", b"signing_key", "winner", b"winner", "winning_seats", b"winning_seats"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -653,11 +768,16 @@ class VerifyRecordResponse(_message.Message):
     SUMMARY_FIELD_NUMBER: _builtins.int
     DISCREPANCY_FIELD_NUMBER: _builtins.int
     STORED_COPY_FIELD_NUMBER: _builtins.int
+    SIGNED_BY_FIELD_NUMBER: _builtins.int
     valid: _builtins.bool
     """Every check passed."""
     stored_copy: Global___StoredCopy.ValueType
     """Whether this server holds the same game: a record whose whole chain was recomputed after an
     edit can verify, but its log (and its head hash) is not the server's.
+    """
+    signed_by: Global___SignedBy.ValueType
+    """Whose signature a valid record carries, as this server sees it: a forger can sign a record
+    with a key of their own, never with this server's.
     """
     @_builtins.property
     def summary(self) -> Global___RecordSummary:
@@ -674,11 +794,57 @@ class VerifyRecordResponse(_message.Message):
         summary: Global___RecordSummary | None = ...,
         discrepancy: Global___Discrepancy | None = ...,
         stored_copy: Global___StoredCopy.ValueType = ...,
+        signed_by: Global___SignedBy.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["discrepancy", b"discrepancy", "summary", b"summary"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["discrepancy", b"discrepancy", "stored_copy", b"stored_copy", "summary", b"summary", "valid", b"valid"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["discrepancy", b"discrepancy", "signed_by", b"signed_by", "stored_copy", b"stored_copy", "summary", b"summary", "valid", b"valid"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___VerifyRecordResponse: _TypeAlias = VerifyRecordResponse  # noqa: Y015
+
+@_typing.final
+class GetSigningKeyRequest(_message.Message):
+    """Request of ArchiveService.GetSigningKey."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetSigningKeyRequest: _TypeAlias = GetSigningKeyRequest  # noqa: Y015
+
+@_typing.final
+class GetSigningKeyResponse(_message.Message):
+    """Response of ArchiveService.GetSigningKey."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ALGORITHM_FIELD_NUMBER: _builtins.int
+    PUBLIC_KEY_FIELD_NUMBER: _builtins.int
+    algorithm: Global___SignatureAlgorithm.ValueType
+    """The algorithm: ED25519."""
+    public_key: _builtins.bytes
+    """The public key the server signs records with (32 bytes): what `boneyard verify
+    --public-key` takes (in base64), and what `boneyard-server admin signing-key` prints.
+    """
+    def __init__(
+        self,
+        *,
+        algorithm: Global___SignatureAlgorithm.ValueType = ...,
+        public_key: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["algorithm", b"algorithm", "public_key", b"public_key"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetSigningKeyResponse: _TypeAlias = GetSigningKeyResponse  # noqa: Y015

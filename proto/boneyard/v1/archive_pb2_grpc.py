@@ -50,6 +50,11 @@ class ArchiveServiceStub:
                 request_serializer=boneyard_dot_v1_dot_archive__pb2.VerifyRecordRequest.SerializeToString,
                 response_deserializer=boneyard_dot_v1_dot_archive__pb2.VerifyRecordResponse.FromString,
                 _registered_method=True)
+        self.GetSigningKey = channel.unary_unary(
+                '/boneyard.v1.ArchiveService/GetSigningKey',
+                request_serializer=boneyard_dot_v1_dot_archive__pb2.GetSigningKeyRequest.SerializeToString,
+                response_deserializer=boneyard_dot_v1_dot_archive__pb2.GetSigningKeyResponse.FromString,
+                _registered_method=True)
 
 
 class ArchiveServiceServicer:
@@ -73,7 +78,15 @@ class ArchiveServiceServicer:
     def VerifyRecord(self, request, context):
         """Verify an uploaded record with the same checks as the offline verifier (`boneyard verify`):
         valid and a summary, or the first discrepancy. Also says whether this server holds the
-        same game. No token needed.
+        same game. No token needed. A request of more than 4 MiB + 16 bytes is INVALID_ARGUMENT
+        unread; the verification stops (DEADLINE_EXCEEDED) at the client's deadline or after 30 s.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetSigningKey(self, request, context):
+        """The public key this server signs records with. No token needed.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -96,6 +109,11 @@ def add_ArchiveServiceServicer_to_server(servicer, server):
                     servicer.VerifyRecord,
                     request_deserializer=boneyard_dot_v1_dot_archive__pb2.VerifyRecordRequest.FromString,
                     response_serializer=boneyard_dot_v1_dot_archive__pb2.VerifyRecordResponse.SerializeToString,
+            ),
+            'GetSigningKey': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetSigningKey,
+                    request_deserializer=boneyard_dot_v1_dot_archive__pb2.GetSigningKeyRequest.FromString,
+                    response_serializer=boneyard_dot_v1_dot_archive__pb2.GetSigningKeyResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -180,6 +198,33 @@ class ArchiveService:
             '/boneyard.v1.ArchiveService/VerifyRecord',
             boneyard_dot_v1_dot_archive__pb2.VerifyRecordRequest.SerializeToString,
             boneyard_dot_v1_dot_archive__pb2.VerifyRecordResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetSigningKey(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/boneyard.v1.ArchiveService/GetSigningKey',
+            boneyard_dot_v1_dot_archive__pb2.GetSigningKeyRequest.SerializeToString,
+            boneyard_dot_v1_dot_archive__pb2.GetSigningKeyResponse.FromString,
             options,
             channel_credentials,
             insecure,

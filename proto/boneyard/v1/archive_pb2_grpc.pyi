@@ -18,10 +18,17 @@ the server database's.
 
 Only finished games have records: a game in progress has hidden tiles (hands, seeds).
 
+The server signs every record it gives (Ed25519): the signature covers the header (ids,
+names, times, rules, seats, seeds, result) and the head of the hash chain, so a record whose
+chain a forger recomputed, or whose header was edited, no longer verifies against the
+server's public key (GetSigningKey). docs/record-format.md defines the signed bytes.
+
 STATUS CODES. INVALID_ARGUMENT: a malformed request (a game id that is no id, a page token
-this server did not give, an empty record to verify). NOT_FOUND: no game with this id.
-FAILED_PRECONDITION: GetRecord of a game that is not over (its record would show hidden
-tiles).
+this server did not give, an empty record to verify, a record over the bounds of
+docs/record-format.md: more than 60,000 events or 1,500 hands, more than 4 MiB).
+NOT_FOUND: no game with this id. FAILED_PRECONDITION: GetRecord of a game that is not over
+(its record would show hidden tiles). DEADLINE_EXCEEDED: VerifyRecord gave up, the client's
+deadline having passed or the server's limit (30 s) reached.
 """
 
 from boneyard.v1 import archive_pb2 as _archive_pb2
@@ -61,8 +68,11 @@ class ArchiveServiceStub:
     VerifyRecord: _grpc.UnaryUnaryMultiCallable[_archive_pb2.VerifyRecordRequest, _archive_pb2.VerifyRecordResponse]
     """Verify an uploaded record with the same checks as the offline verifier (`boneyard verify`):
     valid and a summary, or the first discrepancy. Also says whether this server holds the
-    same game. No token needed.
+    same game. No token needed. A request of more than 4 MiB + 16 bytes is INVALID_ARGUMENT
+    unread; the verification stops (DEADLINE_EXCEEDED) at the client's deadline or after 30 s.
     """
+    GetSigningKey: _grpc.UnaryUnaryMultiCallable[_archive_pb2.GetSigningKeyRequest, _archive_pb2.GetSigningKeyResponse]
+    """The public key this server signs records with. No token needed."""
 
 @_typing.type_check_only
 class ArchiveServiceAsyncStub(ArchiveServiceStub):
@@ -76,8 +86,11 @@ class ArchiveServiceAsyncStub(ArchiveServiceStub):
     VerifyRecord: _aio.UnaryUnaryMultiCallable[_archive_pb2.VerifyRecordRequest, _archive_pb2.VerifyRecordResponse]  # type: ignore[assignment]
     """Verify an uploaded record with the same checks as the offline verifier (`boneyard verify`):
     valid and a summary, or the first discrepancy. Also says whether this server holds the
-    same game. No token needed.
+    same game. No token needed. A request of more than 4 MiB + 16 bytes is INVALID_ARGUMENT
+    unread; the verification stops (DEADLINE_EXCEEDED) at the client's deadline or after 30 s.
     """
+    GetSigningKey: _aio.UnaryUnaryMultiCallable[_archive_pb2.GetSigningKeyRequest, _archive_pb2.GetSigningKeyResponse]  # type: ignore[assignment]
+    """The public key this server signs records with. No token needed."""
 
 class ArchiveServiceServicer(metaclass=_abc_1.ABCMeta):
     """Finished games: list them, fetch their records, verify a record."""
@@ -106,7 +119,16 @@ class ArchiveServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_archive_pb2.VerifyRecordResponse, _abc.Awaitable[_archive_pb2.VerifyRecordResponse]]:
         """Verify an uploaded record with the same checks as the offline verifier (`boneyard verify`):
         valid and a summary, or the first discrepancy. Also says whether this server holds the
-        same game. No token needed.
+        same game. No token needed. A request of more than 4 MiB + 16 bytes is INVALID_ARGUMENT
+        unread; the verification stops (DEADLINE_EXCEEDED) at the client's deadline or after 30 s.
         """
+
+    @_abc_1.abstractmethod
+    def GetSigningKey(
+        self,
+        request: _archive_pb2.GetSigningKeyRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_archive_pb2.GetSigningKeyResponse, _abc.Awaitable[_archive_pb2.GetSigningKeyResponse]]:
+        """The public key this server signs records with. No token needed."""
 
 def add_ArchiveServiceServicer_to_server(servicer: ArchiveServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
