@@ -269,6 +269,7 @@ def test_the_replay_steps_through_an_archived_game_verified(
     report = _ok(run_script("replay.mjs", server.http_url, tmp_path, env={"GAME_ID": game_id}))
     assert report["verdict"].startswith("Verified:")
     assert "stored copy is the same" in report["verdict"]
+    assert "Signed by this server (key " in report["verdict"]
     steps = report["steps"]
     total = len(record.events)
     assert steps["start"]["caption"].startswith(f"Event 2 of {total}: hand 1 dealt")

@@ -8,7 +8,7 @@
 import { archive, games, refusal } from "./api";
 import { draw, h } from "./dom";
 import type { ArchivedGame, GameRecord, VerifyRecordResponse } from "./gen/boneyard/v1/archive_pb";
-import { DiscrepancyKind, StoredCopy } from "./gen/boneyard/v1/archive_pb";
+import { DiscrepancyKind, SignedBy, StoredCopy } from "./gen/boneyard/v1/archive_pb";
 import type { Event as GameEvent } from "./gen/boneyard/v1/events_pb";
 import type { Play, SeatView } from "./gen/boneyard/v1/view_pb";
 import { renderTable, type SeatInfo } from "./table";
@@ -118,10 +118,16 @@ function verdict(answer: VerifyRecordResponse): HTMLElement {
       : "";
   if (answer.valid) {
     const s = answer.summary;
+    const key = s?.signingKey.length ? ` (key ${Array.from(s.signingKey.slice(0, 8), (b) => b.toString(16).padStart(2, "0")).join("")}...)` : "";
+    const signed = answer.signedBy === SignedBy.THIS_SERVER
+      ? ` Signed by this server${key}.`
+      : answer.signedBy === SignedBy.ANOTHER_KEY
+        ? ` Signed by another key than this server's${key}.`
+        : " Not signed (a record from before records were signed).";
     return h(
       "p",
       { class: "verdict valid", role: "status" },
-      `Verified: every move legal, every deal from its committed seed, every score right, the hash chain intact (${s?.events ?? 0n} events, ${s?.hands ?? 0} hands).${copy}`,
+      `Verified: every move legal, every deal from its committed seed, every score right, the hash chain intact (${s?.events ?? 0n} events, ${s?.hands ?? 0} hands).${signed}${copy}`,
     );
   }
   const d = answer.discrepancy;
