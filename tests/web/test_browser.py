@@ -146,7 +146,12 @@ def test_a_moon_hand_with_the_widow_exchange(
 ) -> None:
     game_id = game_stub.CreateGame(
         game_service_pb2.CreateGameRequest(
-            rules=rules_pb2.Ruleset(preset="moon", opener_seat=0), name="moon in the browser"
+            rules=rules_pb2.Ruleset(preset="moon", opener_seat=0),
+            name="moon in the browser",
+            # A clock the person never runs out of: the table shows it.
+            time_control=game_pb2.TimeControl(
+                per_move_ms=600_000, bank_ms=600_000, policy=events_pb2.TIMEOUT_POLICY_AUTO_PLAY
+            ),
         ),
         timeout=30,
     ).game_id
@@ -154,6 +159,11 @@ def test_a_moon_hand_with_the_widow_exchange(
     _wait_seated(game_stub, game_id, 2)
     report = _ok(run_script("moon_widow.mjs", server.http_url, tmp_path, env={"GAME_ID": game_id}))
     assert report["taken"] not in report["before"] and report["discarded"] in report["before"]
+    # Each seat's bank (10:00) and the countdown of the seat to act, ticking down.
+    assert [b.strip() for b in report["clock"]["banks"]] == ["bank 10:00"] * 3, report["clock"]
+    first, later = (_seconds(t) for t in report["clock"]["countdown"])
+    # (The seat to act runs out when its move's time and then its bank are spent.)
+    assert 20 * 60 >= first > later > 19 * 60, report["clock"]
     events = _events(game_stub, game_id)
     kinds = [e.WhichOneof("kind") for e in events]
     won = next(e.auction_won for e in events if e.WhichOneof("kind") == "auction_won")
@@ -284,6 +294,11 @@ def test_the_replay_steps_through_an_archived_game_verified(
     )
     assert steps["end"]["caption"].startswith(f"Event {total} of {total}: game over")
     assert report["scores"] == list(record.result.scores)
+
+
+def _seconds(clock: str) -> int:
+    minutes, seconds = clock.split(":")
+    return int(minutes) * 60 + int(seconds)
 
 
 def _wait_seated(stub: game_service_pb2_grpc.GameServiceStub, game_id: str, count: int) -> None:

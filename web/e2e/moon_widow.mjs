@@ -1,5 +1,5 @@
-// A Moon hand with the widow exchange: the game (opener seat 0) waits in the lobby with two
-// bots seated; the person joins seat 0 there, shoots the moon, takes the widow by laying out a
+// A Moon hand with the widow exchange: the game (opener seat 0, a clock) waits in the lobby
+// with two bots seated; the person joins seat 0 there, shoots the moon, takes the widow by laying out a
 // tile of the hand, names trump and plays the hand out. GAME_ID names the game.
 
 import {
@@ -26,6 +26,13 @@ run(async (browser) => {
 
   check((await waitTurn(page)) === "turn", "no turn for seat 0");
   await checkOnlyLegalClickable(page, gameId);
+  // The table has a clock: every seat shows its bank, the seat to act its time running out.
+  const banks = await page.locator(".seat .bank").allTextContents();
+  check(banks.length === 3 && banks.every((b) => /bank \d+:\d\d/.test(b)), `banks shown: ${banks}`);
+  const mine = page.getByRole("region", { name: "seat 0" }).locator(".countdown");
+  const first = await mine.textContent();
+  await page.waitForFunction((t) => document.querySelector(".seat.you .countdown")?.textContent !== t, first);
+  const clock = { banks, countdown: [first, await mine.textContent()] };
   await takeTurn(page, (cs) => {
     const moon = cs.find((c) => c.label === "Shoot the moon");
     check(moon, `no moon among ${cs.map((c) => c.label)}`);
@@ -65,5 +72,5 @@ run(async (browser) => {
   const result = log.find((line) => /the moon is (made|set)/.test(line)) ?? "";
   check(result, `no result of the moon in the log: ${log.slice(0, 5)}`);
   await shot(page, "moon-after-hand");
-  report({ gameId, before, after, discarded, taken: taken[0], trump, plays, result });
+  report({ gameId, before, after, discarded, taken: taken[0], trump, plays, result, clock });
 });
