@@ -212,6 +212,10 @@ def test_a_texas42_house_hand_reaches_a_special_contract(
     scored = next(e.hand_scored for e in after if e.WhichOneof("kind") == "hand_scored")
     assert scored.bidder == 0
     assert ("made" if scored.made else "set") in report["result"]
+    # Then seat 0 resigned: its team lost at once.
+    assert events[-2].WhichOneof("kind") == "resigned" and events[-2].resigned.seat == 0
+    assert events[-1].WhichOneof("kind") == "game_won" and events[-1].game_won.team == 1
+    assert report["final"].startswith("Game over: bot 1 and bot 3 won"), report["final"]
 
 
 def test_a_spectator_follows_a_live_game_to_its_end(

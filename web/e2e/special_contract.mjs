@@ -1,7 +1,8 @@
 // A texas42-house hand that reaches a special contract: the person creates the game in the
 // lobby (seat 0 bids first on the first hand), says "game ID" (pytest seats three bots), bids
 // the most marks offered, and on winning the auction declares nello (sevens if nello is not
-// offered). During the nello hand the partner sits out; the hand is played to its end.
+// offered). During the nello hand the partner sits out; the hand is played to its end. Then
+// the person resigns.
 
 import {
   check, checkOnlyLegalClickable, createGame, newPage, pickRandom, random, report, run, say, shot, takeTurn, waitTurn,
@@ -64,5 +65,10 @@ run(async (browser) => {
   const log = await page.getByRole("region", { name: "what happened" }).locator("li").allTextContents();
   const result = log.find((line) => / is (made|set):/.test(line)) ?? "";
   check(contractLine.includes(`contract: ${declared}`), `the hand does not show the contract: ${contractLine}`);
-  report({ gameId, declared, hand: declaredIn, sittingOut, contractLine, result, offered: [...offered].sort() });
+  // Enough: the person resigns (asked to confirm first), and the other team wins.
+  await page.getByRole("button", { name: "Resign" }).click();
+  await page.getByRole("button", { name: "Yes, resign" }).click();
+  await page.locator(".turn-line.over").waitFor();
+  const final = (await page.locator(".turn-line.over").textContent()) ?? "";
+  report({ gameId, declared, hand: declaredIn, sittingOut, contractLine, result, offered: [...offered].sort(), final });
 });
