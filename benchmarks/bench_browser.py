@@ -82,11 +82,42 @@ def _anchor(address: str, game_id: str, from_version: int, conn: Connection) -> 
     channel.close()
 
 
+def _connect_watcher(http_url: str, game_id: str, from_version: int, conn: Connection) -> None:
+    """The same over the HTTP listener with connectrpc's Python client: what the HTTP path
+    costs, apart from the browser."""
+    import asyncio
+
+    from boneyard.v1 import game_service_connect
+
+    async def main() -> list[tuple[int, float]]:
+        client = game_service_connect.GameServiceClient(http_url)
+        arrivals: list[tuple[int, float]] = []
+
+        async def read() -> None:
+            request = game_service_pb2.WatchGameRequest(game_id=game_id, from_version=from_version)
+            async for message in client.watch_game(request):
+                arrivals.append((message.version, time.time()))
+
+        task = asyncio.create_task(read())
+        await asyncio.sleep(0.5)  # (the stream is open once the first bytes could flow)
+        conn.send("live")
+        await asyncio.get_running_loop().run_in_executor(None, conn.recv)
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await client.close()
+        return arrivals
+
+    conn.send(asyncio.run(main()))
+
+
 class Anchor:
-    def __init__(self, address: str, game_id: str, from_version: int) -> None:
+    """A watcher in a process of its own: ``target`` is ``_anchor`` (gRPC) or
+    ``_connect_watcher`` (Connect from Python)."""
+
+    def __init__(self, address: str, game_id: str, from_version: int, target=_anchor) -> None:
         context = multiprocessing.get_context("spawn")
         self._conn, child = context.Pipe()
-        self._proc = context.Process(target=_anchor, args=(address, game_id, from_version, child))
+        self._proc = context.Process(target=target, args=(address, game_id, from_version, child))
         self._proc.start()
         if self._conn.recv() != "live":
             raise RuntimeError("the anchor stream did not start")
@@ -161,6 +192,8 @@ class Round:
     """Version answered by SubmitAction -> time.time() of the answer."""
     page: dict[int, float] = field(default_factory=dict)
     anchor: dict[int, float] = field(default_factory=dict)
+    connect: dict[int, float] = field(default_factory=dict)
+    """Python's Connect client on the HTTP listener (with --connect-too)."""
     offset_ms: float = 0.0
 
     def latencies(self, arrivals: dict[int, float]) -> list[float]:
@@ -249,12 +282,17 @@ def run_round(
     if page_first:
         anchor = Anchor(server.address, game_id, version)
     assert anchor is not None
+    python_connect = (
+        Anchor(http_url, game_id, version, target=_connect_watcher) if args.connect_too else None
+    )
     result.offset_ms = browser.offset() * 1000
     _play(stub, game_id, tokens, args.actions, args.pause_ms / 1000, rng, result.acks)
     time.sleep(1.0)  # the last arrivals
     offset = result.offset_ms / 1000
     result.page = {v: at - offset for v, at in browser.marks().items()}
     result.anchor = anchor.stop()
+    if python_connect is not None:
+        result.connect = python_connect.stop()
     return result
 
 
@@ -273,6 +311,12 @@ def main() -> None:
     parser.add_argument("--actions", type=int, default=150, help="actions per round")
     parser.add_argument("--pause-ms", type=float, default=25.0, help="mean pause between actions")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--connect-too",
+        action="store_true",
+        help="also watch with connectrpc's Python client on the HTTP listener (the HTTP path "
+        "without the browser)",
+    )
     args = parser.parse_args()
     node = shutil.which("node")
     if node is None or not (REPO / "node_modules" / "playwright-core").exists():
@@ -320,12 +364,17 @@ def main() -> None:
                 )
                 print("  " + _line("browser (Connect)", r.latencies(r.page), len(r.acks)))
                 print("  " + _line("anchor (gRPC)    ", r.latencies(r.anchor), len(r.acks)))
+                if args.connect_too:
+                    print("  " + _line("Python Connect   ", r.latencies(r.connect), len(r.acks)))
             page = [x for r in rounds for x in r.latencies(r.page)]
             anchor = [x for r in rounds for x in r.latencies(r.anchor)]
             expected = sum(len(r.acks) for r in rounds)
             print("all rounds:")
             print("  " + _line("browser (Connect)", page, expected))
             print("  " + _line("anchor (gRPC)    ", anchor, expected))
+            if args.connect_too:
+                connect = [x for r in rounds for x in r.latencies(r.connect)]
+                print("  " + _line("Python Connect   ", connect, expected))
             p99s = sorted(quantile(r.latencies(r.page), 0.99) for r in rounds)
             print(f"  browser p99 per round: {', '.join(f'{p:.1f}' for p in p99s)} ms")
             print(

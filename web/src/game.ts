@@ -17,7 +17,7 @@ import { dropSeat, heldSeat, holdSeat, playerName, setPlayerName, type HeldSeat 
 import { renderTable, tickClocks, type SeatInfo, type TableModel } from "./table";
 import { eventText, gameTitle, statusText } from "./words";
 
-const LOG_LINES = 200;
+const LOG_LINES = 60;
 
 export function seatInfos(summary: GameSummary | undefined): SeatInfo[] {
   const clock = (summary?.timeControl?.perMoveMs ?? 0) > 0;

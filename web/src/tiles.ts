@@ -42,7 +42,19 @@ const PIPS: readonly (readonly [number, number])[][] = [
   [[0, 0], [2, 0], [0, 1], [2, 1], [0, 2], [2, 2]],
 ];
 
-function face(tile: Tile): SVGElement {
+const faces = new Map<Tile, SVGElement>();
+
+/** A tile's picture: made once per tile, then cloned (a table is redrawn many times). */
+function face(tile: Tile): Node {
+  let made = faces.get(tile);
+  if (!made) {
+    made = drawFace(tile);
+    faces.set(tile, made);
+  }
+  return made.cloneNode(true);
+}
+
+function drawFace(tile: Tile): SVGElement {
   const dots: Node[] = [];
   for (const [half, pips] of [[0, high(tile)], [1, low(tile)]] as const) {
     for (const [x, y] of PIPS[pips]) {
