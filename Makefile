@@ -77,7 +77,8 @@ proto: setup
 
 # Ack -> arrival of the same actions in a watching Chromium page (Connect over the HTTP
 # listener) and on a Python gRPC WatchGame stream (the anchor); last line
-# `browser: p99 X ms after the ack (anchor: gRPC stream p99 Y ms)`.
+# `browser: p99 X ms after the ack (anchor: gRPC stream p99 Y ms)`. BENCH_BROWSER_ARGS=--connect-too
+# also watches with Python's Connect client (the HTTP path without the browser).
 bench-browser: setup setup-web
 	$(PY) benchmarks/bench_browser.py $(BENCH_BROWSER_ARGS)
 
