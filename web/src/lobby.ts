@@ -17,7 +17,7 @@ function gameLink(game: GameSummary): HTMLElement {
   return h(
     "span",
     { class: "game-line" },
-    h("a", { href: `#/game/${game.gameId}` }, game.name || gameTitle(game.rules)),
+    h("a", { href: `#/game/${game.gameId}` }, game.name || `game ${game.gameId.slice(0, 8)}`),
     ` · ${gameTitle(game.rules)} · ${taken}/${game.seats.length} seated`,
     names ? ` (${names})` : "",
     game.scores.length && game.status === GameStatus.PLAYING ? ` · scores ${game.scores.join(" / ")}` : "",

@@ -62,7 +62,7 @@ export function archivePage(root: HTMLElement, signal: AbortSignal): void {
           h(
             "li",
             { data: { game: g.gameId } },
-            h("a", { href: `#/replay/${g.gameId}` }, g.name || gameTitle(g.rules)),
+            h("a", { href: `#/replay/${g.gameId}` }, g.name || `game ${g.gameId.slice(0, 8)}`),
             ` · ${gameTitle(g.rules)} · ${g.seats.map((s) => s.playerName || `seat ${s.seat}`).join(", ")} · ${g.scores.join(" / ")} ${scoreUnit(g.rules)} · ${when(g.finishTime)}`,
           ),
         ),

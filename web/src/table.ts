@@ -89,7 +89,7 @@ function seatPanel(model: TableModel, seat: number, index: number): HTMLElement 
   const hand = you && !open
     ? null
     : open
-      ? h("div", { class: "mini-hand" }, open.map((t) => tileElement(t, { class: "small" })))
+      ? h("div", { class: "mini-hand" }, handBySuit(open, view.contract).flatMap((g) => g.tiles).map((t) => tileElement(t, { class: "small" })))
       : h("div", { class: "mini-hand", aria: { label: `${size} tiles in hand` } }, Array.from({ length: size }, () => tileBack()));
   const clock = info?.bankMs !== undefined || (turn && model.deadline !== undefined)
     ? h(
