@@ -34,11 +34,13 @@ from boneyard.server.store import errors as store_errors
 
 __all__ = [
     "INTERNAL_ERROR",
+    "MAX_MESSAGE",
     "CredentialsInterceptor",
     "ErrorInterceptor",
     "StreamQuotaInterceptor",
     "Undecodable",
     "credentials",
+    "shortened",
     "status_for",
 ]
 
@@ -290,15 +292,17 @@ async def _abort(context: grpc.aio.ServicerContext, error: Exception, method: st
         log.error("%s failed", method, exc_info=error)
         await context.abort(grpc.StatusCode.INTERNAL, INTERNAL_ERROR)
     assert code is not None
-    await context.abort(code, _shortened(str(error)))
+    await context.abort(code, shortened(str(error)))
 
 
 MAX_MESSAGE = 1000
 """Characters of an error message at most: a message that quoted a huge input whole would
 not fit in the trailers (the client would see RESOURCE_EXHAUSTED instead of the error)."""
+_CUT = " ... (shortened)"
 
 
-def _shortened(message: str) -> str:
+def shortened(message: str) -> str:
+    """``message``, cut to at most ``MAX_MESSAGE`` characters with a mark that it was."""
     if len(message) <= MAX_MESSAGE:
         return message
-    return message[: MAX_MESSAGE - 15] + " ... (shortened)"
+    return message[: MAX_MESSAGE - len(_CUT)] + _CUT

@@ -16,6 +16,7 @@ from boneyard.v1 import (
     game_service_pb2_grpc,
     rules_pb2,
 )
+from boneyard.server.interceptors import MAX_MESSAGE, shortened
 from tests.server.api_helpers import RPC_TIMEOUT, RunningServer
 
 Code = grpc.StatusCode
@@ -92,6 +93,15 @@ def test_an_error_quotes_at_most_a_short_prefix_of_the_input(channel: grpc.Chann
     assert caught.value.code() == Code.INVALID_ARGUMENT, caught.value.details()
     details = caught.value.details() or ""
     assert "not a game id" in details and len(details) < 200
+
+
+def test_a_shortened_message_keeps_to_the_bound() -> None:
+    """The fuzzer found messages of 1,001 characters: the cut left room for a 15-character
+    mark and added 16."""
+    for length in (MAX_MESSAGE, MAX_MESSAGE + 1, 20_000):
+        message = shortened("x" * length)
+        assert len(message) <= MAX_MESSAGE
+        assert message.endswith("(shortened)") == (length > MAX_MESSAGE)
 
 
 def test_an_option_no_table_can_play_is_refused_at_the_edge(channel: grpc.Channel) -> None:
