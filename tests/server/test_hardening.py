@@ -95,6 +95,38 @@ def test_an_error_quotes_at_most_a_short_prefix_of_the_input(channel: grpc.Chann
     assert "not a game id" in details and len(details) < 200
 
 
+@pytest.mark.parametrize(
+    ("method", "request_type", "response_type"),
+    [
+        (
+            "/boneyard.v1.GameService/ListGames",
+            game_service_pb2.ListGamesRequest,
+            game_service_pb2.ListGamesResponse,
+        ),
+        (
+            "/boneyard.v1.ArchiveService/ListArchivedGames",
+            archive_pb2.ListArchivedGamesRequest,
+            archive_pb2.ListArchivedGamesResponse,
+        ),
+    ],
+    ids=["ListGames", "ListArchivedGames"],
+)
+def test_a_page_token_the_server_did_not_give_is_quoted_by_a_short_prefix(
+    channel: grpc.Channel, method: str, request_type: type, response_type: type
+) -> None:
+    """Both listings quoted a bad page token whole (cut only at 1,000 characters)."""
+    call = channel.unary_unary(
+        method,
+        request_serializer=request_type.SerializeToString,
+        response_deserializer=response_type.FromString,
+    )
+    with pytest.raises(grpc.RpcError) as caught:
+        call(request_type(page_token="A" * 20_000), timeout=RPC_TIMEOUT)
+    assert caught.value.code() == Code.INVALID_ARGUMENT, caught.value.details()
+    details = caught.value.details() or ""
+    assert "page" in details and len(details) < 200, details
+
+
 def test_a_shortened_message_keeps_to_the_bound() -> None:
     """The fuzzer found messages of 1,001 characters: the cut left room for a 15-character
     mark and added 16."""
