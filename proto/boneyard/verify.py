@@ -160,9 +160,21 @@ class _Found(Exception):
         self.discrepancy = discrepancy
 
 
+MAX_QUOTE = 300
+"""Characters of what a discrepancy says was expected or found, at most: a record's values
+are its author's, and one list or name may be megabytes long (quoted whole, VerifyRecord's
+answer was three times the record, more than a client may receive)."""
+
+
+def _quoted(text: str) -> str:
+    if len(text) <= MAX_QUOTE:
+        return text
+    return f"{text[: MAX_QUOTE - 40]} ... ({len(text)} characters in all)"
+
+
 def _fail(event: int, kind: str, expected: str, found: str) -> _Found:
     assert kind in KINDS, kind
-    return _Found(Discrepancy(event, kind, expected, found))
+    return _Found(Discrepancy(event, kind, _quoted(expected), _quoted(found)))
 
 
 # ---------------------------------------------------------------- words for events
@@ -320,7 +332,7 @@ def verify_bytes(data: bytes) -> Verdict:
         record = load_record(data)
     except MalformedRecord as e:
         return Verdict(
-            discrepancy=Discrepancy(0, "format", "a GameRecord (JSON or protobuf)", str(e))
+            discrepancy=Discrepancy(0, "format", "a GameRecord (JSON or protobuf)", _quoted(str(e)))
         )
     return verify_record(record)
 

@@ -9,15 +9,17 @@ from collections.abc import Iterator
 import grpc
 import pytest
 
+from boneyard.server.interceptors import MAX_MESSAGE, shortened
 from boneyard.v1 import (
     archive_pb2,
+    archive_pb2_grpc,
     competition_pb2,
     game_service_pb2,
     game_service_pb2_grpc,
     rules_pb2,
 )
-from boneyard.server.interceptors import MAX_MESSAGE, shortened
-from tests.server.api_helpers import RPC_TIMEOUT, RunningServer
+from boneyard.verify import MAX_QUOTE
+from tests.server.api_helpers import RPC_TIMEOUT, Client, RunningServer
 
 Code = grpc.StatusCode
 
@@ -125,6 +127,31 @@ def test_a_page_token_the_server_did_not_give_is_quoted_by_a_short_prefix(
     assert caught.value.code() == Code.INVALID_ARGUMENT, caught.value.details()
     details = caught.value.details() or ""
     assert "page" in details and len(details) < 200, details
+
+
+def test_a_discrepancy_quotes_a_huge_value_of_the_record_by_a_prefix(
+    channel: grpc.Channel, client: Client
+) -> None:
+    """VerifyRecord of a record whose result held a million scores answered 12 MB (the
+    discrepancy's `found` and its message each quoted the list whole): more than a client may
+    receive, so the client saw RESOURCE_EXHAUSTED instead of the verdict."""
+    table = client.create("texas42", hand_limit=1)
+    for seat in range(table.players):
+        table.tokens[seat] = client.take_seat(table.game_id, seat, f"p{seat}").seat_token
+    client.play_to_end(table)
+    archive = archive_pb2_grpc.ArchiveServiceStub(channel)
+    record = archive.GetRecord(
+        archive_pb2.GetRecordRequest(game_id=table.game_id), timeout=RPC_TIMEOUT
+    ).record
+    record.result.scores.extend([1] * 1_000_000)
+    verdict = archive.VerifyRecord(
+        archive_pb2.VerifyRecordRequest(record=record), timeout=RPC_TIMEOUT
+    )
+    assert not verdict.valid
+    assert verdict.discrepancy.kind == archive_pb2.DISCREPANCY_KIND_HEADER
+    assert "scores [" in verdict.discrepancy.found
+    assert len(verdict.discrepancy.found) <= MAX_QUOTE
+    assert len(verdict.discrepancy.message) < 3 * MAX_QUOTE
 
 
 def test_a_shortened_message_keeps_to_the_bound() -> None:
