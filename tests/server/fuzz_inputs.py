@@ -35,6 +35,7 @@ __all__ = [
     "Pools",
     "Request",
     "make_request",
+    "method_of",
     "methods",
     "requests",
 ]
@@ -522,10 +523,15 @@ _KINDS: tuple[tuple[str, float], ...] = (
 def make_request(seed: int, index: int, all_methods: Sequence[Method], pools: Pools) -> Request:
     """Request ``index`` of the run with ``seed``: the same pools make the same request."""
     rng = random.Random(f"{seed}:{index}")
-    method = rng.choice(all_methods)
+    method = rng.choice(all_methods)  # the first draw: method_of() makes it alone
     kind = rng.choices([k for k, _ in _KINDS], [w for _, w in _KINDS])[0]
     payload = _payload(kind, method, rng, pools)
     return Request(index, method, kind, payload, _credential(rng, pools))
+
+
+def method_of(seed: int, index: int, all_methods: Sequence[Method]) -> Method:
+    """The method request ``index`` of ``seed`` calls (whatever the pools)."""
+    return random.Random(f"{seed}:{index}").choice(all_methods)
 
 
 def _payload(kind: str, method: Method, rng: random.Random, pools: Pools) -> bytes:

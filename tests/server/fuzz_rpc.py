@@ -4,11 +4,13 @@ after a world of real games was made on it (``fuzz_world.py``). What must hold:
 
 - no answer is UNKNOWN, INTERNAL, DATA_LOSS or UNAVAILABLE, and no unary call goes unanswered
   within its (generous) deadline: a hang is a finding, however slow the machine;
-- every status message is short (``MAX_DETAILS`` characters);
+- every status message is short (``MAX_DETAILS`` characters), and no answer is larger than a
+  client may receive (gRPC's default 4 MiB);
 - every real game that got only rejections (no accepted call of a method that may change
   something named it) looks exactly as before: summary and spectator view;
 - afterwards the server answers its health checks, has logged no error, and its resident
-  memory has not grown beyond ``RSS_RATIO`` of what it was after the warm-up (plus a little).
+  memory at the end is within ``RSS_RATIO`` (plus a little) of the most it held during the
+  warm-up (the first half of the run).
 
 The suite runs a few thousand requests (tests/server/test_fuzz.py); ``make stress`` runs
 100,000 (``python -m tests.server.fuzz_rpc --requests N --seed S``; ``--only I`` sends request
@@ -21,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import re
 import sys
 import tempfile
 import time
@@ -32,7 +35,7 @@ import grpc
 from google.protobuf import message_factory, text_format
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from tests.server.fuzz_inputs import Pools, Request, make_request, methods
+from tests.server.fuzz_inputs import Pools, Request, make_request, method_of, methods
 from tests.server.fuzz_world import Snapshot, World, build_world, snapshot
 from tests.server.process_helpers import ServerProcess
 
@@ -58,11 +61,13 @@ STREAM_DEADLINE = 0.5
 """Seconds a stream is read (at most ``STREAM_MESSAGES`` messages): a watch that is accepted
 waits for news until then."""
 STREAM_MESSAGES = 3
-RSS_RATIO = 1.5
-RSS_SLACK_KB = 64 * 1024
+RSS_RATIO = 1.25
+RSS_SLACK_KB = 32 * 1024
 """Memory is flat when the RSS at the end is at most RSS_RATIO times, plus RSS_SLACK_KB, the
-RSS after the warm-up: generous, so that allocator noise never fails a run, while a leak of
-anything per request (100,000 requests of a kilobyte each) shows."""
+highest RSS sampled during the warm-up (the first half of the requests: by then the largest
+requests have been handled, and the allocator holds what they needed). Generous, so that
+allocator noise never fails a run, while a leak of a couple of kilobytes per request shows
+in a run of 100,000."""
 MAX_LIVE_GAMES = 100
 """The server's cache of games in memory (--max-live-games) during a run: bounded by design,
 kept small so that its filling is not mistaken for a leak, nor hides one."""
@@ -90,6 +95,10 @@ def findings_of(outcome: Outcome) -> list[str]:
         found.append(f"answered {outcome.code.name}")
     if outcome.code == Code.DEADLINE_EXCEEDED and not outcome.request.method.server_streaming:
         found.append(f"no answer in {UNARY_DEADLINE} s")
+    if outcome.code == Code.RESOURCE_EXHAUSTED and "CLIENT: Received message larger" in (
+        outcome.details
+    ):
+        found.append("an answer larger than a client may receive")
     if len(outcome.details) > MAX_DETAILS:
         found.append(f"a status message of {len(outcome.details)} characters")
     return found
@@ -155,7 +164,8 @@ class Report:
     findings: list[str] = field(default_factory=list)
     finding_count: int = 0
     rss_kb: list[tuple[int, int]] = field(default_factory=list)
-    """(requests sent, RSS in kB) samples: after the world was made, after the warm-up, ..."""
+    """(requests sent, RSS in kB) samples: after the world was made, then every tenth."""
+    warmup: int = 0
     games_checked: dict[str, int] = field(default_factory=collections.Counter)
     """Real games that got only rejections (all of them compared), by state."""
     games_changed: list[str] = field(default_factory=list)
@@ -168,10 +178,10 @@ class Report:
         )
 
     def memory_flat(self) -> bool:
-        if len(self.rss_kb) < 3:
-            return True
-        warm, end = self.rss_kb[1][1], self.rss_kb[-1][1]
-        return end <= warm * RSS_RATIO + RSS_SLACK_KB
+        warm = [kb for n, kb in self.rss_kb if 0 < n <= self.warmup]
+        if not warm or self.rss_kb[-1][0] <= self.warmup:
+            return True  # too few requests to tell
+        return self.rss_kb[-1][1] <= max(warm) * RSS_RATIO + RSS_SLACK_KB
 
     def summary(self) -> str:
         rate = self.requests / self.seconds if self.seconds else 0.0
@@ -183,7 +193,7 @@ class Report:
                 f"{rate:.0f} requests/s, to {len(self.methods)} methods"
             ),
             f"  answers: {codes}",
-            f"  server RSS after n requests: {rss}"
+            f"  server RSS after n requests (warm-up: {self.warmup}): {rss}"
             + ("" if self.memory_flat() else f" -- NOT FLAT (> x{RSS_RATIO} + slack)"),
             f"  games that got only rejections, unchanged: {dict(self.games_checked)}",
             f"  health: {'SERVING' if self.healthy else 'NOT SERVING'}",
@@ -191,8 +201,8 @@ class Report:
         if self.games_changed:
             lines.append(f"  CHANGED by rejected requests: {self.games_changed}")
         if self.log_errors:
-            lines.append(f"  errors in the server's log: {len(self.log_errors)}, the first:")
-            lines.extend("    " + line for line in self.log_errors[:20])
+            lines.append(f"  errors in the server's log ({len(self.log_errors)} lines), the first:")
+            lines.extend("    " + line for line in self.log_errors[:60])
         if self.finding_count:
             lines.append(f"  findings: {self.finding_count}, the first {len(self.findings)}:")
             lines.extend("  - " + f.replace("\n", "\n    ") for f in self.findings)
@@ -208,13 +218,14 @@ async def _run(
     concurrency: int,
     warmup: int,
     report: Report,
+    progress: bool,
 ) -> set[str]:
     """Send the requests; the ids of real games named by an accepted call that may change."""
     all_methods = methods()
     touched: set[str] = set()
     forms = {g: g.replace("-", "").encode() for g in pools.game_ids}
     n = len(indexes)
-    stops = sorted({min(warmup, n)} | {n * k // 10 for k in range(1, 11)} - {0})
+    stops = sorted({min(warmup, n), *(n * k // 10 for k in range(1, 11))} - {0})
     started = time.monotonic()
     async with grpc.aio.insecure_channel(address) as channel:
 
@@ -233,6 +244,13 @@ async def _run(
             await asyncio.gather(*(worker(queue) for _ in range(concurrency)))
             done = stop
             report.rss_kb.append((done, rss_kb(pid)))
+            if progress:
+                print(
+                    f"fuzz: {done}/{n} requests, {time.monotonic() - started:.0f} s, server RSS "
+                    f"{report.rss_kb[-1][1] // 1024} MiB, {report.finding_count} findings",
+                    file=sys.stderr,
+                    flush=True,
+                )
         report.seconds = time.monotonic() - started
     return touched
 
@@ -262,12 +280,23 @@ def _healthy(address: str, services: Iterable[str]) -> bool:
     return True
 
 
+_LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ (?P<level>[A-Z]+) ")
+
+
 def _log_errors(server: ServerProcess) -> list[str]:
+    """The lines of each ERROR or CRITICAL record in the server's log, traceback included."""
     text = server.log_text()
-    lines = text[text.rfind("--- ") :].splitlines()
-    return [
-        line for line in lines if " ERROR " in line or " CRITICAL " in line or "Traceback" in line
-    ]
+    errors: list[str] = []
+    inside = False
+    for line in text[text.rfind("\n--- ") :].splitlines():
+        record = _LOG_LINE.match(line)
+        if record:
+            inside = record["level"] in ("ERROR", "CRITICAL")
+        elif line.startswith("Traceback"):
+            inside = True
+        if inside:
+            errors.append(line)
+    return errors
 
 
 def fuzz_server(
@@ -278,21 +307,30 @@ def fuzz_server(
     *,
     concurrency: int = 16,
     warmup: int | None = None,
-    only: int | None = None,
+    only: Sequence[int] | None = None,
+    progress: bool = False,
 ) -> Report:
     """Make the world on ``server`` (its database is ``database_url``), fuzz it with
-    ``requests`` requests of ``seed`` (or request ``only`` alone) and check what must hold."""
+    ``requests`` requests of ``seed`` (or the requests ``only`` of them) and check what must
+    hold; ``progress``: say on stderr how far it is every tenth of the run."""
     report = Report(seed)
     with grpc.insecure_channel(server.address) as channel:
         world: World = build_world(channel, database_url)
         before: dict[str, Snapshot] = {g: snapshot(channel, g) for g in world.games}
     report.rss_kb.append((0, rss_kb(server.proc.pid)))
-    indexes = [only] if only is not None else list(range(requests))
-    if warmup is None:
-        warmup = max(len(indexes) // 5, 1)
+    indexes = list(only) if only is not None else list(range(requests))
+    report.warmup = warmup = len(indexes) // 2 if warmup is None else warmup
     touched = asyncio.run(
         _run(
-            server.address, server.proc.pid, world.pools, indexes, seed, concurrency, warmup, report
+            server.address,
+            server.proc.pid,
+            world.pools,
+            indexes,
+            seed,
+            concurrency,
+            warmup,
+            report,
+            progress,
         )
     )
     report.healthy = server.proc.poll() is None and _healthy(
@@ -321,18 +359,34 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--requests", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--concurrency", type=int, default=16)
-    parser.add_argument("--only", type=int, help="send request ONLY of the seed alone")
+    parser.add_argument(
+        "--only", type=int, nargs="+", metavar="I", help="send only these requests of the seed"
+    )
+    parser.add_argument(
+        "--method", help="send only the requests (of the first --requests) to this method"
+    )
     parser.add_argument(
         "--database-url",
         help="an empty database for the server (default: a new SQLite file in a temporary "
         "directory)",
     )
     args = parser.parse_args(argv)
+    only = args.only
+    if args.method:
+        every = methods()
+        picked = range(args.requests) if only is None else only
+        only = [i for i in picked if method_of(args.seed, i, every).name == args.method]
     with tempfile.TemporaryDirectory(prefix="boneyard-fuzz-") as tmp:
         url = args.database_url or f"sqlite:///{Path(tmp) / 'fuzz.db'}"
         with start_server(Path(tmp) / "server.log", url) as server:
             report = fuzz_server(
-                server, url, args.requests, args.seed, concurrency=args.concurrency, only=args.only
+                server,
+                url,
+                args.requests,
+                args.seed,
+                concurrency=args.concurrency,
+                only=only,
+                progress=True,
             )
     print(report.summary(), flush=True)
     sys.exit(1 if report.failed() else 0)
