@@ -154,6 +154,22 @@ def test_a_discrepancy_quotes_a_huge_value_of_the_record_by_a_prefix(
     assert len(verdict.discrepancy.message) < 3 * MAX_QUOTE
 
 
+@pytest.mark.parametrize("field", ["preset", "player_name"])
+def test_an_archive_filter_with_a_nul_is_invalid_argument(
+    channel: grpc.Channel, field: str
+) -> None:
+    """PostgreSQL cannot hold a NUL in text: the filter's query failed, INTERNAL."""
+    call = channel.unary_unary(
+        "/boneyard.v1.ArchiveService/ListArchivedGames",
+        request_serializer=archive_pb2.ListArchivedGamesRequest.SerializeToString,
+        response_deserializer=archive_pb2.ListArchivedGamesResponse.FromString,
+    )
+    with pytest.raises(grpc.RpcError) as caught:
+        call(archive_pb2.ListArchivedGamesRequest(**{field: "a\x00b"}), timeout=RPC_TIMEOUT)
+    assert caught.value.code() == Code.INVALID_ARGUMENT, caught.value.details()
+    assert field in (caught.value.details() or "")
+
+
 def test_a_shortened_message_keeps_to_the_bound() -> None:
     """The fuzzer found messages of 1,001 characters: the cut left room for a 15-character
     mark and added 16."""
