@@ -9,11 +9,13 @@ from collections.abc import Iterator
 import grpc
 import pytest
 
+from boneyard.server.accounts import key_hash, new_api_key
 from boneyard.server.interceptors import MAX_MESSAGE, shortened
 from boneyard.v1 import (
     archive_pb2,
     archive_pb2_grpc,
     competition_pb2,
+    competition_pb2_grpc,
     game_service_pb2,
     game_service_pb2_grpc,
     rules_pb2,
@@ -168,6 +170,46 @@ def test_an_archive_filter_with_a_nul_is_invalid_argument(
         call(archive_pb2.ListArchivedGamesRequest(**{field: "a\x00b"}), timeout=RPC_TIMEOUT)
     assert caught.value.code() == Code.INVALID_ARGUMENT, caught.value.details()
     assert field in (caught.value.details() or "")
+
+
+def _organiser(server: RunningServer) -> str:
+    """The key of a new player's account (which may reserve seats and make tournaments)."""
+    key = new_api_key()
+    server.app.competition.create_account(
+        str(uuid.uuid4()), f"organiser-{uuid.uuid4().hex[:8]}", "player", key_hash(key)
+    )
+    return key
+
+
+@pytest.mark.parametrize(
+    "name", ["a\x00b", "A" * 20_000, ""], ids=["with a NUL", "20,000 characters", "empty"]
+)
+def test_a_name_no_account_can_have_is_invalid_argument_where_an_account_is_named(
+    server: RunningServer, channel: grpc.Channel, name: str
+) -> None:
+    """Reserving a seat for, or entering in a tournament, an account named with a NUL was
+    INTERNAL on PostgreSQL (the lookup failed), and a 20,000-character name was quoted back
+    up to the 1,000-character cut."""
+    organiser = [("authorization", f"Bearer {_organiser(server)}")]
+    reserve = game_service_pb2.CreateGameRequest(
+        rules=rules_pb2.Ruleset(preset="texas42"),
+        reservations=[game_service_pb2.SeatReservation(seat=0, account_name=name)],
+    )
+    enter = competition_pb2.CreateTournamentRequest(
+        name="cup",
+        rules=rules_pb2.Ruleset(preset="texas42"),
+        entrants=[name, "b", "c", "d"],
+        deals=1,
+    )
+    for call, request in (
+        (_stub(channel).CreateGame, reserve),
+        (competition_pb2_grpc.TournamentServiceStub(channel).CreateTournament, enter),
+    ):
+        with pytest.raises(grpc.RpcError) as caught:
+            call(request, metadata=organiser, timeout=RPC_TIMEOUT)
+        assert caught.value.code() == Code.INVALID_ARGUMENT, caught.value.details()
+        details = caught.value.details() or ""
+        assert "no account name" in details and len(details) < 200, details
 
 
 def test_a_shortened_message_keeps_to_the_bound() -> None:
