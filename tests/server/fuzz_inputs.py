@@ -348,6 +348,45 @@ def _message(method: Method, values: _Values) -> Message:
     return message
 
 
+def _one_hostile(method: Method, rng: random.Random, pools: Pools) -> Message:
+    """A plausible message with one field, anywhere in it, given a hostile value: the other
+    fields pass validation, so the value reaches as far as it may (a lookup, the database)."""
+    message = _message(method, _Values(rng, pools, hostility=0.0))
+    paths = _scalar_paths(method.request, [])
+    if not paths:
+        return message
+    *outer, leaf = rng.choice(paths)
+    holder = message
+    for f in outer:
+        if f.is_repeated:
+            items = getattr(holder, f.name)
+            holder = rng.choice(items) if len(items) and rng.random() < 0.7 else items.add()
+        else:
+            holder = getattr(holder, f.name)
+            holder.SetInParent()
+    value = _scalar(_Values(rng, pools, hostility=1.0), leaf)
+    if leaf.is_repeated:
+        getattr(holder, leaf.name).append(value)
+    else:
+        setattr(holder, leaf.name, value)
+    return message
+
+
+def _scalar_paths(
+    descriptor: Descriptor, prefix: list[FieldDescriptor]
+) -> list[list[FieldDescriptor]]:
+    """Every path (message fields, then a field not of a message) within four levels."""
+    paths: list[list[FieldDescriptor]] = []
+    for f in descriptor.fields:
+        if _is_map(f):
+            continue
+        if f.type != F.TYPE_MESSAGE:
+            paths.append([*prefix, f])
+        elif len(prefix) < 3:
+            paths.extend(_scalar_paths(f.message_type, [*prefix, f]))
+    return paths
+
+
 def _encode(message: Message) -> bytes:
     return message.SerializeToString()
 
@@ -510,9 +549,10 @@ def _bearer(kind: str, token: str) -> Credential:
 # ---------------------------------------------------------------------------- requests
 
 _KINDS: tuple[tuple[str, float], ...] = (
-    ("plausible", 0.25),
-    ("hostile", 0.25),
-    ("mutated", 0.25),
+    ("plausible", 0.2),
+    ("one hostile value", 0.2),
+    ("hostile", 0.15),
+    ("mutated", 0.2),
     ("random bytes", 0.15),
     ("deep", 0.04),
     ("real", 0.05),
@@ -546,6 +586,8 @@ def _payload(kind: str, method: Method, rng: random.Random, pools: Pools) -> byt
         kind = "plausible"
     if kind == "grown":
         return _grown(method, _Values(rng, pools, hostility=0.1))
+    if kind == "one hostile value":
+        return _encode(_one_hostile(method, rng, pools))
     hostility = {"plausible": 0.05, "hostile": 0.6, "mutated": 0.1}[kind]
     payload = _encode(_message(method, _Values(rng, pools, hostility)))
     if kind == "mutated":
