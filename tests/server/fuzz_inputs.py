@@ -19,7 +19,7 @@ import pkgutil
 import random
 import string
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from google.protobuf import message_factory
@@ -37,7 +37,6 @@ __all__ = [
     "make_request",
     "method_of",
     "methods",
-    "requests",
 ]
 
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
@@ -593,10 +592,3 @@ def _payload(kind: str, method: Method, rng: random.Random, pools: Pools) -> byt
     if kind == "mutated":
         payload = _mutate(payload, rng, method.request)
     return payload
-
-
-def requests(
-    seed: int, count: int, all_methods: Sequence[Method], pools: Pools, start: int = 0
-) -> Iterator[Request]:
-    for index in range(start, start + count):
-        yield make_request(seed, index, all_methods, pools)
