@@ -5,7 +5,7 @@ PYTHON ?= python3
 PYTEST_ARGS ?=
 
 .DELETE_ON_ERROR:
-.PHONY: setup test lint dist typecheck-tree proto bench-engine bench-server bench-fanout bench-verify bench-solver bench-sampler bench-bots bench-competition run clean FORCE demo
+.PHONY: setup test stress lint dist typecheck-tree proto bench-engine bench-server bench-fanout bench-verify bench-solver bench-sampler bench-bots bench-competition run clean FORCE demo
 
 setup: $(VENV)/.installed
 
@@ -19,6 +19,15 @@ $(VENV)/.installed: pyproject.toml engine/_solver_c.c
 
 test: setup
 	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+# The RPC fuzzer of the suite (tests/server/fuzz_rpc.py) at full size: STRESS_REQUESTS requests
+# of seed STRESS_SEED to every RPC of a real server on a fresh SQLite file; prints figures and
+# fails on any finding. STRESS_ARGS='--database-url URL' for an empty PostgreSQL database.
+STRESS_REQUESTS ?= 100000
+STRESS_SEED ?= 13
+STRESS_ARGS ?=
+stress: setup
+	$(PY) -m tests.server.fuzz_rpc --requests $(STRESS_REQUESTS) --seed $(STRESS_SEED) $(STRESS_ARGS)
 
 # buf (the protobuf linter) comes from npm, pinned in package.json / package-lock.json, into
 # node_modules/ (install scripts are not needed: the binary is a per-platform package).
