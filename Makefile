@@ -5,7 +5,7 @@ PYTHON ?= python3
 PYTEST_ARGS ?=
 
 .DELETE_ON_ERROR:
-.PHONY: setup setup-web test lint dist typecheck-tree proto web web-gen bench-browser bench-engine bench-server bench-fanout bench-verify bench-solver bench-sampler bench-bots bench-competition run clean FORCE demo
+.PHONY: setup setup-web test stress lint dist typecheck-tree proto web web-gen bench-browser bench-engine bench-server bench-fanout bench-verify bench-solver bench-sampler bench-bots bench-competition run clean FORCE demo
 
 setup: $(VENV)/.installed
 
@@ -21,6 +21,15 @@ $(VENV)/.installed: pyproject.toml engine/_solver_c.c
 NPM := $(shell command -v npm 2>/dev/null)
 test: setup $(if $(NPM),setup-web)
 	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+# The RPC fuzzer of the suite (tests/server/fuzz_rpc.py) at full size: STRESS_REQUESTS requests
+# of seed STRESS_SEED to every RPC of a real server on a fresh SQLite file; prints figures and
+# fails on any finding. STRESS_ARGS='--database-url URL' for an empty PostgreSQL database.
+STRESS_REQUESTS ?= 100000
+STRESS_SEED ?= 13
+STRESS_ARGS ?=
+stress: setup
+	$(PY) -m tests.server.fuzz_rpc --requests $(STRESS_REQUESTS) --seed $(STRESS_SEED) $(STRESS_ARGS)
 
 # The npm tools, pinned in package.json / package-lock.json, into node_modules/: buf (lints the
 # .proto files), protoc-gen-es (the TypeScript client), vite and typescript (the web app),

@@ -22,6 +22,7 @@ import grpc
 from boneyard import codec, engine
 from boneyard.engine import GameState
 from boneyard.server.accounts import is_api_key
+from boneyard.server.admin import check_account_name
 from boneyard.server.app import GameApp, new_seat_token
 from boneyard.server.errors import (
     InvalidArgument,
@@ -38,7 +39,14 @@ from boneyard.server.store.competition import Account
 from boneyard.server.time_controls import time_control_from_proto, time_control_to_proto
 from boneyard.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc, view_pb2
 
-__all__ = ["GAME_STATUS_TO_PROTO", "GameServicer", "check_game_id", "check_text", "summary"]
+__all__ = [
+    "GAME_STATUS_TO_PROTO",
+    "GameServicer",
+    "check_account_name_given",
+    "check_game_id",
+    "check_text",
+    "summary",
+]
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +73,16 @@ def check_text(value: str, what: str) -> None:
     bad = next((ch for ch in value if unicodedata.category(ch) == "Cc"), None)
     if bad is not None:
         raise InvalidArgument(f"{what} may not contain control characters (it has {bad!r})")
+
+
+def check_account_name_given(name: str, what: str) -> None:
+    """Refuse a name no account can have (the operator's rules for account names) before it
+    is looked up: a NUL would fail the query on PostgreSQL, and a huge name would be quoted
+    back whole."""
+    try:
+        check_account_name(name)
+    except ValueError as error:
+        raise InvalidArgument(f"{what} is no account name: {error}") from None
 
 
 def check_game_id(game_id: str) -> str:
@@ -213,6 +231,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     ) -> list[tuple[int, Account]]:
         found = []
         for r in requested:
+            check_account_name_given(r.account_name, f"the account_name reserving seat {r.seat}")
             account = self._app.competition.account_named(r.account_name)
             if account is None:
                 raise NotFound(f"no account named {r.account_name!r} to reserve seat {r.seat} for")

@@ -343,7 +343,7 @@ def _decode_token(token: str) -> tuple[datetime, str]:
         stamp, game_id = raw.split("|", 1)
         finished = datetime.fromisoformat(stamp)
     except (binascii.Error, UnicodeDecodeError, ValueError):
-        raise InvalidArgument(f"not a page token of this listing: {token!r}") from None
+        raise InvalidArgument(f"not a page token of this listing: {token[:40]!r}") from None
     if finished.tzinfo is None or not game_id:
-        raise InvalidArgument(f"not a page token of this listing: {token!r}")
+        raise InvalidArgument(f"not a page token of this listing: {token[:40]!r}")
     return finished, game_id

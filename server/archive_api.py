@@ -22,6 +22,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from boneyard import codec
 from boneyard.record import MAX_RECORD_BYTES
+from boneyard.server.api import check_text
 from boneyard.server.archive import MAX_VERIFY_SECONDS, Archive, ArchivedGame, check_game_id
 from boneyard.server.errors import InvalidArgument, PreconditionFailed
 from boneyard.server.signing import RecordSigner
@@ -96,6 +97,10 @@ class ArchiveServicer(archive_pb2_grpc.ArchiveServiceServicer):
     async def ListArchivedGames(
         self, request: archive_pb2.ListArchivedGamesRequest, context: grpc.aio.ServicerContext
     ) -> archive_pb2.ListArchivedGamesResponse:
+        # No stored name or preset holds a control character; a NUL would even fail the
+        # query on PostgreSQL (which cannot hold one in text).
+        check_text(request.preset, "preset")
+        check_text(request.player_name, "player_name")
         games, token = await self._call(
             self._archive.list_finished,
             preset=request.preset,

@@ -13,7 +13,13 @@ from typing import Any
 import grpc
 
 from boneyard import codec, engine
-from boneyard.server.api import GAME_STATUS_TO_PROTO, MAX_NAME, GameServicer, check_text
+from boneyard.server.api import (
+    GAME_STATUS_TO_PROTO,
+    MAX_NAME,
+    GameServicer,
+    check_account_name_given,
+    check_text,
+)
 from boneyard.server.app import GameApp
 from boneyard.server.errors import InvalidArgument
 from boneyard.server.interceptors import credentials
@@ -163,6 +169,8 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
         check_text(name, "a tournament name")
         if len(request.entrants) > MAX_ENTRANTS:
             raise InvalidArgument(f"at most {MAX_ENTRANTS} entrants")
+        for entrant in request.entrants:
+            check_account_name_given(entrant, "an entrant")
         preset, options = codec.rules_overrides_from_proto(request.rules)
         control = time_control_from_proto(request.time_control, request.HasField("time_control"))
         if request.format not in (

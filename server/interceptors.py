@@ -39,6 +39,7 @@ from boneyard.server.store import errors as store_errors
 __all__ = [
     "DEFAULT_REQUEST_LIMIT",
     "INTERNAL_ERROR",
+    "MAX_MESSAGE",
     "REQUEST_ID_HEADER",
     "CredentialsInterceptor",
     "ErrorInterceptor",
@@ -47,6 +48,7 @@ __all__ = [
     "Undecodable",
     "answer_for",
     "credentials",
+    "shortened",
     "status_for",
     "use_credentials",
 ]
@@ -354,7 +356,7 @@ def answer_for(error: Exception, method: str, metadata: Any) -> tuple[grpc.Statu
         request_id = _request_id(metadata)
         log.error("%s failed (request %s)", method, request_id, exc_info=error)
         return grpc.StatusCode.INTERNAL, INTERNAL_ERROR.format(request_id=request_id)
-    return code, _shortened(str(error))
+    return code, shortened(str(error))
 
 
 def _request_id(metadata: Any) -> str:
@@ -369,9 +371,11 @@ def _request_id(metadata: Any) -> str:
 MAX_MESSAGE = 1000
 """Characters of an error message at most: a message that quoted a huge input whole would
 not fit in the trailers (the client would see RESOURCE_EXHAUSTED instead of the error)."""
+_CUT = " ... (shortened)"
 
 
-def _shortened(message: str) -> str:
+def shortened(message: str) -> str:
+    """``message``, cut to at most ``MAX_MESSAGE`` characters with a mark that it was."""
     if len(message) <= MAX_MESSAGE:
         return message
-    return message[: MAX_MESSAGE - 15] + " ... (shortened)"
+    return message[: MAX_MESSAGE - len(_CUT)] + _CUT

@@ -109,9 +109,6 @@ KINDS = (
 
 STOP_EVERY = 64
 """Events between two questions to ``verify_record``'s ``stop`` (a few milliseconds of work)."""
-MAX_TEXT = 500
-"""Characters of a discrepancy's ``expected`` and ``found`` at most: they quote the record
-(a seed, a name), and a verdict must stay small whatever the record holds."""
 
 
 class VerificationStopped(Exception):
@@ -197,13 +194,21 @@ class _Found(Exception):
         self.discrepancy = discrepancy
 
 
+MAX_QUOTE = 300
+"""Characters of what a discrepancy says was expected or found, at most: a record's values
+are its author's, and one list or name may be megabytes long (quoted whole, VerifyRecord's
+answer was three times the record, more than a client may receive)."""
+
+
+def _quoted(text: str) -> str:
+    if len(text) <= MAX_QUOTE:
+        return text
+    return f"{text[: MAX_QUOTE - 40]} ... ({len(text)} characters in all)"
+
+
 def _fail(event: int, kind: str, expected: str, found: str) -> _Found:
     assert kind in KINDS, kind
-    return _Found(Discrepancy(event, kind, _shortened(expected), _shortened(found)))
-
-
-def _shortened(text: str) -> str:
-    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 16] + " ... (shortened)"
+    return _Found(Discrepancy(event, kind, _quoted(expected), _quoted(found)))
 
 
 # ---------------------------------------------------------------- words for events
@@ -369,7 +374,7 @@ def verify_bytes(data: bytes) -> Verdict:
         return Verdict(discrepancy=Discrepancy(0, "format", "a record within the bounds", str(e)))
     except MalformedRecord as e:
         return Verdict(
-            discrepancy=Discrepancy(0, "format", "a GameRecord (JSON or protobuf)", str(e))
+            discrepancy=Discrepancy(0, "format", "a GameRecord (JSON or protobuf)", _quoted(str(e)))
         )
     return verify_record(record)
 

@@ -125,7 +125,8 @@ class ChainBroken(StoreError):
 
 class InvalidCursor(StoreError, ValueError):
     def __init__(self, cursor: str) -> None:
-        super().__init__(f"invalid page cursor {cursor!r}")
+        # A prefix: the cursor is the client's, and may be megabytes long.
+        super().__init__(f"invalid page cursor {cursor[:40]!r}")
         self.cursor = cursor
 
 

@@ -27,7 +27,7 @@ from boneyard.record import (
 from boneyard.server.archive_api import MAX_VERIFY_REQUEST_BYTES
 from boneyard.server.errors import DeadlineExceeded
 from boneyard.v1 import archive_pb2, archive_pb2_grpc
-from boneyard.verify import MAX_TEXT, verify_record
+from boneyard.verify import MAX_QUOTE, verify_record
 from tests.server.api_helpers import RunningServer
 from tests.server.process_helpers import clean_env
 
@@ -195,8 +195,8 @@ def test_a_discrepancy_quotes_at_most_a_short_prefix_of_the_record(
     edited.hands[0].seed = b"\x07" * 1_000_000
     verdict = verify_record(edited)
     assert verdict.discrepancy is not None and verdict.discrepancy.kind == "seed"
-    assert len(verdict.discrepancy.found) <= MAX_TEXT
-    assert verdict.discrepancy.found.endswith("... (shortened)")
+    assert len(verdict.discrepancy.found) <= MAX_QUOTE
+    assert verdict.discrepancy.found.endswith("characters in all)")
     served = verify_over_grpc(archive_server, edited)
     assert served.discrepancy.found == verdict.discrepancy.found
 

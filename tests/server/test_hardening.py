@@ -9,15 +9,19 @@ from collections.abc import Iterator
 import grpc
 import pytest
 
-from boneyard.server.interceptors import DEFAULT_REQUEST_LIMIT
+from boneyard.server.accounts import key_hash, new_api_key
+from boneyard.server.interceptors import DEFAULT_REQUEST_LIMIT, MAX_MESSAGE, shortened
 from boneyard.v1 import (
     archive_pb2,
+    archive_pb2_grpc,
     competition_pb2,
+    competition_pb2_grpc,
     game_service_pb2,
     game_service_pb2_grpc,
     rules_pb2,
 )
-from tests.server.api_helpers import RPC_TIMEOUT, RunningServer
+from boneyard.verify import MAX_QUOTE
+from tests.server.api_helpers import RPC_TIMEOUT, Client, RunningServer
 
 Code = grpc.StatusCode
 
@@ -106,6 +110,128 @@ def test_an_error_quotes_at_most_a_short_prefix_of_the_input(channel: grpc.Chann
     assert caught.value.code() == Code.INVALID_ARGUMENT, caught.value.details()
     details = caught.value.details() or ""
     assert "not a game id" in details and len(details) < 200
+
+
+@pytest.mark.parametrize(
+    ("method", "request_type", "response_type"),
+    [
+        (
+            "/boneyard.v1.GameService/ListGames",
+            game_service_pb2.ListGamesRequest,
+            game_service_pb2.ListGamesResponse,
+        ),
+        (
+            "/boneyard.v1.ArchiveService/ListArchivedGames",
+            archive_pb2.ListArchivedGamesRequest,
+            archive_pb2.ListArchivedGamesResponse,
+        ),
+    ],
+    ids=["ListGames", "ListArchivedGames"],
+)
+def test_a_page_token_the_server_did_not_give_is_quoted_by_a_short_prefix(
+    channel: grpc.Channel, method: str, request_type: type, response_type: type
+) -> None:
+    """Both listings quoted a bad page token whole (cut only at 1,000 characters)."""
+    call = channel.unary_unary(
+        method,
+        request_serializer=request_type.SerializeToString,
+        response_deserializer=response_type.FromString,
+    )
+    with pytest.raises(grpc.RpcError) as caught:
+        call(request_type(page_token="A" * 20_000), timeout=RPC_TIMEOUT)
+    assert caught.value.code() == Code.INVALID_ARGUMENT, caught.value.details()
+    details = caught.value.details() or ""
+    assert "page" in details and len(details) < 200, details
+
+
+def test_a_discrepancy_quotes_a_huge_value_of_the_record_by_a_prefix(
+    channel: grpc.Channel, client: Client
+) -> None:
+    """VerifyRecord of a record whose result held a million scores answered 12 MB (the
+    discrepancy's `found` and its message each quoted the list whole): more than a client may
+    receive, so the client saw RESOURCE_EXHAUSTED instead of the verdict."""
+    table = client.create("texas42", hand_limit=1)
+    for seat in range(table.players):
+        table.tokens[seat] = client.take_seat(table.game_id, seat, f"p{seat}").seat_token
+    client.play_to_end(table)
+    archive = archive_pb2_grpc.ArchiveServiceStub(channel)
+    record = archive.GetRecord(
+        archive_pb2.GetRecordRequest(game_id=table.game_id), timeout=RPC_TIMEOUT
+    ).record
+    record.result.scores.extend([1] * 1_000_000)
+    verdict = archive.VerifyRecord(
+        archive_pb2.VerifyRecordRequest(record=record), timeout=RPC_TIMEOUT
+    )
+    assert not verdict.valid
+    assert verdict.discrepancy.kind == archive_pb2.DISCREPANCY_KIND_HEADER
+    assert "scores [" in verdict.discrepancy.found
+    assert len(verdict.discrepancy.found) <= MAX_QUOTE
+    assert len(verdict.discrepancy.message) < 3 * MAX_QUOTE
+
+
+@pytest.mark.parametrize("field", ["preset", "player_name"])
+def test_an_archive_filter_with_a_nul_is_invalid_argument(
+    channel: grpc.Channel, field: str
+) -> None:
+    """PostgreSQL cannot hold a NUL in text: the filter's query failed, INTERNAL."""
+    call = channel.unary_unary(
+        "/boneyard.v1.ArchiveService/ListArchivedGames",
+        request_serializer=archive_pb2.ListArchivedGamesRequest.SerializeToString,
+        response_deserializer=archive_pb2.ListArchivedGamesResponse.FromString,
+    )
+    with pytest.raises(grpc.RpcError) as caught:
+        call(archive_pb2.ListArchivedGamesRequest(**{field: "a\x00b"}), timeout=RPC_TIMEOUT)
+    assert caught.value.code() == Code.INVALID_ARGUMENT, caught.value.details()
+    assert field in (caught.value.details() or "")
+
+
+def _organiser(server: RunningServer) -> str:
+    """The key of a new player's account (which may reserve seats and make tournaments)."""
+    key = new_api_key()
+    server.app.competition.create_account(
+        str(uuid.uuid4()), f"organiser-{uuid.uuid4().hex[:8]}", "player", key_hash(key)
+    )
+    return key
+
+
+@pytest.mark.parametrize(
+    "name", ["a\x00b", "A" * 20_000, ""], ids=["with a NUL", "20,000 characters", "empty"]
+)
+def test_a_name_no_account_can_have_is_invalid_argument_where_an_account_is_named(
+    server: RunningServer, channel: grpc.Channel, name: str
+) -> None:
+    """Reserving a seat for, or entering in a tournament, an account named with a NUL was
+    INTERNAL on PostgreSQL (the lookup failed), and a 20,000-character name was quoted back
+    up to the 1,000-character cut."""
+    organiser = [("authorization", f"Bearer {_organiser(server)}")]
+    reserve = game_service_pb2.CreateGameRequest(
+        rules=rules_pb2.Ruleset(preset="texas42"),
+        reservations=[game_service_pb2.SeatReservation(seat=0, account_name=name)],
+    )
+    enter = competition_pb2.CreateTournamentRequest(
+        name="cup",
+        rules=rules_pb2.Ruleset(preset="texas42"),
+        entrants=[name, "b", "c", "d"],
+        deals=1,
+    )
+    for call, request in (
+        (_stub(channel).CreateGame, reserve),
+        (competition_pb2_grpc.TournamentServiceStub(channel).CreateTournament, enter),
+    ):
+        with pytest.raises(grpc.RpcError) as caught:
+            call(request, metadata=organiser, timeout=RPC_TIMEOUT)
+        assert caught.value.code() == Code.INVALID_ARGUMENT, caught.value.details()
+        details = caught.value.details() or ""
+        assert "no account name" in details and len(details) < 200, details
+
+
+def test_a_shortened_message_keeps_to_the_bound() -> None:
+    """The fuzzer found messages of 1,001 characters: the cut left room for a 15-character
+    mark and added 16."""
+    for length in (MAX_MESSAGE, MAX_MESSAGE + 1, 20_000):
+        message = shortened("x" * length)
+        assert len(message) <= MAX_MESSAGE
+        assert message.endswith("(shortened)") == (length > MAX_MESSAGE)
 
 
 def test_an_option_no_table_can_play_is_refused_at_the_edge(channel: grpc.Channel) -> None:
