@@ -5,7 +5,7 @@ PYTHON ?= python3
 PYTEST_ARGS ?=
 
 .DELETE_ON_ERROR:
-.PHONY: setup test stress lint dist typecheck-tree proto bench-engine bench-server bench-fanout bench-verify bench-solver bench-sampler bench-bots bench-competition run clean FORCE demo
+.PHONY: setup setup-web test stress lint dist typecheck-tree proto web web-gen bench-browser bench-engine bench-server bench-fanout bench-verify bench-solver bench-sampler bench-bots bench-competition run clean FORCE demo
 
 setup: $(VENV)/.installed
 
@@ -17,7 +17,9 @@ $(VENV)/.installed: pyproject.toml engine/_solver_c.c
 	$(PY) -m pip install -e '.[dev]'
 	touch $@
 
-test: setup
+# The web tests (tests/web) need the npm packages; without npm they skip and say so.
+NPM := $(shell command -v npm 2>/dev/null)
+test: setup $(if $(NPM),setup-web)
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 # The RPC fuzzer of the suite (tests/server/fuzz_rpc.py) at full size: STRESS_REQUESTS requests
@@ -29,20 +31,37 @@ STRESS_ARGS ?=
 stress: setup
 	$(PY) -m tests.server.fuzz_rpc --requests $(STRESS_REQUESTS) --seed $(STRESS_SEED) $(STRESS_ARGS)
 
-# buf (the protobuf linter) comes from npm, pinned in package.json / package-lock.json, into
-# node_modules/ (install scripts are not needed: the binary is a per-platform package).
+# The npm tools, pinned in package.json / package-lock.json, into node_modules/: buf (lints the
+# .proto files), protoc-gen-es (the TypeScript client), vite and typescript (the web app),
+# playwright-core (drives Chromium in the browser tests). Install scripts are not needed: the
+# native binaries are per-platform packages, and the tests use Debian's Chromium.
+NODE_MODULES = node_modules/.installed
 BUF = node_modules/.bin/buf
 
-$(BUF): package.json package-lock.json
+setup-web: $(NODE_MODULES)
+
+$(NODE_MODULES): package.json package-lock.json
 	npm ci --ignore-scripts --no-audit --no-fund
 	touch $@
 
-lint: setup $(BUF)
+lint: setup $(NODE_MODULES)
 	$(PY) -m ruff check .
 	$(MAKE) --no-print-directory typecheck-tree
 	$(PY) -m mypy -p boneyard.engine
 	$(BUF) lint
 	$(BUF) format --diff --exit-code
+	node_modules/.bin/tsc --noEmit -p web/tsconfig.json
+
+# The web app: the TypeScript client generated from the .proto files into web/src/gen (the
+# local protoc-gen-es, buf.gen.web.yaml), then `vite build` of web/ into server/webapp, which
+# the HTTP listener serves at / (and the wheel ships). Both are checked in;
+# tests/web/test_web_is_fresh.py fails when either is stale. After editing a .proto file:
+# make proto web.
+web-gen: $(NODE_MODULES)
+	$(BUF) generate --template buf.gen.web.yaml
+
+web: web-gen
+	node_modules/.bin/vite build web
 
 # mypy cannot follow the editable install's import hook (boneyard.engine -> engine/), so lint
 # gives it the installed layout as a tree of symbolic links: build/typecheck/boneyard/{engine,
@@ -64,6 +83,13 @@ dist: setup
 # The output is checked in; tests/server/test_proto_generated_is_fresh.py fails when it is stale.
 proto: setup
 	$(PY) proto/generate.py
+
+# Ack -> arrival of the same actions in a watching Chromium page (Connect over the HTTP
+# listener) and on a Python gRPC WatchGame stream (the anchor); last line
+# `browser: p99 X ms after the ack (anchor: gRPC stream p99 Y ms)`. BENCH_BROWSER_ARGS=--connect-too
+# also watches with Python's Connect client (the HTTP path without the browser).
+bench-browser: setup setup-web
+	$(PY) benchmarks/bench_browser.py $(BENCH_BROWSER_ARGS)
 
 bench-engine: setup
 	$(PY) benchmarks/bench_engine.py

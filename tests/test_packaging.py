@@ -223,6 +223,8 @@ def test_the_wheel_ships_the_migrations_and_the_compiled_solver_core(installed: 
     assert "boneyard/migrations/env.py" in names
     assert "boneyard/migrations/script.py.mako" in names
     assert any(n.startswith("boneyard/migrations/versions/0001_") for n in names)
+    assert "boneyard/server/webapp/index.html" in names
+    assert any(n.startswith("boneyard/server/webapp/assets/") for n in names)
 
 
 @pytest.mark.slow
@@ -239,6 +241,15 @@ def test_installed_server_and_bot_play_a_whole_texas42_game(installed: Installed
         # The HTTP listener (Connect, gRPC-Web) runs from the wheel too.
         with urllib.request.urlopen(f"{server.http_url}/healthz", timeout=30) as health:
             assert json.load(health) == {"status": "SERVING"}
+        # ... and serves the web app from the wheel's package data, its assets included.
+        with urllib.request.urlopen(f"{server.http_url}/", timeout=30) as index:
+            page = index.read().decode()
+        assert "<title>Boneyard" in page
+        script = re.search(r'src="\./(assets/[^"]+\.js)"', page)
+        assert script, page
+        with urllib.request.urlopen(f"{server.http_url}/{script[1]}", timeout=30) as asset:
+            assert asset.headers.get_content_type() in ("text/javascript", "application/javascript")
+            assert asset.read() == (REPO / "server" / "webapp" / script[1]).read_bytes()
         done = subprocess.run(
             [
                 str(installed.bin / "boneyard"),

@@ -1,0 +1,316 @@
+"""The web app in Debian's Chromium, against a real ``boneyard-server`` (a fresh SQLite file,
+the HTTP listener on a free port): the node scripts of ``web/e2e/`` click like a person and
+report what the page showed; each test checks the report against what the server holds.
+
+Screenshots are kept under the test's temporary directory (pytest prints where on failure;
+``--basetemp`` keeps them in a known place).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from boneyard.v1 import (
+    archive_pb2,
+    archive_pb2_grpc,
+    events_pb2,
+    game_pb2,
+    game_service_pb2,
+    game_service_pb2_grpc,
+    rules_pb2,
+)
+from tests.server.process_helpers import ServerProcess
+from tests.web.web_helpers import BOT, Bots, ScriptRun, bots, chromium, run_script
+
+pytestmark = pytest.mark.slow
+
+ACTIONS = (
+    "bid_placed",
+    "passed",
+    "widow_exchanged",
+    "widow_declined",
+    "contract_declared",
+    "tile_played",
+)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    chromium()  # skip (or fail, in CI) before starting anything
+    root = tmp_path_factory.mktemp("browser")
+    with ServerProcess.start(
+        root / "server.log", f"sqlite:///{root / 'web.db'}", http_listen="127.0.0.1:0"
+    ) as running:
+        yield running
+        assert "Traceback" not in running.log_text(), running.log_text()
+
+
+@pytest.fixture
+def game_stub(server: ServerProcess) -> game_service_pb2_grpc.GameServiceStub:
+    return server.stub()
+
+
+@pytest.fixture
+def seated(server: ServerProcess, tmp_path: Path) -> Iterator[Bots]:
+    with bots(server.address, tmp_path) as running:
+        yield running
+
+
+def _events(stub: game_service_pb2_grpc.GameServiceStub, game_id: str) -> list[events_pb2.Event]:
+    """The game's events as a spectator sees them (the stream of a game not over is cut once
+    it has sent what there is)."""
+    version = stub.GetGame(
+        game_service_pb2.GetGameRequest(game_id=game_id), timeout=30
+    ).game.version
+    out: list[events_pb2.Event] = []
+    call = stub.WatchGame(game_service_pb2.WatchGameRequest(game_id=game_id), timeout=60)
+    try:
+        for message in call:
+            out.append(message.event)
+            if message.version >= version:
+                break
+    finally:
+        call.cancel()
+    return out
+
+
+def _seat_of(event: events_pb2.Event) -> int:
+    return getattr(event, event.WhichOneof("kind")).seat
+
+
+def _ok(run: ScriptRun) -> dict:
+    assert run.returncode == 0, run.explain()
+    assert run.report, run.explain()
+    for shot in run.screenshots:
+        assert shot.is_file() and shot.stat().st_size > 0, shot
+    return run.report
+
+
+def test_a_person_plays_a_whole_texas42_game_against_three_bots(
+    server: ServerProcess,
+    game_stub: game_service_pb2_grpc.GameServiceStub,
+    seated: Bots,
+    tmp_path: Path,
+) -> None:
+    def on_line(line: str) -> None:
+        if line.startswith("game "):
+            seated.seat(line.split()[1], [1, 2, 3])
+
+    report = _ok(run_script("texas42_game.mjs", server.http_url, tmp_path, on_line=on_line))
+    game = game_stub.GetGame(
+        game_service_pb2.GetGameRequest(game_id=report["gameId"]), timeout=30
+    ).game
+    assert game.status == game_pb2.GAME_STATUS_FINISHED
+    assert report["scores"] == list(game.scores)
+    assert report["version"] == game.version
+    winners = " and ".join(
+        (s.player_name or f"seat {s.seat}") + (" (you)" if s.seat == 0 else "")
+        for s in game.seats
+        if s.seat % 2 == game.winner
+    )
+    won = game.scores[game.winner]
+    assert report["final"].startswith(f"Game over: {winners} won with {won} marks"), report["final"]
+    # Every click the page made was answered, and every action of seat 0 was one of them.
+    record = (
+        archive_pb2_grpc.ArchiveServiceStub(server.channel())
+        .GetRecord(archive_pb2.GetRecordRequest(game_id=report["gameId"]), timeout=30)
+        .record
+    )
+    mine = [
+        e.event
+        for e in record.events
+        if e.event.WhichOneof("kind") in ACTIONS and _seat_of(e.event) == 0
+    ]
+    assert len(mine) == report["acted"], (len(mine), report)
+    assert report["checked"] == report["turns"] and report["turns"] >= 7
+    assert report["hands"] >= 4
+    # The stale click was refused with the server's own reason; the page came back.
+    assert "Someone acted first" in report["refusal"] and "is at version" in report["refusal"]
+    assert report["resumed"] and report["reloaded"]
+    verdict = archive_pb2_grpc.ArchiveServiceStub(server.channel()).VerifyRecord(
+        archive_pb2.VerifyRecordRequest(record=record), timeout=60
+    )
+    assert verdict.valid, verdict.discrepancy
+
+
+def test_a_moon_hand_with_the_widow_exchange(
+    server: ServerProcess,
+    game_stub: game_service_pb2_grpc.GameServiceStub,
+    seated: Bots,
+    tmp_path: Path,
+) -> None:
+    game_id = game_stub.CreateGame(
+        game_service_pb2.CreateGameRequest(
+            rules=rules_pb2.Ruleset(preset="moon", opener_seat=0),
+            name="moon in the browser",
+            # A clock the person never runs out of: the table shows it.
+            time_control=game_pb2.TimeControl(
+                per_move_ms=600_000, bank_ms=600_000, policy=events_pb2.TIMEOUT_POLICY_AUTO_PLAY
+            ),
+        ),
+        timeout=30,
+    ).game_id
+    seated.seat(game_id, [1, 2])
+    _wait_seated(game_stub, game_id, 2)
+    report = _ok(run_script("moon_widow.mjs", server.http_url, tmp_path, env={"GAME_ID": game_id}))
+    assert report["taken"] not in report["before"] and report["discarded"] in report["before"]
+    # Each seat's bank (10:00) and the countdown of the seat to act, ticking down.
+    assert [b.strip() for b in report["clock"]["banks"]] == ["bank 10:00"] * 3, report["clock"]
+    first, later = (_seconds(t) for t in report["clock"]["countdown"])
+    # (The seat to act runs out when its move's time and then its bank are spent.)
+    assert 20 * 60 >= first > later > 19 * 60, report["clock"]
+    events = _events(game_stub, game_id)
+    kinds = [e.WhichOneof("kind") for e in events]
+    won = next(e.auction_won for e in events if e.WhichOneof("kind") == "auction_won")
+    assert won.seat == 0 and won.bid.kind == rules_pb2.BID_KIND_MOON
+    exchanged = next(e.widow_exchanged for e in events if e.WhichOneof("kind") == "widow_exchanged")
+    assert exchanged.seat == 0
+    scored = next(e.hand_scored for e in events if e.WhichOneof("kind") == "hand_scored")
+    assert scored.bidder == 0 and scored.bid.kind == rules_pb2.BID_KIND_MOON
+    assert ("made" if scored.made else "set") in report["result"]
+    assert f"scores now {' / '.join(map(str, scored.scores))}" in report["result"]
+    assert kinds.index("widow_exchanged") < kinds.index("contract_declared")
+
+
+def test_a_texas42_house_hand_reaches_a_special_contract(
+    server: ServerProcess,
+    game_stub: game_service_pb2_grpc.GameServiceStub,
+    seated: Bots,
+    tmp_path: Path,
+) -> None:
+    def on_line(line: str) -> None:
+        if line.startswith("game "):
+            seated.seat(line.split()[1], [1, 2, 3])
+
+    report = _ok(run_script("special_contract.mjs", server.http_url, tmp_path, on_line=on_line))
+    assert report["declared"] in ("nello", "sevens")
+    # The house preset offers every special contract the hand allows.
+    assert {"Declare nello", "Declare sevens"} <= set(report["offered"])
+    events = _events(game_stub, report["gameId"])
+    declared = [
+        e.contract_declared
+        for e in events
+        if e.WhichOneof("kind") == "contract_declared"
+        and e.contract_declared.seat == 0
+        and e.contract_declared.contract.kind != rules_pb2.CONTRACT_KIND_TRUMP
+    ]
+    assert declared, report
+    kind = (
+        rules_pb2.CONTRACT_KIND_NELLO
+        if report["declared"] == "nello"
+        else rules_pb2.CONTRACT_KIND_SEVENS
+    )
+    assert declared[0].contract.kind == kind
+    if kind == rules_pb2.CONTRACT_KIND_NELLO:
+        assert list(declared[0].sitting_out) == [2] and "sits out" in report["sittingOut"]
+    after = events[[e.contract_declared for e in events].index(declared[0]) :]
+    scored = next(e.hand_scored for e in after if e.WhichOneof("kind") == "hand_scored")
+    assert scored.bidder == 0
+    assert ("made" if scored.made else "set") in report["result"]
+    # Then seat 0 resigned: its team lost at once.
+    assert events[-2].WhichOneof("kind") == "resigned" and events[-2].resigned.seat == 0
+    assert events[-1].WhichOneof("kind") == "game_won" and events[-1].game_won.team == 1
+    assert report["final"].startswith("Game over: bot 1 and bot 3 won"), report["final"]
+
+
+def test_a_spectator_follows_a_live_game_to_its_end(
+    server: ServerProcess,
+    game_stub: game_service_pb2_grpc.GameServiceStub,
+    seated: Bots,
+    tmp_path: Path,
+) -> None:
+    created = game_stub.CreateGame(
+        game_service_pb2.CreateGameRequest(
+            rules=rules_pb2.Ruleset(preset="texas42"), name="watched"
+        ),
+        timeout=30,
+    )
+
+    def on_line(line: str) -> None:
+        if line == "watching":
+            seated.seat(created.game_id, [0, 1, 2, 3])
+
+    report = _ok(
+        run_script(
+            "spectator.mjs",
+            server.http_url,
+            tmp_path,
+            env={"GAME_ID": created.game_id},
+            on_line=on_line,
+        )
+    )
+    game = game_stub.GetGame(
+        game_service_pb2.GetGameRequest(game_id=created.game_id), timeout=30
+    ).game
+    assert game.status == game_pb2.GAME_STATUS_FINISHED
+    # Every version from the one the page opened at to the last, each once, in order.
+    assert report["versions"] == list(range(created.game.version + 1, game.version + 1))
+    assert report["scores"] == list(game.scores)
+    assert report["final"].startswith("Game over: ") and report["midGame"]
+    assert report["leaks"] == 0
+
+
+def test_the_replay_steps_through_an_archived_game_verified(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    played = subprocess.run(
+        [
+            str(BOT),
+            "bot",
+            "--server",
+            server.address,
+            "--new",
+            "texas42",
+            "--strategy",
+            "heuristic",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    game_id = played.stdout.split()[1]
+    record = (
+        archive_pb2_grpc.ArchiveServiceStub(server.channel())
+        .GetRecord(archive_pb2.GetRecordRequest(game_id=game_id), timeout=30)
+        .record
+    )
+    report = _ok(run_script("replay.mjs", server.http_url, tmp_path, env={"GAME_ID": game_id}))
+    assert report["verdict"].startswith("Verified:")
+    assert "stored copy is the same" in report["verdict"]
+    assert "Signed by this server (key " in report["verdict"]
+    steps = report["steps"]
+    total = len(record.events)
+    assert steps["start"]["caption"].startswith(f"Event 2 of {total}: hand 1 dealt")
+    assert steps["start"]["inHands"] == 28  # every hand face up
+    assert steps["move"]["caption"].startswith(f"Event 3 of {total}: ")
+    assert "wins the trick" in steps["trick"]["caption"] and steps["trick"]["inHands"] == 24
+    for name in ("hand", "hand2"):
+        assert " is made: " in steps[name]["caption"] or " is set: " in steps[name]["caption"]
+    assert "hand 2 dealt" in steps["back"]["caption"] and steps["back"]["inHands"] == 28
+    assert steps["key"]["caption"].startswith(
+        f"Event {int(steps['back']['caption'].split()[1]) + 1} of"
+    )
+    assert steps["end"]["caption"].startswith(f"Event {total} of {total}: game over")
+    assert report["scores"] == list(record.result.scores)
+
+
+def _seconds(clock: str) -> int:
+    minutes, seconds = clock.split(":")
+    return int(minutes) * 60 + int(seconds)
+
+
+def _wait_seated(stub: game_service_pb2_grpc.GameServiceStub, game_id: str, count: int) -> None:
+    """Wait until ``count`` seats are taken (the bots take theirs as they start)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        game = stub.GetGame(game_service_pb2.GetGameRequest(game_id=game_id), timeout=30).game
+        if sum(s.occupied for s in game.seats) >= count:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"the bots did not take their seats of {game_id}")

@@ -1,0 +1,224 @@
+// What the browser tests share: Debian's Chromium driven by playwright-core, lines to the
+// pytest that runs the script ("game ID", "report {...}"), screenshots, and a person's way of
+// taking a turn: wait for "Your turn", check that what can be clicked is exactly what the
+// server says is legal, click one of them, wait for the table to move on.
+//
+// Environment: BONEYARD_URL (the HTTP listener), OUT_DIR (screenshots), CHROMIUM (default
+// /usr/bin/chromium), SEED (the choices' random seed), TIMEOUT_MS (a hang guard, not a speed
+// bound).
+
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+
+export const URL = process.env.BONEYARD_URL ?? "http://127.0.0.1:8080";
+export const OUT_DIR = process.env.OUT_DIR ?? "build/e2e";
+export const TIMEOUT = Number(process.env.TIMEOUT_MS ?? 120000);
+
+/** A line for pytest on stdout. */
+export function say(...words) {
+  process.stdout.write(`${words.join(" ")}\n`);
+}
+
+export function report(values) {
+  say("report", JSON.stringify(values));
+}
+
+export function fail(message) {
+  throw new Error(message);
+}
+
+export function check(condition, message) {
+  if (!condition) fail(message);
+}
+
+export async function launch() {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"],
+  });
+  return browser;
+}
+
+/** A page of a new context; the page's console errors go to stderr (and fail nothing). */
+export async function newPage(browser, options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 1000 }, ...options });
+  context.setDefaultTimeout(TIMEOUT);
+  const page = await context.newPage();
+  page.on("console", (m) => { if (m.type() === "error") process.stderr.write(`console: ${m.text()}\n`); });
+  page.on("pageerror", (e) => process.stderr.write(`page error: ${e.message}\n`));
+  return page;
+}
+
+export async function shot(page, name) {
+  mkdirSync(OUT_DIR, { recursive: true });
+  const path = join(OUT_DIR, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  say("screenshot", path);
+  return path;
+}
+
+/** mulberry32: the choices are random but replayable from SEED. */
+export function random(seed = Number(process.env.SEED ?? 1)) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function gameIdOf(page) {
+  const match = /#\/game\/([^/]+)/.exec(page.url());
+  check(match, `not on a game page: ${page.url()}`);
+  return decodeURIComponent(match[1]);
+}
+
+/** The version the page shows. */
+export async function shownVersion(page) {
+  return Number(await page.locator(".table-view").getAttribute("data-version"));
+}
+
+/** The text a person reads on the status line ("Your turn: ...", "Game over: ..."). */
+export async function statusLine(page) {
+  return (await page.locator(".table-view .turn-line").textContent()) ?? "";
+}
+
+/** Create a game in the lobby's form: `options` maps an option's label to its value. */
+export async function createGame(page, { preset, name = "", seat = "0", options = {}, playerName = "alice" }) {
+  await page.goto(`${URL}/#/`);
+  await page.getByLabel("Your name:").fill(playerName);
+  const form = page.getByRole("form", { name: "new game" });
+  await form.getByLabel("game", { exact: true }).selectOption(preset);
+  await form.getByLabel("name", { exact: true }).fill(name);
+  if (Object.keys(options).length) {
+    await form.getByText("Options (unset: the preset's value)").click();
+    for (const [label, value] of Object.entries(options)) {
+      const input = form.getByLabel(label, { exact: true });
+      if ((await input.evaluate((e) => e.tagName)) === "SELECT") await input.selectOption(value);
+      else await input.fill(value);
+    }
+  }
+  await form.getByLabel("your seat").selectOption(seat);
+  await form.getByRole("button", { name: "Create the game" }).click();
+  await page.waitForURL(/#\/game\//);
+  return gameIdOf(page);
+}
+
+/** The seat's legal actions as the server lists them now, asked over Connect's JSON form with
+ * the token the page keeps: the check on what the page lets a person click. */
+export async function serverLegal(page, gameId) {
+  return page.evaluate(async (id) => {
+    const held = JSON.parse(localStorage.getItem(`boneyard.seat.${id}`));
+    const answer = await fetch(`/boneyard.v1.GameService/GetView`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${held.token}` },
+      body: JSON.stringify({ gameId: id }),
+    });
+    const { view } = await answer.json();
+    return { version: Number(view.version), legal: view.legalActions ?? [] };
+  }, gameId);
+}
+
+function tileName(tile) {
+  let high = 0;
+  while (((high + 1) * (high + 2)) / 2 <= tile) high++;
+  return `${high}-${tile - (high * (high + 1)) / 2}`;
+}
+
+/** Wait for this seat's turn, the game's end, or (with `stopAtHand`) the deal of that hand:
+ * "turn", "over" or "stop". */
+export async function waitTurn(page, stopAtHand = 0) {
+  const state = await page.waitForFunction(
+    (stop) => {
+      if (document.querySelector(".turn-line.over")) return "over";
+      const hand = /^Hand (\d+)/.exec(document.querySelector(".table-view .contract")?.textContent ?? "");
+      if (stop && hand && Number(hand[1]) >= stop) return "stop";
+      // Choosing is possible once the page is not waiting for an answer of its own.
+      const ready = document.querySelector(".hand button.tile, .choices button:not([disabled])");
+      if (document.querySelector(".turn-line.yours") && ready) return "turn";
+      return false;
+    },
+    stopAtHand,
+    { timeout: TIMEOUT },
+  );
+  return state.jsonValue();
+}
+
+/** What the page lets a person click now: the tiles (by name) and the other choices (by text). */
+export async function clickable(page) {
+  const tiles = await page.getByRole("region", { name: "your hand" }).getByRole("button").evaluateAll((bs) => bs.map((b) => b.getAttribute("aria-label")));
+  const choices = await page.getByRole("region", { name: "your choices" }).getByRole("button").evaluateAll((bs) => bs.filter((b) => !b.disabled).map((b) => b.textContent));
+  return { tiles, choices };
+}
+
+/** Check the page offers exactly the server's legal actions: every legal tile is a button, no
+ * other tile is, and there is one choice button per other legal action. */
+export async function checkOnlyLegalClickable(page, gameId) {
+  const version = await shownVersion(page);
+  const { version: now, legal } = await serverLegal(page, gameId);
+  if (now !== version) return false; // the game moved on meanwhile: nothing to compare
+  const { tiles, choices } = await clickable(page);
+  const legalTiles = legal
+    .map((a) => a.playTile?.tile ?? a.exchangeWidow?.discard)
+    .filter((t) => t !== undefined)
+    .map(tileName)
+    .sort();
+  const others = legal.filter((a) => !a.playTile && !a.exchangeWidow).length;
+  check(JSON.stringify([...tiles].sort()) === JSON.stringify(legalTiles), `clickable tiles ${tiles} but legal ${legalTiles}`);
+  check(choices.length === others, `${choices.length} choice buttons (${choices}) for ${others} legal non-tile actions`);
+  return true;
+}
+
+/** Click `target` (a locator) and wait until the page shows a later version. */
+export async function clickAndWait(page, target) {
+  const before = await shownVersion(page);
+  await target.click();
+  await page.waitForFunction(
+    (v) => Number(document.querySelector(".table-view")?.getAttribute("data-version")) > v || document.querySelector(".refusal"),
+    before,
+    { timeout: TIMEOUT },
+  );
+}
+
+/** One turn: the candidates a person could click (tile buttons and choice buttons), `choose`
+ * picks one; returns what was clicked. */
+export async function takeTurn(page, choose) {
+  const tiles = page.getByRole("region", { name: "your hand" }).getByRole("button");
+  const choices = page.getByRole("region", { name: "your choices" }).getByRole("button");
+  const candidates = [];
+  for (const t of await tiles.all()) candidates.push({ kind: "tile", label: await t.getAttribute("aria-label"), locator: t });
+  for (const c of await choices.all()) candidates.push({ kind: "choice", label: (await c.textContent()) ?? "", locator: c });
+  check(candidates.length, "my turn, but nothing to click");
+  const pick = choose(candidates);
+  await clickAndWait(page, pick.locator);
+  return pick.label;
+}
+
+export function pickRandom(rng) {
+  return (candidates) => candidates[Math.floor(rng() * candidates.length)];
+}
+
+/** The scores as the scoreboard shows them, by team (numbers). */
+export async function shownScores(page) {
+  const cells = await page.getByRole("table", { name: "scores" }).locator("td.score").allTextContents();
+  return cells.map((c) => Number.parseInt(c, 10));
+}
+
+/** Run `main` and exit 0, or print the error and exit 1. */
+export async function run(main) {
+  let browser;
+  try {
+    browser = await launch();
+    await main(browser);
+    await browser.close();
+    process.exit(0);
+  } catch (error) {
+    process.stderr.write(`FAILED: ${error?.stack ?? error}\n`);
+    await browser?.close().catch(() => {});
+    process.exit(1);
+  }
+}

@@ -1,0 +1,46 @@
+// A spectator follows a live game to its end: the page opens the game while it waits for
+// players and says "watching" (pytest then seats four bots); it follows the WatchGame stream
+// through the whole game and reports every version it received, the final line and scores.
+// All along, no hand is shown face up: a spectator sees the played tiles and nothing hidden.
+// GAME_ID names the game.
+
+import { check, newPage, report, run, say, shot, shownScores, statusLine, TIMEOUT, URL } from "./lib.mjs";
+
+const gameId = process.env.GAME_ID;
+
+run(async (browser) => {
+  check(gameId, "GAME_ID is not set");
+  const page = await newPage(browser);
+  await page.goto(`${URL}/#/game/${gameId}`);
+  await page.getByRole("heading", { name: "Waiting for players" }).waitFor();
+  const meta = await page.locator(".game-head .meta").textContent();
+  check(meta.includes("watching as a spectator"), `not a spectator: ${meta}`);
+  await page.locator(".connection.live").waitFor();
+  // Anything face up that is not on the table's trick, at any moment, is a leak.
+  await page.evaluate(() => {
+    window.leaks = [];
+    new MutationObserver(() => {
+      const shown = document.querySelectorAll(".hand, .seat .tile:not(.back)");
+      if (shown.length) window.leaks.push(document.querySelector(".table-view")?.dataset.version);
+    }).observe(document.body, { childList: true, subtree: true });
+  });
+  say("watching");
+  await page.getByRole("heading", { name: "Waiting for players" }).waitFor({ state: "detached" });
+  let midGame = false;
+  await page.locator(".table-view .played").first().waitFor();
+  await shot(page, "spectator-mid-game");
+  midGame = true;
+  await page.locator(".turn-line.over").waitFor({ timeout: TIMEOUT * 5 });
+  const versions = await page.evaluate(() =>
+    performance.getEntriesByType("mark").filter((m) => m.name.startsWith("boneyard:version:")).map((m) => Number(m.name.split(":")[2])),
+  );
+  await shot(page, "spectator-game-over");
+  report({
+    gameId,
+    midGame,
+    versions,
+    final: await statusLine(page),
+    scores: await shownScores(page),
+    leaks: await page.evaluate(() => window.leaks.length),
+  });
+});

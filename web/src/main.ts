@@ -1,0 +1,32 @@
+// The web app: a hash router over four pages. Each page gets the element to draw in and a
+// signal that aborts when the page is left (its streams and timers stop with it).
+
+import { h } from "./dom";
+import { gamePage } from "./game";
+import { lobbyPage } from "./lobby";
+import { archivePage, replayPage } from "./replay";
+import "./style.css";
+
+const root = document.getElementById("app")!;
+let leave: AbortController | undefined;
+
+function route(): void {
+  leave?.abort();
+  leave = new AbortController();
+  const page = h("main", {});
+  const [, where, id] = location.hash.replace(/^#/, "").split("/");
+  const nav = h(
+    "nav",
+    { class: "top", aria: { label: "pages" } },
+    h("a", { href: "#/" }, "Lobby"),
+    h("a", { href: "#/archive" }, "Archive"),
+  );
+  root.replaceChildren(nav, page);
+  if (where === "game" && id) gamePage(page, decodeURIComponent(id), leave.signal);
+  else if (where === "replay" && id) replayPage(page, decodeURIComponent(id), leave.signal);
+  else if (where === "archive") archivePage(page, leave.signal);
+  else lobbyPage(page, leave.signal);
+}
+
+window.addEventListener("hashchange", route);
+route();

@@ -1,0 +1,303 @@
+// The table drawn from one SeatView: the seats around it with names, the trick in progress,
+// the auction, trump, what each team took, the scores, whose turn, the clocks, and the seat's
+// own hand with its legal choices. Everything shown comes from the view (and the game's
+// summary for names and clocks); nothing is worked out from the rules here.
+
+import { h } from "./dom";
+import type { Action } from "./gen/boneyard/v1/actions_pb";
+import type { Ruleset } from "./gen/boneyard/v1/rules_pb";
+import { Phase, type Play, type SeatView } from "./gen/boneyard/v1/view_pb";
+import { handBySuit } from "./hand";
+import { tileBack, tileElement, type Tile } from "./tiles";
+import { actionText, bidText, contractText, isMoon, phaseText, scoreText } from "./words";
+
+export interface SeatInfo {
+  name: string;
+  occupied: boolean;
+  /** Played by the server (a house bot) or an account's bot. */
+  note?: string;
+  /** With a clock: what is left of the seat's bank. */
+  bankMs?: number;
+}
+
+export interface TableModel {
+  view: SeatView;
+  rules: Ruleset | undefined;
+  seats: SeatInfo[];
+  /** The replay shows every hand face up, by seat. */
+  openHands?: Tile[][];
+  /** With a clock: when the seat to act runs out of time (ms since the epoch). */
+  deadline?: number;
+  /** Choosing is possible (a seat's own view, no request in flight). */
+  onAction?: (action: Action) => void;
+}
+
+/** "alice" / "seat 2" / "you". */
+export function seatName(model: TableModel, seat: number): string {
+  const info = model.seats[seat];
+  const name = info?.name || `seat ${seat}`;
+  return model.view.seat === seat ? `${name} (you)` : name;
+}
+
+function teamOf(view: SeatView, seat: number): number {
+  return view.teams.findIndex((t) => t.seats.includes(seat));
+}
+
+/** "alice and bob" for a team. */
+export function teamName(model: TableModel, team: number): string {
+  const seats = model.view.teams[team]?.seats ?? [];
+  return seats.map((s) => seatName(model, s)).join(" and ");
+}
+
+function position(index: number, players: number, radius: number): string {
+  // Clockwise on the screen from the bottom: bottom, left, top, right for four players.
+  const angle = (2 * Math.PI * index) / players;
+  const x = 50 - radius * Math.sin(angle);
+  const y = 50 + radius * 0.9 * Math.cos(angle);
+  return `left:${x.toFixed(1)}%;top:${y.toFixed(1)}%`;
+}
+
+function bottomSeat(view: SeatView): number {
+  return view.seat ?? 0;
+}
+
+function auctionEntry(view: SeatView, seat: number): string | undefined {
+  const entry = view.bids.find((b) => b.seat === seat);
+  return entry === undefined ? undefined : entry.bid ? bidText(entry.bid) : "pass";
+}
+
+function seconds(ms: number): string {
+  return ms >= 60000 ? `${Math.floor(ms / 60000)}:${String(Math.floor((ms % 60000) / 1000)).padStart(2, "0")}` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+function seatPanel(model: TableModel, seat: number, index: number): HTMLElement {
+  const view = model.view;
+  const info = model.seats[seat];
+  const you = view.seat === seat;
+  const turn = view.turn === seat && view.phase !== Phase.GAME_OVER;
+  const badges: (string | false)[] = [
+    view.dealer === seat && (isMoon(model.rules) ? "deals" : "shakes"),
+    view.bidder === seat && view.highBid !== undefined && `bid ${bidText(view.highBid)}`,
+    view.declarer === seat && view.declarer !== view.bidder && "declares",
+    view.sittingOut.includes(seat) && "sits out",
+    turn && (you ? "your turn" : "to play"),
+  ];
+  // The seat's word in the auction, unless it is the high bid (shown above).
+  const bid = view.phase === Phase.BIDDING && view.bidder !== seat ? auctionEntry(view, seat) : undefined;
+  const open = model.openHands?.[seat];
+  const size = view.handSizes[seat] ?? 0;
+  const hand = you && !open
+    ? null
+    : open
+      ? h("div", { class: "mini-hand" }, handBySuit(open, view.contract).flatMap((g) => g.tiles).map((t) => tileElement(t, { class: "small" })))
+      : h("div", { class: "mini-hand", aria: { label: `${size} tiles in hand` } }, Array.from({ length: size }, () => tileBack()));
+  const clock = info?.bankMs !== undefined || (turn && model.deadline !== undefined)
+    ? h(
+        "div",
+        { class: "clock" },
+        turn && model.deadline !== undefined
+          ? h("span", { class: "countdown", data: { deadline: model.deadline } }, seconds(Math.max(0, model.deadline - Date.now())))
+          : null,
+        info?.bankMs !== undefined ? h("span", { class: "bank" }, ` bank ${seconds(info.bankMs)}`) : null,
+      )
+    : null;
+  return h(
+    "section",
+    {
+      class: `seat${turn ? " turn" : ""}${you ? " you" : ""}${view.sittingOut.includes(seat) ? " out" : ""}`,
+      style: position(index, view.players, 40),
+      aria: { label: `seat ${seat}` },
+      data: { seat },
+    },
+    h("div", { class: "seat-name" }, seatName(model, seat), info?.note ? h("small", {}, ` ${info.note}`) : null),
+    h("div", { class: "seat-meta" }, `seat ${seat}`, teamOf(view, seat) >= 0 && view.teams.length < view.players ? ` · team ${teamOf(view, seat)}` : ""),
+    h("div", { class: "badges" }, badges.filter(Boolean).map((b) => h("span", { class: "badge" }, b as string)), bid ? h("span", { class: "badge bid" }, bid) : null),
+    hand,
+    clock,
+  );
+}
+
+function trickTiles(model: TableModel, plays: readonly Play[], cls: string): HTMLElement[] {
+  const view = model.view;
+  const bottom = bottomSeat(view);
+  return plays.map((p) => {
+    const index = (p.seat - bottom + view.players) % view.players;
+    const tile = p.faceDown ? tileBack() : tileElement(p.tile);
+    return h("div", { class: `played ${cls}`, style: position(index, view.players, 17), aria: { label: `${seatName(model, p.seat)} played` } }, tile);
+  });
+}
+
+function centre(model: TableModel): HTMLElement {
+  const view = model.view;
+  if (view.currentTrick.length) {
+    return h("div", { class: "trick", role: "group", aria: { label: "the trick" } }, trickTiles(model, view.currentTrick, ""));
+  }
+  const last = view.completedTricks.at(-1);
+  if (last && !last.hidden && view.phase === Phase.PLAY) {
+    return h(
+      "div",
+      { class: "trick last", role: "group", aria: { label: "the last trick" } },
+      trickTiles(model, last.plays, "dim"),
+      h("div", { class: "trick-caption" }, `last trick to ${seatName(model, last.winner)}`),
+    );
+  }
+  return h("div", { class: "trick", role: "group", aria: { label: "the trick" } });
+}
+
+/** The team scores, what each took this hand, and the results of every hand. */
+function scoreboard(model: TableModel): HTMLElement {
+  const view = model.view;
+  const takenUnit = isMoon(model.rules) ? "tricks" : "points";
+  const rows = view.teams.map((_, team) =>
+    h(
+      "tr",
+      { class: view.seat !== undefined && view.teams[team].seats.includes(view.seat) ? "mine" : "" },
+      h("th", { scope: "row" }, teamName(model, team)),
+      h("td", { class: "score" }, scoreText(view.scores[team] ?? 0, model.rules)),
+      h("td", {}, view.taken.length ? `${view.taken[team]} ${takenUnit} this hand` : view.tricksHidden ? "tricks face down" : ""),
+      // (In Moon what a player took is its tricks: said once.)
+      isMoon(model.rules) ? null : h("td", {}, view.tricksWon.length ? `${view.tricksWon[team]} trick${view.tricksWon[team] === 1 ? "" : "s"}` : ""),
+    ),
+  );
+  return h("table", { class: "scores", aria: { label: "scores" } }, h("tbody", {}, rows));
+}
+
+function results(model: TableModel): HTMLElement | null {
+  const view = model.view;
+  if (!view.results.length) return null;
+  return h(
+    "details",
+    { class: "results" },
+    h("summary", {}, `Hands scored: ${view.results.length}`),
+    h(
+      "ol",
+      {},
+      view.results.map((r) =>
+        h("li", {}, `${seatName(model, r.bidder)} bid ${bidText(r.bid)}: ${r.made ? "made" : "set"} (took ${r.taken.join(" / ")}; ${r.changes.map((c) => (c > 0 ? `+${c}` : String(c))).join(" / ")})`),
+      ),
+    ),
+  );
+}
+
+function contractLine(model: TableModel): HTMLElement {
+  const view = model.view;
+  const parts: string[] = [`Hand ${view.handNumber}`, phaseText(view.phase)];
+  if (view.highBid && view.bidder !== undefined) {
+    parts.push(`${view.phase === Phase.BIDDING ? "high bid" : "bid"} ${bidText(view.highBid)} by ${seatName(model, view.bidder)}`);
+  }
+  if (view.contract) {
+    const trump = contractText(view.contract);
+    const who = view.declarer !== undefined ? ` named by ${seatName(model, view.declarer)}` : "";
+    parts.push(`${["nello", "sevens"].includes(trump) ? "contract" : "trump"}: ${trump}${who}`);
+  }
+  if (view.sittingOut.length) parts.push(`${view.sittingOut.map((s) => seatName(model, s)).join(", ")} sits out`);
+  if (view.discard !== undefined) parts.push("you laid out a tile");
+  return h("p", { class: "contract", aria: { label: "the hand" } }, parts.join(" · "));
+}
+
+/** Whose turn, or the game's end, in words. */
+function turnLine(model: TableModel): HTMLElement {
+  const view = model.view;
+  if (view.phase === Phase.GAME_OVER) {
+    const winner = view.winner;
+    const others = view.scores.filter((_, team) => team !== winner).map((s) => String(s));
+    const text = winner !== undefined
+      ? `Game over: ${teamName(model, winner)} won with ${scoreText(view.scores[winner] ?? 0, model.rules)} to ${others.join(" and ")}`
+      : "Game over: closed with no winner";
+    return h("p", { class: "turn-line over", role: "status" }, text);
+  }
+  if (view.turn === undefined) return h("p", { class: "turn-line", role: "status" }, view.phase === Phase.DEAL ? "Dealing..." : "");
+  if (view.seat === view.turn) {
+    const what = view.phase === Phase.BIDDING ? "bid or pass"
+      : view.phase === Phase.WIDOW ? "take the widow: choose the tile to lay out"
+      : view.phase === Phase.TRUMP ? "name trump" : "play a tile";
+    return h("p", { class: "turn-line yours", role: "status" }, `Your turn: ${what}`);
+  }
+  return h("p", { class: "turn-line", role: "status" }, `Waiting for ${seatName(model, view.turn)} (${phaseText(view.phase)})`);
+}
+
+/** The tile an action plays or lays out, if it is such an action. */
+function tileOf(action: Action): Tile | undefined {
+  if (action.kind.case === "playTile") return action.kind.value.tile;
+  if (action.kind.case === "exchangeWidow") return action.kind.value.discard;
+  return undefined;
+}
+
+function ownHand(model: TableModel): HTMLElement | null {
+  const view = model.view;
+  if (view.seat === undefined || model.openHands) return null;
+  const byTile = new Map<Tile, Action>();
+  for (const action of view.legalActions) {
+    const tile = tileOf(action);
+    if (tile !== undefined) byTile.set(tile, action);
+  }
+  const choose = model.onAction;
+  const widow = view.phase === Phase.WIDOW && byTile.size > 0;
+  const groups = handBySuit(view.hand, view.contract).map((g) =>
+    h(
+      "div",
+      { class: `suit${g.trumps ? " trumps" : ""}`, role: "group", aria: { label: g.name } },
+      h("div", { class: "suit-name" }, g.name),
+      h(
+        "div",
+        { class: "tiles" },
+        g.tiles.map((t) => {
+          const action = byTile.get(t);
+          // Only a legal tile is a button; the others are pictures a click cannot send.
+          if (!action) return tileElement(t, { class: byTile.size ? "illegal" : "" });
+          return choose
+            ? tileElement(t, { class: "legal", title: actionText(action), onclick: () => choose(action) })
+            : tileElement(t, { class: "legal waiting" });
+        }),
+      ),
+    ),
+  );
+  return h(
+    "section",
+    { class: "hand", aria: { label: "your hand" } },
+    h("h2", {}, widow ? "Your hand: click the tile to lay out" : "Your hand"),
+    h("div", { class: "groups" }, groups),
+  );
+}
+
+function choices(model: TableModel): HTMLElement | null {
+  const view = model.view;
+  const choose = model.onAction;
+  const buttons = view.legalActions.filter((a) => tileOf(a) === undefined);
+  if (!buttons.length || view.seat === undefined || model.openHands) return null;
+  return h(
+    "section",
+    { class: "choices", aria: { label: "your choices" } },
+    buttons.map((action) =>
+      // Disabled while an action of this seat is on its way (one at a time).
+      h("button", { type: "button", class: `choice ${action.kind.case ?? ""}`, disabled: !choose, onclick: () => choose?.(action) }, actionText(action)),
+    ),
+  );
+}
+
+export function renderTable(model: TableModel): HTMLElement {
+  const view = model.view;
+  const bottom = bottomSeat(view);
+  const seats = Array.from({ length: view.players }, (_, i) => (bottom + i) % view.players);
+  return h(
+    "div",
+    { class: "table-view", data: { version: String(view.version), phase: phaseText(view.phase) } },
+    h("div", { class: "status" }, turnLine(model), contractLine(model)),
+    h(
+      "div",
+      { class: `felt players-${view.players}` },
+      seats.map((seat, index) => seatPanel(model, seat, index)),
+      centre(model),
+    ),
+    choices(model),
+    ownHand(model),
+    h("div", { class: "board-info" }, scoreboard(model), results(model)),
+  );
+}
+
+/** Keep the countdowns of the clocks moving between messages (display only). */
+export function tickClocks(root: ParentNode): void {
+  for (const el of root.querySelectorAll<HTMLElement>("[data-deadline]")) {
+    el.textContent = seconds(Math.max(0, Number(el.dataset.deadline) - Date.now()));
+  }
+}
