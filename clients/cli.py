@@ -26,6 +26,7 @@ from click.core import ParameterSource
 from rich.console import Console
 from rich.table import Column, Table
 
+from boneyard.bots import strategy, strategy_names
 from boneyard.clients import api
 from boneyard.clients.api import Client, ruleset_request
 from boneyard.clients.archive_cli import ARCHIVE_COMMANDS
@@ -42,7 +43,6 @@ from boneyard.clients.cli_common import (
 from boneyard.clients.competitor import Competitor, GameResult, SeekPlan
 from boneyard.clients.describe import action_text, event_text
 from boneyard.clients.render import render_view
-from boneyard.clients.strategies import strategy, strategy_names
 from boneyard.clients.tournament_cli import TOURNAMENT_COMMANDS
 from boneyard.v1 import actions_pb2, competition_pb2, game_pb2, view_pb2
 
