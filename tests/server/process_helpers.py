@@ -428,8 +428,11 @@ def event_matches_action(event: events_pb2.Event, seat: int, action: actions_pb2
             and event.contract_declared.contract == action.declare_contract
         )
     if kind == "play_tile":
+        # A WatchGame from an earlier version re-sends the plays of tricks already face down
+        # without their tiles (TilePlayed.face_down): there only the seat can be compared.
+        played = event.tile_played
         return happened == "tile_played" and (
-            event.tile_played.seat == seat and event.tile_played.tile == action.play_tile.tile
+            played.seat == seat and (played.face_down or played.tile == action.play_tile.tile)
         )
     if kind == "exchange_widow":
         return happened == "widow_exchanged" and event.widow_exchanged.seat == seat
