@@ -322,6 +322,49 @@ def test_house_seeds_are_fixed_by_the_game_and_the_seat() -> None:
 # ---------------------------------------------------------------- the event loop
 
 
+class Held:
+    """Worker processes stopped (SIGSTOP) until ``let_go``: decisions given them wait."""
+
+    def __init__(self) -> None:
+        self.pids: list[int] = []
+
+    def hold(self, pids: Sequence[int]) -> None:
+        for pid in pids:
+            os.kill(pid, signal.SIGSTOP)
+            self.pids.append(pid)
+
+    def let_go(self) -> None:
+        for pid in self.pids:
+            os.kill(pid, signal.SIGCONT)
+        self.pids.clear()
+
+
+def hand_over_held(
+    client: Client,
+    game_id: str,
+    token: str,
+    workers: Callable[[], list[int]],
+    held: Held,
+    seats: Sequence[int],
+) -> bool:
+    """On the person's turn, when no house bot is deciding: stop the workers, then act. True
+    when that gave the turn to one of ``seats`` (whose decision now surely waits in a stopped
+    worker); otherwise the workers go on and False (call again)."""
+    mine = view_of(client, game_id, token)
+    if not (mine.turn == mine.seat and mine.legal_actions):
+        return False
+    running = workers()
+    if not running:  # none started yet (no house bot has had a turn): just play
+        act_first_legal(client, game_id, token, mine)
+        return False
+    held.hold(running)
+    act_first_legal(client, game_id, token, mine)
+    if view_of(client, game_id).turn in seats:
+        return True
+    held.let_go()  # the turn went elsewhere (a trick or an auction won): play on
+    return False
+
+
 @contextmanager
 def stopped(pids: Sequence[int]) -> Iterator[None]:
     """The processes stopped (SIGSTOP) for the block, then let go on."""
@@ -337,39 +380,40 @@ def stopped(pids: Sequence[int]) -> Iterator[None]:
 def test_the_server_answers_while_a_sampler_decides(
     fresh_server: RunningServer,
 ) -> None:
-    """The sampler decides in a worker process: with that process stopped in the middle of
-    its decision, the server still answers GetGame and GetView (from the event loop, which a
-    decision on it would block), the game waits at the version the sampler decides at, and
-    the sampler's action comes as soon as the worker goes on."""
+    """The sampler decides in a worker process. The worker is stopped (SIGSTOP) before the
+    person's action that gives the sampler its turn, so that its decision is surely still to
+    be made: the server answers GetGame and GetView meanwhile, again and again (from the event
+    loop, which a decision made on it would block), the game waits at the version the sampler
+    decides at, and the sampler's action comes as soon as the worker goes on."""
     server = fresh_server
     client = Client(server.address)
+    bots = server.app.house
+    held = Held()
     try:
         house = {1: "sampler", 2: "random", 3: "random"}
         game_id = create(client, house).game_id
         _, token = seat_person(client, game_id)
-        bots = server.app.house
 
         async def deciding() -> bool:
             return game_id in bots._acting
 
-        def sampler_deciding() -> bool:
-            if person_acts(client, game_id, token):
-                return False
-            public = view_of(client, game_id)
-            return public.turn == 1 and bool(bots.workers.pids()) and server.run(deciding())
-
-        wait_for("the sampler's turn, its decision in a worker", sampler_deciding)
-        with stopped(bots.workers.pids()):
-            waiting = client.game(game_id).version
+        wait_for(
+            "the person's action giving the sampler its turn",
+            lambda: hand_over_held(client, game_id, token, bots.workers.pids, held, [1]),
+        )
+        wait_for("the sampler's decision in its worker", lambda: server.run(deciding()))
+        waiting = client.game(game_id).version
+        for _ in range(20):  # the loop answers, again and again, while the sampler is held
+            assert client.game(game_id).version == waiting
+            assert view_of(client, game_id, token).version == waiting
             assert view_of(client, game_id).turn == 1
-            for _ in range(20):  # the loop answers, again and again, while the sampler is held
-                assert client.game(game_id).version == waiting
-                assert view_of(client, game_id, token).version == waiting
-            assert server.run(deciding())  # and the decision is still to be made
+        assert server.run(deciding())  # and the decision is still to be made
+        held.let_go()
         wait_for("the sampler's action", lambda: client.game(game_id).version > waiting)
         seq, event = log_events(server, game_id)[waiting]
         assert seq == waiting + 1 and isinstance(event, ACTIONS) and event.seat == 1
     finally:
+        held.let_go()
         client.close()
 
 
@@ -440,22 +484,23 @@ def test_two_processes_deciding_one_turn_commit_one_action(
         house = {1: "random", 2: "random", 3: "random"}
         game_id = create(one, house).game_id
         _, token = seat_person(one, game_id)
-        # Hold the first process's worker: its bots' decisions wait there.
-
-        def working() -> bool:
-            person_acts(one, game_id, token)
-            return bool(first.app.house.workers.pids())
-
-        wait_for("a worker", working)
-        with stopped(first.app.house.workers.pids()):
-
-            def house_turn_held() -> bool:
-                return not person_acts(one, game_id, token) and view_of(one, game_id).turn in house
-
-            wait_for("a house bot's turn held in the first process", house_turn_held)
-            held = one.game(game_id).version
+        held = Held()
+        try:
+            # The first process's house bot gets a turn its stopped worker cannot decide ...
+            wait_for(
+                "a house bot's turn held in the first process",
+                lambda: hand_over_held(
+                    one, game_id, token, first.app.house.workers.pids, held, list(house)
+                ),
+            )
+            waiting = one.game(game_id).version
+            # ... so the second process, asked to look, decides and acts first.
             second.run(_look(second, game_id))
-            wait_for("the second process's bot to act", lambda: other.game(game_id).version > held)
+            wait_for(
+                "the second process's bot to act", lambda: other.game(game_id).version > waiting
+            )
+        finally:
+            held.let_go()
         final, _ = play_as_person(one, game_id, token)
         assert final.HasField("winner")
         wait_for("the first process's late decision", lambda: first.app.house.late >= 1)
