@@ -47,7 +47,7 @@ $(NODE_MODULES): package.json package-lock.json
 lint: setup $(NODE_MODULES)
 	$(PY) -m ruff check .
 	$(MAKE) --no-print-directory typecheck-tree
-	$(PY) -m mypy -p boneyard.engine
+	$(PY) -m mypy -p boneyard.engine -p boneyard.bots
 	$(BUF) lint
 	$(BUF) format --diff --exit-code
 	node_modules/.bin/tsc --noEmit -p web/tsconfig.json
@@ -65,12 +65,12 @@ web: web-gen
 
 # mypy cannot follow the editable install's import hook (boneyard.engine -> engine/), so lint
 # gives it the installed layout as a tree of symbolic links: build/typecheck/boneyard/{engine,
-# server,clients,migrations} beside the files of proto/boneyard (pyproject.toml's mypy_path).
+# bots,server,clients,migrations} beside the files of proto/boneyard (pyproject.toml's mypy_path).
 TYPECHECK = build/typecheck/boneyard
 typecheck-tree:
 	rm -rf $(TYPECHECK) && mkdir -p $(TYPECHECK)
 	for f in proto/boneyard/*; do case $$f in */__pycache__) ;; *) ln -s $(CURDIR)/$$f $(TYPECHECK)/;; esac; done
-	for d in engine server clients migrations; do ln -s $(CURDIR)/$$d $(TYPECHECK)/$$d; done
+	for d in engine bots server clients migrations; do ln -s $(CURDIR)/$$d $(TYPECHECK)/$$d; done
 
 # An sdist and a wheel of the distribution, into dist/ (the wheel holds the C solver core where a
 # compiler is found, and installs without one).

@@ -1,10 +1,10 @@
 """Bot strength: the heuristic strategy against random play, whole games, in process.
 
 No server: each game runs on the engine directly (``start``, ``decide``, ``evolve``; every
-hand dealt from a seed drawn from ``random.Random``), and each strategy gets the view it would
-get over the API, ``view_to_proto(engine.view(state, seat), version)``; the action it returns
-goes back through ``action_from_proto``, as the server would decode it. (The codec is
-``boneyard.codec``, shared by the server and the archive verifier.)
+hand dealt from a seed drawn from ``random.Random``), and each strategy (``boneyard.bots``) gets
+the engine's view of its seat, ``engine.view(state, seat)``, the very view a client's bot
+decodes from the API (``codec.view_from_proto``) and a house bot is handed on the server; the
+command it returns goes to ``engine.decide``, which refuses anything illegal.
 
 - Texas 42 (preset ``texas42``, to 7 marks): the heuristic team against the random team, half
   the games in seats 0 & 2 and half in seats 1 & 3. Random play wins half the time.
@@ -33,8 +33,7 @@ from intervals import wilson
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from boneyard import engine
-from boneyard.clients.strategies import Strategy, strategy
-from boneyard.codec import action_from_proto, view_to_proto
+from boneyard.bots import Strategy, strategy
 from boneyard.engine import Deal, HandDealt, Phase
 
 
@@ -65,7 +64,6 @@ def play(job: Job) -> Outcome:
     rules = engine.ruleset(job.preset)
     bots: list[Strategy] = [strategy(name, rng.randrange(2**31)) for name in job.strategies]
     state = engine.replay(engine.start(rules))
-    version = 1
     hands = decisions = 0
     while state.phase is not Phase.GAME_OVER:
         if state.phase is Phase.DEAL:
@@ -75,12 +73,10 @@ def play(job: Job) -> Outcome:
         else:
             assert state.hand is not None and state.hand.turn is not None
             seat = state.hand.turn
-            msg = view_to_proto(engine.view(state, seat), version)
-            command = action_from_proto(bots[seat].choose(msg), seat)
+            command = bots[seat].choose(engine.view(state, seat))
             decisions += 1
         for event in engine.decide(state, command):
             state = engine.evolve(state, event)
-            version += 1
             if type(event) is HandDealt:
                 hands += 1
     return Outcome(job.family, state.winner == job.hero_team, False, hands, decisions)

@@ -1,8 +1,8 @@
 """Bot strength: the sampler against the heuristic bot, on duplicate deals, in process.
 
-No server: each hand runs on the engine directly, and each strategy gets the view it would get
-over the API (``boneyard.codec.view_to_proto(engine.view(state, seat), version)``); its action
-goes back through ``boneyard.codec.action_from_proto``, as the server would decode it.
+No server: each hand runs on the engine directly, and each strategy gets the engine's view of
+its seat (``engine.view(state, seat)``, what a client's bot decodes from the API and a house bot
+is handed); its command goes to ``engine.decide``.
 
 A *deal* is the first hand of a new game dealt from one seed, played once for each seating,
 so that luck of the tiles cancels out:
@@ -40,9 +40,8 @@ from dataclasses import dataclass, field
 from intervals import Z95, wilson
 
 from boneyard import engine
-from boneyard.clients.strategies import Strategy, strategy
-from boneyard.codec import action_from_proto, view_to_proto
-from boneyard.engine import AllPassed, Deal, HandScored, Phase
+from boneyard.bots import Strategy, strategy
+from boneyard.engine import AllPassed, Deal, HandScored, Phase, PlayTile
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +66,6 @@ def play_hand(
     rng = random.Random(seed)
     bots: list[Strategy] = [strategy(name, rng.randrange(2**31)) for name in names]
     state = engine.replay(engine.start(rules))
-    version = 1
     deals = 0
     while True:
         if state.phase is Phase.DEAL:
@@ -77,17 +75,15 @@ def play_hand(
         else:
             assert state.hand is not None and state.hand.turn is not None
             seat = state.hand.turn
-            msg = view_to_proto(engine.view(state, seat), version)
+            view = engine.view(state, seat)
             started = time.perf_counter()
-            action = bots[seat].choose(msg)
+            command = bots[seat].choose(view)
             spent = time.perf_counter() - started
-            if names[seat] == "sampler" and len(msg.legal_actions) > 1:
-                kind = action.WhichOneof("kind")
-                (timing.play_times if kind == "play_tile" else timing.setup_times).append(spent)
-            command = action_from_proto(action, seat)
+            if names[seat] == "sampler" and len(view.legal) > 1:
+                played = isinstance(command, PlayTile)
+                (timing.play_times if played else timing.setup_times).append(spent)
         for event in engine.decide(state, command):
             state = engine.evolve(state, event)
-            version += 1
             if isinstance(event, HandScored):
                 return event.changes
             if isinstance(event, AllPassed) and deals > 20:

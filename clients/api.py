@@ -168,16 +168,22 @@ class Client:
         *,
         time_control: game_pb2.TimeControl | None = None,
         reservations: Mapping[int, str] | None = None,
+        house_bots: Mapping[int, str] | None = None,
         key: str | None = None,
     ) -> game_pb2.GameSummary:
         """Create a game; ``reservations`` keeps seats for accounts (seat -> account name),
-        which needs an organiser's API key (``key``: a player's account's)."""
+        which needs an organiser's API key (``key``: a player's account's); ``house_bots``
+        has the server play seats with its own bots (seat -> strategy name)."""
         request = game_service_pb2.CreateGameRequest(
             rules=ruleset_request(preset, options or {}),
             name=name,
             reservations=[
                 game_service_pb2.SeatReservation(seat=seat, account_name=account)
                 for seat, account in sorted((reservations or {}).items())
+            ],
+            house_bots=[
+                game_service_pb2.HouseBot(seat=seat, strategy=strategy)
+                for seat, strategy in sorted((house_bots or {}).items())
             ],
         )
         if time_control is not None:

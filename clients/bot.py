@@ -1,7 +1,9 @@
 """The network loop every bot shares: follow the game's stream, act when it is this seat's
 turn, reconnect and resume after a dropped stream or a server restart, never act twice.
 
-A strategy only chooses (``choose(view) -> action``); everything about the network is here.
+A strategy only chooses (``choose(view) -> command``, on the engine's view: ``boneyard.bots``);
+everything about the network is here, and so is the translation: the API's view becomes the
+engine's (``codec.view_from_proto``) and the chosen command an action (``codec.action_to_proto``).
 The request id of an action is derived from the game, the seat and the version it was chosen
 at, so a bot that resends after losing its connection gets the first answer back instead of
 acting twice.
@@ -16,8 +18,9 @@ from collections.abc import Callable
 
 import grpc
 
+from boneyard import codec
+from boneyard.bots import Strategy
 from boneyard.clients.api import Client
-from boneyard.clients.strategies import Strategy
 from boneyard.v1 import view_pb2
 
 __all__ = ["RETRY_CODES", "Bot", "BotGaveUp"]
@@ -110,7 +113,11 @@ class Bot:
             return
         if view.version in self._acted_at:
             return
-        action = self.strategy.choose(view)
+        if any(play.face_down for play in view.current_trick):
+            # A view re-sent from before the stream began (its tiles turned face down since):
+            # stale by now; the view after the next event is the one to act on.
+            return
+        action = codec.action_to_proto(self.strategy.choose(codec.view_from_proto(view)))
         request_id = f"{self.game_id}:{view.seat}:{view.version}"
         try:
             self.client.submit(self.game_id, self.token, view.version, action, request_id, timeout=10)

@@ -26,6 +26,8 @@ from click.core import ParameterSource
 from rich.console import Console
 from rich.table import Column, Table
 
+from boneyard import engine
+from boneyard.bots import strategy, strategy_names
 from boneyard.clients import api
 from boneyard.clients.api import Client, ruleset_request
 from boneyard.clients.archive_cli import ARCHIVE_COMMANDS
@@ -42,7 +44,6 @@ from boneyard.clients.cli_common import (
 from boneyard.clients.competitor import Competitor, GameResult, SeekPlan
 from boneyard.clients.describe import action_text, event_text
 from boneyard.clients.render import render_view
-from boneyard.clients.strategies import strategy, strategy_names
 from boneyard.clients.tournament_cli import TOURNAMENT_COMMANDS
 from boneyard.v1 import actions_pb2, competition_pb2, game_pb2, view_pb2
 
@@ -160,6 +161,22 @@ def _start_bots(
     return threads
 
 
+def _house_seats(
+    preset: str, options: tuple[str, ...], mine: int | None, count: int, strategy_name: str
+) -> dict[int, str]:
+    """The seats the server's house bots take: the first ``count`` but the player's."""
+    if count <= 0:
+        return {}
+    try:
+        players = engine.ruleset(preset, parse_options(options)).players
+    except engine.RulesetError as e:
+        raise click.UsageError(str(e)) from None
+    if count >= players:
+        raise click.UsageError(f"--house-bots: at most {players - 1} at a table of {players}")
+    others = [s for s in range(players) if s != (mine if mine is not None else 0)]
+    return dict.fromkeys(others[:count], strategy_name)
+
+
 def _choose(view: view_pb2.SeatView) -> actions_pb2.Action:
     """Ask the person at the keyboard, by number or by name, until the answer is legal."""
     choices = list(view.legal_actions)
@@ -190,7 +207,12 @@ def _choose(view: view_pb2.SeatView) -> actions_pb2.Action:
 @server_option
 @click.option("--game", "preset", default="texas42", show_default=True, help="The preset to play.")
 @option_option
-@click.option("--bots", default=0, help="Fill this many other seats with bots.")
+@click.option("--bots", default=0, help="Fill this many other seats with bots run here.")
+@click.option(
+    "--house-bots",
+    default=0,
+    help="Have the server play this many other seats with its own bots (--strategy) instead.",
+)
 @click.option("--join", "join", metavar="GAME_ID", help="Join an existing game instead.")
 @click.option("--seat", type=int, help="The seat to take (default: the lowest free one).")
 @click.option("--name", default="player", show_default=True, help="Your name at the table.")
@@ -201,18 +223,24 @@ def play(
     preset: str,
     options: tuple[str, ...],
     bots: int,
+    house_bots: int,
     join: str | None,
     seat: int | None,
     name: str,
     bot_strategy: str,
 ) -> None:
     """Play a game in the terminal."""
+    if house_bots and join:
+        raise click.UsageError("--house-bots makes a new game: it does not go with --join")
     with Client(server) as client:
         if join:
             game_id = join
             summary = client.game(game_id)
         else:
-            summary = client.create_game(preset, parse_options(options), name=f"{name}'s table")
+            house = _house_seats(preset, options, seat, house_bots, bot_strategy)
+            summary = client.create_game(
+                preset, parse_options(options), name=f"{name}'s table", house_bots=house
+            )
             game_id = summary.game_id
             console.print(f"game {game_id}")
         my_seat, token = client.take_seat(game_id, name, seat)

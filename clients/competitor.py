@@ -24,9 +24,9 @@ from typing import Any, NamedTuple
 
 import grpc
 
+from boneyard.bots import strategy
 from boneyard.clients.api import Client
 from boneyard.clients.bot import RETRY_CODES, Bot, BotGaveUp
-from boneyard.clients.strategies import strategy
 from boneyard.v1 import competition_pb2, game_pb2, view_pb2
 
 __all__ = ["Competitor", "CompetitorGaveUp", "GameResult", "SeekPlan"]

@@ -13,7 +13,6 @@ __all__ = [
     "engine_trump",
     "event_text",
     "hand_by_suit",
-    "is_moon",
     "phase_text",
 ]
 
@@ -113,18 +112,6 @@ def event_text(event: events_pb2.Event) -> str | None:
             return "game over: the table never filled, and the game is closed with no winner"
         return "game over: nobody acted for too long, and the game is closed with no winner"
     return None
-
-
-def is_moon(view: view_pb2.SeatView) -> bool:
-    """Moon is three players with no 42-style bids (the view carries no ruleset)."""
-    kinds = {b.bid.kind for b in view.bids if b.HasField("bid")} | {
-        a.bid.kind for a in view.legal_actions if a.WhichOneof("kind") == "bid"
-    }
-    if kinds & {rules_pb2.BID_KIND_TRICKS, rules_pb2.BID_KIND_MOON}:
-        return True
-    if kinds:
-        return False
-    return view.players == 3 and sum(view.hand_sizes) in (21, 22)
 
 
 def hand_by_suit(view: view_pb2.SeatView) -> list[tuple[str, list[int]]]:

@@ -8,9 +8,9 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from boneyard.clients.describe import bid_text, contract_text, hand_by_suit, is_moon, phase_text
+from boneyard.clients.describe import bid_text, contract_text, hand_by_suit, phase_text
 from boneyard.engine.tiles import tile_name
-from boneyard.v1 import view_pb2
+from boneyard.v1 import rules_pb2, view_pb2
 
 __all__ = ["render_view"]
 
@@ -24,8 +24,9 @@ def _team_label(view: view_pb2.SeatView, team: int) -> str:
 
 
 def render_view(view: view_pb2.SeatView, game_name: str = "") -> Panel:
-    moon = is_moon(view)
-    unit = "points" if moon else "marks"
+    # The view carries its ruleset: Moon, and Texas 42 played to points, keep points.
+    moon = view.rules.family == rules_pb2.FAMILY_MOON
+    unit = "points" if view.rules.points_to_win else "marks"
     scores = Table.grid(padding=(0, 2))
     for team, score in enumerate(view.scores):
         scores.add_row(_team_label(view, team), f"{score} {unit}")

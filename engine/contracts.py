@@ -25,6 +25,7 @@ __all__ = [
     "Contract",
     "ContractKind",
     "SuitTable",
+    "nello_table",
     "suit_name",
     "suit_table",
     "trump_name",
@@ -159,3 +160,13 @@ def suit_table(trump: int, doubles: str = "high") -> SuitTable:
     """The table for a trump (0..6, ``DOUBLES``, ``FOLLOW_ME``); ``doubles`` matters only
     without trump (nello): ``high``, ``low`` or ``suit``."""
     return _TABLES[(trump, doubles)]
+
+
+_NELLO_DOUBLES = {"high": "high", "low": "low", "own_suit": "suit"}
+"""The ruleset's option ``nello_doubles`` and the ``doubles`` of its table."""
+
+
+def nello_table(nello_doubles: str) -> SuitTable:
+    """The table nello plays by (no trump) under the ruleset's ``nello_doubles``: ``high``,
+    ``low`` or ``own_suit``."""
+    return suit_table(FOLLOW_ME, _NELLO_DOUBLES[nello_doubles])

@@ -35,6 +35,7 @@ from boneyard.engine.contracts import (
     Contract,
     ContractKind,
     SuitTable,
+    nello_table,
     suit_table,
 )
 from boneyard.engine.deal import deal
@@ -79,7 +80,6 @@ __all__ = [
     "start",
 ]
 
-_NELLO_DOUBLES = {"high": "high", "low": "low", "own_suit": "suit"}
 _PIP_TRUMPS = tuple(range(7))
 
 
@@ -473,7 +473,7 @@ def _table_for(rules: Ruleset, contract: Contract) -> SuitTable | None:
     if contract.kind is ContractKind.TRUMP:
         return suit_table(contract.trump)
     if contract.kind is ContractKind.NELLO:
-        return suit_table(FOLLOW_ME, _NELLO_DOUBLES[rules.nello_doubles])
+        return nello_table(rules.nello_doubles)
     return None
 
 

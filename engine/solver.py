@@ -50,7 +50,13 @@ from types import ModuleType
 from typing import Any, Literal
 
 from boneyard.engine import _solver_core
-from boneyard.engine.contracts import FOLLOW_ME, Contract, ContractKind, SuitTable, suit_table
+from boneyard.engine.contracts import (
+    Contract,
+    ContractKind,
+    SuitTable,
+    nello_table,
+    suit_table,
+)
 from boneyard.engine.rulesets import Ruleset
 from boneyard.engine.tiles import COUNT, Tile, TileSet
 
@@ -87,7 +93,6 @@ CORES: tuple[CoreName, ...] = ("c", "python") if _C is not None else ("python",)
 SearchAborted = _solver_core.SearchAborted
 """A search reached ``Solver.node_limit`` (both cores raise this class)."""
 
-_NELLO_DOUBLES = {"high": "high", "low": "low", "own_suit": "suit"}
 
 
 def best_core() -> CoreName:
@@ -123,7 +128,7 @@ class Game:
         if contract.kind is ContractKind.SEVENS:
             raise ValueError("sevens has no suits and no choice worth solving")
         if contract.kind is ContractKind.NELLO:
-            table = suit_table(FOLLOW_ME, _NELLO_DOUBLES[rules.nello_doubles])
+            table = nello_table(rules.nello_doubles)
         else:
             table = suit_table(contract.trump)
         count = not rules.is_moon and objective == "points"

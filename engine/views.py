@@ -16,6 +16,7 @@ from boneyard.engine.commands import SeatCommand
 from boneyard.engine.contracts import Contract
 from boneyard.engine.decider import legal_actions
 from boneyard.engine.events import HandScored
+from boneyard.engine.rulesets import Ruleset
 from boneyard.engine.state import GameState, Phase, Play
 from boneyard.engine.tiles import Tile, TileSet, iter_tiles
 
@@ -34,6 +35,10 @@ class TrickView:
 
 @dataclass(frozen=True, slots=True)
 class SeatView:
+    rules: Ruleset
+    """The game's complete ruleset: every option, so that a bot or a front end never has to
+    guess one (Moon or 42, how doubles play in nello, whether a seat may trump instead of
+    following ...). Public: every seat and spectator sees the same."""
     seat: int | None
     """``None`` for a spectator."""
     phase: Phase
@@ -79,9 +84,9 @@ def view(state: GameState, seat: int | None) -> SeatView:
     teams = rules.teams
     if hand is None:
         return SeatView(
-            seat, state.phase, rules.players, teams, state.scores, state.deals, state.next_dealer,
-            None, 0, (0,) * rules.players, (), None, None, None, None, (), (), (), False, None,
-            (0,) * len(teams), None, (), state.results, state.winner,
+            rules, seat, state.phase, rules.players, teams, state.scores, state.deals,
+            state.next_dealer, None, 0, (0,) * rules.players, (), None, None, None, None, (), (),
+            (), False, None, (0,) * len(teams), None, (), state.results, state.winner,
         )
     bid = hand.high_bid
     hidden = (
@@ -106,6 +111,7 @@ def view(state: GameState, seat: int | None) -> SeatView:
             discard = None  # the widow was left lying: nothing was laid out
     in_hand = state.phase in (Phase.BIDDING, Phase.WIDOW, Phase.TRUMP, Phase.PLAY)
     return SeatView(
+        rules=rules,
         seat=seat,
         phase=state.phase,
         players=rules.players,

@@ -118,6 +118,7 @@ def summary(game: LiveGame, embargoed: bool, deadline: datetime | None) -> game_
                 occupied=s in game.seats,
                 player_name=game.seats.get(s, ""),
                 account=s in accounts,
+                house_bot=game.house.get(s, ""),
             )
             for s in range(state.rules.players)
         ],
@@ -221,6 +222,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
                 request.name,
                 time_control=control,
                 reservations=reservations,
+                house_bots=[(h.seat, h.strategy) for h in request.house_bots],
                 request_id=request.request_id,
             )
         )

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from sqlalchemy.orm import Session
 
 from boneyard import codec, engine
+from boneyard.bots import strategy_names
 from boneyard.engine import Event, GameState
 from boneyard.server.accounts import is_api_key, key_hash
 from boneyard.server.errors import (
@@ -40,9 +41,10 @@ from boneyard.server.store.competition import (
     Reservation,
     TimeControl,
 )
+from boneyard.server.store.game_setup import HouseSeat
 from boneyard.server.store.repository import EventStore
 
-__all__ = ["GameApp", "check_time_control", "new_seat_token", "rules_for"]
+__all__ = ["GameApp", "check_house_bots", "check_time_control", "new_seat_token", "rules_for"]
 
 log = logging.getLogger(__name__)
 
@@ -109,14 +111,17 @@ class GameApp:
         *,
         time_control: TimeControl | None = None,
         reservations: Sequence[tuple[int, Account]] = (),
+        house_bots: Sequence[tuple[int, str]] = (),
         deal_secret: bytes | None = None,
         also: Callable[[Session, str], None] | None = None,
         request_id: str = "",
     ) -> tuple[str, bool]:
         """Make a game and deal its first hand; its id, and whether it is new (``False``: the
         game an earlier attempt with this ``request_id`` made). ``reservations`` keep seats
-        for accounts; ``deal_secret`` fixes the deals (``deal_seed``); ``also`` writes more in
-        the same transaction (a seek's or tournament's bookkeeping)."""
+        for accounts; ``house_bots`` (seat, strategy) are seats the server takes for its own
+        bots, in the same transaction as the game; ``deal_secret`` fixes the deals
+        (``deal_seed``); ``also`` writes more in the same transaction (a seek's or
+        tournament's bookkeeping)."""
         if request_id:
             made = self._store.game_of_request(CREATE_REQUEST + request_id)
             if made is not None:
@@ -129,6 +134,7 @@ class GameApp:
             raise InvalidArgument(f"a {rules.name} table has seats 0..{rules.players - 1}, not {seats}")
         if len(set(seats)) != len(seats):
             raise InvalidArgument(f"a seat is reserved twice: {sorted(seats)}")
+        check_house_bots(rules, house_bots, seats)
         holders = [account.id for _, account in reservations]
         if len(set(holders)) != len(holders):
             raise InvalidArgument("an account may hold only one seat of a game")
@@ -139,7 +145,7 @@ class GameApp:
         events += dealt
         for event in events[1:]:
             state = engine.evolve(state, event)
-        full = len(reservations) == rules.players
+        full = len(reservations) + len(house_bots) == rules.players
         clock = None
         if time_control is not None:
             turn = turn_of(state) if full else None
@@ -155,6 +161,10 @@ class GameApp:
             reservations=[
                 Reservation(seat, account.id, account.name, token_hash(secrets.token_urlsafe(32)))
                 for seat, account in reservations
+            ],
+            house_bots=[
+                HouseSeat(seat, name, f"{name} bot", token_hash(secrets.token_urlsafe(32)))
+                for seat, name in house_bots
             ],
             clock=clock,
             deal_secret=deal_secret,
@@ -187,14 +197,15 @@ class GameApp:
                 version=len(events),
                 last_hash=chain_of(payload for _, payload in encoded),
                 events=events,
-                seats={r.seat: r.player_name for r in setup.reservations},
-                tokens={r.token_hash: r.seat for r in setup.reservations},
+                seats={r.seat: r.player_name for r in (*setup.reservations, *setup.house_bots)},
+                tokens={r.token_hash: r.seat for r in (*setup.reservations, *setup.house_bots)},
                 accounts={r.account_id: r.seat for r in setup.reservations},
                 requests={},
                 clock=None
                 if clock is None
                 else GameClock(game_id, clock[0], clock[1], len(events), len(events)),
                 deal_secret=deal_secret,
+                house={h.seat: h.strategy for h in setup.house_bots},
             )
             self.on_created(game, [account.id for _, account in reservations])
         return game_id, True
@@ -286,6 +297,39 @@ def rules_for(preset: str, options: Mapping[str, Any]) -> engine.Ruleset:
         return engine.ruleset(preset, options)
     except engine.RulesetError as e:
         raise InvalidArgument(str(e)) from None
+
+
+def check_house_bots(
+    rules: engine.Ruleset, house_bots: Sequence[tuple[int, str]], reserved: Sequence[int] = ()
+) -> None:
+    """Refuse house bots that cannot be seated: an unknown strategy, a seat out of range, a
+    seat named twice (or also reserved for an account), or every seat of the table.
+
+    A table of house bots alone is refused on purpose: nobody would be there to see it, and
+    every game created would cost the server's workers a whole game of decisions (the quota
+    counts games, not their work). Bots playing bots run in clients (``boneyard bot --new``)."""
+    known = strategy_names()
+    for seat, name in house_bots:
+        if name not in known:
+            raise InvalidArgument(
+                f"house bot of seat {seat}: no strategy {name[:40]!r} (choose one of "
+                f"{', '.join(known)})"
+            )
+        if not 0 <= seat < rules.players:
+            raise InvalidArgument(
+                f"house bot of seat {seat}: a {rules.name} table has seats 0..{rules.players - 1}"
+            )
+    seats = [seat for seat, _ in house_bots]
+    if len(set(seats)) != len(seats):
+        raise InvalidArgument(f"a seat is given two house bots: {sorted(seats)}")
+    both = sorted(set(seats) & set(reserved))
+    if both:
+        raise InvalidArgument(f"seat {both[0]} is both reserved for an account and a house bot's")
+    if len(seats) >= rules.players:
+        raise InvalidArgument(
+            f"house bots may take at most {rules.players - 1} of the {rules.players} seats: "
+            f"leave a seat for a person"
+        )
 
 
 def check_time_control(control: TimeControl) -> None:

@@ -122,6 +122,8 @@ class LiveGame:
     requests: dict[str, RequestRecord]
     clock: GameClock | None
     deal_secret: bytes | None
+    house: dict[int, str] = field(default_factory=dict)
+    """Seat -> the strategy of the house bot playing it (``boneyard.server.house_bots``)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     recent: dict[int, GameState] = field(default_factory=dict)
     """State after each of the latest versions."""
@@ -329,6 +331,11 @@ class GameHost:
                     break
             else:
                 return
+
+    def held_version(self, game_id: str) -> int | None:
+        """The version of this process's copy of a game, if it holds one."""
+        game = self._games.get(game_id)
+        return game.version if game is not None else None
 
     def refresh(self, game_id: str, version: int) -> None:
         """Another process says ``game_id`` is at ``version``: drop a copy that is behind,
@@ -862,4 +869,5 @@ def _live(snapshot: GameSnapshot) -> LiveGame:
         requests=dict(snapshot.requests),
         clock=snapshot.clock,
         deal_secret=snapshot.deal_secret,
+        house=dict(snapshot.house_bots),
     )

@@ -27,10 +27,12 @@ from boneyard.server.api import GameServicer
 from boneyard.server.app import GameApp
 from boneyard.server.archive import MAX_VERIFY_SECONDS
 from boneyard.server.archive_api import ARCHIVE_SERVICE_NAME, REQUEST_LIMITS, archive_servicer
+from boneyard.server.bot_workers import DEFAULT_WORKERS, MAX_WORKERS
 from boneyard.server.clocks import ClockKeeper
 from boneyard.server.competition_api import LobbyServicer, TournamentServicer
 from boneyard.server.feed import Feed
 from boneyard.server.games import MAX_LIVE_GAMES, GameHost, LiveGame
+from boneyard.server.house_bots import HouseBots
 from boneyard.server.http_api import HttpListener, Services, http_app
 from boneyard.server.interceptors import (
     CredentialsInterceptor,
@@ -91,13 +93,16 @@ async def create_server(
     http_listen: str | None = None,
     http_cors_origins: Sequence[str] = (),
     http_tls: tuple[str, str] | None = None,
+    house_bot_workers: int = DEFAULT_WORKERS,
 ) -> tuple[grpc.aio.Server, int, Boneyard]:
     """A started server on ``listen`` (port 0 picks a free one); returns it, its port and the
     parts it runs (``Boneyard``). ``tls``: ``(certificate chain, private key)`` in PEM, to
     serve TLS only. ``verify_seconds``: the most time one VerifyRecord may take.
     ``signing_key``: a key file to sign records with, instead of the database's key.
     ``http_listen``: also serve Connect and gRPC-Web (and the web app) there
-    (``Boneyard.http_port`` is its port), with TLS from the files ``http_tls``."""
+    (``Boneyard.http_port`` is its port), with TLS from the files ``http_tls``.
+    ``house_bot_workers``: processes deciding
+    for the house bots."""
     kwargs = {"sqlite_synchronous": sqlite_synchronous} if is_sqlite(database_url) else {}
     store = await asyncio.to_thread(EventStore.open, database_url, migrate=True, **kwargs)
     try:
@@ -107,7 +112,11 @@ async def create_server(
         raise
     quotas = quotas or Quotas()
     parts = Boneyard(
-        store, quotas, max_live_games=max_live_games, abandonment=abandonment or Abandonment()
+        store,
+        quotas,
+        max_live_games=max_live_games,
+        abandonment=abandonment or Abandonment(),
+        house_bot_workers=house_bot_workers,
     )
     # gRPC sets SO_REUSEPORT by default: a second server on a busy port would start "fine" and
     # take a share of the connections. A port in use must be an error.
@@ -166,8 +175,8 @@ async def create_server(
 
 class Boneyard:
     """The parts of one server process around its store: the application layer, the games in
-    memory with their writer and feed, the lobby, the clock keeper and the director, and (on
-    PostgreSQL) the listener for the other processes' changes."""
+    memory with their writer and feed, the lobby, the clock keeper, the director and the house
+    bots, and (on PostgreSQL) the listener for the other processes' changes."""
 
     def __init__(
         self,
@@ -176,6 +185,7 @@ class Boneyard:
         *,
         max_live_games: int = MAX_LIVE_GAMES,
         abandonment: Abandonment | None = None,
+        house_bot_workers: int = DEFAULT_WORKERS,
     ) -> None:
         self.store = store
         postgresql = store.engine.dialect.name == "postgresql"
@@ -202,6 +212,7 @@ class Boneyard:
         self.director = TournamentDirector(self.app)
         self.host.on_commit(self.director.game_committed)
         self.clocks = ClockKeeper(self.host, self.app.competition)
+        self.house = HouseBots(self.host, store, house_bot_workers)
         self.sweeper = Sweeper(self.host, store, abandonment or Abandonment())
         self.listener = (
             Listener(
@@ -232,6 +243,7 @@ class Boneyard:
             self.director.run(),
             self.lobby.keep_alive(),
             self.sweeper.run(),
+            self.house.run(),
         ]
         if self.listener is not None:
             jobs.append(self.listener.run())
@@ -250,9 +262,11 @@ class Boneyard:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks.clear()
+        await self.house.stop()
 
     def close(self) -> None:
-        """Commit what the writer holds and close the database."""
+        """Stop the house bots' workers, commit what the writer holds, close the database."""
+        self.house.close()
         self.writer.close()
         self.store.close()
 
@@ -267,10 +281,13 @@ class Boneyard:
         self.host.adopt(game)
         if game.clock is not None:
             self.clocks.follow(game.id)
+        self.house.follow(game)  # a table filled at creation starts with its house bots
 
     def _changed_elsewhere(self, game_id: str, version: int) -> None:
+        held = self.host.held_version(game_id)
         self.host.refresh(game_id, version)
         self.clocks.changed_elsewhere(game_id)
+        self.house.changed_elsewhere(game_id, version, held)
 
     def _lobby_changed(self, payload: str) -> None:
         kind, _, value = payload.partition(":")
@@ -286,6 +303,7 @@ class Boneyard:
         self.feed.publish_all()
         self.lobby.changed_all()
         self.director.wake()
+        self.house.rescan()
 
 
 class StartupError(Exception):
@@ -314,6 +332,7 @@ async def _serve(args: argparse.Namespace) -> None:
             http_listen=args.http_listen or None,
             http_cors_origins=args.http_cors_origin,
             http_tls=(args.tls_cert, args.tls_key) if args.tls_cert and args.tls_key else None,
+            house_bot_workers=args.house_bot_workers,
         )
     except Exception as e:
         log.debug("start failed", exc_info=True)
@@ -394,6 +413,15 @@ def _live_games(text: str) -> int:
     """argparse type of --max-live-games: 1 .. 1,000,000."""
     if not text.isdigit() or not 1 <= int(text) <= 1_000_000:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of games from 1 to 1000000")
+    return int(text)
+
+
+def _workers(text: str) -> int:
+    """argparse type of --house-bot-workers: 1 .. MAX_WORKERS."""
+    if not text.isdigit() or not 1 <= int(text) <= MAX_WORKERS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of processes from 1 to {MAX_WORKERS}"
+        )
     return int(text)
 
 
@@ -529,6 +557,14 @@ def main(argv: list[str] | None = None) -> None:
         default=int(os.environ.get("BONEYARD_MAX_LIVE_GAMES", MAX_LIVE_GAMES)),
         help="games kept in memory; the least recently used beyond it are reloaded from the "
         "log when needed (env BONEYARD_MAX_LIVE_GAMES; default %(default)s)",
+    )
+    parser.add_argument(
+        "--house-bot-workers",
+        type=_workers,
+        default=_workers(os.environ.get("BONEYARD_HOUSE_BOT_WORKERS", str(DEFAULT_WORKERS))),
+        metavar="N",
+        help="processes that decide for the house bots (started at the first house bot's "
+        "turn) (env BONEYARD_HOUSE_BOT_WORKERS; default %(default)s)",
     )
     parser.add_argument(
         "--sqlite-synchronous",

@@ -30,7 +30,7 @@ from tests.server.process_helpers import ServerProcess, clean_env
 REPO = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 FOLDERS = {"boneyard": "proto/boneyard", **PYPROJECT["tool"]["setuptools"]["package-dir"]}
-GENERIC_NAMES = ("engine", "server", "clients", "migrations")
+GENERIC_NAMES = ("engine", "bots", "server", "clients", "migrations")
 BUILD_TIMEOUT = 600
 FINAL = re.compile(r"^final score: .*; team (?P<winner>\d) wins$", re.MULTILINE)
 
@@ -55,7 +55,7 @@ def test_every_package_folder_is_a_listed_package_under_boneyard() -> None:
     wheel (the checkout's tests would still pass on it)."""
     listed = set(PYPROJECT["tool"]["setuptools"]["packages"])
     found = set()
-    for top in ("proto/boneyard", "engine", "server", "clients", "migrations"):
+    for top in ("proto/boneyard", "engine", "bots", "server", "clients", "migrations"):
         for init in (REPO / top).rglob("__init__.py"):
             if "__pycache__" in init.parts:
                 continue
@@ -72,7 +72,8 @@ def test_no_module_imports_the_old_top_level_names() -> None:
         rf"^\s*(?:from|import) (?:{'|'.join(GENERIC_NAMES)})(?:\.|\s|$)", re.MULTILINE
     )
     offenders = []
-    for folder in ("engine", "server", "clients", "migrations", "proto", "tests", "benchmarks"):
+    folders = ("engine", "bots", "server", "clients", "migrations", "proto", "tests", "benchmarks")
+    for folder in folders:
         for path in (REPO / folder).rglob("*.py"):
             text = path.read_text(encoding="utf-8")
             offenders += [

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 from google.protobuf.descriptor import EnumDescriptor, FieldDescriptor
@@ -62,6 +63,7 @@ from boneyard.engine import (
     SeatView,
     TilePlayed,
     TileSet,
+    TrickView,
     TrickWon,
     WidowDeclined,
     WidowExchanged,
@@ -74,6 +76,7 @@ __all__ = [
     "MalformedEvent",
     "MalformedMessage",
     "MalformedRules",
+    "MalformedView",
     "action_from_proto",
     "action_to_proto",
     "bid_from_proto",
@@ -89,6 +92,7 @@ __all__ = [
     "rules_from_proto",
     "rules_overrides_from_proto",
     "rules_to_proto",
+    "view_from_proto",
     "view_to_proto",
 ]
 
@@ -114,6 +118,12 @@ class MalformedRules(MalformedMessage):
 
 class MalformedEvent(MalformedMessage):
     """A payload that is not an event in the log form: a corrupt or foreign store."""
+
+
+class MalformedView(MalformedMessage):
+    """A ``SeatView`` that is not what ``view_to_proto`` makes of an engine view: a ruleset
+    left out, a tile out of range, plays shown face down (which only a ``WatchGame`` re-sending
+    earlier versions does: the seat no longer knows those tiles)."""
 
 
 # ---------------------------------------------------------------- tiles
@@ -326,18 +336,28 @@ def rules_from_proto(msg: rules_pb2.Ruleset) -> Ruleset:
     return engine.ruleset(preset, overrides)
 
 
-def _stored_rules_from_proto(msg: rules_pb2.Ruleset) -> Ruleset:
-    """A complete ruleset exactly as stored, independent of what its preset means today. An
-    option of ``OPTIONS_ADDED_AFTER_V1`` left unset has its value when absent."""
+def _complete_rules_from_proto(
+    msg: rules_pb2.Ruleset, what: str, error: type[MalformedMessage]
+) -> Ruleset:
+    """A complete ruleset exactly as sent (a stored ``GameCreated``'s, a view's), independent
+    of what its preset means today. An option of ``OPTIONS_ADDED_AFTER_V1`` left unset has its
+    value when absent."""
     try:
         _, options = rules_overrides_from_proto(msg)
         options = {**OPTIONS_ADDED_AFTER_V1, **options}
         missing = [n for n in engine.option_names() if n not in options]
         if missing:
-            raise MalformedEvent(f"GameCreated: the ruleset leaves out {', '.join(missing)}")
+            raise error(f"{what}: the ruleset leaves out {', '.join(missing)}")
         return Ruleset(name=msg.preset, **options)
     except (MalformedRules, engine.RulesetError) as e:
-        raise MalformedEvent(f"GameCreated: {e}") from e
+        raise error(f"{what}: {e}") from e
+
+
+@lru_cache(maxsize=256)
+def _rules_message(rules: Ruleset) -> rules_pb2.Ruleset:
+    """``rules_to_proto`` once per ruleset: every view carries its game's ruleset, and a game's
+    views are made many times. Callers copy it (messages are mutable)."""
+    return rules_to_proto(rules)
 
 
 # ---------------------------------------------------------------- actions
@@ -450,7 +470,93 @@ def view_to_proto(view: SeatView, version: int) -> view_pb2.SeatView:
         msg.high_bid.CopyFrom(bid_to_proto(view.high_bid))
     if view.contract is not None:
         msg.contract.CopyFrom(contract_to_proto(view.contract))
+    msg.rules.CopyFrom(_rules_message(view.rules))
     return msg
+
+
+_PHASES_BACK = {number: phase for phase, number in _PHASES.items()}
+
+
+def _optional(msg: view_pb2.SeatView, name: str) -> int | None:
+    return int(getattr(msg, name)) if msg.HasField(name) else None  # type: ignore[arg-type]
+
+
+def view_from_proto(msg: view_pb2.SeatView) -> SeatView:
+    """The engine view a ``SeatView`` message was made from (the inverse of
+    ``view_to_proto``, without the version): for clients, whose bots reason on the engine's
+    values. Raises ``MalformedView`` for a message no engine view makes."""
+    bad = MalformedView
+    if not msg.HasField("rules"):
+        raise bad("a SeatView without its ruleset (rules): this server is older than the client")
+    rules = _complete_rules_from_proto(msg.rules, "SeatView.rules", bad)
+    phase = _PHASES_BACK.get(msg.phase)
+    if phase is None:
+        raise bad(f"SeatView.phase is {_enum_label(view_pb2.Phase.DESCRIPTOR, msg.phase)}")
+    if any(p.face_down for p in msg.current_trick):
+        raise bad(
+            "the view shows plays face down (a WatchGame re-sending an earlier version): the "
+            "seat no longer knows those tiles; ask GetView for the view now"
+        )
+    seat = _optional(msg, "seat")
+    players = int(msg.players)
+    if players != rules.players or (seat is not None and not 0 <= seat < players):
+        raise bad(f"SeatView: seat {seat} of {players} players, the ruleset has {rules.players}")
+
+    def tile(value: int, what: str) -> int:
+        return _tile_from_proto(value, f"SeatView.{what}", bad)
+
+    def bid(entry: rules_pb2.Bid) -> Bid:
+        return bid_from_proto(entry, bad)
+
+    legal: tuple[SeatCommand, ...] = ()
+    if msg.legal_actions:
+        if seat is None:
+            raise bad("a spectator's view with legal actions")
+        commands = [action_from_proto(a, seat) for a in msg.legal_actions]
+        if any(isinstance(c, Resign) for c in commands):
+            raise bad("SeatView.legal_actions lists resign: it is always allowed, never listed")
+        legal = tuple(c for c in commands if not isinstance(c, Resign))
+    return SeatView(
+        rules=rules,
+        seat=seat,
+        phase=phase,
+        players=players,
+        teams=tuple(tuple(int(s) for s in team.seats) for team in msg.teams),
+        scores=tuple(int(s) for s in msg.scores),
+        hand_number=int(msg.hand_number),
+        dealer=_optional(msg, "dealer"),
+        turn=_optional(msg, "turn"),
+        hand=_tileset_from_proto(msg.hand, "SeatView.hand", bad),
+        hand_sizes=tuple(int(n) for n in msg.hand_sizes),
+        bids=tuple(
+            (int(e.seat), bid(e.bid) if e.HasField("bid") else None) for e in msg.bids
+        ),
+        high_bid=bid(msg.high_bid) if msg.HasField("high_bid") else None,
+        bidder=_optional(msg, "bidder"),
+        declarer=_optional(msg, "declarer"),
+        contract=contract_from_proto(msg.contract, bad) if msg.HasField("contract") else None,
+        sitting_out=tuple(int(s) for s in msg.sitting_out),
+        trick=tuple((int(p.seat), tile(p.tile, "current_trick")) for p in msg.current_trick),
+        tricks=tuple(
+            TrickView(
+                None
+                if t.hidden
+                else tuple((int(p.seat), tile(p.tile, "completed_tricks")) for p in t.plays),
+                int(t.winner),
+                int(t.points) if t.HasField("points") else None,
+            )
+            for t in msg.completed_tricks
+        ),
+        tricks_hidden=msg.tricks_hidden,
+        # Empty on the wire both before the first deal and while the tricks lie face down:
+        # the engine says None for both (a dealt hand's taken has one entry per team).
+        taken=tuple(int(n) for n in msg.taken) if msg.taken else None,
+        tricks_won=tuple(int(n) for n in msg.tricks_won),
+        discard=tile(msg.discard, "discard") if msg.HasField("discard") else None,
+        legal=legal,
+        results=tuple(_hand_scored_from_proto(r, bad) for r in msg.results),
+        winner=_optional(msg, "winner"),
+    )
 
 
 # ---------------------------------------------------------------- events (log form)
@@ -492,6 +598,19 @@ def _hand_scored_to_proto(event: HandScored) -> events_pb2.HandScored:
         taken=event.taken,
         changes=event.changes,
         scores=event.scores,
+    )
+
+
+def _hand_scored_from_proto(
+    h: events_pb2.HandScored, error: type[MalformedMessage]
+) -> HandScored:
+    return HandScored(
+        h.bidder,
+        bid_from_proto(h.bid, error),
+        h.made,
+        tuple(h.taken),
+        tuple(h.changes),
+        tuple(h.scores),
     )
 
 
@@ -578,7 +697,9 @@ def event_from_proto(msg: events_pb2.Event) -> Event:
     if which is None:
         raise bad("an Event with no kind set")
     if which == "game_created":
-        return GameCreated(_stored_rules_from_proto(msg.game_created.rules))
+        return GameCreated(
+            _complete_rules_from_proto(msg.game_created.rules, "GameCreated", MalformedEvent)
+        )
     if which == "hand_dealt":
         e = msg.hand_dealt
         if not e.HasField("deal"):
@@ -620,15 +741,7 @@ def event_from_proto(msg: events_pb2.Event) -> Event:
     if which == "trick_won":
         return TrickWon(msg.trick_won.seat, msg.trick_won.points)
     if which == "hand_scored":
-        h = msg.hand_scored
-        return HandScored(
-            h.bidder,
-            bid_from_proto(h.bid, bad),
-            h.made,
-            tuple(h.taken),
-            tuple(h.changes),
-            tuple(h.scores),
-        )
+        return _hand_scored_from_proto(msg.hand_scored, bad)
     if which == "game_won":
         return GameWon(msg.game_won.team, tuple(msg.game_won.seats))
     if which == "clock_expired":

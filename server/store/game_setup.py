@@ -16,12 +16,19 @@ from sqlalchemy import insert, update
 from sqlalchemy.orm import Session
 
 from boneyard.server.store.hashing import is_token_hash
-from boneyard.server.store.models import GameClockRow, GameDealRow, SeatAccountRow, SeatRow
+from boneyard.server.store.models import (
+    GameClockRow,
+    GameDealRow,
+    HouseBotRow,
+    SeatAccountRow,
+    SeatRow,
+)
 
 __all__ = [
     "ClockState",
     "GameClock",
     "GameSetup",
+    "HouseSeat",
     "Reservation",
     "TimeControl",
     "TimeoutPolicy",
@@ -80,10 +87,22 @@ class Reservation:
 
 
 @dataclass(frozen=True, slots=True)
+class HouseSeat:
+    """A seat the server plays itself with a bot of ``strategy``."""
+
+    seat: int
+    strategy: str
+    player_name: str
+    token_hash: str
+    """A seat row needs a token: a fresh one nobody is told (the house bots act without one)."""
+
+
+@dataclass(frozen=True, slots=True)
 class GameSetup:
     """What a game is created with besides its first events."""
 
     reservations: Sequence[Reservation] = ()
+    house_bots: Sequence[HouseSeat] = ()
     clock: tuple[TimeControl, ClockState] | None = None
     deal_secret: bytes | None = None
     also: Callable[[Session, str], None] | None = None
@@ -93,10 +112,11 @@ class GameSetup:
 
 def insert_setup(session: Session, game_id: str, version: int, setup: GameSetup, now: datetime) -> None:
     """Write ``setup`` for a game being created (in its transaction)."""
-    for r in setup.reservations:
+    taken = [*setup.reservations, *setup.house_bots]
+    for r in taken:
         if not is_token_hash(r.token_hash):
             raise ValueError(f"game {game_id!r}, seat {r.seat}: token_hash must be a sha256 hex digest")
-    if setup.reservations:
+    if taken:
         session.execute(
             insert(SeatRow),
             [
@@ -107,12 +127,18 @@ def insert_setup(session: Session, game_id: str, version: int, setup: GameSetup,
                     "token_hash": r.token_hash,
                     "created_at": now,
                 }
-                for r in setup.reservations
+                for r in taken
             ],
         )
+    if setup.reservations:
         session.execute(
             insert(SeatAccountRow),
             [{"game_id": game_id, "seat": r.seat, "account_id": r.account_id} for r in setup.reservations],
+        )
+    if setup.house_bots:
+        session.execute(
+            insert(HouseBotRow),
+            [{"game_id": game_id, "seat": h.seat, "strategy": h.strategy} for h in setup.house_bots],
         )
     if setup.clock is not None:
         control, state = setup.clock

@@ -37,6 +37,7 @@ __all__ = [
     "GameDealRow",
     "GameRow",
     "HandSeedRow",
+    "HouseBotRow",
     "RequestRow",
     "SeatAccountRow",
     "SeatRow",
@@ -230,6 +231,19 @@ class SeatAccountRow(Base):
         ForeignKeyConstraint(["game_id", "seat"], ["seats.game_id", "seats.seat"]),
         UniqueConstraint("game_id", "account_id"),
     )
+
+
+class HouseBotRow(Base):
+    """A seat the server plays itself with one of its bots (migration 0005): the seat's row
+    holds a token nobody is told, and the house bots act for it with ``strategy``."""
+
+    __tablename__ = "house_bots"
+
+    game_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    strategy: Mapped[str] = mapped_column(String(32))
+
+    __table_args__ = (ForeignKeyConstraint(["game_id", "seat"], ["seats.game_id", "seats.seat"]),)
 
 
 class GameClockRow(Base):

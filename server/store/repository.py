@@ -63,6 +63,7 @@ from boneyard.server.store.models import (
     GameDealRow,
     GameRow,
     HandSeedRow,
+    HouseBotRow,
     RequestRow,
     SeatAccountRow,
     SeatRow,
@@ -169,6 +170,8 @@ class GameSnapshot:
     requests: dict[str, RequestRecord]
     clock: GameClock | None
     deal_secret: bytes | None
+    house_bots: dict[int, str]
+    """Seat -> the strategy of the house bot playing it."""
 
 
 def _utcnow() -> datetime:
@@ -251,7 +254,7 @@ class EventStore:
             options=dict(options),
             name=name,
             players=players,
-            seats_taken=len(setup.reservations) if setup else 0,
+            seats_taken=len(setup.reservations) + len(setup.house_bots) if setup else 0,
             status=status,
             version=len(first_events),
             created_at=now,
@@ -429,6 +432,14 @@ class EventStore:
             secret = session.scalar(
                 select(GameDealRow.secret).where(GameDealRow.game_id == game_id)
             )
+            house_bots = {
+                int(r.seat): str(r.strategy)
+                for r in session.execute(
+                    select(HouseBotRow.seat, HouseBotRow.strategy).where(
+                        HouseBotRow.game_id == game_id
+                    )
+                )
+            }
         return GameSnapshot(
             game,
             events,
@@ -437,7 +448,22 @@ class EventStore:
             requests,
             clock,
             None if secret is None else bytes(secret),
+            house_bots,
         )
+
+    def house_games_in_play(self) -> list[str]:
+        """The games being played that have house bots, oldest first: after a restart, those
+        whose seat to act is a house seat wait for the house bots to look again."""
+        with self._read() as session:
+            rows = session.execute(
+                select(GameRow.id)
+                .where(
+                    GameRow.status == "playing",
+                    exists().where(HouseBotRow.game_id == GameRow.id),
+                )
+                .order_by(GameRow.created_at, GameRow.id)
+            ).all()
+        return [str(r.id) for r in rows]
 
     def get_game(self, game_id: str) -> GameRecord:
         with self._read() as session:

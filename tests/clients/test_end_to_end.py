@@ -373,6 +373,42 @@ def test_person_plays_a_whole_texas42_game_in_the_terminal(
     assert_no_action_twice(events)
 
 
+def test_person_plays_moon_in_the_terminal_against_the_servers_house_bots(
+    server: ServerProcess, api: Client, terminal: Callable[..., Terminal]
+) -> None:
+    """``--house-bots 2``: no bot runs here; the server's own bots take the other seats and
+    the person plays a one-hand game of Moon to its end (the first choice each time)."""
+    t = terminal(
+        "play", "--server", server.address, "--game", "moon", "--option", "hand_limit=1",
+        "--house-bots", "2", "--strategy", "random", "--name", "tester",
+    )
+    t.start()
+    questions = 0
+    while t.next_question():
+        questions += 1
+        assert questions < 200, "the game does not end"
+        t.answer(str(t.choices[0].number))
+    t.child.expect(pexpect.EOF)
+    t.child.close()
+    assert t.child.exitstatus == 0, Terminal.clean(t.child.before or "")
+    summary = api.game(t.game_id)
+    assert summary.status == FINISHED
+    assert [(s.player_name, s.house_bot) for s in summary.seats] == [
+        ("tester", ""),
+        ("random bot", "random"),
+        ("random bot", "random"),
+    ]
+    events = full_log(api, t.game_id)
+    assert questions and events_by(events, "tile_played", 1) and events_by(events, "tile_played", 2)
+    assert_no_action_twice(events)
+
+
+def test_house_bots_leave_a_seat_for_the_player(server: ServerProcess) -> None:
+    result = run_cli("play", "--server", server.address, "--game", "moon", "--house-bots", "3")
+    assert result.returncode != 0
+    assert "at most 2 at a table of 3" in result.stdout + result.stderr
+
+
 def test_person_takes_the_widow_in_moon_then_leaves(
     server: ServerProcess, api: Client, terminal: Callable[..., Terminal]
 ) -> None:

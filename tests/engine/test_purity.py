@@ -10,7 +10,9 @@ import pytest
 
 ENGINE = Path(__file__).resolve().parents[2] / "engine"
 
-LAYERS_ABOVE = {"boneyard.server", "boneyard.clients", "boneyard.v1", "grpc", "sqlalchemy"}
+LAYERS_ABOVE = {
+    "boneyard.server", "boneyard.clients", "boneyard.bots", "boneyard.v1", "grpc", "sqlalchemy",
+}  # fmt: skip
 RANDOMNESS = {"random", "secrets"}  # a shuffle takes a seed
 CLOCK = {"time", "datetime"}
 IO = {"os", "socket", "logging"}  # the engine explains itself with exceptions, not logs

@@ -442,7 +442,8 @@ def event_matches_action(event: events_pb2.Event, seat: int, action: actions_pb2
             and event.contract_declared.contract == action.declare_contract
         )
     if kind == "play_tile":
-        # (A stream from an earlier version shows a play of a face-down trick without its tile.)
+        # A WatchGame from an earlier version re-sends the plays of tricks already face down
+        # without their tiles (TilePlayed.face_down): there only the seat can be compared.
         played = event.tile_played
         return happened == "tile_played" and (
             played.seat == seat and (played.face_down or played.tile == action.play_tile.tile)

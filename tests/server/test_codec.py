@@ -584,6 +584,63 @@ def test_the_view_carries_the_engine_view(games: list[Game]) -> None:
                 assert [
                     codec.event_from_proto(events_pb2.Event(hand_scored=r)) for r in msg.results
                 ] == list(view.results)
+                assert msg.rules == codec.rules_to_proto(game.rules)
+
+
+def test_every_view_of_every_preset_decodes_to_the_engine_view_it_was_made_from(
+    games: list[Game],
+) -> None:
+    """``view_from_proto`` is the inverse of ``view_to_proto``: a client's bot reasons on the
+    very engine view the server made (the ruleset included), whatever the seat and moment."""
+    for game in games:
+        for step in game.steps:
+            for seat in _seats(game.rules):
+                view = engine.view(step.after, seat)
+                wire = codec.view_to_proto(view, step.seq).SerializeToString()
+                assert codec.view_from_proto(view_pb2.SeatView.FromString(wire)) == view
+
+
+def test_a_view_carries_options_its_preset_does_not_say() -> None:
+    rules = engine.ruleset("texas42-house", nello_doubles="own_suit", min_bid=32)
+    msg = codec.view_to_proto(engine.view(engine.replay(engine.start(rules)), 0), 1)
+    assert msg.rules.nello_doubles == rules_pb2.NELLO_DOUBLES_OWN_SUIT
+    assert msg.rules.min_bid == 32
+    assert codec.view_from_proto(msg).rules == rules
+
+
+def _a_view() -> view_pb2.SeatView:
+    state = engine.replay(engine.start(engine.ruleset("texas42")))
+    for event in engine.decide(state, Deal(b"view")):
+        state = engine.evolve(state, event)
+    return codec.view_to_proto(engine.view(state, state.hand.turn), 2)  # type: ignore[union-attr]
+
+
+def test_a_view_without_its_ruleset_is_refused() -> None:
+    msg = _a_view()
+    msg.ClearField("rules")
+    with pytest.raises(codec.MalformedView, match="ruleset"):
+        codec.view_from_proto(msg)
+
+
+def test_a_view_with_a_tile_out_of_range_is_refused() -> None:
+    msg = _a_view()
+    msg.hand.append(28)
+    with pytest.raises(codec.MalformedView, match="not a tile"):
+        codec.view_from_proto(msg)
+
+
+def test_a_view_with_plays_face_down_has_no_engine_form() -> None:
+    msg = _a_view()
+    msg.current_trick.add(seat=1, tile=0, face_down=True)
+    with pytest.raises(codec.MalformedView, match="face down"):
+        codec.view_from_proto(msg)
+
+
+def test_a_view_whose_seat_is_not_at_the_table_is_refused() -> None:
+    msg = _a_view()
+    msg.seat = 4
+    with pytest.raises(codec.MalformedView, match="seat 4"):
+        codec.view_from_proto(msg)
 
 
 # ---------------------------------------------------------------- actions

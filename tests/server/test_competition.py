@@ -18,9 +18,9 @@ import pytest
 import sqlalchemy as sa
 
 from boneyard import engine
+from boneyard.bots import strategy
 from boneyard.clients.api import Client as ApiClient
 from boneyard.clients.bot import Bot
-from boneyard.clients.strategies import strategy
 from boneyard.server.accounts import key_hash, new_api_key
 from boneyard.server.archive import Archive
 from boneyard.server.lobby import table_key

@@ -154,6 +154,8 @@ def test_migrations_apply_to_an_empty_database(empty_url: str) -> None:
             "tournament_games",
             # 0005: signed records
             "signing_keys",
+            # 0006: house bots
+            "house_bots",
         }
         upgrade(empty_url)  # already at head: nothing to do
         assert current_revision(eng) == head

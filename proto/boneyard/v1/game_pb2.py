@@ -27,19 +27,19 @@ from boneyard.v1 import rules_pb2 as boneyard_dot_v1_dot_rules__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x62oneyard/v1/game.proto\x12\x0b\x62oneyard.v1\x1a\x18\x62oneyard/v1/events.proto\x1a\x17\x62oneyard/v1/rules.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"n\n\x0bSeatSummary\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x10\n\x08occupied\x18\x02 \x01(\x08\x12\x13\n\x0bplayer_name\x18\x03 \x01(\t\x12\x0f\n\x07\x61\x63\x63ount\x18\x04 \x01(\x08\x12\x19\n\x11\x62\x61nk_remaining_ms\x18\x05 \x01(\r\"_\n\x0bTimeControl\x12\x13\n\x0bper_move_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\x12*\n\x06policy\x18\x03 \x01(\x0e\x32\x1a.boneyard.v1.TimeoutPolicy\"\xa9\x03\n\x0bGameSummary\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12#\n\x05rules\x18\x03 \x01(\x0b\x32\x14.boneyard.v1.Ruleset\x12\'\n\x06status\x18\x04 \x01(\x0e\x32\x17.boneyard.v1.GameStatus\x12\'\n\x05seats\x18\x05 \x03(\x0b\x32\x18.boneyard.v1.SeatSummary\x12\x0f\n\x07version\x18\x06 \x01(\x04\x12\x0e\n\x06scores\x18\x07 \x03(\x05\x12\x13\n\x06winner\x18\x08 \x01(\rH\x00\x88\x01\x01\x12/\n\x0b\x63reate_time\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bupdate_time\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\x0ctime_control\x18\x0b \x01(\x0b\x32\x18.boneyard.v1.TimeControl\x12\x31\n\rturn_deadline\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.TimestampB\t\n\x07_winner*\x8d\x01\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x14\n\x10GAME_STATUS_OPEN\x10\x01\x12\x17\n\x13GAME_STATUS_PLAYING\x10\x02\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x03\x12\x19\n\x15GAME_STATUS_ABANDONED\x10\x04\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x62oneyard/v1/game.proto\x12\x0b\x62oneyard.v1\x1a\x18\x62oneyard/v1/events.proto\x1a\x17\x62oneyard/v1/rules.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x81\x01\n\x0bSeatSummary\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x10\n\x08occupied\x18\x02 \x01(\x08\x12\x13\n\x0bplayer_name\x18\x03 \x01(\t\x12\x0f\n\x07\x61\x63\x63ount\x18\x04 \x01(\x08\x12\x19\n\x11\x62\x61nk_remaining_ms\x18\x05 \x01(\r\x12\x11\n\thouse_bot\x18\x06 \x01(\t\"_\n\x0bTimeControl\x12\x13\n\x0bper_move_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\x12*\n\x06policy\x18\x03 \x01(\x0e\x32\x1a.boneyard.v1.TimeoutPolicy\"\xa9\x03\n\x0bGameSummary\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12#\n\x05rules\x18\x03 \x01(\x0b\x32\x14.boneyard.v1.Ruleset\x12\'\n\x06status\x18\x04 \x01(\x0e\x32\x17.boneyard.v1.GameStatus\x12\'\n\x05seats\x18\x05 \x03(\x0b\x32\x18.boneyard.v1.SeatSummary\x12\x0f\n\x07version\x18\x06 \x01(\x04\x12\x0e\n\x06scores\x18\x07 \x03(\x05\x12\x13\n\x06winner\x18\x08 \x01(\rH\x00\x88\x01\x01\x12/\n\x0b\x63reate_time\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bupdate_time\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\x0ctime_control\x18\x0b \x01(\x0b\x32\x18.boneyard.v1.TimeControl\x12\x31\n\rturn_deadline\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.TimestampB\t\n\x07_winner*\x8d\x01\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x14\n\x10GAME_STATUS_OPEN\x10\x01\x12\x17\n\x13GAME_STATUS_PLAYING\x10\x02\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x03\x12\x19\n\x15GAME_STATUS_ABANDONED\x10\x04\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'boneyard.v1.game_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_GAMESTATUS']._serialized_start=761
-  _globals['_GAMESTATUS']._serialized_end=902
-  _globals['_SEATSUMMARY']._serialized_start=123
-  _globals['_SEATSUMMARY']._serialized_end=233
-  _globals['_TIMECONTROL']._serialized_start=235
-  _globals['_TIMECONTROL']._serialized_end=330
-  _globals['_GAMESUMMARY']._serialized_start=333
-  _globals['_GAMESUMMARY']._serialized_end=758
+  _globals['_GAMESTATUS']._serialized_start=781
+  _globals['_GAMESTATUS']._serialized_end=922
+  _globals['_SEATSUMMARY']._serialized_start=124
+  _globals['_SEATSUMMARY']._serialized_end=253
+  _globals['_TIMECONTROL']._serialized_start=255
+  _globals['_TIMECONTROL']._serialized_end=350
+  _globals['_GAMESUMMARY']._serialized_start=353
+  _globals['_GAMESUMMARY']._serialized_end=778
 # @@protoc_insertion_point(module_scope)

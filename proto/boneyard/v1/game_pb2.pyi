@@ -69,6 +69,7 @@ class SeatSummary(_message.Message):
     PLAYER_NAME_FIELD_NUMBER: _builtins.int
     ACCOUNT_FIELD_NUMBER: _builtins.int
     BANK_REMAINING_MS_FIELD_NUMBER: _builtins.int
+    HOUSE_BOT_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat number."""
     occupied: _builtins.bool
@@ -83,6 +84,11 @@ class SeatSummary(_message.Message):
     """
     bank_remaining_ms: _builtins.int
     """With a time control: what is left of the seat's bank, in milliseconds."""
+    house_bot: _builtins.str
+    """The seat is played by one of the server's house bots (CreateGameRequest.house_bots): its
+    strategy ("random", "heuristic", "sampler"); empty for a seat of a person or a bot of
+    one's own. Its player_name is "<strategy> bot".
+    """
     def __init__(
         self,
         *,
@@ -91,10 +97,11 @@ class SeatSummary(_message.Message):
         player_name: _builtins.str = ...,
         account: _builtins.bool = ...,
         bank_remaining_ms: _builtins.int = ...,
+        house_bot: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "bank_remaining_ms", b"bank_remaining_ms", "occupied", b"occupied", "player_name", b"player_name", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "bank_remaining_ms", b"bank_remaining_ms", "house_bot", b"house_bot", "occupied", b"occupied", "player_name", b"player_name", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -56,6 +56,7 @@ class CreateGameRequest(_message.Message):
     TIME_CONTROL_FIELD_NUMBER: _builtins.int
     RESERVATIONS_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
+    HOUSE_BOTS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """A name for people; may be empty; at most 200 characters."""
     request_id: _builtins.str
@@ -78,6 +79,15 @@ class CreateGameRequest(_message.Message):
         PERMISSION_DENIED with a bot account's.
         """
 
+    @_builtins.property
+    def house_bots(self) -> _containers.RepeatedCompositeFieldContainer[Global___HouseBot]:
+        """Seats the server takes for bots of its own ("house bots"), so that a person can play bots
+        without running any: each acts on its turn once every seat is taken, through the same
+        rules and log as any seat, and goes on after a server restart. At least one seat must be
+        left to people (a table of house bots only is INVALID_ARGUMENT, as are an unknown
+        strategy, a seat out of range and a seat named twice, or also reserved).
+        """
+
     def __init__(
         self,
         *,
@@ -86,14 +96,43 @@ class CreateGameRequest(_message.Message):
         time_control: _game_pb2.TimeControl | None = ...,
         reservations: _abc.Iterable[Global___SeatReservation] | None = ...,
         request_id: _builtins.str = ...,
+        house_bots: _abc.Iterable[Global___HouseBot] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "request_id", b"request_id", "reservations", b"reservations", "rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["house_bots", b"house_bots", "name", b"name", "request_id", b"request_id", "reservations", b"reservations", "rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___CreateGameRequest: _TypeAlias = CreateGameRequest  # noqa: Y015
+
+@_typing.final
+class HouseBot(_message.Message):
+    """A seat played by the server's own bot."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    STRATEGY_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    strategy: _builtins.str
+    """The bot's strategy: "random", "heuristic" or "sampler" (the strongest: it deals the
+    unseen tiles many ways and solves each deal).
+    """
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        strategy: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat", "strategy", b"strategy"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___HouseBot: _TypeAlias = HouseBot  # noqa: Y015
 
 @_typing.final
 class SeatReservation(_message.Message):

@@ -218,6 +218,7 @@ class SeatView(_message.Message):
     LEGAL_ACTIONS_FIELD_NUMBER: _builtins.int
     RESULTS_FIELD_NUMBER: _builtins.int
     WINNER_FIELD_NUMBER: _builtins.int
+    RULES_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The game's version this view is of: send it back as SubmitActionRequest.expected_version."""
     phase: Global___Phase.ValueType
@@ -304,6 +305,13 @@ class SeatView(_message.Message):
     def results(self) -> _containers.RepeatedCompositeFieldContainer[_events_pb2.HandScored]:
         """The result of every hand scored so far, in order."""
 
+    @_builtins.property
+    def rules(self) -> _rules_pb2.Ruleset:
+        """The game's complete ruleset (every option set, as in GameSummary.rules): what a bot or a
+        front end needs to know of the rules (Moon or Texas 42, nello_doubles, whether a player
+        may trump when able to follow ...) without guessing it from the rest of the view.
+        """
+
     def __init__(
         self,
         *,
@@ -333,10 +341,11 @@ class SeatView(_message.Message):
         legal_actions: _abc.Iterable[_actions_pb2.Action] | None = ...,
         results: _abc.Iterable[_events_pb2.HandScored] | None = ...,
         winner: _builtins.int | None = ...,
+        rules: _rules_pb2.Ruleset | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_bidder", b"_bidder", "_dealer", b"_dealer", "_declarer", b"_declarer", "_discard", b"_discard", "_seat", b"_seat", "_turn", b"_turn", "_winner", b"_winner", "bidder", b"bidder", "contract", b"contract", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "high_bid", b"high_bid", "seat", b"seat", "turn", b"turn", "winner", b"winner"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_bidder", b"_bidder", "_dealer", b"_dealer", "_declarer", b"_declarer", "_discard", b"_discard", "_seat", b"_seat", "_turn", b"_turn", "_winner", b"_winner", "bidder", b"bidder", "contract", b"contract", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "high_bid", b"high_bid", "rules", b"rules", "seat", b"seat", "turn", b"turn", "winner", b"winner"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_bidder", b"_bidder", "_dealer", b"_dealer", "_declarer", b"_declarer", "_discard", b"_discard", "_seat", b"_seat", "_turn", b"_turn", "_winner", b"_winner", "bidder", b"bidder", "bids", b"bids", "completed_tricks", b"completed_tricks", "contract", b"contract", "current_trick", b"current_trick", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "hand", b"hand", "hand_number", b"hand_number", "hand_sizes", b"hand_sizes", "high_bid", b"high_bid", "legal_actions", b"legal_actions", "phase", b"phase", "players", b"players", "results", b"results", "scores", b"scores", "seat", b"seat", "sitting_out", b"sitting_out", "taken", b"taken", "teams", b"teams", "tricks_hidden", b"tricks_hidden", "tricks_won", b"tricks_won", "turn", b"turn", "version", b"version", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_bidder", b"_bidder", "_dealer", b"_dealer", "_declarer", b"_declarer", "_discard", b"_discard", "_seat", b"_seat", "_turn", b"_turn", "_winner", b"_winner", "bidder", b"bidder", "bids", b"bids", "completed_tricks", b"completed_tricks", "contract", b"contract", "current_trick", b"current_trick", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "hand", b"hand", "hand_number", b"hand_number", "hand_sizes", b"hand_sizes", "high_bid", b"high_bid", "legal_actions", b"legal_actions", "phase", b"phase", "players", b"players", "results", b"results", "rules", b"rules", "scores", b"scores", "seat", b"seat", "sitting_out", b"sitting_out", "taken", b"taken", "teams", b"teams", "tricks_hidden", b"tricks_hidden", "tricks_won", b"tricks_won", "turn", b"turn", "version", b"version", "winner", b"winner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__bidder: _TypeAlias = _typing.Literal["bidder"]  # noqa: Y015
     _WhichOneofArgType__bidder: _TypeAlias = _typing.Literal["_bidder", b"_bidder"]  # noqa: Y015

@@ -43,7 +43,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file boneyard/v1/game_service.proto.
  */
 export const file_boneyard_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch5ib25leWFyZC92MS9nYW1lX3NlcnZpY2UucHJvdG8SC2JvbmV5YXJkLnYxIr4BChFDcmVhdGVHYW1lUmVxdWVzdBIjCgVydWxlcxgBIAEoCzIULmJvbmV5YXJkLnYxLlJ1bGVzZXQSDAoEbmFtZRgCIAEoCRIuCgx0aW1lX2NvbnRyb2wYAyABKAsyGC5ib25leWFyZC52MS5UaW1lQ29udHJvbBIyCgxyZXNlcnZhdGlvbnMYBCADKAsyHC5ib25leWFyZC52MS5TZWF0UmVzZXJ2YXRpb24SEgoKcmVxdWVzdF9pZBgFIAEoCSI1Cg9TZWF0UmVzZXJ2YXRpb24SDAoEc2VhdBgBIAEoDRIUCgxhY2NvdW50X25hbWUYAiABKAkiTQoSQ3JlYXRlR2FtZVJlc3BvbnNlEg8KB2dhbWVfaWQYASABKAkSJgoEZ2FtZRgCIAEoCzIYLmJvbmV5YXJkLnYxLkdhbWVTdW1tYXJ5IiEKDkdldEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiOQoPR2V0R2FtZVJlc3BvbnNlEiYKBGdhbWUYASABKAsyGC5ib25leWFyZC52MS5HYW1lU3VtbWFyeSJiChBMaXN0R2FtZXNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJEicKBnN0YXR1cxgDIAEoDjIXLmJvbmV5YXJkLnYxLkdhbWVTdGF0dXMiVQoRTGlzdEdhbWVzUmVzcG9uc2USJwoFZ2FtZXMYASADKAsyGC5ib25leWFyZC52MS5HYW1lU3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiZwoPVGFrZVNlYXRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEQoEc2VhdBgCIAEoDUgAiAEBEhMKC3BsYXllcl9uYW1lGAMgASgJEhIKCnJlcXVlc3RfaWQYBCABKAlCBwoFX3NlYXQiXAoQVGFrZVNlYXRSZXNwb25zZRIMCgRzZWF0GAEgASgNEhIKCnNlYXRfdG9rZW4YAiABKAkSJgoEZ2FtZRgDIAEoCzIYLmJvbmV5YXJkLnYxLkdhbWVTdW1tYXJ5IiMKEExlYXZlU2VhdFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSJJChFMZWF2ZVNlYXRSZXNwb25zZRIMCgRzZWF0GAEgASgNEiYKBGdhbWUYAiABKAsyGC5ib25leWFyZC52MS5HYW1lU3VtbWFyeSI9Cg5HZXRWaWV3UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhEKBHNlYXQYAiABKA1IAIgBAUIHCgVfc2VhdCI2Cg9HZXRWaWV3UmVzcG9uc2USIwoEdmlldxgBIAEoCzIVLmJvbmV5YXJkLnYxLlNlYXRWaWV3IpUBChNTdWJtaXRBY3Rpb25SZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSGAoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoBBISCgpyZXF1ZXN0X2lkGAMgASgJEiMKBmFjdGlvbhgEIAEoCzITLmJvbmV5YXJkLnYxLkFjdGlvbhIRCgRzZWF0GAUgASgNSACIAQFCBwoFX3NlYXQiTAoUU3VibWl0QWN0aW9uUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBBIjCgR2aWV3GAIgASgLMhUuYm9uZXlhcmQudjEuU2VhdFZpZXciVQoQV2F0Y2hHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKDGZyb21fdmVyc2lvbhgCIAEoBBIRCgRzZWF0GAMgASgNSACIAQFCBwoFX3NlYXQibAoRV2F0Y2hHYW1lUmVzcG9uc2USIQoFZXZlbnQYASABKAsyEi5ib25leWFyZC52MS5FdmVudBIPCgd2ZXJzaW9uGAIgASgEEiMKBHZpZXcYAyABKAsyFS5ib25leWFyZC52MS5TZWF0VmlldzLsBAoLR2FtZVNlcnZpY2USTQoKQ3JlYXRlR2FtZRIeLmJvbmV5YXJkLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0Gh8uYm9uZXlhcmQudjEuQ3JlYXRlR2FtZVJlc3BvbnNlEkQKB0dldEdhbWUSGy5ib25leWFyZC52MS5HZXRHYW1lUmVxdWVzdBocLmJvbmV5YXJkLnYxLkdldEdhbWVSZXNwb25zZRJKCglMaXN0R2FtZXMSHS5ib25leWFyZC52MS5MaXN0R2FtZXNSZXF1ZXN0Gh4uYm9uZXlhcmQudjEuTGlzdEdhbWVzUmVzcG9uc2USRwoIVGFrZVNlYXQSHC5ib25leWFyZC52MS5UYWtlU2VhdFJlcXVlc3QaHS5ib25leWFyZC52MS5UYWtlU2VhdFJlc3BvbnNlEkoKCUxlYXZlU2VhdBIdLmJvbmV5YXJkLnYxLkxlYXZlU2VhdFJlcXVlc3QaHi5ib25leWFyZC52MS5MZWF2ZVNlYXRSZXNwb25zZRJECgdHZXRWaWV3EhsuYm9uZXlhcmQudjEuR2V0Vmlld1JlcXVlc3QaHC5ib25leWFyZC52MS5HZXRWaWV3UmVzcG9uc2USUwoMU3VibWl0QWN0aW9uEiAuYm9uZXlhcmQudjEuU3VibWl0QWN0aW9uUmVxdWVzdBohLmJvbmV5YXJkLnYxLlN1Ym1pdEFjdGlvblJlc3BvbnNlEkwKCVdhdGNoR2FtZRIdLmJvbmV5YXJkLnYxLldhdGNoR2FtZVJlcXVlc3QaHi5ib25leWFyZC52MS5XYXRjaEdhbWVSZXNwb25zZTABYgZwcm90bzM", [file_boneyard_v1_actions, file_boneyard_v1_events, file_boneyard_v1_game, file_boneyard_v1_rules, file_boneyard_v1_view]);
+  fileDesc("Ch5ib25leWFyZC92MS9nYW1lX3NlcnZpY2UucHJvdG8SC2JvbmV5YXJkLnYxIukBChFDcmVhdGVHYW1lUmVxdWVzdBIjCgVydWxlcxgBIAEoCzIULmJvbmV5YXJkLnYxLlJ1bGVzZXQSDAoEbmFtZRgCIAEoCRIuCgx0aW1lX2NvbnRyb2wYAyABKAsyGC5ib25leWFyZC52MS5UaW1lQ29udHJvbBIyCgxyZXNlcnZhdGlvbnMYBCADKAsyHC5ib25leWFyZC52MS5TZWF0UmVzZXJ2YXRpb24SEgoKcmVxdWVzdF9pZBgFIAEoCRIpCgpob3VzZV9ib3RzGAYgAygLMhUuYm9uZXlhcmQudjEuSG91c2VCb3QiKgoISG91c2VCb3QSDAoEc2VhdBgBIAEoDRIQCghzdHJhdGVneRgCIAEoCSI1Cg9TZWF0UmVzZXJ2YXRpb24SDAoEc2VhdBgBIAEoDRIUCgxhY2NvdW50X25hbWUYAiABKAkiTQoSQ3JlYXRlR2FtZVJlc3BvbnNlEg8KB2dhbWVfaWQYASABKAkSJgoEZ2FtZRgCIAEoCzIYLmJvbmV5YXJkLnYxLkdhbWVTdW1tYXJ5IiEKDkdldEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiOQoPR2V0R2FtZVJlc3BvbnNlEiYKBGdhbWUYASABKAsyGC5ib25leWFyZC52MS5HYW1lU3VtbWFyeSJiChBMaXN0R2FtZXNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJEicKBnN0YXR1cxgDIAEoDjIXLmJvbmV5YXJkLnYxLkdhbWVTdGF0dXMiVQoRTGlzdEdhbWVzUmVzcG9uc2USJwoFZ2FtZXMYASADKAsyGC5ib25leWFyZC52MS5HYW1lU3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiZwoPVGFrZVNlYXRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEQoEc2VhdBgCIAEoDUgAiAEBEhMKC3BsYXllcl9uYW1lGAMgASgJEhIKCnJlcXVlc3RfaWQYBCABKAlCBwoFX3NlYXQiXAoQVGFrZVNlYXRSZXNwb25zZRIMCgRzZWF0GAEgASgNEhIKCnNlYXRfdG9rZW4YAiABKAkSJgoEZ2FtZRgDIAEoCzIYLmJvbmV5YXJkLnYxLkdhbWVTdW1tYXJ5IiMKEExlYXZlU2VhdFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSJJChFMZWF2ZVNlYXRSZXNwb25zZRIMCgRzZWF0GAEgASgNEiYKBGdhbWUYAiABKAsyGC5ib25leWFyZC52MS5HYW1lU3VtbWFyeSI9Cg5HZXRWaWV3UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhEKBHNlYXQYAiABKA1IAIgBAUIHCgVfc2VhdCI2Cg9HZXRWaWV3UmVzcG9uc2USIwoEdmlldxgBIAEoCzIVLmJvbmV5YXJkLnYxLlNlYXRWaWV3IpUBChNTdWJtaXRBY3Rpb25SZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSGAoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoBBISCgpyZXF1ZXN0X2lkGAMgASgJEiMKBmFjdGlvbhgEIAEoCzITLmJvbmV5YXJkLnYxLkFjdGlvbhIRCgRzZWF0GAUgASgNSACIAQFCBwoFX3NlYXQiTAoUU3VibWl0QWN0aW9uUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBBIjCgR2aWV3GAIgASgLMhUuYm9uZXlhcmQudjEuU2VhdFZpZXciVQoQV2F0Y2hHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKDGZyb21fdmVyc2lvbhgCIAEoBBIRCgRzZWF0GAMgASgNSACIAQFCBwoFX3NlYXQibAoRV2F0Y2hHYW1lUmVzcG9uc2USIQoFZXZlbnQYASABKAsyEi5ib25leWFyZC52MS5FdmVudBIPCgd2ZXJzaW9uGAIgASgEEiMKBHZpZXcYAyABKAsyFS5ib25leWFyZC52MS5TZWF0VmlldzLsBAoLR2FtZVNlcnZpY2USTQoKQ3JlYXRlR2FtZRIeLmJvbmV5YXJkLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0Gh8uYm9uZXlhcmQudjEuQ3JlYXRlR2FtZVJlc3BvbnNlEkQKB0dldEdhbWUSGy5ib25leWFyZC52MS5HZXRHYW1lUmVxdWVzdBocLmJvbmV5YXJkLnYxLkdldEdhbWVSZXNwb25zZRJKCglMaXN0R2FtZXMSHS5ib25leWFyZC52MS5MaXN0R2FtZXNSZXF1ZXN0Gh4uYm9uZXlhcmQudjEuTGlzdEdhbWVzUmVzcG9uc2USRwoIVGFrZVNlYXQSHC5ib25leWFyZC52MS5UYWtlU2VhdFJlcXVlc3QaHS5ib25leWFyZC52MS5UYWtlU2VhdFJlc3BvbnNlEkoKCUxlYXZlU2VhdBIdLmJvbmV5YXJkLnYxLkxlYXZlU2VhdFJlcXVlc3QaHi5ib25leWFyZC52MS5MZWF2ZVNlYXRSZXNwb25zZRJECgdHZXRWaWV3EhsuYm9uZXlhcmQudjEuR2V0Vmlld1JlcXVlc3QaHC5ib25leWFyZC52MS5HZXRWaWV3UmVzcG9uc2USUwoMU3VibWl0QWN0aW9uEiAuYm9uZXlhcmQudjEuU3VibWl0QWN0aW9uUmVxdWVzdBohLmJvbmV5YXJkLnYxLlN1Ym1pdEFjdGlvblJlc3BvbnNlEkwKCVdhdGNoR2FtZRIdLmJvbmV5YXJkLnYxLldhdGNoR2FtZVJlcXVlc3QaHi5ib25leWFyZC52MS5XYXRjaEdhbWVSZXNwb25zZTABYgZwcm90bzM", [file_boneyard_v1_actions, file_boneyard_v1_events, file_boneyard_v1_game, file_boneyard_v1_rules, file_boneyard_v1_view]);
 
 /**
  * Request of GameService.CreateGame.
@@ -89,6 +89,17 @@ export type CreateGameRequest = Message<"boneyard.v1.CreateGameRequest"> & {
    * @generated from field: string request_id = 5;
    */
   requestId: string;
+
+  /**
+   * Seats the server takes for bots of its own ("house bots"), so that a person can play bots
+   * without running any: each acts on its turn once every seat is taken, through the same
+   * rules and log as any seat, and goes on after a server restart. At least one seat must be
+   * left to people (a table of house bots only is INVALID_ARGUMENT, as are an unknown
+   * strategy, a seat out of range and a seat named twice, or also reserved).
+   *
+   * @generated from field: repeated boneyard.v1.HouseBot house_bots = 6;
+   */
+  houseBots: HouseBot[];
 };
 
 /**
@@ -97,6 +108,35 @@ export type CreateGameRequest = Message<"boneyard.v1.CreateGameRequest"> & {
  */
 export const CreateGameRequestSchema: GenMessage<CreateGameRequest> = /*@__PURE__*/
   messageDesc(file_boneyard_v1_game_service, 0);
+
+/**
+ * A seat played by the server's own bot.
+ *
+ * @generated from message boneyard.v1.HouseBot
+ */
+export type HouseBot = Message<"boneyard.v1.HouseBot"> & {
+  /**
+   * The seat.
+   *
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * The bot's strategy: "random", "heuristic" or "sampler" (the strongest: it deals the
+   * unseen tiles many ways and solves each deal).
+   *
+   * @generated from field: string strategy = 2;
+   */
+  strategy: string;
+};
+
+/**
+ * Describes the message boneyard.v1.HouseBot.
+ * Use `create(HouseBotSchema)` to create a new message.
+ */
+export const HouseBotSchema: GenMessage<HouseBot> = /*@__PURE__*/
+  messageDesc(file_boneyard_v1_game_service, 1);
 
 /**
  * A seat kept for an account.
@@ -124,7 +164,7 @@ export type SeatReservation = Message<"boneyard.v1.SeatReservation"> & {
  * Use `create(SeatReservationSchema)` to create a new message.
  */
 export const SeatReservationSchema: GenMessage<SeatReservation> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 1);
+  messageDesc(file_boneyard_v1_game_service, 2);
 
 /**
  * Response of GameService.CreateGame.
@@ -152,7 +192,7 @@ export type CreateGameResponse = Message<"boneyard.v1.CreateGameResponse"> & {
  * Use `create(CreateGameResponseSchema)` to create a new message.
  */
 export const CreateGameResponseSchema: GenMessage<CreateGameResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 2);
+  messageDesc(file_boneyard_v1_game_service, 3);
 
 /**
  * Request of GameService.GetGame.
@@ -173,7 +213,7 @@ export type GetGameRequest = Message<"boneyard.v1.GetGameRequest"> & {
  * Use `create(GetGameRequestSchema)` to create a new message.
  */
 export const GetGameRequestSchema: GenMessage<GetGameRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 3);
+  messageDesc(file_boneyard_v1_game_service, 4);
 
 /**
  * Response of GameService.GetGame.
@@ -194,7 +234,7 @@ export type GetGameResponse = Message<"boneyard.v1.GetGameResponse"> & {
  * Use `create(GetGameResponseSchema)` to create a new message.
  */
 export const GetGameResponseSchema: GenMessage<GetGameResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 4);
+  messageDesc(file_boneyard_v1_game_service, 5);
 
 /**
  * Request of GameService.ListGames.
@@ -229,7 +269,7 @@ export type ListGamesRequest = Message<"boneyard.v1.ListGamesRequest"> & {
  * Use `create(ListGamesRequestSchema)` to create a new message.
  */
 export const ListGamesRequestSchema: GenMessage<ListGamesRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 5);
+  messageDesc(file_boneyard_v1_game_service, 6);
 
 /**
  * Response of GameService.ListGames.
@@ -257,7 +297,7 @@ export type ListGamesResponse = Message<"boneyard.v1.ListGamesResponse"> & {
  * Use `create(ListGamesResponseSchema)` to create a new message.
  */
 export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 6);
+  messageDesc(file_boneyard_v1_game_service, 7);
 
 /**
  * Request of GameService.TakeSeat.
@@ -301,7 +341,7 @@ export type TakeSeatRequest = Message<"boneyard.v1.TakeSeatRequest"> & {
  * Use `create(TakeSeatRequestSchema)` to create a new message.
  */
 export const TakeSeatRequestSchema: GenMessage<TakeSeatRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 7);
+  messageDesc(file_boneyard_v1_game_service, 8);
 
 /**
  * Response of GameService.TakeSeat.
@@ -336,7 +376,7 @@ export type TakeSeatResponse = Message<"boneyard.v1.TakeSeatResponse"> & {
  * Use `create(TakeSeatResponseSchema)` to create a new message.
  */
 export const TakeSeatResponseSchema: GenMessage<TakeSeatResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 8);
+  messageDesc(file_boneyard_v1_game_service, 9);
 
 /**
  * Request of GameService.LeaveSeat (with the seat's token).
@@ -357,7 +397,7 @@ export type LeaveSeatRequest = Message<"boneyard.v1.LeaveSeatRequest"> & {
  * Use `create(LeaveSeatRequestSchema)` to create a new message.
  */
 export const LeaveSeatRequestSchema: GenMessage<LeaveSeatRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 9);
+  messageDesc(file_boneyard_v1_game_service, 10);
 
 /**
  * Response of GameService.LeaveSeat.
@@ -385,7 +425,7 @@ export type LeaveSeatResponse = Message<"boneyard.v1.LeaveSeatResponse"> & {
  * Use `create(LeaveSeatResponseSchema)` to create a new message.
  */
 export const LeaveSeatResponseSchema: GenMessage<LeaveSeatResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 10);
+  messageDesc(file_boneyard_v1_game_service, 11);
 
 /**
  * Request of GameService.GetView.
@@ -414,7 +454,7 @@ export type GetViewRequest = Message<"boneyard.v1.GetViewRequest"> & {
  * Use `create(GetViewRequestSchema)` to create a new message.
  */
 export const GetViewRequestSchema: GenMessage<GetViewRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 11);
+  messageDesc(file_boneyard_v1_game_service, 12);
 
 /**
  * Response of GameService.GetView.
@@ -435,7 +475,7 @@ export type GetViewResponse = Message<"boneyard.v1.GetViewResponse"> & {
  * Use `create(GetViewResponseSchema)` to create a new message.
  */
 export const GetViewResponseSchema: GenMessage<GetViewResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 12);
+  messageDesc(file_boneyard_v1_game_service, 13);
 
 /**
  * Request of GameService.SubmitAction.
@@ -486,7 +526,7 @@ export type SubmitActionRequest = Message<"boneyard.v1.SubmitActionRequest"> & {
  * Use `create(SubmitActionRequestSchema)` to create a new message.
  */
 export const SubmitActionRequestSchema: GenMessage<SubmitActionRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 13);
+  messageDesc(file_boneyard_v1_game_service, 14);
 
 /**
  * Response of GameService.SubmitAction.
@@ -514,7 +554,7 @@ export type SubmitActionResponse = Message<"boneyard.v1.SubmitActionResponse"> &
  * Use `create(SubmitActionResponseSchema)` to create a new message.
  */
 export const SubmitActionResponseSchema: GenMessage<SubmitActionResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 14);
+  messageDesc(file_boneyard_v1_game_service, 15);
 
 /**
  * Request of GameService.WatchGame.
@@ -551,7 +591,7 @@ export type WatchGameRequest = Message<"boneyard.v1.WatchGameRequest"> & {
  * Use `create(WatchGameRequestSchema)` to create a new message.
  */
 export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 15);
+  messageDesc(file_boneyard_v1_game_service, 16);
 
 /**
  * One message of GameService.WatchGame.
@@ -586,7 +626,7 @@ export type WatchGameResponse = Message<"boneyard.v1.WatchGameResponse"> & {
  * Use `create(WatchGameResponseSchema)` to create a new message.
  */
 export const WatchGameResponseSchema: GenMessage<WatchGameResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 16);
+  messageDesc(file_boneyard_v1_game_service, 17);
 
 /**
  * Texas 42 and Moon games.

@@ -1,8 +1,8 @@
 """The heuristic bot: plays Texas 42 and Moon by the rules of thumb a club player would name.
 
-The view does not carry the ruleset, so everything is read from the view itself: Moon is told
-by its bids (tricks or the moon) and its widow; the trump from the declared contract; what the
-other seats may hold from the tiles not yet seen and the suits each seat has shown out of.
+It reads the engine's view of its seat: the ruleset (Moon or Texas 42, the tiles in play, how
+doubles play in nello), the trump from the declared contract, what the other seats may hold
+from the tiles not yet seen and the suits each seat has shown out of.
 
 **Bidding.** For every trump the hand could name (each suit, doubles, follow-me) it predicts
 what the hand makes with a small linear model over the hand (trumps held, their unbroken top
@@ -39,14 +39,27 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from boneyard.clients.strategies.base import (
-    action_kind,
-    contract_trump,
-    is_moon,
-    tiles_in,
-    view_rng,
+from boneyard.bots.base import BID_ORDER, nothing_to_do, tiles_in, view_rng
+from boneyard.engine import (
+    BidKind,
+    ContractKind,
+    DeclareContract,
+    DeclineWidow,
+    ExchangeWidow,
+    Pass,
+    PlaceBid,
+    PlayTile,
+    SeatCommand,
+    SeatView,
 )
-from boneyard.engine.contracts import DOUBLES, DOUBLES_SUIT, FOLLOW_ME, SuitTable, suit_table
+from boneyard.engine.contracts import (
+    DOUBLES,
+    DOUBLES_SUIT,
+    FOLLOW_ME,
+    SuitTable,
+    nello_table,
+    suit_table,
+)
 from boneyard.engine.tiles import (
     ALL_TILES,
     COUNT,
@@ -58,12 +71,11 @@ from boneyard.engine.tiles import (
     TileSet,
     tileset,
 )
-from boneyard.v1 import actions_pb2, rules_pb2, view_pb2
 
 __all__ = ["HeuristicStrategy"]
 
 _MOON_TILES: TileSet = sum(1 << t for t in ALL_TILES if LOW[t] > 0 or HIGH[t] == 0)
-"""Moon's 22 tiles: the double-six set without the blanks other than 0-0."""
+"""Moon's 22 tiles (the hand models are Moon's or Texas 42's; ``Ruleset.tiles`` in play)."""
 _TRUMPS: tuple[int, ...] = tuple(range(7)) + (DOUBLES, FOLLOW_ME)
 
 # --- tuning ---
@@ -353,25 +365,29 @@ def _nello_hand(hand: TileSet) -> bool:
 class _Table:
     """One seat's reading of the hand in play."""
 
-    def __init__(self, view: view_pb2.SeatView, moon: bool) -> None:
+    def __init__(self, view: SeatView, seat: int) -> None:
         self.view = view
-        self.seat = view.seat
-        self.moon = moon
+        self.seat = seat
+        self.moon = view.rules.is_moon
         self.players = view.players
-        self.hand = tileset(view.hand)
-        self.team = next((tuple(t.seats) for t in view.teams if self.seat in t.seats), (self.seat,))
+        self.hand = view.hand
+        self.team = next((t for t in view.teams if seat in t), (seat,))
         self.out = set(view.sitting_out)
         contract = view.contract
-        self.nello = contract.kind == rules_pb2.CONTRACT_KIND_NELLO
-        self.trump = contract_trump(contract) if contract.kind == rules_pb2.CONTRACT_KIND_TRUMP else FOLLOW_ME
-        self.table: SuitTable = suit_table(self.trump)
+        self.nello = contract is not None and contract.kind is ContractKind.NELLO
+        trump = contract is not None and contract.kind is ContractKind.TRUMP
+        self.trump = contract.trump if contract is not None and trump else FOLLOW_ME
+        # Nello plays by the ruleset's nello_doubles (doubles high, low or a suit of their own).
+        self.table: SuitTable = (
+            nello_table(view.rules.nello_doubles) if self.nello else suit_table(self.trump)
+        )
         self.above = _above(self.trump)
         self.trump_suit = _trump_suit(self.trump)
-        self.trick = [(p.seat, p.tile) for p in view.current_trick]
-        universe = _MOON_TILES if moon else FULL_SET
+        self.trick = list(view.trick)
+        universe = view.rules.tiles
         played = 0
         voids = [0] * self.players
-        tricks = [[(p.seat, p.tile) for p in t.plays] for t in view.completed_tricks]
+        tricks = [list(t.plays or ()) for t in view.tricks]
         for plays in tricks + [self.trick]:
             if not plays:
                 continue
@@ -380,15 +396,15 @@ class _Table:
             led = self.table.lead_suit[lead]
             members = self.table.members[led]
             led_trump = bool(self.table.trumps >> lead & 1)
-            for seat, t in plays[1:]:
+            for who, t in plays[1:]:
                 if members >> t & 1:
                     continue
                 # Playing a trump to a plain lead proves a void only where a seat must follow
                 # when able; some rulesets let it trump instead, so do not count on it.
                 if led_trump or not self.table.trumps >> t & 1:
-                    voids[seat] |= members
+                    voids[who] |= members
         known = self.hand | played
-        if view.HasField("discard"):
+        if view.discard is not None:
             known |= 1 << view.discard
         self.unseen = universe & ~known
         self.sizes = list(view.hand_sizes)
@@ -486,22 +502,22 @@ class HeuristicStrategy:
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
 
-    def choose(self, view: view_pb2.SeatView) -> actions_pb2.Action:
-        legal = list(view.legal_actions)
-        if not legal:
-            raise ValueError(f"seat {view.seat} has nothing to do at version {view.version}")
+    def choose(self, view: SeatView) -> SeatCommand:
+        legal = list(view.legal)
+        if not legal or view.seat is None:
+            raise nothing_to_do(view)
         if len(legal) == 1:
             return legal[0]
-        kinds = {action_kind(a) for a in legal}
-        moon = is_moon(view)
-        if "play_tile" in kinds:
-            chosen = self._play(view, moon, legal)
-        elif "bid" in kinds or "pass_bid" in kinds:
-            chosen = self._bid(view, moon, legal)
-        elif "exchange_widow" in kinds or "decline_widow" in kinds:
+        moon = view.rules.is_moon
+        chosen: SeatCommand | None
+        if any(isinstance(a, PlayTile) for a in legal):
+            chosen = self._play(view, view.seat, legal)
+        elif any(isinstance(a, PlaceBid | Pass) for a in legal):
+            chosen = self._bid(view, view.seat, moon, legal)
+        elif any(isinstance(a, ExchangeWidow | DeclineWidow) for a in legal):
             chosen = self._widow(view, legal)
-        elif "declare_contract" in kinds:
-            chosen = self._declare(view, moon, legal)
+        elif any(isinstance(a, DeclareContract) for a in legal):
+            chosen = self._declare(view, view.seat, moon, legal)
         else:
             chosen = None
         if chosen is None:
@@ -511,22 +527,22 @@ class HeuristicStrategy:
     # --- the auction
 
     def _bid(
-        self, view: view_pb2.SeatView, moon: bool, legal: list[actions_pb2.Action]
-    ) -> actions_pb2.Action:
-        bids = [a for a in legal if action_kind(a) == "bid"]
-        passes = [a for a in legal if action_kind(a) == "pass_bid"]
+        self, view: SeatView, seat: int, moon: bool, legal: list[SeatCommand]
+    ) -> SeatCommand:
+        bids = [a for a in legal if isinstance(a, PlaceBid)]
+        passes = [a for a in legal if isinstance(a, Pass)]
         if not passes:  # forced: the cheapest bid there is
-            return min(bids, key=lambda a: (a.bid.kind, a.bid.amount))
-        hand = tileset(view.hand)
+            return min(bids, key=lambda a: (BID_ORDER[a.bid.kind], a.bid.amount))
+        hand = view.hand
         if moon:
             return self._bid_moon(hand, bids) or passes[0]
-        return self._bid_42(view, hand, bids) or passes[0]
+        return self._bid_42(view, seat, hand, bids) or passes[0]
 
-    def _bid_moon(self, hand: TileSet, bids: list[actions_pb2.Action]) -> actions_pb2.Action | None:
+    def _bid_moon(self, hand: TileSet, bids: list[PlaceBid]) -> PlaceBid | None:
         tricks = _best_estimate(hand, moon=True).value + _WIDOW_MOON
 
-        def worth(a: actions_pb2.Action) -> float:
-            if a.bid.kind == rules_pb2.BID_KIND_MOON:
+        def worth(a: PlaceBid) -> float:
+            if a.bid.kind is BidKind.MOON:
                 return 21 * (2 * _p_make_moon(tricks - _MOON_SHIFT, 7) - 1)
             return a.bid.amount * (2 * _p_make_moon(tricks, a.bid.amount) - 1)
 
@@ -534,98 +550,93 @@ class HeuristicStrategy:
         return best if worth(best) > _PASS_MOON else None
 
     def _bid_42(
-        self, view: view_pb2.SeatView, hand: TileSet, bids: list[actions_pb2.Action]
-    ) -> actions_pb2.Action | None:
-        seat = view.seat
-        team = next((tuple(t.seats) for t in view.teams if seat in t.seats), (seat,))
-        if view.HasField("bidder") and view.bidder in team and view.bidder != seat:
+        self, view: SeatView, seat: int, hand: TileSet, bids: list[PlaceBid]
+    ) -> PlaceBid | None:
+        team = next((t for t in view.teams if seat in t), (seat,))
+        if view.bidder is not None and view.bidder in team and view.bidder != seat:
             return None  # never bid over the partner
         best = _best_estimate(hand, moon=False)
 
-        def of(kind: int) -> list[actions_pb2.Action]:
-            return [a for a in bids if a.bid.kind == kind]
+        def of(kind: BidKind) -> list[PlaceBid]:
+            return [a for a in bids if a.bid.kind is kind]
 
         if _estimate(hand, DOUBLES, moon=False).sure:
             # Every trick with doubles trump, whoever leads: a plunge or splash (the partner
             # names doubles) is worth more marks than a mark bid of one's own.
-            special = of(rules_pb2.BID_KIND_PLUNGE) or of(rules_pb2.BID_KIND_SPLASH)
+            special = of(BidKind.PLUNGE) or of(BidKind.SPLASH)
             if special:
                 return special[0]
-        if best.sure and of(rules_pb2.BID_KIND_MARKS):
-            return max(of(rules_pb2.BID_KIND_MARKS), key=lambda a: a.bid.amount)
-        one_mark = [a for a in of(rules_pb2.BID_KIND_MARKS) if a.bid.amount == 1]
+        if best.sure and of(BidKind.MARKS):
+            return max(of(BidKind.MARKS), key=lambda a: a.bid.amount)
+        one_mark = [a for a in of(BidKind.MARKS) if a.bid.amount == 1]
         if _nello_hand(hand) and one_mark:
             return one_mark[0]  # for nello, if the ruleset has it (else the best trump)
-        points = [
-            a for a in of(rules_pb2.BID_KIND_POINTS) if _p_make_42(best.value, a.bid.amount) >= _MAKE_42
-        ]
+        points = [a for a in of(BidKind.POINTS) if _p_make_42(best.value, a.bid.amount) >= _MAKE_42]
         return min(points, key=lambda a: a.bid.amount, default=None)
 
     # --- widow and trump
 
-    def _widow(self, view: view_pb2.SeatView, legal: list[actions_pb2.Action]) -> actions_pb2.Action | None:
-        exchanges = [a for a in legal if action_kind(a) == "exchange_widow"]
-        declines = [a for a in legal if action_kind(a) == "decline_widow"]
-        hand = tileset(view.hand)
+    def _widow(self, view: SeatView, legal: list[SeatCommand]) -> SeatCommand | None:
+        exchanges = [a for a in legal if isinstance(a, ExchangeWidow)]
+        declines = [a for a in legal if isinstance(a, DeclineWidow)]
+        hand = view.hand
         trumps: Sequence[int] = _TRUMPS
-        if view.contract.kind == rules_pb2.CONTRACT_KIND_TRUMP:
-            trumps = (contract_trump(view.contract),)
+        if view.contract is not None and view.contract.kind is ContractKind.TRUMP:
+            trumps = (view.contract.trump,)
         if declines and (not exchanges or _best_estimate(hand, True, trumps).sure):
             return declines[0]  # a hand that takes every trick keeps its tiles
         if not exchanges:
             return None
 
-        def worth(action: actions_pb2.Action) -> tuple[float, int]:
-            d = action.exchange_widow.discard
+        def worth(action: ExchangeWidow) -> tuple[float, int]:
+            d = action.discard
             e = _best_estimate(hand & ~(1 << d), True, trumps)
             return (e.value, -HIGH[d] - LOW[d])
 
         return max(exchanges, key=worth)
 
     def _declare(
-        self, view: view_pb2.SeatView, moon: bool, legal: list[actions_pb2.Action]
-    ) -> actions_pb2.Action | None:
-        hand = tileset(view.hand)
-        by_kind: dict[int, list[actions_pb2.Action]] = {}
+        self, view: SeatView, seat: int, moon: bool, legal: list[SeatCommand]
+    ) -> SeatCommand | None:
+        hand = view.hand
+        by_kind: dict[ContractKind, list[DeclareContract]] = {}
         for a in legal:
-            if action_kind(a) == "declare_contract":
-                by_kind.setdefault(a.declare_contract.kind, []).append(a)
-        trumps = by_kind.get(rules_pb2.CONTRACT_KIND_TRUMP, [])
-        nello = by_kind.get(rules_pb2.CONTRACT_KIND_NELLO, [])
-        special = (rules_pb2.BID_KIND_PLUNGE, rules_pb2.BID_KIND_SPLASH)
-        if view.high_bid.kind in special and view.bidder != view.seat:
+            if isinstance(a, DeclareContract):
+                by_kind.setdefault(a.contract.kind, []).append(a)
+        trumps = by_kind.get(ContractKind.TRUMP, [])
+        nello = by_kind.get(ContractKind.NELLO, [])
+        high = view.high_bid
+        special = high is not None and high.kind in (BidKind.PLUNGE, BidKind.SPLASH)
+        if special and view.bidder != seat:
             # the partner plunged or splashed on its doubles: they are the trumps it wants
-            doubles = [a for a in trumps if contract_trump(a.declare_contract) == DOUBLES]
+            doubles = [a for a in trumps if a.contract.trump == DOUBLES]
             if doubles:
                 return doubles[0]
         if nello and _nello_hand(hand):
             return nello[0]
         if not trumps:
-            others = nello or by_kind.get(rules_pb2.CONTRACT_KIND_SEVENS, [])
+            others = nello or by_kind.get(ContractKind.SEVENS, [])
             return others[0] if others else None
 
-        def worth(a: actions_pb2.Action) -> tuple[bool, float]:
-            e = _estimate(hand, contract_trump(a.declare_contract), moon)
+        def worth(a: DeclareContract) -> tuple[bool, float]:
+            e = _estimate(hand, a.contract.trump, moon)
             return (e.sure, e.value)
 
         return max(trumps, key=worth)
 
     # --- the play
 
-    def _play(
-        self, view: view_pb2.SeatView, moon: bool, legal: list[actions_pb2.Action]
-    ) -> actions_pb2.Action | None:
-        by_tile = {a.play_tile.tile: a for a in legal if action_kind(a) == "play_tile"}
+    def _play(self, view: SeatView, seat: int, legal: list[SeatCommand]) -> SeatCommand:
+        by_tile = {a.tile: a for a in legal if isinstance(a, PlayTile)}
         tiles = sorted(by_tile)
-        if view.contract.kind == rules_pb2.CONTRACT_KIND_SEVENS:
+        if view.contract is not None and view.contract.kind is ContractKind.SEVENS:
             return by_tile[tiles[0]]  # every legal tile is as near 7 as the others
-        table = _Table(view, moon)
+        table = _Table(view, seat)
         if table.nello:
-            bidder = view.bidder if view.HasField("bidder") else None
-            if bidder == view.seat:
+            if view.bidder == seat:
                 tile = _nello_bidder(table, tiles)
             else:
-                tile = _nello_defender(table, tiles, bidder)
+                tile = _nello_defender(table, tiles, view.bidder)
         elif not table.trick:
             tile = _lead(table, tiles)
         else:

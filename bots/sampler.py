@@ -1,14 +1,15 @@
 """The sampling bot: deals the unseen tiles many ways and solves each deal exactly.
 
-It sees what any seat sees (the view) and nothing else. For each decision it draws deals of
-the tiles it has not seen that agree with everything the view tells (``_Knowledge``):
+It sees what any seat sees (the engine's view, the complete ruleset included) and nothing
+else. For each decision it draws deals of the tiles it has not seen that agree with everything
+the view tells (``_Knowledge``):
 
 - the tiles played (unless the tricks lie face down), its own hand, its Moon discard;
 - how many tiles each seat holds; the rest lie out of play (the Moon widow or discard, tiles
   out of play with 3, 5 or 6 players, a nello partner's hand, tricks played face down);
 - suits a seat has shown out of: a seat that did not follow a led suit holds none of it (a
-  trump played to a plain lead counts only while no play has shown that the rules let a player
-  trump instead of following);
+  trump played to a plain lead counts only where the ruleset says a player must follow when
+  able: ``may_trump_when_able_to_follow`` off);
 - the bids: a plunge needs 4 doubles in the bidder's hand as dealt, a splash 3; and a
   declarer names the trump it is long in, so deals are kept with a chance that grows with the
   declarer's trumps (``_DECLARER_TRUMPS``).
@@ -56,14 +57,23 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TypeVar
 
-from boneyard.clients.strategies.base import (
-    action_kind,
-    contract_trump,
-    is_moon,
-    tiles_in,
-    view_rng,
+from boneyard.bots.base import BID_ORDER, nothing_to_do, tiles_in, view_rng
+from boneyard.engine import (
+    Bid,
+    BidKind,
+    ContractKind,
+    DeclareContract,
+    DeclineWidow,
+    ExchangeWidow,
+    Pass,
+    Phase,
+    PlaceBid,
+    PlayTile,
+    SeatCommand,
+    SeatView,
 )
-from boneyard.engine.contracts import DOUBLES, FOLLOW_ME, SuitTable, suit_table
+from boneyard.engine.bidding import MOON_MIN_TRICKS
+from boneyard.engine.contracts import DOUBLES, FOLLOW_ME, SuitTable, nello_table, suit_table
 from boneyard.engine.solver import (
     CoreName,
     Game,
@@ -77,14 +87,12 @@ from boneyard.engine.tiles import (
     ALL_TILES,
     COUNT,
     DOUBLE_TILES,
-    FULL_SET,
     HIGH,
     LOW,
     Tile,
     TileSet,
     tileset,
 )
-from boneyard.v1 import actions_pb2, rules_pb2, view_pb2
 
 __all__ = ["NODES_PER_SECOND", "SamplerStrategy"]
 
@@ -94,9 +102,8 @@ NODES_PER_SECOND: dict[str, int] = {"c": 12_000_000, "python": 150_000}
 """Solver nodes a second, a little under what each core does on the development machine
 (``make bench-solver``): ``time_budget`` seconds are this many nodes a second."""
 
-_MOON_TILES: TileSet = sum(1 << t for t in ALL_TILES if LOW[t] > 0 or HIGH[t] == 0)
 _TRUMPS: tuple[int, ...] = tuple(range(7)) + (DOUBLES, FOLLOW_ME)
-_ALL_TRICKS_BIDS = (rules_pb2.BID_KIND_MARKS, rules_pb2.BID_KIND_PLUNGE, rules_pb2.BID_KIND_SPLASH)
+_ALL_TRICKS_BIDS = (BidKind.MARKS, BidKind.PLUNGE, BidKind.SPLASH)
 
 # --- tuning ---
 _TIE_BREAK = 0.02
@@ -199,82 +206,52 @@ class _Bin:
 class _Knowledge:
     """Everything the view tells about where the unseen tiles are."""
 
-    def __init__(self, view: view_pb2.SeatView) -> None:
+    def __init__(self, view: SeatView, seat: int) -> None:
         self.view = view
-        self.moon = is_moon(view)
-        self.universe = _MOON_TILES if self.moon else FULL_SET
-        self.seat = int(view.seat)
-        self.players = int(view.players)
-        self.teams = tuple(tuple(int(s) for s in t.seats) for t in view.teams) or tuple(
-            (s,) for s in range(self.players)
-        )
-        self.hand = tileset(view.hand)
-        self.sitting_out = tuple(int(s) for s in view.sitting_out)
-        self.sizes = [int(n) for n in view.hand_sizes]
+        self.rules = view.rules
+        self.moon = view.rules.is_moon
+        self.universe = view.rules.tiles
+        self.seat = seat
+        self.players = view.players
+        self.teams = view.teams
+        self.hand = view.hand
+        self.sitting_out = view.sitting_out
+        self.sizes = list(view.hand_sizes)
         contract = view.contract
-        self.contract_kind = int(contract.kind) if view.HasField("contract") else 0
-        if self.contract_kind == rules_pb2.CONTRACT_KIND_TRUMP:
-            self.trump = contract_trump(contract)
+        self.contract_kind = contract.kind if contract is not None else None
+        if contract is not None and contract.kind is ContractKind.TRUMP:
+            self.trump = contract.trump
             self.table: SuitTable | None = suit_table(self.trump)
-        elif self.contract_kind == rules_pb2.CONTRACT_KIND_NELLO:
-            # The view does not carry the ruleset's nello_doubles: take "high", the common one.
+        elif contract is not None and contract.kind is ContractKind.NELLO:
             self.trump = FOLLOW_ME
-            self.table = suit_table(FOLLOW_ME, "high")
+            self.table = nello_table(view.rules.nello_doubles)
         else:
             self.trump = FOLLOW_ME
             self.table = None
-        self.trick = tuple((int(p.seat), int(p.tile)) for p in view.current_trick)
-        tricks = [
-            tuple((int(p.seat), int(p.tile)) for p in t.plays)
-            for t in view.completed_tricks
-            if not t.hidden
-        ]
+        self.trick = view.trick
+        tricks = [t.plays for t in view.tricks if t.plays is not None]
         played = tileset([t for plays in tricks for _, t in plays] + [t for _, t in self.trick])
         self.played = played
-        self.may_trump = self._may_trump(tricks)
+        self.may_trump = view.rules.may_trump_when_able_to_follow
         self.voids = self._voids(tricks + [self.trick] if self.trick else tricks)
         self._played_by = [0] * self.players
         for plays in tricks + [self.trick]:
             for s, t in plays:
                 self._played_by[s] |= 1 << t
-        self.declarer: int | None = int(view.declarer) if view.HasField("declarer") else None
+        self.declarer: int | None = view.declarer
         self.declared_trumps: TileSet = 0
-        if self.table is not None and self.contract_kind == rules_pb2.CONTRACT_KIND_TRUMP:
+        if self.table is not None and self.contract_kind is ContractKind.TRUMP:
             self.declared_trumps = self.table.trumps  # the doubles, for doubles; none, follow-me
         known = self.hand | played
-        if view.HasField("discard"):
+        if view.discard is not None:
             known |= 1 << view.discard
         self.pool = self.universe & ~known
 
     def team_of(self, seat: int) -> tuple[int, ...]:
         return next((t for t in self.teams if seat in t), (seat,))
 
-    def _may_trump(self, tricks: list[tuple[tuple[int, int], ...]]) -> bool:
-        """Whether the rules let a player trump instead of following a plain lead: seen in
-        this seat's own legal plays, or in a seat that trumped a suit and later followed it."""
-        table = self.table
-        if table is None:
-            return False
-        legal = tileset([a.play_tile.tile for a in self.view.legal_actions if action_kind(a) == "play_tile"])
-        if self.trick and legal:
-            lead = self.trick[0][1]
-            follow = self.hand & table.members[table.lead_suit[lead]]
-            if follow and not table.trumps >> lead & 1 and legal & table.trumps & ~follow:
-                return True
-        trumped: dict[int, int] = {}
-        for plays in tricks + ([self.trick] if self.trick else []):
-            lead = plays[0][1]
-            if table.trumps >> lead & 1:
-                continue
-            led = table.lead_suit[lead]
-            for seat, t in plays[1:]:
-                if table.members[led] >> t & 1 and trumped.get(seat, 0) >> led & 1:
-                    return True
-                if table.trumps >> t & 1:
-                    trumped[seat] = trumped.get(seat, 0) | 1 << led
-        return False
-
     def _voids(self, tricks: list[tuple[tuple[int, int], ...]]) -> list[TileSet]:
+        """Suits each seat has shown out of (by not following them)."""
         voids = [0] * self.players
         table = self.table
         if table is None:
@@ -307,13 +284,13 @@ class _Knowledge:
     def doubles_needed(self) -> dict[int, int]:
         """Doubles a seat held as dealt, by its bid: 4 for a plunge, 3 for a splash."""
         need: dict[int, int] = {}
-        for entry in self.view.bids:
-            if not entry.HasField("bid"):
+        for seat, bid in self.view.bids:
+            if bid is None:
                 continue
-            if entry.bid.kind == rules_pb2.BID_KIND_PLUNGE:
-                need[int(entry.seat)] = 4
-            elif entry.bid.kind == rules_pb2.BID_KIND_SPLASH:
-                need[int(entry.seat)] = max(need.get(int(entry.seat), 0), 3)
+            if bid.kind is BidKind.PLUNGE:
+                need[seat] = 4
+            elif bid.kind is BidKind.SPLASH:
+                need[seat] = max(need.get(seat, 0), 3)
         need.pop(self.seat, None)
         return need
 
@@ -477,6 +454,11 @@ class _Objective:
         return b - 1 - self.margin, b + self.margin
 
 
+def _tricks_needed(bid: Bid) -> int:
+    """The tricks a Moon bid needs: its number, or all seven for the moon."""
+    return 7 if bid.kind is BidKind.MOON else bid.amount
+
+
 def _others(k: _Knowledge, team: Sequence[int]) -> tuple[int, ...]:
     return tuple(s for s in range(k.players) if s not in team and s not in k.sitting_out)
 
@@ -484,15 +466,14 @@ def _others(k: _Knowledge, team: Sequence[int]) -> tuple[int, ...]:
 def _play_objective(k: _Knowledge) -> _Objective | None:
     view = k.view
     table = k.table
-    if table is None or not view.HasField("bidder") or not view.HasField("high_bid"):
+    bidder, bid = view.bidder, view.high_bid
+    if table is None or bidder is None or bid is None:
         return None
-    bidder = int(view.bidder)
-    bid = view.high_bid
     mine = k.team_of(k.seat)
     bidding = k.team_of(bidder)
     we_bid = k.seat in bidding
     team_index = {s: i for i, t in enumerate(k.teams) for s in t}
-    won = [int(n) for n in view.tricks_won]
+    won = list(view.tricks_won)
     lost_one = any(n for i, n in enumerate(won) if i != team_index.get(bidder, 0))
 
     def game(points: bool) -> Game:
@@ -507,12 +488,12 @@ def _play_objective(k: _Knowledge) -> _Objective | None:
         )
 
     if k.moon:  # v: the bidder's tricks, the two others against it
-        need = 7 if bid.kind == rules_pb2.BID_KIND_MOON else int(bid.amount)
+        need = _tricks_needed(bid)
         have = won[team_index.get(bidder, 0)] if won else 0
         return _Objective(
             game(False), (bidder,), (bidder,), lambda n: need - have, we_bid, we_bid, 1
         )
-    if k.contract_kind == rules_pb2.CONTRACT_KIND_NELLO:  # v: the bidder's tricks
+    if k.contract_kind is ContractKind.NELLO:  # v: the bidder's tricks
         return _Objective(
             game(False), _others(k, bidding), (bidder,), lambda n: 1, not we_bid, not we_bid, 1
         )
@@ -524,9 +505,9 @@ def _play_objective(k: _Knowledge) -> _Objective | None:
         )
     # A point bid; v: this seat's team's points.
     taken = list(view.taken) if view.taken else [0] * len(k.teams)
-    amount = int(bid.amount)
-    ours = int(taken[team_index.get(k.seat, 0)]) if taken else 0
-    theirs = int(taken[team_index.get(bidder, 0)]) if taken else 0
+    amount = bid.amount
+    ours = taken[team_index.get(k.seat, 0)] if taken else 0
+    theirs = taken[team_index.get(bidder, 0)] if taken else 0
     if we_bid:
         return _Objective(game(True), mine, mine, lambda n: amount - ours, True, True, 6)
     # The bidders fail when theirs + (left - v) < amount.
@@ -581,23 +562,22 @@ class SamplerStrategy:
     def _budget(self, seconds: float) -> _Budget:
         return _Budget(int(seconds * NODES_PER_SECOND[self.core]), self.samples)
 
-    def choose(self, view: view_pb2.SeatView) -> actions_pb2.Action:
-        legal = list(view.legal_actions)
-        if not legal:
-            raise ValueError(f"seat {view.seat} has nothing to do at version {view.version}")
+    def choose(self, view: SeatView) -> SeatCommand:
+        legal = list(view.legal)
+        if not legal or view.seat is None:
+            raise nothing_to_do(view)
         if len(legal) == 1:
             return legal[0]
         rng = view_rng(self.seed, view)
-        kinds = {action_kind(a) for a in legal}
-        k = _Knowledge(view)
-        chosen: actions_pb2.Action | None
-        if "play_tile" in kinds:
+        k = _Knowledge(view, view.seat)
+        chosen: SeatCommand | None
+        if any(isinstance(a, PlayTile) for a in legal):
             chosen = self._play(k, legal, rng)
-        elif "bid" in kinds or "pass_bid" in kinds:
+        elif any(isinstance(a, PlaceBid | Pass) for a in legal):
             chosen = self._bid(k, legal, rng)
-        elif "exchange_widow" in kinds or "decline_widow" in kinds:
+        elif any(isinstance(a, ExchangeWidow | DeclineWidow) for a in legal):
             chosen = self._widow(k, legal, rng)
-        elif "declare_contract" in kinds:
+        elif any(isinstance(a, DeclareContract) for a in legal):
             chosen = self._declare(k, legal, rng)
         else:
             chosen = None
@@ -606,9 +586,9 @@ class SamplerStrategy:
     # --- the play
 
     def _play(
-        self, k: _Knowledge, legal: list[actions_pb2.Action], rng: random.Random
-    ) -> actions_pb2.Action | None:
-        by_tile = {a.play_tile.tile: a for a in legal if action_kind(a) == "play_tile"}
+        self, k: _Knowledge, legal: list[SeatCommand], rng: random.Random
+    ) -> SeatCommand | None:
+        by_tile = {a.tile: a for a in legal if isinstance(a, PlayTile)}
         objective = _play_objective(k)
         if objective is None:  # sevens: every legal tile is as near 7 as the others
             return by_tile[min(by_tile)]
@@ -671,7 +651,7 @@ class SamplerStrategy:
         if nello:
             out = tuple(s for s in team if s != seat)
             game = Game(
-                table=suit_table(FOLLOW_ME, "high"), players=k.players, teams=k.teams,
+                table=nello_table(k.rules.nello_doubles), players=k.players, teams=k.teams,
                 sitting_out=out, may_trump=k.may_trump,
             )
             nello_solver = Solver(game, _others(k, team), (seat,), core=self.core)
@@ -738,22 +718,22 @@ class SamplerStrategy:
     # --- the auction
 
     def _bid(
-        self, k: _Knowledge, legal: list[actions_pb2.Action], rng: random.Random
-    ) -> actions_pb2.Action | None:
-        bids = [a for a in legal if action_kind(a) == "bid"]
-        passes = [a for a in legal if action_kind(a) == "pass_bid"]
+        self, k: _Knowledge, legal: list[SeatCommand], rng: random.Random
+    ) -> SeatCommand | None:
+        bids = [a for a in legal if isinstance(a, PlaceBid)]
+        passes = [a for a in legal if isinstance(a, Pass)]
         if not bids:
             return passes[0] if passes else None
         if not passes:  # forced: the cheapest bid there is
-            return min(bids, key=lambda a: (a.bid.kind, a.bid.amount))
+            return min(bids, key=lambda a: (BID_ORDER[a.bid.kind], a.bid.amount))
         view = k.view
         if k.moon:
             return self._bid_moon(k, bids, rng) or passes[0]
         team = k.team_of(k.seat)
-        if view.HasField("bidder") and view.bidder in team and view.bidder != k.seat:
+        if view.bidder is not None and view.bidder in team and view.bidder != k.seat:
             return passes[0]  # never bid over the partner
         trumps = _ranked_trumps(k.hand, _TRUMPS, k.universe, _TRUMPS_TRIED)
-        lowest = min((a.bid.amount for a in bids if a.bid.kind == rules_pb2.BID_KIND_POINTS), default=42)
+        lowest = min((a.bid.amount for a in bids if a.bid.kind is BidKind.POINTS), default=42)
         results = self._simulate(k, rng, trumps, moon=False, floor=lowest + _SHIFT_42 - 1)
         if not results:
             return passes[0]
@@ -770,10 +750,10 @@ class SamplerStrategy:
             else 0.0
         )
         point_bids = sorted(
-            (a for a in bids if a.bid.kind == rules_pb2.BID_KIND_POINTS), key=lambda a: a.bid.amount
+            (a for a in bids if a.bid.kind is BidKind.POINTS), key=lambda a: a.bid.amount
         )
         marks = sorted(
-            (a for a in bids if a.bid.kind == rules_pb2.BID_KIND_MARKS), key=lambda a: a.bid.amount
+            (a for a in bids if a.bid.kind is BidKind.MARKS), key=lambda a: a.bid.amount
         )
         if marks and p_all >= _MAKE_84 and marks[-1].bid.amount >= 2:
             return marks[-1]
@@ -785,8 +765,8 @@ class SamplerStrategy:
         return passes[0]
 
     def _bid_moon(
-        self, k: _Knowledge, bids: list[actions_pb2.Action], rng: random.Random
-    ) -> actions_pb2.Action | None:
+        self, k: _Knowledge, bids: list[PlaceBid], rng: random.Random
+    ) -> PlaceBid | None:
         discard = self._quick_discard(k.hand, k.universe)
         trumps = _ranked_trumps(k.hand & ~(1 << discard), _TRUMPS, k.universe, 2)
         results = self._simulate(k, rng, trumps, moon=True, widow_discards=[discard])
@@ -795,10 +775,10 @@ class SamplerStrategy:
         per_deal = [max(vs) for vs in zip(*results.values(), strict=True)]
         n = len(per_deal)
 
-        def worth(a: actions_pb2.Action) -> float:
-            need = 7 if a.bid.kind == rules_pb2.BID_KIND_MOON else a.bid.amount
+        def worth(a: PlaceBid) -> float:
+            need = _tricks_needed(a.bid)
             p = sum(_made(v, need, _SHIFT_MOON) for v in per_deal) / n
-            score = 21 if a.bid.kind == rules_pb2.BID_KIND_MOON else a.bid.amount
+            score = 21 if a.bid.kind is BidKind.MOON else a.bid.amount
             return score * (2 * p - 1)
 
         best = max(bids, key=lambda a: (worth(a), -a.bid.amount))
@@ -817,13 +797,13 @@ class SamplerStrategy:
     # --- widow and trump
 
     def _widow(
-        self, k: _Knowledge, legal: list[actions_pb2.Action], rng: random.Random
-    ) -> actions_pb2.Action | None:
-        exchanges = {a.exchange_widow.discard: a for a in legal if action_kind(a) == "exchange_widow"}
-        declines = [a for a in legal if action_kind(a) == "decline_widow"]
+        self, k: _Knowledge, legal: list[SeatCommand], rng: random.Random
+    ) -> SeatCommand | None:
+        exchanges = {a.discard: a for a in legal if isinstance(a, ExchangeWidow)}
+        declines = [a for a in legal if isinstance(a, DeclineWidow)]
         view = k.view
-        if view.HasField("contract") and view.contract.kind == rules_pb2.CONTRACT_KIND_TRUMP:
-            trumps: Sequence[int] = (contract_trump(view.contract),)
+        if view.contract is not None and view.contract.kind is ContractKind.TRUMP:
+            trumps: Sequence[int] = (view.contract.trump,)
         else:
             trumps = _TRUMPS
         need = self._moon_need(view)
@@ -843,7 +823,7 @@ class SamplerStrategy:
             rows = [vs for (t, dd), vs in results.items() if dd == d]
             if not rows:
                 return -1.0
-            per_deal = [max(vs) for vs in zip(*rows, strict=True)]
+            per_deal: list[int] = [max(vs) for vs in zip(*rows, strict=True)]
             return sum(_made(v, need, _SHIFT_MOON) + _TIE_BREAK * v / 7 for v in per_deal) / len(per_deal)
 
         best = max(candidates, key=lambda d: (worth(d), -d))
@@ -857,29 +837,29 @@ class SamplerStrategy:
         return exchanges[best]
 
     @staticmethod
-    def _moon_need(view: view_pb2.SeatView) -> int:
-        if not view.HasField("high_bid"):
-            return 4
-        bid = view.high_bid
-        return 7 if bid.kind == rules_pb2.BID_KIND_MOON else int(bid.amount)
+    def _moon_need(view: SeatView) -> int:
+        if view.high_bid is None:
+            return MOON_MIN_TRICKS
+        return _tricks_needed(view.high_bid)
 
     def _declare(
-        self, k: _Knowledge, legal: list[actions_pb2.Action], rng: random.Random
-    ) -> actions_pb2.Action | None:
-        by_kind: dict[int, list[actions_pb2.Action]] = {}
+        self, k: _Knowledge, legal: list[SeatCommand], rng: random.Random
+    ) -> SeatCommand | None:
+        by_kind: dict[ContractKind, list[DeclareContract]] = {}
         for a in legal:
-            if action_kind(a) == "declare_contract":
-                by_kind.setdefault(a.declare_contract.kind, []).append(a)
-        trump_actions = {contract_trump(a.declare_contract): a for a in by_kind.get(rules_pb2.CONTRACT_KIND_TRUMP, [])}
-        nello = by_kind.get(rules_pb2.CONTRACT_KIND_NELLO, [])
+            if isinstance(a, DeclareContract):
+                by_kind.setdefault(a.contract.kind, []).append(a)
+        trump_actions = {a.contract.trump: a for a in by_kind.get(ContractKind.TRUMP, [])}
+        nello = by_kind.get(ContractKind.NELLO, [])
         if not trump_actions:
-            others = nello or by_kind.get(rules_pb2.CONTRACT_KIND_SEVENS, [])
+            others = nello or by_kind.get(ContractKind.SEVENS, [])
             return others[0] if others else None
         view = k.view
         trumps = _ranked_trumps(k.hand, list(trump_actions), k.universe, _TRUMPS_TRIED)
         if k.moon:
             need = self._moon_need(view)
-            if view.phase == view_pb2.PHASE_TRUMP and not self._widow_settled(view):
+            # Trump named before the widow (widow_before_trump off): the widow is still to come.
+            if view.phase is Phase.TRUMP and not k.rules.widow_before_trump:
                 discard = self._quick_discard(k.hand, k.universe)
                 results = self._simulate(k, rng, trumps, moon=True, widow_discards=[discard])
             else:
@@ -891,17 +871,21 @@ class SamplerStrategy:
 
             return trump_actions[max(trumps, key=lambda t: (worth(t), -t))]
         bid = view.high_bid
+        if bid is None:  # no auction won: nothing to weigh the trumps by
+            return trump_actions[trumps[0]]
         all_tricks = bid.kind in _ALL_TRICKS_BIDS
-        amount = int(bid.amount)
+        amount = bid.amount
         floor = 41 if all_tricks else amount + _SHIFT_42 - 1
         results = self._simulate(k, rng, trumps, moon=False, nello=bool(nello), floor=floor)
         if not results:
             return trump_actions[trumps[0]]
         total = 42 if k.players == 4 else 10**6
 
+        def made(v: int) -> bool:
+            return v >= total if all_tricks else v >= amount + _SHIFT_42
+
         def worth42(t: int) -> float:
             vs = results.get((t, -1), [])
-            made = (lambda v: v >= total) if all_tricks else (lambda v: v >= amount + _SHIFT_42)
             return sum(made(v) + _TIE_BREAK * v / 42 for v in vs) / max(len(vs), 1)
 
         best = max(trumps, key=lambda t: (worth42(t), -t))
@@ -911,9 +895,3 @@ class SamplerStrategy:
             if p_nello > worth42(best):
                 return nello[0]
         return trump_actions[best]
-
-    @staticmethod
-    def _widow_settled(view: view_pb2.SeatView) -> bool:
-        """Moon: the bidder has dealt with the widow (its discard shows, or it holds 7 after
-        the exchange: the view cannot tell a declined widow, so assume it was taken)."""
-        return view.HasField("discard")

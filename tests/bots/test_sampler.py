@@ -13,10 +13,10 @@ import random
 import pytest
 
 from boneyard import engine
-from boneyard.clients.strategies import strategy
-from boneyard.clients.strategies.sampler import SamplerStrategy, _deal, _Knowledge, _sample_hands
-from boneyard.codec import action_from_proto, view_to_proto
+from boneyard.bots import strategy
+from boneyard.bots.sampler import SamplerStrategy, _Bin, _deal, _Knowledge, _sample_hands
 from boneyard.engine import Deal, GameState, Phase
+from boneyard.engine.contracts import nello_table
 from boneyard.engine.tiles import iter_tiles
 
 FAST = {"time_budget": 0.01, "samples": 6}
@@ -57,7 +57,6 @@ def decisions(preset: str, names: tuple[str, ...], seed: int, hands: int = 1):
     bots = [strategy(n, rng.randrange(1000)) if n != "sampler" else SamplerStrategy(1, **FAST)
             for n in names]
     state = engine.replay(engine.start(rules))
-    version = 1
     dealt = 0
     while state.phase is not Phase.GAME_OVER:
         if state.phase is Phase.DEAL:
@@ -68,13 +67,12 @@ def decisions(preset: str, names: tuple[str, ...], seed: int, hands: int = 1):
         else:
             assert state.hand is not None and state.hand.turn is not None
             seat = state.hand.turn
-            msg = view_to_proto(engine.view(state, seat), version)
-            if len(msg.legal_actions) > 1:
-                yield state, seat, version
-            command = action_from_proto(bots[seat].choose(msg), seat)
+            view = engine.view(state, seat)
+            if len(view.legal) > 1:
+                yield state, seat
+            command = bots[seat].choose(view)
         for event in engine.decide(state, command):
             state = engine.evolve(state, event)
-            version += 1
 
 
 @pytest.mark.parametrize(
@@ -91,13 +89,13 @@ def test_the_same_view_gets_the_same_action_whatever_the_hidden_tiles(
 ) -> None:
     rng = random.Random(preset)
     checked = 0
-    for state, seat, version in decisions(preset, names, seed=5):
+    for state, seat in decisions(preset, names, seed=5):
         if names[seat] != "sampler":
             continue
         other = hidden_reshuffle(state, seat, rng)
         assert other.hand is not None and state.hand is not None
-        mine = view_to_proto(engine.view(state, seat), version)
-        theirs = view_to_proto(engine.view(other, seat), version)
+        mine = engine.view(state, seat)
+        theirs = engine.view(other, seat)
         assert mine == theirs  # the seat cannot tell the two games apart ...
         if other.hand.hands == state.hand.hands and other.hand.rest == state.hand.rest:
             continue  # nothing hidden left to move
@@ -108,9 +106,9 @@ def test_the_same_view_gets_the_same_action_whatever_the_hidden_tiles(
 
 
 def test_the_same_view_always_gets_the_same_action() -> None:
-    for state, seat, version in decisions("texas42", ("sampler",) * 4, seed=8):
-        msg = view_to_proto(engine.view(state, seat), version)
-        assert SamplerStrategy(4, **FAST).choose(msg) == SamplerStrategy(4, **FAST).choose(msg)
+    for state, seat in decisions("texas42", ("sampler",) * 4, seed=8):
+        view = engine.view(state, seat)
+        assert SamplerStrategy(4, **FAST).choose(view) == SamplerStrategy(4, **FAST).choose(view)
         if state.phase is Phase.PLAY and len(state.hand.tricks) >= 2:  # type: ignore[union-attr]
             break
 
@@ -118,11 +116,10 @@ def test_the_same_view_always_gets_the_same_action() -> None:
 def test_sampled_deals_agree_with_everything_the_view_shows() -> None:
     """Sizes, tiles seen, and suits a seat showed out of (it did not follow: it holds none)."""
     checked = 0
-    for state, seat, version in decisions("texas42", ("sampler",) * 4, seed=11, hands=4):
+    for state, seat in decisions("texas42", ("sampler",) * 4, seed=11, hands=4):
         if state.phase is not Phase.PLAY:
             continue
-        msg = view_to_proto(engine.view(state, seat), version)
-        k = _Knowledge(msg)
+        k = _Knowledge(engine.view(state, seat), seat)
         hand = state.hand
         assert hand is not None
         rng = random.Random(checked)
@@ -143,8 +140,6 @@ def test_sampled_deals_agree_with_everything_the_view_shows() -> None:
 
 
 def test_dealing_with_voids_fills_every_hand_or_says_it_cannot() -> None:
-    from boneyard.clients.strategies.sampler import _Bin
-
     rng = random.Random(1)
     pool = (1 << 9) - 1  # tiles 0..8
     bins = [_Bin(1, 3, 0b111), _Bin(2, 3, 0b111000), _Bin(3, 3, 0)]
@@ -172,15 +167,76 @@ def test_with_next_to_no_budget_it_still_plays_legal_actions() -> None:
     rules = engine.ruleset("texas42")
     bots = [SamplerStrategy(s, time_budget=1e-9, auction_budget=1e-9) for s in range(4)]
     state = engine.replay(engine.start(rules))
-    version = 1
     while state.phase is not Phase.GAME_OVER and state.deals <= 2:
         if state.phase is Phase.DEAL:
             command: engine.Command = Deal(rng.randbytes(8))
         else:
             assert state.hand is not None and state.hand.turn is not None
             seat = state.hand.turn
-            msg = view_to_proto(engine.view(state, seat), version)
-            command = action_from_proto(bots[seat].choose(msg), seat)
+            command = bots[seat].choose(engine.view(state, seat))
         for event in engine.decide(state, command):  # refuses an illegal action
             state = engine.evolve(state, event)
-            version += 1
+
+
+# ---------------------------------------------------------------- what the ruleset says
+
+
+def _must_follow(view: engine.SeatView) -> engine.SeatView:
+    """The same view under rules where a player must follow when able (the old guess)."""
+    rules = dataclasses.replace(view.rules, may_trump_when_able_to_follow=False)
+    return dataclasses.replace(view, rules=rules)
+
+
+def test_a_seat_that_may_trump_instead_of_following_is_not_taken_for_void() -> None:
+    """Moon [S1] lets a player trump a plain lead it could follow: playing a trump there shows
+    nothing, and the sampler, reading the ruleset, deals that seat the led suit still. Read as
+    a must-follow table, the same plays would rule out the very hands the seats hold."""
+    contradicted = 0
+    for state, seat in decisions("moon-s1", ("random",) * 3, seed=3, hands=6):
+        if state.phase is not Phase.PLAY:
+            continue
+        hand = state.hand
+        assert hand is not None
+        view = engine.view(state, seat)
+        k = _Knowledge(view, seat)
+        assert k.may_trump
+        for s in range(3):
+            assert not hand.hands[s] & k.voids[s]  # the true deal is always allowed
+        guessed = _Knowledge(_must_follow(view), seat)
+        contradicted += any(hand.hands[s] & guessed.voids[s] for s in range(3))
+        rng = random.Random(seat)
+        dealt = _sample_hands(rng, k)
+        assert dealt is not None and dealt[seat] == hand.hands[seat]
+    assert contradicted, "no seat trumped a suit it could follow: the test shows nothing"
+
+
+def _nello_play(nello_doubles: str) -> tuple[GameState, int]:
+    """A Texas 42 hand in play under nello (the first bidder bids a mark and declares it),
+    at the first decision of a defender with a choice."""
+    rules = engine.ruleset("texas42-house", nello_doubles=nello_doubles)
+    state = engine.replay(engine.start(rules))
+    rng = random.Random(nello_doubles)
+    while True:
+        if state.phase is Phase.DEAL:
+            command: engine.Command = Deal(rng.randbytes(8))
+        else:
+            assert state.hand is not None and state.hand.turn is not None
+            seat = state.hand.turn
+            legal = engine.legal_actions(state, seat)
+            if state.phase is Phase.PLAY and seat != state.hand.bidder and len(legal) > 1:
+                return state, seat
+            nello = [a for a in legal if a == engine.DeclareContract(seat, engine.Contract.nello())]
+            one_mark = [a for a in legal if a == engine.PlaceBid(seat, engine.Bid.marks(1))]
+            passes = [a for a in legal if isinstance(a, engine.Pass)]
+            command = (nello or one_mark or passes or legal)[0]
+        for event in engine.decide(state, command):
+            state = engine.evolve(state, event)
+
+
+@pytest.mark.parametrize("nello_doubles", ["high", "low", "own_suit"])
+def test_nello_is_solved_with_the_doubles_the_ruleset_names(nello_doubles: str) -> None:
+    state, seat = _nello_play(nello_doubles)
+    view = engine.view(state, seat)
+    k = _Knowledge(view, seat)
+    assert k.table == nello_table(nello_doubles)
+    assert SamplerStrategy(2, **FAST).choose(view) in view.legal

@@ -1,0 +1,57 @@
+"""Bot strategies: each is a pure ``choose(view) -> command`` over the engine's ``SeatView``.
+
+A strategy sees exactly what a human in that seat sees (the view, the complete ruleset
+included), picks one of the view's ``legal`` commands and returns it. It depends on the engine
+alone (no protobuf, no network, no clock, no global randomness: ``tests/bots/test_purity.py``),
+so the same strategy plays in a client's bot (``boneyard.clients.bot``, which turns the API's
+view into the engine's with ``boneyard.codec.view_from_proto``) and as one of the server's house
+bots (``boneyard.server.house_bots``, in worker processes). Find one by name with
+``strategy(name, seed)``; ``choose(name, seed, view)`` is the one-call form a worker runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from boneyard.bots.base import Strategy
+from boneyard.bots.random_play import RandomStrategy
+from boneyard.engine import SeatCommand, SeatView
+
+__all__ = ["STRATEGIES", "Strategy", "choose", "strategy", "strategy_names"]
+
+
+def _heuristic(seed: int) -> Strategy:
+    from boneyard.bots.heuristic import HeuristicStrategy
+
+    return HeuristicStrategy(seed)
+
+
+def _sampler(seed: int) -> Strategy:
+    from boneyard.bots.sampler import SamplerStrategy
+
+    return SamplerStrategy(seed)
+
+
+STRATEGIES: dict[str, Callable[[int], Strategy]] = {
+    "random": RandomStrategy,
+    "heuristic": _heuristic,
+    "sampler": _sampler,
+}
+
+
+def strategy_names() -> tuple[str, ...]:
+    return tuple(STRATEGIES)
+
+
+def strategy(name: str, seed: int = 0) -> Strategy:
+    try:
+        make = STRATEGIES[name]
+    except KeyError:
+        raise ValueError(f"no strategy {name!r}: choose one of {', '.join(STRATEGIES)}") from None
+    return make(seed)
+
+
+def choose(name: str, seed: int, view: SeatView) -> SeatCommand:
+    """What strategy ``name`` with ``seed`` plays in ``view`` (a picklable top-level function,
+    for a process pool)."""
+    return strategy(name, seed).choose(view)
