@@ -14,7 +14,6 @@ import os
 import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
@@ -365,18 +364,6 @@ def hand_over_held(
     return False
 
 
-@contextmanager
-def stopped(pids: Sequence[int]) -> Iterator[None]:
-    """The processes stopped (SIGSTOP) for the block, then let go on."""
-    for pid in pids:
-        os.kill(pid, signal.SIGSTOP)
-    try:
-        yield
-    finally:
-        for pid in pids:
-            os.kill(pid, signal.SIGCONT)
-
-
 def test_the_server_answers_while_a_sampler_decides(
     fresh_server: RunningServer,
 ) -> None:
@@ -576,20 +563,19 @@ def test_house_bots_finish_a_game_after_kill_9_of_the_server(tmp_path: Path) -> 
             game_id = create(client, house).game_id
             _, token = seat_person(client, game_id)
 
-            def kill_on_a_house_turn() -> bool:
-                mine = view_of(client, game_id, token)
-                workers = children_of(server.proc.pid)
-                if not (mine.turn == mine.seat and mine.legal_actions and workers):
-                    return False
-                with stopped(workers):
-                    act_first_legal(client, game_id, token, mine)
-                    if view_of(client, game_id).turn not in house:
-                        return False  # the person's turn again (a new hand): play on
-                    orphans.extend(workers)
-                    server.kill()
-                return True
-
-            wait_for("a house bot's turn after the person's action", kill_on_a_house_turn)
+            held = Held()
+            try:
+                wait_for(
+                    "a house bot's turn after the person's action, its workers held",
+                    lambda: hand_over_held(
+                        client, game_id, token, lambda: children_of(server.proc.pid), held,
+                        list(house),
+                    ),
+                )
+                orphans.extend(held.pids)
+                server.kill()
+            finally:
+                held.let_go()  # the server is gone: they go on only to see it and leave
         finally:
             client.close()
     assert server.proc.returncode == -9
