@@ -145,6 +145,11 @@ class LiveGame:
     def over(self) -> bool:
         return self.state.phase is Phase.GAME_OVER
 
+    def forget_tokens(self, seat: int) -> None:
+        """The seat's tokens open it no more (it was left, or its token issued anew)."""
+        for old in [t for t, s in self.tokens.items() if s == seat]:
+            del self.tokens[old]
+
     def state_at(self, version: int) -> GameState | None:
         """The state at ``version`` if it is one of the latest (or the current)."""
         if version == self.version:
@@ -470,8 +475,7 @@ class GameHost:
                 self.evict(game_id)
                 raise Unauthenticated(f"this token opens no seat of game {game_id}") from None
             del game.seats[seat]
-            for old in [t for t, s in game.tokens.items() if s == seat]:
-                del game.tokens[old]
+            game.forget_tokens(seat)
             for key in [k for k, r in game.requests.items() if r.seat == seat and k.startswith(SEAT_REQUEST)]:
                 del game.requests[key]
             game.updated_at = now
@@ -499,8 +503,7 @@ class GameHost:
 
     async def _reissue(self, game: LiveGame, seat: int, token: str) -> None:
         await asyncio.to_thread(self._store.reissue_token, game.id, seat, token_hash(token))
-        for old in [t for t, s in game.tokens.items() if s == seat]:
-            del game.tokens[old]
+        game.forget_tokens(seat)
         game.tokens[token_hash(token)] = seat
 
     async def repair_clock(self, game_id: str) -> bool:
