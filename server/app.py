@@ -163,7 +163,7 @@ class GameApp:
                 for seat, account in reservations
             ],
             house_bots=[
-                HouseSeat(seat, name, f"{name} bot", token_hash(secrets.token_urlsafe(32)))
+                HouseSeat(seat, name, f"{name} bot {seat}", token_hash(secrets.token_urlsafe(32)))
                 for seat, name in house_bots
             ],
             clock=clock,

@@ -185,9 +185,9 @@ def test_a_person_plays_a_whole_texas42_game_against_three_house_bots(
     assert summary.status == game_pb2.GAME_STATUS_FINISHED
     assert [(s.player_name, s.house_bot) for s in summary.seats] == [
         ("person", ""),
-        ("heuristic bot", "heuristic"),
-        ("random bot", "random"),
-        ("heuristic bot", "heuristic"),
+        ("heuristic bot 1", "heuristic"),
+        ("random bot 2", "random"),
+        ("heuristic bot 3", "heuristic"),
     ]
     assert check_house_actions(server, game_id, house) > acted  # three bots, one person
     assert verified(server, game_id)

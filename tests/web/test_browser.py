@@ -9,7 +9,6 @@ Screenshots are kept under the test's temporary directory (pytest prints where o
 from __future__ import annotations
 
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -91,21 +90,18 @@ def _ok(run: ScriptRun) -> dict:
     return run.report
 
 
-def test_a_person_plays_a_whole_texas42_game_against_three_bots(
+def test_a_person_plays_a_whole_texas42_game_against_three_house_bots(
     server: ServerProcess,
     game_stub: game_service_pb2_grpc.GameServiceStub,
-    seated: Bots,
     tmp_path: Path,
 ) -> None:
-    def on_line(line: str) -> None:
-        if line.startswith("game "):
-            seated.seat(line.split()[1], [1, 2, 3])
-
-    report = _ok(run_script("texas42_game.mjs", server.http_url, tmp_path, on_line=on_line))
+    report = _ok(run_script("texas42_game.mjs", server.http_url, tmp_path))
     game = game_stub.GetGame(
         game_service_pb2.GetGameRequest(game_id=report["gameId"]), timeout=30
     ).game
     assert game.status == game_pb2.GAME_STATUS_FINISHED
+    # The lobby's form asked the server for its bots: no bot process was started.
+    assert [s.house_bot for s in game.seats] == ["", "heuristic", "heuristic", "heuristic"]
     assert report["scores"] == list(game.scores)
     assert report["version"] == game.version
     winners = " and ".join(
@@ -141,7 +137,6 @@ def test_a_person_plays_a_whole_texas42_game_against_three_bots(
 def test_a_moon_hand_with_the_widow_exchange(
     server: ServerProcess,
     game_stub: game_service_pb2_grpc.GameServiceStub,
-    seated: Bots,
     tmp_path: Path,
 ) -> None:
     game_id = game_stub.CreateGame(
@@ -152,11 +147,13 @@ def test_a_moon_hand_with_the_widow_exchange(
             time_control=game_pb2.TimeControl(
                 per_move_ms=600_000, bank_ms=600_000, policy=events_pb2.TIMEOUT_POLICY_AUTO_PLAY
             ),
+            house_bots=[
+                game_service_pb2.HouseBot(seat=1, strategy="sampler"),
+                game_service_pb2.HouseBot(seat=2, strategy="heuristic"),
+            ],
         ),
         timeout=30,
     ).game_id
-    seated.seat(game_id, [1, 2])
-    _wait_seated(game_stub, game_id, 2)
     report = _ok(run_script("moon_widow.mjs", server.http_url, tmp_path, env={"GAME_ID": game_id}))
     assert report["taken"] not in report["before"] and report["discarded"] in report["before"]
     # Each seat's bank (10:00) and the countdown of the seat to act, ticking down.
@@ -180,14 +177,9 @@ def test_a_moon_hand_with_the_widow_exchange(
 def test_a_texas42_house_hand_reaches_a_special_contract(
     server: ServerProcess,
     game_stub: game_service_pb2_grpc.GameServiceStub,
-    seated: Bots,
     tmp_path: Path,
 ) -> None:
-    def on_line(line: str) -> None:
-        if line.startswith("game "):
-            seated.seat(line.split()[1], [1, 2, 3])
-
-    report = _ok(run_script("special_contract.mjs", server.http_url, tmp_path, on_line=on_line))
+    report = _ok(run_script("special_contract.mjs", server.http_url, tmp_path))
     assert report["declared"] in ("nello", "sevens")
     # The house preset offers every special contract the hand allows.
     assert {"Declare nello", "Declare sevens"} <= set(report["offered"])
@@ -215,7 +207,9 @@ def test_a_texas42_house_hand_reaches_a_special_contract(
     # Then seat 0 resigned: its team lost at once.
     assert events[-2].WhichOneof("kind") == "resigned" and events[-2].resigned.seat == 0
     assert events[-1].WhichOneof("kind") == "game_won" and events[-1].game_won.team == 1
-    assert report["final"].startswith("Game over: bot 1 and bot 3 won"), report["final"]
+    assert report["final"].startswith("Game over: heuristic bot 1 and heuristic bot 3 won"), report[
+        "final"
+    ]
 
 
 def test_a_spectator_follows_a_live_game_to_its_end(
@@ -226,14 +220,17 @@ def test_a_spectator_follows_a_live_game_to_its_end(
 ) -> None:
     created = game_stub.CreateGame(
         game_service_pb2.CreateGameRequest(
-            rules=rules_pb2.Ruleset(preset="texas42"), name="watched"
+            rules=rules_pb2.Ruleset(preset="texas42"),
+            name="watched",
+            house_bots=[game_service_pb2.HouseBot(seat=s, strategy="random") for s in (1, 2, 3)],
         ),
         timeout=30,
     )
 
     def on_line(line: str) -> None:
+        # A table of house bots only is refused: a bot process plays the last seat.
         if line == "watching":
-            seated.seat(created.game_id, [0, 1, 2, 3])
+            seated.seat(created.game_id, [0])
 
     report = _ok(
         run_script(
@@ -303,14 +300,3 @@ def test_the_replay_steps_through_an_archived_game_verified(
 def _seconds(clock: str) -> int:
     minutes, seconds = clock.split(":")
     return int(minutes) * 60 + int(seconds)
-
-
-def _wait_seated(stub: game_service_pb2_grpc.GameServiceStub, game_id: str, count: int) -> None:
-    """Wait until ``count`` seats are taken (the bots take theirs as they start)."""
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        game = stub.GetGame(game_service_pb2.GetGameRequest(game_id=game_id), timeout=30).game
-        if sum(s.occupied for s in game.seats) >= count:
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"the bots did not take their seats of {game_id}")

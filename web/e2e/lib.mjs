@@ -88,7 +88,9 @@ export async function statusLine(page) {
 }
 
 /** Create a game in the lobby's form: `options` maps an option's label to its value. */
-export async function createGame(page, { preset, name = "", seat = "0", options = {}, playerName = "alice" }) {
+/** Create a game in the lobby's form: `houseBots` maps a seat to the strategy of the server's
+ * bot that plays it. */
+export async function createGame(page, { preset, name = "", seat = "0", options = {}, playerName = "alice", houseBots = {} }) {
   await page.goto(`${URL}/#/`);
   await page.getByLabel("Your name:").fill(playerName);
   const form = page.getByRole("form", { name: "new game" });
@@ -101,6 +103,9 @@ export async function createGame(page, { preset, name = "", seat = "0", options 
       if ((await input.evaluate((e) => e.tagName)) === "SELECT") await input.selectOption(value);
       else await input.fill(value);
     }
+  }
+  for (const [botSeat, strategy] of Object.entries(houseBots)) {
+    await form.getByLabel(`seat ${botSeat} played by`).selectOption(strategy);
   }
   await form.getByLabel("your seat").selectOption(seat);
   await form.getByRole("button", { name: "Create the game" }).click();

@@ -1,5 +1,5 @@
 // A Moon hand with the widow exchange: the game (opener seat 0, a clock) waits in the lobby
-// with two bots seated; the person joins seat 0 there, shoots the moon, takes the widow by laying out a
+// with two of the server's house bots seated; the person joins seat 0 there, shoots the moon, takes the widow by laying out a
 // tile of the hand, names trump and plays the hand out. GAME_ID names the game.
 
 import {

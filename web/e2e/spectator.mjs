@@ -1,5 +1,6 @@
 // A spectator follows a live game to its end: the page opens the game while it waits for
-// players and says "watching" (pytest then seats four bots); it follows the WatchGame stream
+// players (three of its seats for house bots) and says "watching" (pytest then seats a bot
+// process in the last seat, and the game starts); it follows the WatchGame stream
 // through the whole game and reports every version it received, the final line and scores.
 // All along, no hand is shown face up: a spectator sees the played tiles and nothing hidden.
 // GAME_ID names the game.
@@ -19,18 +20,22 @@ run(async (browser) => {
   // Anything face up that is not on the table's trick, at any moment, is a leak.
   await page.evaluate(() => {
     window.leaks = [];
+    // A trick in progress drawn while the game was on (bots may finish faster than a
+    // screenshot is taken, so the page itself notes it).
+    window.midGame = false;
     new MutationObserver(() => {
       const shown = document.querySelectorAll(".hand, .seat .tile:not(.back)");
       if (shown.length) window.leaks.push(document.querySelector(".table-view")?.dataset.version);
+      if (document.querySelector(".table-view .played") && !document.querySelector(".turn-line.over")) window.midGame = true;
     }).observe(document.body, { childList: true, subtree: true });
   });
   say("watching");
   await page.getByRole("heading", { name: "Waiting for players" }).waitFor({ state: "detached" });
-  let midGame = false;
-  await page.locator(".table-view .played").first().waitFor();
-  await shot(page, "spectator-mid-game");
-  midGame = true;
-  await page.locator(".turn-line.over").waitFor({ timeout: TIMEOUT * 5 });
+  const over = page.locator(".turn-line.over");
+  await page.locator(".table-view .played").first().or(over).waitFor({ timeout: TIMEOUT * 5 });
+  if (!(await over.count())) await shot(page, "spectator-mid-game");
+  await over.waitFor({ timeout: TIMEOUT * 5 });
+  const midGame = await page.evaluate(() => window.midGame);
   const versions = await page.evaluate(() =>
     performance.getEntriesByType("mark").filter((m) => m.name.startsWith("boneyard:version:")).map((m) => Number(m.name.split(":")[2])),
   );

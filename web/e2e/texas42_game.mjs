@@ -1,12 +1,13 @@
-// A person plays a whole Texas 42 game in the browser against three bots: creates it in the
-// lobby (seat 0), says "game ID" (pytest seats the bots), then clicks one of the legal tiles
-// or buttons on every turn, each time checking that exactly the legal ones can be clicked.
-// On the way: a second browser acts for the same seat while this page's stream is cut, so
-// this page's click is refused and it shows the server's reason, then resumes its stream from
-// the last version it had; and a reload resumes the seat from the token in localStorage.
+// A person plays a whole Texas 42 game in the browser against three of the server's house bots:
+// creates it in the lobby (seat 0, the other seats for heuristic bots, so it starts at once),
+// then clicks one of the legal tiles or buttons on every turn, each time checking that exactly
+// the legal ones can be clicked. On the way: a second browser acts for the same seat while this
+// page's stream is cut, so this page's click is refused and it shows the server's reason, then
+// resumes its stream from the last version it had; and a reload resumes the seat from the token
+// in localStorage.
 
 import {
-  check, checkOnlyLegalClickable, clickable, createGame, newPage, pickRandom, random, report, run, say,
+  check, checkOnlyLegalClickable, clickable, createGame, newPage, pickRandom, random, report, run,
   shot, shownScores, shownVersion, statusLine, takeTurn, TIMEOUT, URL, waitTurn,
 } from "./lib.mjs";
 
@@ -15,15 +16,18 @@ const WATCH = "**/boneyard.v1.GameService/WatchGame";
 run(async (browser) => {
   const page = await newPage(browser);
   const rng = random();
-  const gameId = await createGame(page, { preset: "texas42", name: "browser game", seat: "0", playerName: "alice" });
-  say("game", gameId);
-  await page.getByRole("heading", { name: "Waiting for players" }).waitFor();
-  // Seen in the lobby while it waits: open, with seat 0 taken by alice.
+  const bots = { 1: "heuristic", 2: "heuristic", 3: "heuristic" };
+  const gameId = await createGame(page, { preset: "texas42", name: "browser game", seat: "0", playerName: "alice", houseBots: bots });
+  // Every seat is taken (alice's and the bots'), so the lobby lists the game in play.
   await page.goto(`${URL}/#/`);
-  const listed = page.getByRole("region", { name: "open games" }).locator(`li[data-game="${gameId}"]`);
+  const listed = page.getByRole("region", { name: "games in play" }).locator(`li[data-game="${gameId}"]`);
   await listed.waitFor();
-  check((await listed.textContent()).includes("alice"), "the lobby does not show alice at the open game");
+  const line = (await listed.textContent()) ?? "";
+  check(line.includes("4/4 seated") && line.includes("alice") && line.includes("heuristic bot"), `the lobby lists: ${line}`);
   await page.goto(`${URL}/#/game/${gameId}`);
+  await waitTurn(page);
+  const notes = await page.locator(".seat-name small").allTextContents();
+  check(notes.filter((n) => n.includes("(house bot)")).length === 3, `the table's seats say: ${notes}`);
 
   let acted = 0;
   let checked = 0;

@@ -21,6 +21,7 @@ export interface Attrs {
   selected?: boolean;
   checked?: boolean;
   hidden?: boolean;
+  open?: boolean;
   /** `aria-*` attributes, without the prefix. */
   aria?: Record<string, string>;
   /** `data-*` attributes, without the prefix. */

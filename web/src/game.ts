@@ -24,7 +24,7 @@ export function seatInfos(summary: GameSummary | undefined): SeatInfo[] {
   return (summary?.seats ?? []).map((s) => ({
     name: s.playerName,
     occupied: s.occupied,
-    note: s.account ? "(account)" : undefined,
+    note: s.houseBot ? "(house bot)" : s.account ? "(account)" : undefined,
     bankMs: clock ? s.bankRemainingMs : undefined,
   }));
 }

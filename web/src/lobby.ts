@@ -1,5 +1,6 @@
 // The lobby: the games waiting for players and those in play, the seats this browser holds,
-// and a new game from any preset with options, a clock, and the seat to take.
+// and a new game from any preset with options, a clock, seats for the server's house bots,
+// and the seat to take.
 
 import { games, refusal, requestId } from "./api";
 import { draw, h } from "./dom";
@@ -10,6 +11,13 @@ import { heldSeat, heldSeats, holdSeat, playerName, setPlayerName } from "./seat
 import { gameTitle, statusText } from "./words";
 
 const PAGE = 50;
+
+/** The strategies of the server's house bots (CreateGameRequest.house_bots). */
+const HOUSE_BOTS: readonly { strategy: string; label: string }[] = [
+  { strategy: "random", label: "random bot" },
+  { strategy: "heuristic", label: "heuristic bot" },
+  { strategy: "sampler", label: "sampler bot (strongest)" },
+];
 
 function gameLink(game: GameSummary): HTMLElement {
   const taken = game.seats.filter((s) => s.occupied).length;
@@ -105,12 +113,36 @@ class Lobby {
       h("option", { value: String(TimeoutPolicy.FORFEIT) }, "forfeit"),
     );
     const players = options.element.querySelector<HTMLInputElement>("#option-players");
-    const fillSeats = (): void => {
-      const count = Number(players?.value || 0) || (PRESETS.find((p) => p.name === preset.value)?.players ?? 4);
+    // One choice per seat: left to people, or played by a house bot of the server.
+    const bots = h("div", { class: "option-grid" });
+    const botChoices = (): HTMLSelectElement[] => Array.from(bots.querySelectorAll("select"));
+    // Your seat is one no bot plays; a table of bots only is for watching.
+    const fillYourSeat = (): void => {
+      const botSeats = new Set(botChoices().filter((c) => c.value).map((c) => Number(c.dataset.seat)));
+      const free = Array.from({ length: botChoices().length }, (_, i) => i).filter((i) => !botSeats.has(i));
+      const kept = seat.value;
       seat.replaceChildren(
-        ...Array.from({ length: count }, (_, i) => h("option", { value: String(i) }, `seat ${i}`)),
+        ...free.map((i) => h("option", { value: String(i) }, `seat ${i}`)),
         h("option", { value: "" }, "none: just watch"),
       );
+      if ([...seat.options].some((o) => o.value === kept)) seat.value = kept;
+    };
+    const fillSeats = (): void => {
+      const count = Number(players?.value || 0) || (PRESETS.find((p) => p.name === preset.value)?.players ?? 4);
+      const kept = botChoices().map((c) => c.value);
+      bots.replaceChildren(
+        ...Array.from({ length: count }, (_, i) => {
+          const choice = h(
+            "select",
+            { id: `new-bot-${i}`, data: { seat: String(i) }, onchange: fillYourSeat },
+            h("option", { value: "" }, "a person"),
+            HOUSE_BOTS.map((b) => h("option", { value: b.strategy }, b.label)),
+          );
+          choice.value = kept[i] ?? "";
+          return h("div", { class: "option" }, h("label", { for: `new-bot-${i}` }, `seat ${i} played by`), choice);
+        }),
+      );
+      fillYourSeat();
     };
     preset.addEventListener("change", fillSeats);
     players?.addEventListener("input", fillSeats);
@@ -124,6 +156,7 @@ class Lobby {
           rules: options.read(preset.value),
           name: gameName.value.trim(),
           timeControl: perMoveMs > 0 ? { perMoveMs, bankMs: Number(bank.value || 0), policy: Number(policy.value) } : undefined,
+          houseBots: botChoices().filter((c) => c.value).map((c) => ({ seat: Number(c.dataset.seat), strategy: c.value })),
           requestId: requestId(),
         });
         const game = created.game!;
@@ -141,6 +174,7 @@ class Lobby {
       h("div", { class: "option" }, h("label", { for: "new-preset" }, "game"), preset),
       h("div", { class: "option" }, h("label", { for: "new-name" }, "name"), gameName),
       h("div", { class: "option" }, h("label", { for: "new-seat" }, "your seat"), seat),
+      h("details", { class: "options", open: true }, h("summary", {}, "House bots"), bots),
       h(
         "details",
         { class: "options" },
