@@ -50,7 +50,13 @@ lint: setup $(NODE_MODULES)
 	$(PY) -m mypy -p boneyard.engine -p boneyard.bots
 	$(BUF) lint
 	$(BUF) format --diff --exit-code
+	$(PY) proto/check_breaking.py --buf $(BUF)
 	node_modules/.bin/tsc --noEmit -p web/tsconfig.json
+
+# buf breaking: the API (proto/) against the last tagged release, or before the first tag the
+# previous commit (uncommitted .proto edits: against HEAD); BONEYARD_API_BASELINE=REF to choose.
+breaking: $(NODE_MODULES)
+	$(PY) proto/check_breaking.py --buf $(BUF)
 
 # The web app: the TypeScript client generated from the .proto files into web/src/gen (the
 # local protoc-gen-es, buf.gen.web.yaml), then `vite build` of web/ into server/webapp, which
