@@ -297,6 +297,12 @@ class Boneyard:
             self.seats.changed(value)
         elif kind == "s":
             self.host.evict(value)  # a seat was left: the copy here still seats its player
+        elif kind == "r":
+            # An account's key was revoked or rotated (boneyard-server admin): its streams
+            # look again, find the key refused and end UNAUTHENTICATED. Seeks are not kept by
+            # account, so every seek here looks (revocations are rare).
+            self.seats.changed(value)
+            self.lobby.changed_all()
 
     def _reconnected(self) -> None:
         self.host.evict_all()
