@@ -56,7 +56,9 @@ def measure(url: str) -> None:
         lookup = per_call(lambda: app.account_for(key))
         backend = store.engine.dialect.name
         print(f"{backend:10}  SELECT 1 (anchor)  {anchor:7.1f} us")
-        print(f"{backend:10}  account_for(key)   {lookup:7.1f} us  ({lookup / anchor:.1f}x the anchor)")
+        print(
+            f"{backend:10}  account_for(key)   {lookup:7.1f} us  ({lookup / anchor:.1f}x the anchor)"
+        )
     finally:
         store.close()
 

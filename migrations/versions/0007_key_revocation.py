@@ -32,8 +32,12 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    op.add_column("accounts", sa.Column("key_revoked_at", sa.DateTime(timezone=True), nullable=True))
-    op.add_column("accounts", sa.Column("key_rotated_at", sa.DateTime(timezone=True), nullable=True))
+    op.add_column(
+        "accounts", sa.Column("key_revoked_at", sa.DateTime(timezone=True), nullable=True)
+    )
+    op.add_column(
+        "accounts", sa.Column("key_rotated_at", sa.DateTime(timezone=True), nullable=True)
+    )
 
 
 def downgrade() -> None:
