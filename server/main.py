@@ -1,7 +1,8 @@
 """``boneyard-server``: the gRPC server on SQLite (default) or PostgreSQL.
 
     boneyard-server [--database-url URL] [--listen HOST:PORT] [--signing-key FILE]
-    boneyard-server admin create-bot NAME | create-player NAME | accounts | signing-key
+    boneyard-server admin create-bot NAME | create-player NAME | accounts | revoke KEY_OR_NAME
+                          | rotate NAME | signing-key
 
 Also ``BONEYARD_DATABASE_URL`` and ``BONEYARD_LISTEN``; defaults ``sqlite:///boneyard.db``
 (a file in the working directory) and ``127.0.0.1:50051``. The schema is migrated on start.
