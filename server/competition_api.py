@@ -58,6 +58,13 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
     async def _account(self, context: grpc.aio.ServicerContext) -> Account:
         return await asyncio.to_thread(self._app.account_for, credentials())
 
+    async def _still_valid(self, key: str | None) -> None:
+        """Raise ``Unauthenticated`` if the key a stream was opened with has been revoked or
+        rotated since: a stream looks again whenever it is woken, and a revocation wakes
+        the account's streams in every process on PostgreSQL (``"r:"`` notifications). On
+        SQLite the operator's command cannot wake them: they end at their next wake-up."""
+        await asyncio.to_thread(self._app.account_for, key)
+
     async def _assignment(
         self, game_id: str, seat: int, tournament: str | None = None
     ) -> competition_pb2.SeatAssignment:
@@ -74,16 +81,18 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
     async def Seek(
         self, request: competition_pb2.SeekRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[competition_pb2.SeekResponse]:
+        key = credentials()
         account = await self._account(context)
         preset, options = codec.rules_overrides_from_proto(request.rules)
         control = time_control_from_proto(request.time_control, request.HasField("time_control"))
         with self._quotas.seek(account.id):
-            async for message in self._seek(context, account, preset, options, control):
+            async for message in self._seek(context, key, account, preset, options, control):
                 yield message
 
     async def _seek(
         self,
         context: grpc.aio.ServicerContext,
+        key: str | None,
         account: Account,
         preset: str,
         options: dict[str, Any],
@@ -122,6 +131,7 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
                         waiting=competition_pb2.SeekWaiting(seekers=waiting, players=seek.players)
                     )
                 await wake.wait()  # until the seeks of this kind change
+                await self._still_valid(key)
                 current = None
         finally:
             if seek is not None:
@@ -135,6 +145,7 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
     async def WatchSeats(
         self, request: competition_pb2.WatchSeatsRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[competition_pb2.WatchSeatsResponse]:
+        key = credentials()
         account = await self._account(context)
         wake = self._seats.follow(account.id)
         try:
@@ -150,6 +161,7 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
                         assignment=await self._assignment(game_id, seat)
                     )
                 await wake.wait()  # until a game reserves a seat for the account
+                await self._still_valid(key)
         finally:
             self._seats.unfollow(account.id, wake)
 

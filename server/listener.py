@@ -6,7 +6,8 @@ connection of its own, and hand each notification to whoever follows it.
   watchers, clock and so on are woken (``on_game``).
 - ``boneyard_lobby``: ``"k:<table key digest>"`` when the seeks of a kind change, and
   ``"a:<account id>"`` when a game reserves a seat for an account, ``"s:<game id>"`` when a
-  player leaves a seat (``on_lobby``).
+  player leaves a seat, ``"r:<account id>"`` when an account's key is revoked or rotated
+  (``store.competition``; its streams then end) (``on_lobby``).
 
 Notifications are only wake-ups; the database stays the truth. Those sent while the
 connection is down are lost, so after a reconnection ``on_reconnect`` makes everything look

@@ -1,7 +1,8 @@
 """``boneyard-server``: the gRPC server on SQLite (default) or PostgreSQL.
 
     boneyard-server [--database-url URL] [--listen HOST:PORT] [--signing-key FILE]
-    boneyard-server admin create-bot NAME | create-player NAME | accounts | signing-key
+    boneyard-server admin create-bot NAME | create-player NAME | accounts | revoke KEY_OR_NAME
+                          | rotate NAME | signing-key
 
 Also ``BONEYARD_DATABASE_URL`` and ``BONEYARD_LISTEN``; defaults ``sqlite:///boneyard.db``
 (a file in the working directory) and ``127.0.0.1:50051``. The schema is migrated on start.
@@ -297,6 +298,12 @@ class Boneyard:
             self.seats.changed(value)
         elif kind == "s":
             self.host.evict(value)  # a seat was left: the copy here still seats its player
+        elif kind == "r":
+            # An account's key was revoked or rotated (boneyard-server admin): its streams
+            # look again, find the key refused and end UNAUTHENTICATED. Seeks are not kept by
+            # account, so every seek here looks (revocations are rare).
+            self.seats.changed(value)
+            self.lobby.changed_all()
 
     def _reconnected(self) -> None:
         self.host.evict_all()

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, cast
 
-from sqlalchemy import CursorResult, func, insert, select, update
+from sqlalchemy import CursorResult, bindparam, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -42,7 +42,7 @@ from boneyard.server.store.models import (
     TournamentGameRow,
     TournamentRow,
 )
-from boneyard.server.store.repository import EventStore
+from boneyard.server.store.repository import LOBBY_CHANNEL, EventStore
 
 __all__ = [
     "Account",
@@ -63,6 +63,12 @@ __all__ = [
 
 AccountKind = Literal["bot", "player"]
 
+_accounts = AccountRow.__table__.c
+_KEY_QUERY = select(
+    _accounts.id, _accounts.name, _accounts.kind, _accounts.created_at, _accounts.key_hash
+).where(_accounts.key_hash == bindparam("key_hash"), _accounts.key_revoked_at.is_(None))
+"""The account a key authenticates, built once: it runs on every call made with a key."""
+
 
 class AccountExists(StoreError):
     def __init__(self, name: str) -> None:
@@ -76,6 +82,10 @@ class Account:
     name: str
     kind: AccountKind
     created_at: datetime
+    key_revoked_at: datetime | None = None
+    """Set while the account's key is revoked (it authenticates nothing)."""
+    key_rotated_at: datetime | None = None
+    """When the account last got a new key (``None``: it has its first)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,13 +164,68 @@ class CompetitionStore:
         return Account(account_id, name, kind, now)
 
     def account_for_key(self, key_hash: str) -> Account | None:
+        """The account a key authenticates: ``None`` for an unknown key and for a revoked
+        one. Asked on every call made with a key (nothing caches it, so a revocation holds at
+        once in every process): one indexed Core query, no ORM objects."""
+        if not is_token_hash(key_hash):
+            return None
+        with self._store.engine.connect() as conn:
+            row = conn.execute(_KEY_QUERY, {"key_hash": key_hash}).one_or_none()
+        if row is None or not hmac.compare_digest(row.key_hash, key_hash):
+            return None
+        return Account(row.id, row.name, cast(AccountKind, row.kind), row.created_at)
+
+    def account_with_key(self, key_hash: str) -> Account | None:
+        """The account whose current key this is, revoked or not (for the operator)."""
         if not is_token_hash(key_hash):
             return None
         with self._read() as session:
             row = session.scalars(select(AccountRow).where(AccountRow.key_hash == key_hash)).one_or_none()
-        if row is None or not hmac.compare_digest(row.key_hash, key_hash):
-            return None
-        return _account(row)
+        return None if row is None else _account(row)
+
+    def revoke_key(self, account_id: str) -> datetime | None:
+        """Revoke the account's key; when, or ``None`` if it was revoked already. On
+        PostgreSQL the other processes are told at commit (``"r:<account id>"`` on the lobby
+        channel), so that their streams opened with the key end."""
+        now = self._now()
+        with self._write() as session:
+            result = cast(
+                CursorResult[Any],
+                session.execute(
+                    update(AccountRow)
+                    .where(AccountRow.id == account_id, AccountRow.key_revoked_at.is_(None))
+                    .values(key_revoked_at=now)
+                ),
+            )
+            if result.rowcount == 0:
+                return None
+            self._announce_key_change(session, account_id)
+        return now
+
+    def rotate_key(self, account_id: str, key_hash: str) -> Account:
+        """Give the account a new key (its hash): the old key, revoked or not, is unknown
+        from the commit on; the account, its seats and its history stay. Raises
+        ``StoreError`` for an unknown account."""
+        if not is_token_hash(key_hash):
+            raise ValueError("key_hash must be a sha256 hex digest; refusing to store anything else")
+        now = self._now()
+        with self._write() as session:
+            row = session.get(AccountRow, account_id)
+            if row is None:
+                raise StoreError(f"no account {account_id}")
+            row.key_hash = key_hash
+            row.key_revoked_at = None
+            row.key_rotated_at = now
+            session.flush()
+            self._announce_key_change(session, account_id)
+            return _account(row)
+
+    def _announce_key_change(self, session: Session, account_id: str) -> None:
+        if self._store.engine.dialect.name == "postgresql":
+            session.execute(
+                text("SELECT pg_notify(:channel, :payload)"),
+                {"channel": LOBBY_CHANNEL, "payload": f"r:{account_id}"},
+            )
 
     def account_named(self, name: str) -> Account | None:
         with self._read() as session:
@@ -564,7 +629,14 @@ class GameAlreadyMade(StoreError):
 
 
 def _account(row: AccountRow) -> Account:
-    return Account(row.id, row.name, cast(AccountKind, row.kind), row.created_at)
+    return Account(
+        row.id,
+        row.name,
+        cast(AccountKind, row.kind),
+        row.created_at,
+        row.key_revoked_at,
+        row.key_rotated_at,
+    )
 
 
 def _clock(row: GameClockRow, version: int) -> GameClock:

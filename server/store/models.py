@@ -201,7 +201,8 @@ class HandSeedRow(Base):
 
 
 class AccountRow(Base):
-    """A registered bot or player. Only the sha256 of its API key is stored."""
+    """A registered bot or player. Only the sha256 of its API key is stored; a revoked key
+    keeps its hash (``key_revoked_at``), a rotated one is replaced."""
 
     __tablename__ = "accounts"
 
@@ -210,6 +211,10 @@ class AccountRow(Base):
     kind: Mapped[str] = mapped_column(String(16))
     key_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime]
+    key_revoked_at: Mapped[datetime | None]
+    """Set while the key is revoked (migration 0007): it then authenticates nothing."""
+    key_rotated_at: Mapped[datetime | None]
+    """When the account last got a new key (``key_hash`` is the new key's)."""
 
     __table_args__ = (
         CheckConstraint("kind IN ('bot', 'player')", name="kind"),

@@ -205,6 +205,15 @@ def test_admin_refuses_a_name_that_cannot_name_an_account(site: Site, name: str)
     assert "byk_" not in done.stdout
 
 
+def test_the_clients_cli_has_no_admin_commands_they_belong_to_the_server() -> None:
+    """Clients speak only the API: the operator's commands are ``boneyard-server admin``."""
+    done = run_cli("admin", "accounts", timeout=60)
+    assert done.returncode == 2, done.explain()
+    assert "No such command 'admin'" in done.stderr, done.explain()
+    listed = run_cli("--help", timeout=60)
+    assert listed.returncode == 0 and " admin " not in listed.stdout, listed.explain()
+
+
 def test_bot_with_an_unknown_key_is_unauthenticated(site: Site) -> None:
     done = run_cli("bot", "--server", site.address, "--key", "byk_" + "x" * 43, timeout=60)
     assert done.returncode == 1, done.explain()
