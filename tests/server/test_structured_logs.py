@@ -95,7 +95,9 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
         seek.cancel()
         # A call over the HTTP listener, with a seat token.
         asyncio.run(_over_http(server.http_url, run.game_id, run.tokens[0]))
-        _wait_for_access(server, "/boneyard.v1.LobbyService/Seek")
+        # A refusal's status goes out as the handler aborts, a moment before its access line.
+        _wait_for_access(server, "request_id", "client-named-42")
+        _wait_for_access(server, "method", "/boneyard.v1.LobbyService/Seek")
         yield run
 
 
@@ -118,10 +120,10 @@ def _records(server: ServerProcess) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines if line and not line.startswith("boneyard-server ")]
 
 
-def _wait_for_access(server: ServerProcess, method: str) -> None:
+def _wait_for_access(server: ServerProcess, field: str, value: str) -> None:
     deadline = time.monotonic() + 30
-    while not any(r.get("method") == method for r in _records(server)):
-        assert time.monotonic() < deadline, f"no access line of {method}"
+    while not any(r.get(field) == value and "code" in r for r in _records(server)):
+        assert time.monotonic() < deadline, f"no access line with {field} {value}"
         time.sleep(0.05)
 
 
