@@ -21,6 +21,7 @@ import grpc
 
 from boneyard import codec, engine
 from boneyard.engine import GameState
+from boneyard.server import logs
 from boneyard.server.accounts import is_api_key
 from boneyard.server.admin import check_account_name
 from boneyard.server.app import GameApp, new_seat_token
@@ -180,6 +181,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             ) from None
         if asked is not None and asked != seat:
             raise PermissionDenied(f"this token is for seat {seat} of game {game_id}, not seat {asked}")
+        logs.known(game=game_id, seat=seat, account=account.name if account else None)
         return seat
 
     # ------------------------------------------------------------ games
@@ -226,6 +228,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
                 request_id=request.request_id,
             )
         )
+        logs.known(game=game_id)
         return game_service_pb2.CreateGameResponse(game_id=game_id, game=await self.summary(game_id))
 
     def _reservations(

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import logging
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from boneyard.engine import Event
@@ -27,8 +28,15 @@ log = logging.getLogger(__name__)
 
 
 class ClockKeeper:
-    def __init__(self, host: GameHost, competition: CompetitionStore) -> None:
+    def __init__(
+        self,
+        host: GameHost,
+        competition: CompetitionStore,
+        on_timeout: Callable[[], None] | None = None,
+    ) -> None:
+        """``on_timeout()``: told of each timeout this keeper applied."""
         self._host = host
+        self._on_timeout = on_timeout
         self._competition = competition
         self._heap: list[tuple[float, str, int]] = []
         self._wake = asyncio.Event()
@@ -88,9 +96,12 @@ class ClockKeeper:
             while self._heap and self._heap[0][0] <= now:
                 _, game_id, turn_version = heapq.heappop(self._heap)
                 try:
-                    await self._host.time_out(game_id, turn_version)
+                    applied = await self._host.time_out(game_id, turn_version)
                 except Exception:  # one game's trouble must not stop the other clocks
                     log.exception("game %s: the clock could not be applied", game_id)
+                    continue
+                if applied is not None and self._on_timeout is not None:
+                    self._on_timeout()
 
     async def _start(self) -> None:
         """The clocks of the games being played, as the database has them."""

@@ -13,6 +13,7 @@ from typing import Any
 import grpc
 
 from boneyard import codec, engine
+from boneyard.server import logs
 from boneyard.server.api import (
     GAME_STATUS_TO_PROTO,
     MAX_NAME,
@@ -56,7 +57,9 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
         self._games = games
 
     async def _account(self, context: grpc.aio.ServicerContext) -> Account:
-        return await asyncio.to_thread(self._app.account_for, credentials())
+        account = await asyncio.to_thread(self._app.account_for, credentials())
+        logs.known(account=account.name)
+        return account
 
     async def _still_valid(self, key: str | None) -> None:
         """Raise ``Unauthenticated`` if the key a stream was opened with has been revoked or

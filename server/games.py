@@ -30,6 +30,7 @@ from typing import Self
 
 from boneyard import codec, engine
 from boneyard.engine import Command, Event, GameState, HandDealt, Phase
+from boneyard.server import logs
 from boneyard.server.errors import (
     InvalidArgument,
     NotFound,
@@ -401,6 +402,7 @@ class GameHost:
                 earlier = game.requests.get(key) if key is not None else None
                 if earlier is not None:
                     await self._reissue(game, earlier.seat, token)
+                    logs.known(game=game_id, seat=earlier.seat)
                     return earlier.seat, game
                 if seat is None:
                     free = [s for s in range(players) if s not in game.seats]
@@ -443,6 +445,7 @@ class GameHost:
                 game.status = "playing"
                 await self._start_clock(game)
             self._notify(game, ())
+            logs.known(game=game_id, seat=chosen)
             return chosen, game
 
     async def leave_seat(self, game_id: str, token: str) -> tuple[int, LiveGame]:
@@ -480,6 +483,7 @@ class GameHost:
                 del game.requests[key]
             game.updated_at = now
             self._notify(game, ())
+            logs.known(game=game_id, seat=seat)
             return seat, game
 
     async def abandon(self, game_id: str, reason: str, untouched_since: datetime) -> bool:

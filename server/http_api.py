@@ -44,6 +44,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from boneyard.server.interceptors import answer_for, use_credentials
+from boneyard.server.observing import CallObserver, Outcome
 from boneyard.server.quotas import Quotas, peer_of
 from boneyard.v1 import (
     archive_connect,
@@ -133,17 +134,43 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-def bridge(service: ServiceDescriptor, servicer: object, quotas: Quotas) -> object:
+def bridge(
+    service: ServiceDescriptor,
+    servicer: object,
+    quotas: Quotas,
+    observer: CallObserver | None = None,
+) -> object:
     """An object with a snake_case method for each of ``service``'s methods (what connectrpc's
-    generated ASGI application calls), each calling ``servicer``'s gRPC method."""
+    generated ASGI application calls), each calling ``servicer``'s gRPC method; ``observer``
+    counts, times and logs each call as ``ObservingInterceptor`` does on the gRPC port."""
     methods: dict[str, Callable[..., Any]] = {}
     for method in service.methods:
         handler = getattr(servicer, method.name)
         if method.server_streaming:
-            methods[_snake(method.name)] = _streaming(method, handler, quotas)
+            methods[_snake(method.name)] = _streaming(method, handler, quotas, observer)
         else:
-            methods[_snake(method.name)] = _unary(method, handler)
+            methods[_snake(method.name)] = _unary(method, handler, observer)
     return _Bridged(methods)
+
+
+def _observed(
+    observer: CallObserver | None, method: str, context: _Context, request: Any, streaming: bool
+) -> contextlib.AbstractContextManager[Outcome]:
+    if observer is None:
+        return contextlib.nullcontext(Outcome())
+    return observer.observe(
+        method,
+        "http",
+        metadata=context.invocation_metadata(),
+        request=request,
+        peer=context.peer(),
+        streaming=streaming,
+    )
+
+
+def _status_of(error: ConnectError) -> grpc.StatusCode:
+    name = error.code.name
+    return grpc.StatusCode.CANCELLED if name == "CANCELED" else grpc.StatusCode[name]
 
 
 class _Bridged:
@@ -162,37 +189,48 @@ class _Bare:
 
 
 def _unary(
-    method: MethodDescriptor, handler: Callable[[Any, Any], Awaitable[Any]]
+    method: MethodDescriptor,
+    handler: Callable[[Any, Any], Awaitable[Any]],
+    observer: CallObserver | None,
 ) -> Callable[[Any, RequestContext[Any, Any]], Awaitable[Any]]:
     path = f"/{method.containing_service.full_name}/{method.name}"
 
     async def call(request: Any, ctx: RequestContext[Any, Any]) -> Any:
         context = _Context(ctx)
-        try:
-            use_credentials(context.invocation_metadata())
-            return await handler(request, context)
-        except Exception as error:  # noqa: BLE001 - every error gets a status, as on gRPC
-            raise _connect_error(error, path, context) from None
+        with _observed(observer, path, context, request, streaming=False) as outcome:
+            try:
+                use_credentials(context.invocation_metadata())
+                return await handler(request, context)
+            except Exception as error:  # noqa: BLE001 - every error gets a status, as on gRPC
+                answer = _connect_error(error, path, context)
+                outcome.code = _status_of(answer)
+                raise answer from None
 
     return call
 
 
 def _streaming(
-    method: MethodDescriptor, handler: Callable[[Any, Any], AsyncIterator[Any]], quotas: Quotas
+    method: MethodDescriptor,
+    handler: Callable[[Any, Any], AsyncIterator[Any]],
+    quotas: Quotas,
+    observer: CallObserver | None,
 ) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]]:
     path = f"/{method.containing_service.full_name}/{method.name}"
     output = message_factory.GetMessageClass(method.output_type)
 
     async def call(request: Any, ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
         context = _Context(ctx)
-        try:
-            use_credentials(context.invocation_metadata())
-            with quotas.stream(peer_of(context.peer())):
-                async for message in handler(request, context):
-                    # WatchGame's messages are encoded once for every watcher (bytes).
-                    yield output.FromString(message) if type(message) is bytes else message
-        except Exception as error:  # noqa: BLE001 - every error gets a status, as on gRPC
-            raise _connect_error(error, path, context) from None
+        with _observed(observer, path, context, request, streaming=True) as outcome:
+            try:
+                use_credentials(context.invocation_metadata())
+                with quotas.stream(peer_of(context.peer())):
+                    async for message in handler(request, context):
+                        # WatchGame's messages are encoded once for every watcher (bytes).
+                        yield output.FromString(message) if type(message) is bytes else message
+            except Exception as error:  # noqa: BLE001 - every error gets a status, as on gRPC
+                answer = _connect_error(error, path, context)
+                outcome.code = _status_of(answer)
+                raise answer from None
 
     return call
 
@@ -226,9 +264,13 @@ def web_app_dir() -> Path | None:
 
 
 def http_app(
-    services: Services, quotas: Quotas, *, cors_origins: Sequence[str] = ()
+    services: Services,
+    quotas: Quotas,
+    *,
+    cors_origins: Sequence[str] = (),
+    observer: CallObserver | None = None,
 ) -> ASGIApp:
-    """The ASGI application of the HTTP listener."""
+    """The ASGI application of the HTTP listener (``observer``: counts and logs its calls)."""
     routes: list[BaseRoute] = []
     for module, name, servicer in (
         (game_service_connect, "GameService", services.games),
@@ -237,7 +279,8 @@ def http_app(
         (archive_connect, "ArchiveService", services.archive),
     ):
         application = getattr(module, f"{name}ASGIApplication")(
-            bridge(_descriptor(name), servicer, quotas), read_max_bytes=MAX_REQUEST_BYTES
+            bridge(_descriptor(name), servicer, quotas, observer),
+            read_max_bytes=MAX_REQUEST_BYTES,
         )
         routes.append(Mount(application.path, app=application))
 

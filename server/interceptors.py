@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextvars
 import logging
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
@@ -23,6 +22,7 @@ import grpc
 
 from boneyard import codec, engine
 from boneyard.record import MalformedRecord
+from boneyard.server import logs
 from boneyard.server.errors import (
     DeadlineExceeded,
     InvalidArgument,
@@ -33,6 +33,7 @@ from boneyard.server.errors import (
     StaleVersion,
     Unauthenticated,
 )
+from boneyard.server.logs import REQUEST_ID_HEADER
 from boneyard.server.quotas import QuotaExceeded, Quotas, peer_of
 from boneyard.server.store import errors as store_errors
 
@@ -56,9 +57,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 INTERNAL_ERROR = "internal error (logged on the server as request {request_id}); the request may be retried"
-REQUEST_ID_HEADER = "x-request-id"
-"""A client may name its call (at most 64 printable characters); the server's log and an
-INTERNAL answer quote it, so the two can be matched. Without one the server makes one up."""
 
 DEFAULT_REQUEST_LIMIT = 4 * 1024 * 1024
 """The bytes of a request of a method with no limit of its own: gRPC's default, which the
@@ -360,12 +358,9 @@ def answer_for(error: Exception, method: str, metadata: Any) -> tuple[grpc.Statu
 
 
 def _request_id(metadata: Any) -> str:
-    for key, value in metadata or ():
-        if key == REQUEST_ID_HEADER:
-            text = value if isinstance(value, str) else value.decode("ascii", "replace")
-            if 0 < len(text) <= 64 and text.isprintable():
-                return text
-    return uuid.uuid4().hex[:16]
+    """The call's request id: the one its log lines carry (``boneyard.server.logs``)."""
+    fields = logs.current()
+    return fields.request_id if fields is not None else logs.request_id_of(metadata)
 
 
 MAX_MESSAGE = 1000

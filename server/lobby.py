@@ -94,6 +94,10 @@ class Lobby:
         self._waiting.setdefault(key_digest(seek.table_key), set()).add(seek.id)
         return wake
 
+    def waiting_here(self) -> int:
+        """The seeks whose streams wait in this process."""
+        return len(self._wakes)
+
     def unfollow(self, seek: Seek) -> None:
         self._wakes.pop(seek.id, None)
         digest = key_digest(seek.table_key)

@@ -23,6 +23,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from boneyard.engine import Event
 from boneyard.server.admin import admin
 from boneyard.server.api import GameServicer
 from boneyard.server.app import GameApp
@@ -42,6 +43,9 @@ from boneyard.server.interceptors import (
 )
 from boneyard.server.listener import LOBBY_CHANNEL, Listener, announce
 from boneyard.server.lobby import Lobby, SeatWatch
+from boneyard.server.logs import LOG_FORMATS, configure
+from boneyard.server.metrics import Metrics, MetricsListener
+from boneyard.server.observing import CallObserver, ObservingInterceptor
 from boneyard.server.quotas import Quotas
 from boneyard.server.signing import load_signer
 from boneyard.server.store import EventStore
@@ -95,6 +99,7 @@ async def create_server(
     http_cors_origins: Sequence[str] = (),
     http_tls: tuple[str, str] | None = None,
     house_bot_workers: int = DEFAULT_WORKERS,
+    metrics_listen: str | None = None,
 ) -> tuple[grpc.aio.Server, int, Boneyard]:
     """A started server on ``listen`` (port 0 picks a free one); returns it, its port and the
     parts it runs (``Boneyard``). ``tls``: ``(certificate chain, private key)`` in PEM, to
@@ -103,7 +108,8 @@ async def create_server(
     ``http_listen``: also serve Connect and gRPC-Web (and the web app) there
     (``Boneyard.http_port`` is its port), with TLS from the files ``http_tls``.
     ``house_bot_workers``: processes deciding
-    for the house bots."""
+    for the house bots. ``metrics_listen``: serve Prometheus metrics there
+    (``Boneyard.metrics_port`` is its port)."""
     kwargs = {"sqlite_synchronous": sqlite_synchronous} if is_sqlite(database_url) else {}
     store = await asyncio.to_thread(EventStore.open, database_url, migrate=True, **kwargs)
     try:
@@ -124,6 +130,7 @@ async def create_server(
     server = grpc.aio.server(
         options=[("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", TRANSPORT_LIMIT)],
         interceptors=[
+            ObservingInterceptor(parts.observer),  # outermost: it sees the status answered
             ErrorInterceptor(REQUEST_LIMITS),
             CredentialsInterceptor(),
             StreamQuotaInterceptor(quotas),
@@ -159,7 +166,9 @@ async def create_server(
     await server.start()
     if http_listen:
         services_over_http = Services(parts.games, lobby, tournaments, archive, health_servicer)
-        app = http_app(services_over_http, quotas, cors_origins=http_cors_origins)
+        app = http_app(
+            services_over_http, quotas, cors_origins=http_cors_origins, observer=parts.observer
+        )
         parts.http = HttpListener(app, tls=http_tls)
         host, _, http_port = http_listen.rpartition(":")
         try:
@@ -169,6 +178,16 @@ async def create_server(
             await parts.stop()
             parts.close()
             raise OSError(f"cannot listen for HTTP on {http_listen}: {e}") from e
+    if metrics_listen:
+        parts.metrics_listener = MetricsListener(parts.metrics)
+        host, _, metrics_port = metrics_listen.rpartition(":")
+        try:
+            parts.metrics_port = parts.metrics_listener.start(host, int(metrics_port))
+        except OSError as e:
+            await server.stop(grace=None)
+            await parts.stop()
+            parts.close()
+            raise OSError(f"cannot listen for metrics on {metrics_listen}: {e}") from e
     for name in ("", *services):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     return server, port, parts
@@ -189,8 +208,14 @@ class Boneyard:
         house_bot_workers: int = DEFAULT_WORKERS,
     ) -> None:
         self.store = store
+        self.metrics = Metrics()
+        self.observer = CallObserver(self.metrics)
         postgresql = store.engine.dialect.name == "postgresql"
-        self.writer = Writer(store.engine, notify_channel=NOTIFY_CHANNEL if postgresql else None)
+        self.writer = Writer(
+            store.engine,
+            notify_channel=NOTIFY_CHANNEL if postgresql else None,
+            on_batch=self.metrics.batch,
+        )
         self.feed = Feed()
         self.app = GameApp(store)
         self.host = GameHost(
@@ -212,7 +237,8 @@ class Boneyard:
         self.games = GameServicer(self.app, self.host, self.feed, quotas)
         self.director = TournamentDirector(self.app)
         self.host.on_commit(self.director.game_committed)
-        self.clocks = ClockKeeper(self.host, self.app.competition)
+        self.host.on_commit(self._count_actions)
+        self.clocks = ClockKeeper(self.host, self.app.competition, self.metrics.timed_out)
         self.house = HouseBots(self.host, store, house_bot_workers)
         self.sweeper = Sweeper(self.host, store, abandonment or Abandonment())
         self.listener = (
@@ -225,6 +251,14 @@ class Boneyard:
             if postgresql
             else None
         )
+        self.metrics.watch(
+            games_by_status=self.competition.games_by_status,
+            seeks_waiting=self.lobby.waiting_here,
+            tournament_games_in_play=self.competition.tournament_games_in_play,
+        )
+        self.metrics_listener: MetricsListener | None = None
+        self.metrics_port: int | None = None
+        """The metrics listener's port, when there is one."""
         self.http: HttpListener | None = None
         self.http_port: int | None = None
         """The HTTP listener's port, when there is one."""
@@ -259,6 +293,9 @@ class Boneyard:
     async def stop(self) -> None:
         if self.http is not None:
             await self.http.stop()
+        if self.metrics_listener is not None:
+            await asyncio.to_thread(self.metrics_listener.stop)
+            self.metrics_listener = None
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -270,6 +307,10 @@ class Boneyard:
         self.house.close()
         self.writer.close()
         self.store.close()
+
+    def _count_actions(self, game: LiveGame, events: tuple[Event, ...]) -> None:
+        if events:  # taking or leaving a seat commits no event
+            self.metrics.committed()
 
     def _created(self, game: LiveGame, accounts: list[str]) -> None:
         """A game was made here (from the creating thread)."""
@@ -340,6 +381,7 @@ async def _serve(args: argparse.Namespace) -> None:
             http_cors_origins=args.http_cors_origin,
             http_tls=(args.tls_cert, args.tls_key) if args.tls_cert and args.tls_key else None,
             house_bot_workers=args.house_bot_workers,
+            metrics_listen=args.metrics_listen or None,
         )
     except Exception as e:
         log.debug("start failed", exc_info=True)
@@ -354,6 +396,13 @@ async def _serve(args: argparse.Namespace) -> None:
         scheme = "https" if args.tls_cert else "http"
         log.info("HTTP (Connect, gRPC-Web, web app) on %s://%s:%d", scheme, http_host, app.http_port)
         print(f"boneyard-server serving HTTP on {scheme}://{http_host}:{app.http_port}", flush=True)
+    if app.metrics_port is not None:
+        metrics_host = args.metrics_listen.rsplit(":", 1)[0]
+        log.info("Prometheus metrics on http://%s:%d/metrics", metrics_host, app.metrics_port)
+        print(
+            f"boneyard-server serving metrics on http://{metrics_host}:{app.metrics_port}/metrics",
+            flush=True,
+        )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -412,7 +461,8 @@ def _span(text: str) -> timedelta | None:
 
 
 def _http_listen_address(text: str) -> str:
-    """argparse type of --http-listen: like --listen, or '' for no HTTP listener."""
+    """argparse type of --http-listen and --metrics-listen: like --listen, or '' for no
+    listener."""
     return _listen_address(text) if text else ""
 
 
@@ -467,6 +517,14 @@ def main(argv: list[str] | None = None) -> None:
         metavar="HOST:PORT",
         help="HOST:PORT to serve the same services over Connect and gRPC-Web, and the web app, "
         "on; '' for none (env BONEYARD_HTTP_LISTEN; default %(default)s)",
+    )
+    parser.add_argument(
+        "--metrics-listen",
+        type=_http_listen_address,
+        default=os.environ.get("BONEYARD_METRICS_LISTEN", ""),
+        metavar="HOST:PORT",
+        help="HOST:PORT to serve Prometheus metrics on, at /metrics (plain HTTP; keep it off "
+        "the public network); '' for none (env BONEYARD_METRICS_LISTEN; default none)",
     )
     parser.add_argument(
         "--http-cors-origin",
@@ -589,10 +647,19 @@ def main(argv: list[str] | None = None) -> None:
         default=os.environ.get("BONEYARD_LOG_LEVEL", "INFO"),
         help="(env BONEYARD_LOG_LEVEL; default %(default)s)",
     )
-    args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    parser.add_argument(
+        "--log-format",
+        type=str.lower,
+        choices=LOG_FORMATS,
+        default=os.environ.get("BONEYARD_LOG_FORMAT", "text").lower(),
+        help="text: one readable line per record; json: one JSON object per line, with the "
+        "call's request id, game, seat and account (env BONEYARD_LOG_FORMAT; default "
+        "%(default)s)",
     )
+    args = parser.parse_args(argv)
+    if args.log_format not in LOG_FORMATS:  # from the environment: argparse checks only flags
+        parser.error(f"BONEYARD_LOG_FORMAT must be one of {', '.join(LOG_FORMATS)}")
+    configure(args.log_level, args.log_format)
     try:
         asyncio.run(_serve(args))
     except StartupError as e:

@@ -601,6 +601,29 @@ class CompetitionStore:
             )
         return not hidden
 
+    # --- counts for the metrics -------------------------------------------------------
+
+    def games_by_status(self) -> dict[str, int]:
+        """How many games the database holds in each status."""
+        with self._read() as session:
+            rows = session.execute(
+                select(GameRow.status, func.count()).group_by(GameRow.status)
+            ).all()
+        return {str(status): int(count) for status, count in rows}
+
+    def tournament_games_in_play(self) -> int:
+        """Tournament games made and not over."""
+        with self._read() as session:
+            return int(
+                session.scalar(
+                    select(func.count())
+                    .select_from(TournamentGameRow)
+                    .join(GameRow, GameRow.id == TournamentGameRow.game_id)
+                    .where(GameRow.status.in_(("open", "playing")))
+                )
+                or 0
+            )
+
     def count_waiting(self, table_key: str, seen_since: datetime) -> int:
         with self._read() as session:
             return int(

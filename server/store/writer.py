@@ -110,9 +110,16 @@ class Writer:
     is queued and stops."""
 
     def __init__(
-        self, engine: Engine, *, notify_channel: str | None = None, name: str = "boneyard-writer"
+        self,
+        engine: Engine,
+        *,
+        notify_channel: str | None = None,
+        name: str = "boneyard-writer",
+        on_batch: Callable[[int], None] | None = None,
     ) -> None:
+        """``on_batch(size)``: told the size of each batch it commits (from its thread)."""
         self._engine = engine.execution_options(**{WRITE: True})
+        self._on_batch = on_batch
         self._notify_channel = notify_channel
         self._queue: queue.SimpleQueue[Append | None] = queue.SimpleQueue()
         self._conn: Connection | None = None
@@ -176,6 +183,11 @@ class Writer:
                 except Exception as error:  # noqa: BLE001 - handed to the waiting caller
                     self._drop_connection()
                     outcomes.append(_refusal(item, error))
+        if self._on_batch is not None:
+            try:
+                self._on_batch(len(batch))
+            except Exception:  # counting must not stop the writer
+                log.exception("the batch listener failed")
         for item, error in zip(batch, outcomes, strict=True):
             try:
                 item.done(error)

