@@ -5,7 +5,8 @@ There is one set of handlers: every Connect or gRPC-Web call is a call of the ve
 object the gRPC port serves (``GameServicer`` ...). ``bridge`` gives connectrpc's generated ASGI
 applications (``boneyard.v1.*_connect``) an object whose snake_case methods do what the gRPC
 interceptors do around those servicers — read the bearer token, count the client's streams,
-turn errors into the same status codes and messages — and call the CamelCase method with a
+turn errors into the same status codes and messages, refuse new calls and end the streams
+while the server shuts down (``boneyard.server.drain``) — and call the CamelCase method with a
 context that answers what the servicers ask of grpc's (the peer, the metadata, ``abort``).
 Streams that yield pre-encoded bytes (WatchGame) are decoded for connectrpc, which encodes
 each message for its protocol (binary or JSON).
@@ -43,6 +44,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
+from boneyard.server.drain import Drain, Grace
 from boneyard.server.interceptors import answer_for, use_credentials
 from boneyard.server.quotas import Quotas, peer_of
 from boneyard.v1 import (
@@ -133,16 +135,19 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-def bridge(service: ServiceDescriptor, servicer: object, quotas: Quotas) -> object:
+def bridge(
+    service: ServiceDescriptor, servicer: object, quotas: Quotas, drain: Drain | None = None
+) -> object:
     """An object with a snake_case method for each of ``service``'s methods (what connectrpc's
     generated ASGI application calls), each calling ``servicer``'s gRPC method."""
+    drain = drain or Drain()
     methods: dict[str, Callable[..., Any]] = {}
     for method in service.methods:
         handler = getattr(servicer, method.name)
         if method.server_streaming:
-            methods[_snake(method.name)] = _streaming(method, handler, quotas)
+            methods[_snake(method.name)] = _streaming(method, handler, quotas, drain)
         else:
-            methods[_snake(method.name)] = _unary(method, handler)
+            methods[_snake(method.name)] = _unary(method, handler, drain)
     return _Bridged(methods)
 
 
@@ -162,15 +167,16 @@ class _Bare:
 
 
 def _unary(
-    method: MethodDescriptor, handler: Callable[[Any, Any], Awaitable[Any]]
+    method: MethodDescriptor, handler: Callable[[Any, Any], Awaitable[Any]], drain: Drain
 ) -> Callable[[Any, RequestContext[Any, Any]], Awaitable[Any]]:
     path = f"/{method.containing_service.full_name}/{method.name}"
 
     async def call(request: Any, ctx: RequestContext[Any, Any]) -> Any:
         context = _Context(ctx)
         try:
+            drain.refuse()
             use_credentials(context.invocation_metadata())
-            return await handler(request, context)
+            return await drain.call(path, handler, request, context)
         except Exception as error:  # noqa: BLE001 - every error gets a status, as on gRPC
             raise _connect_error(error, path, context) from None
 
@@ -178,7 +184,10 @@ def _unary(
 
 
 def _streaming(
-    method: MethodDescriptor, handler: Callable[[Any, Any], AsyncIterator[Any]], quotas: Quotas
+    method: MethodDescriptor,
+    handler: Callable[[Any, Any], AsyncIterator[Any]],
+    quotas: Quotas,
+    drain: Drain,
 ) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]]:
     path = f"/{method.containing_service.full_name}/{method.name}"
     output = message_factory.GetMessageClass(method.output_type)
@@ -186,9 +195,10 @@ def _streaming(
     async def call(request: Any, ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
         context = _Context(ctx)
         try:
+            drain.refuse()
             use_credentials(context.invocation_metadata())
             with quotas.stream(peer_of(context.peer())):
-                async for message in handler(request, context):
+                async for message in drain.stream(path, handler(request, context)):
                     # WatchGame's messages are encoded once for every watcher (bytes).
                     yield output.FromString(message) if type(message) is bytes else message
         except Exception as error:  # noqa: BLE001 - every error gets a status, as on gRPC
@@ -226,9 +236,14 @@ def web_app_dir() -> Path | None:
 
 
 def http_app(
-    services: Services, quotas: Quotas, *, cors_origins: Sequence[str] = ()
+    services: Services,
+    quotas: Quotas,
+    *,
+    cors_origins: Sequence[str] = (),
+    drain: Drain | None = None,
 ) -> ASGIApp:
-    """The ASGI application of the HTTP listener."""
+    """The ASGI application of the HTTP listener; ``drain``: the server's, whose shutdown
+    refuses its calls and ends its streams as on the gRPC port."""
     routes: list[BaseRoute] = []
     for module, name, servicer in (
         (game_service_connect, "GameService", services.games),
@@ -237,7 +252,7 @@ def http_app(
         (archive_connect, "ArchiveService", services.archive),
     ):
         application = getattr(module, f"{name}ASGIApplication")(
-            bridge(_descriptor(name), servicer, quotas), read_max_bytes=MAX_REQUEST_BYTES
+            bridge(_descriptor(name), servicer, quotas, drain), read_max_bytes=MAX_REQUEST_BYTES
         )
         routes.append(Mount(application.path, app=application))
 
@@ -307,10 +322,17 @@ class HttpListener:
             await asyncio.sleep(0.01)
         return int(sock.getsockname()[1])
 
-    async def stop(self) -> None:
+    async def stop(self, grace: Grace | None = None) -> bool:
+        """Stop listening, and let the connections finish what they send (within ``grace``,
+        if given; then they are closed as they are); whether they all finished."""
         if self._task is None:
-            return
+            return True
         self._server.should_exit = True
+        finished = True
+        if grace is not None and not await grace.within(asyncio.shield(self._task)):
+            finished = False
+            self._server.force_exit = True
         with contextlib.suppress(asyncio.CancelledError):
             await self._task
         self._task = None
+        return finished
