@@ -67,7 +67,9 @@ class Grace:
             return event.is_set()
         waiters = [asyncio.ensure_future(event.wait()), asyncio.ensure_future(self._hurried.wait())]
         try:
-            await asyncio.wait(waiters, timeout=self.remaining(), return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(
+                waiters, timeout=self.remaining(), return_when=asyncio.FIRST_COMPLETED
+            )
         finally:
             for waiter in waiters:
                 waiter.cancel()
@@ -105,9 +107,7 @@ class Drain:
         if self.draining:
             raise Unavailable(REFUSED)
 
-    async def call(
-        self, method: str, handler: Callable[..., Awaitable[_T]], *args: Any
-    ) -> _T:
+    async def call(self, method: str, handler: Callable[..., Awaitable[_T]], *args: Any) -> _T:
         """``await handler(*args)``, counted as a call in flight of ``method``."""
         task = asyncio.current_task()
         assert task is not None
