@@ -42,8 +42,18 @@ from process_helpers import (
     watch,
 )
 
+from boneyard.server.accounts import key_hash, new_api_key
+from boneyard.server.app import GameApp
 from boneyard.server.drain import CUT, REFUSED, STREAM_ENDED
-from boneyard.v1 import events_pb2, game_service_connect, game_service_pb2, rules_pb2
+from boneyard.server.store import EventStore
+from boneyard.v1 import (
+    competition_pb2,
+    competition_pb2_grpc,
+    events_pb2,
+    game_service_connect,
+    game_service_pb2,
+    rules_pb2,
+)
 
 GRACE = 30.0
 """The grace of the main test: far more than a drain takes, so only a bug exceeds it."""
@@ -200,8 +210,22 @@ def _events(server: ServerProcess, game_id: str) -> list[events_pb2.Event]:
     return [m.event for m in messages]
 
 
+def an_account(database_url: str) -> str:
+    """A bot account made in the database before the server starts; its API key."""
+    store = EventStore.open(database_url, migrate=True)
+    try:
+        key = new_api_key()
+        GameApp(store).competition.create_account(
+            str(uuid.uuid4()), f"bot-{uuid.uuid4().hex[:8]}", "bot", key_hash(key)
+        )
+        return key
+    finally:
+        store.close()
+
+
 def test_sigterm_drains_then_exits_cleanly(tmp_path: Path, database_url: str) -> None:
     log = tmp_path / "server.log"
+    key = an_account(database_url)
     with ServerProcess.start(
         log,
         database_url,
@@ -234,6 +258,25 @@ def test_sigterm_drains_then_exits_cleanly(tmp_path: Path, database_url: str) ->
             health_pb2.HealthCheckRequest(service=""), timeout=WAIT * 4
         )
         readers.append(threading.Thread(target=health_watch, args=(health_call, statuses, endings)))
+        lobby = competition_pb2_grpc.LobbyServiceStub(server.channel())
+        auth = (("authorization", f"Bearer {key}"),)
+        for name, call in (
+            (
+                "seek",  # (a table of four: it waits)
+                lobby.Seek(
+                    competition_pb2.SeekRequest(rules=rules_pb2.Ruleset(preset="texas42")),
+                    metadata=auth,
+                    timeout=WAIT * 4,
+                ),
+            ),
+            (
+                "seats",
+                lobby.WatchSeats(
+                    competition_pb2.WatchSeatsRequest(), metadata=auth, timeout=WAIT * 4
+                ),
+            ),
+        ):
+            readers.append(threading.Thread(target=watch_grpc, args=(call, endings, name, [])))
         connect_open = threading.Event()
         readers.append(
             threading.Thread(
@@ -305,7 +348,12 @@ def test_sigterm_drains_then_exits_cleanly(tmp_path: Path, database_url: str) ->
         assert exited - signalled < GRACE
         text = server.log_text()
         assert_clean_log(text)
-        assert "shutting down" in text and "stopped" in text
+        # (3 calls and every stream were open at the signal: 3 + 1 WatchGame, Seek,
+        # WatchSeats, health's Watch)
+        assert (
+            "waiting up to" in text and "for 3 calls (SubmitAction 3) and ending 7 streams" in text
+        )
+        assert "INFO boneyard.server: stopped" in text
 
     # Every action in flight was answered (after its commit), then the next call was refused.
     for p in players:
@@ -315,7 +363,7 @@ def test_sigterm_drains_then_exits_cleanly(tmp_path: Path, database_url: str) ->
         assert p.refused.details() == REFUSED
     # Health said NOT_SERVING before any stream ended; each stream was ended by the server.
     not_serving = next(at for s, at in statuses if s == "NOT_SERVING")
-    assert set(endings) == {p.game_id for p in players} | {"health", "connect"}
+    assert set(endings) == {p.game_id for p in players} | {"health", "connect", "seek", "seats"}
     for name, ending in endings.items():
         assert ending.at > not_serving, name
         assert (ending.code, ending.message) == ("UNAVAILABLE", STREAM_ENDED), name
