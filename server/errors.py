@@ -12,6 +12,7 @@ __all__ = [
     "PreconditionFailed",
     "StaleVersion",
     "Unauthenticated",
+    "Unavailable",
 ]
 
 
@@ -50,3 +51,7 @@ class OutOfRange(AppError):
 class DeadlineExceeded(AppError):
     """Work given up because its time ran out: the caller's deadline, or a limit of the
     server's (verifying an uploaded record)."""
+
+
+class Unavailable(AppError):
+    """The server cannot take the call now (it is shutting down): try another server."""

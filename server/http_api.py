@@ -5,7 +5,8 @@ There is one set of handlers: every Connect or gRPC-Web call is a call of the ve
 object the gRPC port serves (``GameServicer`` ...). ``bridge`` gives connectrpc's generated ASGI
 applications (``boneyard.v1.*_connect``) an object whose snake_case methods do what the gRPC
 interceptors do around those servicers — read the bearer token, count the client's streams,
-turn errors into the same status codes and messages — and call the CamelCase method with a
+turn errors into the same status codes and messages, refuse new calls and end the streams
+while the server shuts down (``boneyard.server.drain``) — and call the CamelCase method with a
 context that answers what the servicers ask of grpc's (the peer, the metadata, ``abort``).
 Streams that yield pre-encoded bytes (WatchGame) are decoded for connectrpc, which encodes
 each message for its protocol (binary or JSON).
@@ -43,6 +44,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
+from boneyard.server.drain import Drain, Grace
 from boneyard.server.interceptors import answer_for, use_credentials
 from boneyard.server.observing import CallObserver, Outcome
 from boneyard.server.quotas import Quotas, peer_of
@@ -127,7 +129,9 @@ def _connect_error(error: Exception, method: str, context: _Context) -> ConnectE
         code, message = error.code, error.details
     else:
         code, message = answer_for(error, method, context.invocation_metadata())
-    return ConnectError(Code[code.name], message)
+    # connectrpc spells CANCELLED the Connect protocol's way.
+    name = "CANCELED" if code is grpc.StatusCode.CANCELLED else code.name
+    return ConnectError(Code[name], message)
 
 
 def _snake(name: str) -> str:
@@ -139,17 +143,20 @@ def bridge(
     servicer: object,
     quotas: Quotas,
     observer: CallObserver | None = None,
+    drain: Drain | None = None,
 ) -> object:
     """An object with a snake_case method for each of ``service``'s methods (what connectrpc's
     generated ASGI application calls), each calling ``servicer``'s gRPC method; ``observer``
-    counts, times and logs each call as ``ObservingInterceptor`` does on the gRPC port."""
+    counts, times and logs each call as ``ObservingInterceptor`` does on the gRPC port, and
+    ``drain`` refuses calls and ends streams on shutdown as ``DrainInterceptor`` does."""
+    drain = drain or Drain()
     methods: dict[str, Callable[..., Any]] = {}
     for method in service.methods:
         handler = getattr(servicer, method.name)
         if method.server_streaming:
-            methods[_snake(method.name)] = _streaming(method, handler, quotas, observer)
+            methods[_snake(method.name)] = _streaming(method, handler, quotas, observer, drain)
         else:
-            methods[_snake(method.name)] = _unary(method, handler, observer)
+            methods[_snake(method.name)] = _unary(method, handler, observer, drain)
     return _Bridged(methods)
 
 
@@ -192,6 +199,7 @@ def _unary(
     method: MethodDescriptor,
     handler: Callable[[Any, Any], Awaitable[Any]],
     observer: CallObserver | None,
+    drain: Drain,
 ) -> Callable[[Any, RequestContext[Any, Any]], Awaitable[Any]]:
     path = f"/{method.containing_service.full_name}/{method.name}"
 
@@ -199,8 +207,9 @@ def _unary(
         context = _Context(ctx)
         with _observed(observer, path, context, request, streaming=False) as outcome:
             try:
+                drain.refuse()
                 use_credentials(context.invocation_metadata())
-                return await handler(request, context)
+                return await drain.call(path, handler, request, context)
             except Exception as error:  # noqa: BLE001 - every error gets a status, as on gRPC
                 answer = _connect_error(error, path, context)
                 outcome.code = _status_of(answer)
@@ -214,6 +223,7 @@ def _streaming(
     handler: Callable[[Any, Any], AsyncIterator[Any]],
     quotas: Quotas,
     observer: CallObserver | None,
+    drain: Drain,
 ) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]]:
     path = f"/{method.containing_service.full_name}/{method.name}"
     output = message_factory.GetMessageClass(method.output_type)
@@ -222,9 +232,10 @@ def _streaming(
         context = _Context(ctx)
         with _observed(observer, path, context, request, streaming=True) as outcome:
             try:
+                drain.refuse()
                 use_credentials(context.invocation_metadata())
                 with quotas.stream(peer_of(context.peer())):
-                    async for message in handler(request, context):
+                    async for message in drain.stream(path, handler(request, context)):
                         # WatchGame's messages are encoded once for every watcher (bytes).
                         yield output.FromString(message) if type(message) is bytes else message
             except Exception as error:  # noqa: BLE001 - every error gets a status, as on gRPC
@@ -269,8 +280,11 @@ def http_app(
     *,
     cors_origins: Sequence[str] = (),
     observer: CallObserver | None = None,
+    drain: Drain | None = None,
 ) -> ASGIApp:
-    """The ASGI application of the HTTP listener (``observer``: counts and logs its calls)."""
+    """The ASGI application of the HTTP listener (``observer``: counts and logs its calls;
+    ``drain``: the server's, whose shutdown refuses its calls and ends its streams as on the
+    gRPC port)."""
     routes: list[BaseRoute] = []
     for module, name, servicer in (
         (game_service_connect, "GameService", services.games),
@@ -279,7 +293,7 @@ def http_app(
         (archive_connect, "ArchiveService", services.archive),
     ):
         application = getattr(module, f"{name}ASGIApplication")(
-            bridge(_descriptor(name), servicer, quotas, observer),
+            bridge(_descriptor(name), servicer, quotas, observer, drain),
             read_max_bytes=MAX_REQUEST_BYTES,
         )
         routes.append(Mount(application.path, app=application))
@@ -350,10 +364,17 @@ class HttpListener:
             await asyncio.sleep(0.01)
         return int(sock.getsockname()[1])
 
-    async def stop(self) -> None:
+    async def stop(self, grace: Grace | None = None) -> bool:
+        """Stop listening, and let the connections finish what they send (within ``grace``,
+        if given; then they are closed as they are); whether they all finished."""
         if self._task is None:
-            return
+            return True
         self._server.should_exit = True
+        finished = True
+        if grace is not None and not await grace.within(asyncio.shield(self._task)):
+            finished = False
+            self._server.force_exit = True
         with contextlib.suppress(asyncio.CancelledError):
             await self._task
         self._task = None
+        return finished

@@ -4,6 +4,8 @@ of the application's errors to status codes. Handlers raise ``AppError`` subclas
 
 - ``CredentialsInterceptor`` reads ``authorization: Bearer <seat token or API key>`` once per
   call into a context variable (a malformed header is UNAUTHENTICATED before any handler runs).
+- ``DrainInterceptor`` refuses new calls while the server shuts down, lets those in flight
+  finish and ends the streams when told (``boneyard.server.drain``).
 - ``ErrorInterceptor`` answers an error a handler raised (unary or streaming) with its status
   code and message; anything unexpected is logged with a request id and answered INTERNAL
   with that id, without its text (which may hold SQL and its parameters). It also bounds each
@@ -14,6 +16,7 @@ of the application's errors to status codes. Handlers raise ``AppError`` subclas
 from __future__ import annotations
 
 import contextvars
+import inspect
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
@@ -23,6 +26,7 @@ import grpc
 from boneyard import codec, engine
 from boneyard.record import MalformedRecord
 from boneyard.server import logs
+from boneyard.server.drain import Drain
 from boneyard.server.errors import (
     DeadlineExceeded,
     InvalidArgument,
@@ -32,6 +36,7 @@ from boneyard.server.errors import (
     PreconditionFailed,
     StaleVersion,
     Unauthenticated,
+    Unavailable,
 )
 from boneyard.server.logs import REQUEST_ID_HEADER
 from boneyard.server.quotas import QuotaExceeded, Quotas, peer_of
@@ -43,6 +48,7 @@ __all__ = [
     "MAX_MESSAGE",
     "REQUEST_ID_HEADER",
     "CredentialsInterceptor",
+    "DrainInterceptor",
     "ErrorInterceptor",
     "Oversized",
     "StreamQuotaInterceptor",
@@ -78,6 +84,7 @@ _STATUS_CODES: dict[type[BaseException], grpc.StatusCode] = {
     store_errors.InvalidCursor: grpc.StatusCode.INVALID_ARGUMENT,
     MalformedRecord: grpc.StatusCode.DATA_LOSS,
     QuotaExceeded: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    Unavailable: grpc.StatusCode.UNAVAILABLE,
 }
 
 _credentials: contextvars.ContextVar[str | None] = contextvars.ContextVar(
@@ -182,11 +189,26 @@ def _wrap(
         )
     if handler.unary_stream is not None:
         return grpc.unary_stream_rpc_method_handler(
-            stream(handler.unary_stream),
+            stream(_yielding(handler.unary_stream)),
             request_deserializer=deserialize,
             response_serializer=_bytes_as_they_are(handler.response_serializer),
         )
     return handler
+
+
+def _yielding(handler: Handler) -> Handler:
+    """A streaming handler as an async generator: one that writes its messages itself
+    (``context.write``, as grpc's health service's Watch does) becomes a generator that yields
+    none, so that the wrappers, which iterate what they wrap, can wrap it too."""
+    if not inspect.iscoroutinefunction(handler):
+        return handler
+
+    async def call(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        await handler(request, context)
+        return
+        yield  # (makes this a generator)
+
+    return call
 
 
 def _bytes_as_they_are(
@@ -277,6 +299,42 @@ class StreamQuotaInterceptor(_Wrapping):
             return call
 
         return _wrap(handler, unary, stream)
+
+
+class DrainInterceptor(_Wrapping):
+    """Calls while the server shuts down (``Drain``): new ones are refused UNAVAILABLE (the
+    health service's excepted: it says NOT_SERVING meanwhile), those in flight are counted
+    until they finish, and the streams end when the drain ends them."""
+
+    def __init__(self, drain: Drain) -> None:
+        super().__init__()
+        self._drain = drain
+
+    def wrap(
+        self, handler: grpc.RpcMethodHandler | None, method: str
+    ) -> grpc.RpcMethodHandler | None:
+        drain = self._drain
+        refuse = (lambda: None) if method.startswith(_HEALTH) else drain.refuse
+
+        def unary(inner: Handler) -> Handler:
+            async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
+                refuse()
+                return await drain.call(method, inner, request, context)
+
+            return call
+
+        def stream(inner: Handler) -> Handler:
+            async def call(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+                refuse()
+                async for message in drain.stream(method, inner(request, context)):
+                    yield message
+
+            return call
+
+        return _wrap(handler, unary, stream)
+
+
+_HEALTH = "/grpc.health.v1.Health/"
 
 
 class ErrorInterceptor(_Wrapping):

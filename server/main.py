@@ -1,11 +1,15 @@
 """``boneyard-server``: the gRPC server on SQLite (default) or PostgreSQL.
 
     boneyard-server [--database-url URL] [--listen HOST:PORT] [--signing-key FILE]
+                    [--shutdown-grace SECONDS]
     boneyard-server admin create-bot NAME | create-player NAME | accounts | revoke KEY_OR_NAME
                           | rotate NAME | signing-key
 
 Also ``BONEYARD_DATABASE_URL`` and ``BONEYARD_LISTEN``; defaults ``sqlite:///boneyard.db``
 (a file in the working directory) and ``127.0.0.1:50051``. The schema is migrated on start.
+
+SIGTERM or SIGINT drains the server (``Boneyard.shut_down``) and exits 0; a second signal cuts
+the drain's grace short.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import logging
 import os
 import signal
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from datetime import timedelta
 
@@ -32,12 +37,14 @@ from boneyard.server.archive_api import ARCHIVE_SERVICE_NAME, REQUEST_LIMITS, ar
 from boneyard.server.bot_workers import DEFAULT_WORKERS, MAX_WORKERS
 from boneyard.server.clocks import ClockKeeper
 from boneyard.server.competition_api import LobbyServicer, TournamentServicer
+from boneyard.server.drain import Drain, Grace
 from boneyard.server.feed import Feed
 from boneyard.server.games import MAX_LIVE_GAMES, GameHost, LiveGame
 from boneyard.server.house_bots import HouseBots
 from boneyard.server.http_api import HttpListener, Services, http_app
 from boneyard.server.interceptors import (
     CredentialsInterceptor,
+    DrainInterceptor,
     ErrorInterceptor,
     StreamQuotaInterceptor,
 )
@@ -70,6 +77,9 @@ log = logging.getLogger("boneyard.server")
 DEFAULT_DATABASE_URL = "sqlite:///boneyard.db"
 DEFAULT_LISTEN = "127.0.0.1:50051"
 DEFAULT_HTTP_LISTEN = "127.0.0.1:8080"
+DEFAULT_SHUTDOWN_GRACE = 10.0
+"""Seconds a shutdown may take to let the calls in flight finish and the streams end."""
+MAX_SHUTDOWN_GRACE = 3600.0
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 LOBBY_SERVICE_NAME = competition_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name
 TOURNAMENT_SERVICE_NAME = competition_pb2.DESCRIPTOR.services_by_name["TournamentService"].full_name
@@ -132,6 +142,7 @@ async def create_server(
         interceptors=[
             ObservingInterceptor(parts.observer),  # outermost: it sees the status answered
             ErrorInterceptor(REQUEST_LIMITS),
+            DrainInterceptor(parts.drain),
             CredentialsInterceptor(),
             StreamQuotaInterceptor(quotas),
         ],
@@ -144,7 +155,7 @@ async def create_server(
     archive = archive_servicer(store, signer, verify_seconds=verify_seconds)
     archive_pb2_grpc.add_ArchiveServiceServicer_to_server(archive, server)
     archive_service = ARCHIVE_SERVICE_NAME
-    health_servicer = health.aio.HealthServicer()
+    health_servicer = parts.health
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     services = (SERVICE_NAME, LOBBY_SERVICE_NAME, TOURNAMENT_SERVICE_NAME, archive_service)
     reflection.enable_server_reflection(
@@ -167,7 +178,11 @@ async def create_server(
     if http_listen:
         services_over_http = Services(parts.games, lobby, tournaments, archive, health_servicer)
         app = http_app(
-            services_over_http, quotas, cors_origins=http_cors_origins, observer=parts.observer
+            services_over_http,
+            quotas,
+            cors_origins=http_cors_origins,
+            observer=parts.observer,
+            drain=parts.drain,
         )
         parts.http = HttpListener(app, tls=http_tls)
         host, _, http_port = http_listen.rpartition(":")
@@ -259,6 +274,9 @@ class Boneyard:
         self.metrics_listener: MetricsListener | None = None
         self.metrics_port: int | None = None
         """The metrics listener's port, when there is one."""
+        self.drain = Drain()
+        self.health = health.aio.HealthServicer()
+        """The health service of every door (the HTTP listener's ``/healthz`` asks it too)."""
         self.http: HttpListener | None = None
         self.http_port: int | None = None
         """The HTTP listener's port, when there is one."""
@@ -291,16 +309,61 @@ class Boneyard:
             await asyncio.wait_for(self.listener.ready.wait(), 30)
 
     async def stop(self) -> None:
+        """Stop the HTTP listener and the background work at once (not draining)."""
         if self.http is not None:
             await self.http.stop()
+        await self._stop_metrics()
+        await self._stop_background()
+
+    async def _stop_metrics(self) -> None:
         if self.metrics_listener is not None:
             await asyncio.to_thread(self.metrics_listener.stop)
             self.metrics_listener = None
+
+    async def _stop_background(self) -> None:
+        """Stop the clock keeper, director, lobby heartbeat, sweeper, listener, and the house
+        bots with their worker processes (an action they have in flight still commits)."""
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks.clear()
         await self.house.stop()
+
+    async def shut_down(self, server: grpc.aio.Server, grace: Grace) -> None:
+        """Drain, within ``grace``: health says NOT_SERVING (every service) and new calls are
+        refused UNAVAILABLE at once, the background work stops, the calls in flight finish
+        (their actions commit), the streams end UNAVAILABLE, the listeners close. What is left
+        when the grace runs out is cut, with a WARNING naming it. Then ``close``."""
+        log.info(
+            "shutting down: NOT_SERVING, refusing new calls; waiting up to %.1f s for %s and "
+            "ending %s",
+            grace.remaining(),
+            _described(self.drain.calls(), "call") or "no call in flight",
+            _described(self.drain.streams(), "stream") or "no stream",
+        )
+        self.drain.begin()
+        await self.health.enter_graceful_shutdown()
+        await self._stop_background()
+        if not await self.drain.calls_finished(grace):
+            log.warning(
+                "the shutdown grace ran out with %s in flight: cut (answered UNAVAILABLE)",
+                _described(self.drain.calls(), "call"),
+            )
+            self.drain.cut_calls()
+            await self.drain.calls_finished(Grace(_SETTLE))
+        if not await self.drain.end_streams(grace if grace.remaining() else Grace(_SETTLE)):
+            log.warning(
+                "%s did not end when told to: closed with the server",
+                _described(self.drain.streams(), "stream"),
+            )
+        if self.http is not None and not await self.http.stop(
+            grace if grace.remaining() else Grace(_SETTLE)
+        ):
+            log.warning("the HTTP listener's connections did not close in time: dropped")
+        await server.stop(grace=max(grace.remaining(), _SETTLE))
+        await self._stop_metrics()  # scraped until the end: the drain shows in it
+        self.close()
+        log.info("stopped")
 
     def close(self) -> None:
         """Stop the house bots' workers, commit what the writer holds, close the database."""
@@ -354,6 +417,19 @@ class Boneyard:
         self.house.rescan()
 
 
+_SETTLE = 0.5
+"""Seconds that what was cut (or told to end) when the grace ran out has to settle."""
+
+
+def _described(counts: Counter[str], what: str) -> str:
+    """``3 calls (SubmitAction 2, GetView 1)``; empty for none."""
+    total = sum(counts.values())
+    if not total:
+        return ""
+    methods = ", ".join(f"{m.rsplit('/', 1)[-1]} {n}" for m, n in counts.most_common())
+    return f"{total} {what}{'s' if total > 1 else ''} ({methods})"
+
+
 class StartupError(Exception):
     """The server could not start (database unreachable or not migratable, port unusable)."""
 
@@ -404,14 +480,24 @@ async def _serve(args: argparse.Namespace) -> None:
             flush=True,
         )
     stop = asyncio.Event()
+    grace: Grace | None = None
+
+    def signalled(sig: signal.Signals) -> None:
+        nonlocal grace
+        if grace is None:
+            log.info("%s: shutting down", sig.name)
+            grace = Grace(args.shutdown_grace)
+            stop.set()
+        elif not grace.hurried:
+            log.warning("%s again: cutting the shutdown grace short", sig.name)
+            grace.hurry()
+
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+        loop.add_signal_handler(sig, signalled, sig)
     await stop.wait()
-    log.info("stopping")
-    await app.stop()
-    await server.stop(grace=2)
-    app.close()
+    assert grace is not None
+    await app.shut_down(server, grace)
 
 
 def _redacted(url: str) -> str:
@@ -464,6 +550,19 @@ def _http_listen_address(text: str) -> str:
     """argparse type of --http-listen and --metrics-listen: like --listen, or '' for no
     listener."""
     return _listen_address(text) if text else ""
+
+
+def _grace(text: str) -> float:
+    """argparse type of --shutdown-grace: seconds, 0 .. MAX_SHUTDOWN_GRACE."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds <= MAX_SHUTDOWN_GRACE:  # (NaN too)
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of seconds from 0 to {MAX_SHUTDOWN_GRACE:g}"
+        )
+    return seconds
 
 
 def _live_games(text: str) -> int:
@@ -630,6 +729,16 @@ def main(argv: list[str] | None = None) -> None:
         metavar="N",
         help="processes that decide for the house bots (started at the first house bot's "
         "turn) (env BONEYARD_HOUSE_BOT_WORKERS; default %(default)s)",
+    )
+    parser.add_argument(
+        "--shutdown-grace",
+        type=_grace,
+        default=_grace(os.environ.get("BONEYARD_SHUTDOWN_GRACE", str(DEFAULT_SHUTDOWN_GRACE))),
+        metavar="SECONDS",
+        help="on SIGTERM or SIGINT: seconds to let the calls in flight finish and the streams "
+        "end (health says NOT_SERVING and new calls are refused meanwhile); what is left then "
+        "is cut, and the exit is 0 either way; a second signal cuts it short "
+        "(env BONEYARD_SHUTDOWN_GRACE; default %(default)g)",
     )
     parser.add_argument(
         "--sqlite-synchronous",

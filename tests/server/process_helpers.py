@@ -247,6 +247,15 @@ class ServerProcess:
         self.proc.wait(timeout=30)
         self._close_channels()
 
+    def signal(self, sig: signal.Signals) -> None:
+        """Send ``sig`` (SIGTERM, SIGINT ...) without waiting; nothing if it has exited."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+
+    def wait_exit(self, timeout: float = 20.0) -> int:
+        """Wait for the process to exit; its exit code (``TimeoutExpired`` if it does not)."""
+        return self.proc.wait(timeout=timeout)
+
     def terminate(self, timeout: float = 20.0) -> int:
         """SIGTERM; return the exit code (raises ``TimeoutExpired`` if it does not stop)."""
         if self.proc.poll() is None:

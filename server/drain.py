@@ -1,0 +1,207 @@
+"""Graceful shutdown: what the server does between SIGTERM and its exit.
+
+``Drain`` is the one object every door (the gRPC port's ``DrainInterceptor``, the HTTP
+listener's bridge) asks about each call:
+
+- once the drain has begun, a new call is refused ``UNAVAILABLE`` (``REFUSED``), so a client
+  goes to another server; the health service stays open, to say NOT_SERVING;
+- a unary call in flight is let finish (an action commits before it is answered), and is
+  counted so that the shutdown knows when none is left (``calls_finished``); one still running
+  when the grace runs out is cancelled by the drain (``cut_calls``) and answered ``UNAVAILABLE``
+  (``CUT``): never cancelled under grpc's feet, which logs a traceback;
+- a stream is ended by the server (``end_streams``) with ``UNAVAILABLE`` (``STREAM_ENDED``): a
+  client reconnects elsewhere and resumes from the last version it got.
+
+``Grace`` is the time the whole drain may take (``--shutdown-grace``); a second signal cuts it
+short (``hurry``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+
+from boneyard.server.errors import Unavailable
+
+__all__ = ["CUT", "REFUSED", "STREAM_ENDED", "Drain", "Grace"]
+
+_T = TypeVar("_T")
+
+REFUSED = "the server is shutting down; reconnect to another server"
+STREAM_ENDED = (
+    "the server is shutting down; reconnect to another server and resume from the last "
+    "version received"
+)
+CUT = (
+    "the server is shutting down and could not finish this call within its grace; retry it "
+    "on another server (an action retried with the same request_id is applied at most once)"
+)
+"""All three begin alike, so a client can tell a shutdown from any other UNAVAILABLE."""
+
+
+class Grace:
+    """The time left to drain: ``seconds`` from now, or none once ``hurry`` was called (a
+    second signal)."""
+
+    def __init__(self, seconds: float) -> None:
+        self._end = time.monotonic() + seconds
+        self._hurried = asyncio.Event()
+
+    def hurry(self) -> None:
+        self._hurried.set()
+
+    @property
+    def hurried(self) -> bool:
+        return self._hurried.is_set()
+
+    def remaining(self) -> float:
+        return 0.0 if self.hurried else max(self._end - time.monotonic(), 0.0)
+
+    async def wait(self, event: asyncio.Event) -> bool:
+        """Wait for ``event`` while there is time left; whether it came."""
+        if event.is_set() or not self.remaining():
+            return event.is_set()
+        waiters = [asyncio.ensure_future(event.wait()), asyncio.ensure_future(self._hurried.wait())]
+        try:
+            await asyncio.wait(
+                waiters, timeout=self.remaining(), return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
+            for waiter in waiters:
+                waiter.cancel()
+        return event.is_set()
+
+    async def within(self, work: Awaitable[Any]) -> bool:
+        """Await ``work`` while there is time left (it goes on after that); whether it ended."""
+        task = asyncio.ensure_future(work)
+        ended = asyncio.Event()
+        task.add_done_callback(lambda _: ended.set())
+        if not await self.wait(ended):
+            return False
+        await task  # raises what it raised
+        return True
+
+
+class Drain:
+    def __init__(self) -> None:
+        self.draining = False
+        self._calls: dict[asyncio.Task[Any], str] = {}
+        """The unary calls in flight, by the task running each, with its method."""
+        self._cut: set[asyncio.Task[Any]] = set()
+        self._streams: Counter[str] = Counter()
+        """The open streams by method."""
+        self._settled = asyncio.Event()
+        """Set whenever a call or stream ends."""
+        self._end: asyncio.Future[None] | None = None
+        """Done when the streams are to end (made on the event loop, by the first stream)."""
+        self._ending = False
+
+    # ------------------------------------------------------------ the doors
+
+    def refuse(self) -> None:
+        """``Unavailable`` once the drain has begun: a new call goes elsewhere."""
+        if self.draining:
+            raise Unavailable(REFUSED)
+
+    async def call(self, method: str, handler: Callable[..., Awaitable[_T]], *args: Any) -> _T:
+        """``await handler(*args)``, counted as a call in flight of ``method``."""
+        task = asyncio.current_task()
+        assert task is not None
+        self._calls[task] = method
+        try:
+            return await handler(*args)
+        except asyncio.CancelledError:
+            if task not in self._cut:
+                raise  # the client went away
+            task.uncancel()
+            raise Unavailable(CUT) from None
+        finally:
+            del self._calls[task]
+            self._cut.discard(task)
+            self._settled.set()
+
+    async def stream(self, method: str, messages: AsyncIterator[_T]) -> AsyncIterator[_T]:
+        """``messages``, until they end or the drain ends the streams (``Unavailable``).
+
+        Each message is awaited in a task of its own, raced against the end; every such task
+        runs in this stream's one context, so what the handler set in it (the caller's
+        credentials) stays set from one message to the next."""
+        if self._end is None:
+            self._end = asyncio.get_running_loop().create_future()
+            if self._ending:
+                self._end.set_result(None)
+        end = self._end
+        context = contextvars.copy_context()
+        step: asyncio.Task[_T] | None = None
+        self._streams[method] += 1
+        try:
+            while True:
+                step = asyncio.get_running_loop().create_task(_next(messages), context=context)
+                await asyncio.wait((step, end), return_when=asyncio.FIRST_COMPLETED)
+                if not step.done():
+                    raise Unavailable(STREAM_ENDED)
+                try:
+                    message = step.result()
+                except StopAsyncIteration:
+                    return
+                step = None
+                yield message
+        finally:
+            if step is not None and not step.done():
+                step.cancel()
+                await asyncio.gather(step, return_exceptions=True)
+            aclose = getattr(messages, "aclose", None)
+            if aclose is not None:  # (a no-op if the handler has ended)
+                await aclose()
+            self._streams[method] -= 1
+            if not self._streams[method]:
+                del self._streams[method]
+            self._settled.set()
+
+    # ------------------------------------------------------------ the shutdown
+
+    def begin(self) -> None:
+        """Refuse new calls from now on."""
+        self.draining = True
+
+    def calls(self) -> Counter[str]:
+        """The unary calls in flight, by method."""
+        return Counter(self._calls.values())
+
+    def streams(self) -> Counter[str]:
+        """The open streams, by method."""
+        return Counter(self._streams)
+
+    async def calls_finished(self, grace: Grace) -> bool:
+        """Wait, within ``grace``, until no unary call is in flight; whether none is."""
+        return await self._until(lambda: not self._calls, grace)
+
+    def cut_calls(self) -> None:
+        """Cancel the unary calls in flight: each is answered ``UNAVAILABLE`` (``CUT``)."""
+        for task in self._calls:
+            if task not in self._cut:
+                self._cut.add(task)
+                task.cancel()
+
+    async def end_streams(self, grace: Grace) -> bool:
+        """End every stream (``UNAVAILABLE``, ``STREAM_ENDED``) and wait, within ``grace``,
+        until they have; whether they all have."""
+        self._ending = True
+        if self._end is not None and not self._end.done():
+            self._end.set_result(None)
+        return await self._until(lambda: not self._streams, grace)
+
+    async def _until(self, done: Callable[[], bool], grace: Grace) -> bool:
+        while not done():
+            self._settled.clear()
+            if not await grace.wait(self._settled):
+                return done()
+        return True
+
+
+async def _next(messages: AsyncIterator[_T]) -> _T:
+    return await messages.__anext__()
