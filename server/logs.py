@@ -17,7 +17,7 @@ import json
 import logging
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -42,9 +42,11 @@ LOG_FORMATS = ("text", "json")
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CallFields:
-    """What the log knows of the call being handled."""
+    """What the log knows of the call being handled. Changed in place: a call's work may run
+    in tasks of its own (the drain races each stream message against the shutdown), whose
+    copies of the context hold this same object, so what they learn reaches the access line."""
 
     request_id: str
     game: str | None = None
@@ -94,15 +96,12 @@ def known(*, game: str | None = None, seat: int | None = None, account: str | No
     fields = _call.get()
     if fields is None:
         return
-    changes: dict[str, Any] = {}
     if game:
-        changes["game"] = game
+        fields.game = game
     if seat is not None:
-        changes["seat"] = seat
+        fields.seat = seat
     if account:
-        changes["account"] = account
-    if changes:
-        _call.set(replace(fields, **changes))
+        fields.account = account
 
 
 _RESERVED = frozenset(

@@ -395,8 +395,8 @@ def test_person_plays_moon_in_the_terminal_against_the_servers_house_bots(
     assert summary.status == FINISHED
     assert [(s.player_name, s.house_bot) for s in summary.seats] == [
         ("tester", ""),
-        ("random bot", "random"),
-        ("random bot", "random"),
+        ("random bot 1", "random"),
+        ("random bot 2", "random"),
     ]
     events = full_log(api, t.game_id)
     assert questions and events_by(events, "tile_played", 1) and events_by(events, "tile_played", 2)
