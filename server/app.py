@@ -213,7 +213,10 @@ class GameApp:
     def account_for(self, key: str | None) -> Account:
         """The account an API key belongs to."""
         if key is None:
-            raise Unauthenticated("this call needs an account's API key: 'authorization: Bearer <key>'")
+            raise Unauthenticated(
+                "this call needs an account's API key: 'authorization: Bearer <key>'",
+                reason="API_KEY_REQUIRED",
+            )
         account = None
         if is_api_key(key):
             hashed = key_hash(key)
@@ -224,7 +227,7 @@ class GameApp:
             if account is not None:
                 self._accounts[hashed] = (account, time.monotonic() + _ACCOUNT_TTL)
         if account is None:
-            raise Unauthenticated("this API key belongs to no account")
+            raise Unauthenticated("this API key belongs to no account", reason="BAD_API_KEY")
         return account
 
     def organiser_for(self, key: str | None) -> Account:
@@ -234,7 +237,8 @@ class GameApp:
         if account.kind != "player":
             raise PermissionDenied(
                 f"{account.name!r} is a bot account: only a player's account organises games "
-                f"and tournaments for others (boneyard-server admin create-player NAME)"
+                f"and tournaments for others (boneyard-server admin create-player NAME)",
+                reason="NOT_AN_ORGANISER",
             )
         return account
 
@@ -246,7 +250,7 @@ class GameApp:
         try:
             rows = self._store.load_events(game_id)
         except store_errors.GameNotFound:
-            raise NotFound(f"no game {game_id}") from None
+            raise NotFound(f"no game {game_id}", game_id=game_id) from None
         state = engine.replay(codec.decode_event(row.payload) for row in rows)
         return state, len(rows)
 
@@ -269,7 +273,9 @@ class GameApp:
         if self.embargoed(game_id):
             raise PermissionDenied(
                 f"game {game_id} plays a tournament deal that is being played at other tables: "
-                f"it can be watched when every playing of the deal is over"
+                f"it can be watched when every playing of the deal is over",
+                reason="EMBARGOED",
+                game_id=game_id,
             )
 
     def _deal_secret(self, game_id: str) -> bytes | None:
@@ -296,7 +302,7 @@ def rules_for(preset: str, options: Mapping[str, Any]) -> engine.Ruleset:
     try:
         return engine.ruleset(preset, options)
     except engine.RulesetError as e:
-        raise InvalidArgument(str(e)) from None
+        raise InvalidArgument(str(e), reason=e.reason) from None
 
 
 def check_house_bots(
