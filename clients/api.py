@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Self
 
 import grpc
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
 
 from boneyard.v1 import (
     actions_pb2,
@@ -29,8 +31,10 @@ __all__ = [
     "TIMEOUT_POLICIES",
     "Client",
     "OptionError",
+    "Refusal",
     "Transport",
     "open_channel",
+    "refusal",
     "ruleset_request",
     "time_control",
     "transport",
@@ -122,6 +126,44 @@ class Transport:
 transport = Transport()
 """The transport of every channel this process opens (``boneyard --tls [--ca FILE]`` sets
 it; a program using ``Client`` may too)."""
+
+
+ERROR_DOMAIN = "boneyard.v1"
+"""The ``ErrorInfo.domain`` of the server's refusals."""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A refused call as a program reads it: the status code, the message (prose for people),
+    and the ``ErrorInfo``'s stable ``reason`` (``NOT_YOUR_TURN`` ..., the ``ErrorReason``
+    values of boneyard/v1/errors.proto without their prefix; "" when the answer carried none,
+    e.g. a connection that failed before reaching the server) and ``metadata``."""
+
+    code: grpc.StatusCode
+    message: str
+    reason: str = ""
+    metadata: Mapping[str, str] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return f"{self.code.name}: {self.message}"
+
+
+def refusal(error: grpc.RpcError) -> Refusal:
+    """What the server said in refusing a call (``rpc_status.from_call``: the
+    ``google.rpc.Status`` of its trailers)."""
+    code: grpc.StatusCode = error.code()  # type: ignore[attr-defined]
+    message: str = error.details() or ""  # type: ignore[attr-defined]
+    try:
+        status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    except ValueError:  # a status that contradicts the call's code: not the server's
+        status = None
+    for detail in status.details if status is not None else ():
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            if info.domain == ERROR_DOMAIN:
+                return Refusal(code, message, info.reason, dict(info.metadata))
+    return Refusal(code, message)
 
 
 def open_channel(

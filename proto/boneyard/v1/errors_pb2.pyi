@@ -97,7 +97,9 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     ERROR_REASON_BAD_GAME_ID: _ErrorReason.ValueType  # 25
     """A game id that is not one (a malformed id; an unknown one is GAME_NOT_FOUND)."""
     ERROR_REASON_MALFORMED_RECORD: _ErrorReason.ValueType  # 26
-    """An uploaded game record that is not a record (DATA_LOSS)."""
+    """A game in the server's store that it cannot make a record of (DATA_LOSS): a store this
+    server did not write. (An uploaded record's faults are VerifyRecord's findings.)
+    """
     ERROR_REASON_MALFORMED_AUTHORIZATION: _ErrorReason.ValueType  # 30
     """Who is calling: UNAUTHENTICATED or PERMISSION_DENIED.
 
@@ -240,7 +242,9 @@ ERROR_REASON_BAD_PAGE_TOKEN: ErrorReason.ValueType  # 24
 ERROR_REASON_BAD_GAME_ID: ErrorReason.ValueType  # 25
 """A game id that is not one (a malformed id; an unknown one is GAME_NOT_FOUND)."""
 ERROR_REASON_MALFORMED_RECORD: ErrorReason.ValueType  # 26
-"""An uploaded game record that is not a record (DATA_LOSS)."""
+"""A game in the server's store that it cannot make a record of (DATA_LOSS): a store this
+server did not write. (An uploaded record's faults are VerifyRecord's findings.)
+"""
 ERROR_REASON_MALFORMED_AUTHORIZATION: ErrorReason.ValueType  # 30
 """Who is calling: UNAUTHENTICATED or PERMISSION_DENIED.
 

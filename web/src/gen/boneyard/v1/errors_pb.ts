@@ -187,7 +187,8 @@ export enum ErrorReason {
   BAD_GAME_ID = 25,
 
   /**
-   * An uploaded game record that is not a record (DATA_LOSS).
+   * A game in the server's store that it cannot make a record of (DATA_LOSS): a store this
+   * server did not write. (An uploaded record's faults are VerifyRecord's findings.)
    *
    * @generated from enum value: ERROR_REASON_MALFORMED_RECORD = 26;
    */
