@@ -5,12 +5,15 @@ Only the generated API code (``boneyard.v1``) and the standard library are used 
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Self
 
 import grpc
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
 
 from boneyard.v1 import (
     actions_pb2,
@@ -25,12 +28,16 @@ from boneyard.v1 import (
 )
 
 __all__ = [
+    "CHANNEL_OPTIONS",
     "DEFAULT_SERVER",
+    "RETRY_SERVICE_CONFIG",
     "TIMEOUT_POLICIES",
     "Client",
     "OptionError",
+    "Refusal",
     "Transport",
     "open_channel",
+    "refusal",
     "ruleset_request",
     "time_control",
     "transport",
@@ -124,11 +131,88 @@ transport = Transport()
 it; a program using ``Client`` may too)."""
 
 
+ERROR_DOMAIN = "boneyard.v1"
+"""The ``ErrorInfo.domain`` of the server's refusals."""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A refused call as a program reads it: the status code, the message (prose for people),
+    and the ``ErrorInfo``'s stable ``reason`` (``NOT_YOUR_TURN`` ..., the ``ErrorReason``
+    values of boneyard/v1/errors.proto without their prefix; "" when the answer carried none,
+    e.g. a connection that failed before reaching the server) and ``metadata``."""
+
+    code: grpc.StatusCode
+    message: str
+    reason: str = ""
+    metadata: Mapping[str, str] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return f"{self.code.name}: {self.message}"
+
+
+def refusal(error: grpc.RpcError) -> Refusal:
+    """What the server said in refusing a call (``rpc_status.from_call``: the
+    ``google.rpc.Status`` of its trailers)."""
+    code: grpc.StatusCode = error.code()  # type: ignore[attr-defined]
+    message: str = error.details() or ""  # type: ignore[attr-defined]
+    try:
+        status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    except ValueError:  # a status that contradicts the call's code: not the server's
+        status = None
+    for detail in status.details if status is not None else ():
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            if info.domain == ERROR_DOMAIN:
+                return Refusal(code, message, info.reason, dict(info.metadata))
+    return Refusal(code, message)
+
+
+RETRY_SERVICE_CONFIG = {
+    "methodConfig": [
+        {
+            "name": [
+                {"service": f"boneyard.v1.{service}"}
+                for service in ("GameService", "LobbyService", "TournamentService", "ArchiveService")
+            ],
+            "retryPolicy": {
+                "maxAttempts": 5,
+                "initialBackoff": "0.2s",
+                "maxBackoff": "2s",
+                "backoffMultiplier": 2,
+                "retryableStatusCodes": ["UNAVAILABLE"],
+            },
+        }
+    ]
+}
+"""gRPC's own retries (a service config, not a loop of ours): a call answered UNAVAILABLE (the
+server restarting, a connection that dropped) is tried again up to 5 times, 0.2 s to 2 s
+apart. Safe because every call that changes something carries a request id the server
+answers a retry of without applying it twice (CreateGame, TakeSeat, SubmitAction); a stream
+is retried only before its first message."""
+
+CHANNEL_OPTIONS: list[tuple[str, Any]] = [
+    ("grpc.enable_retries", 1),
+    ("grpc.service_config", json.dumps(RETRY_SERVICE_CONFIG)),
+    # Ping a quiet connection every 60 s (the server accepts one every 30 s, see
+    # boneyard.server.keepalive), also with no data moving: a WatchGame stream waiting for the
+    # next move stays open through NATs that forget idle connections.
+    ("grpc.keepalive_time_ms", 60_000),
+    ("grpc.keepalive_timeout_ms", 20_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.max_pings_without_data", 0),
+]
+"""The options of every channel ``open_channel`` makes (its caller's are added after)."""
+
+
 def open_channel(
     address: str, options: list[tuple[str, Any]] | None = None
 ) -> grpc.Channel:
-    """A channel to ``address`` over ``transport``. Without TLS, seat tokens and API keys
-    travel in the clear."""
+    """A channel to ``address`` over ``transport``, with ``CHANNEL_OPTIONS`` (retries on
+    UNAVAILABLE, keepalive) and ``options``. Without TLS, seat tokens and API keys travel in
+    the clear."""
+    options = CHANNEL_OPTIONS + list(options or [])
     if transport.tls:
         credentials = grpc.ssl_channel_credentials(root_certificates=transport.ca)
         return grpc.secure_channel(address, credentials, options=options)
@@ -188,6 +272,8 @@ class Client:
         )
         if time_control is not None:
             request.time_control.CopyFrom(time_control)
+        # The id makes the channel's retry of a lost answer get this game, not a second one.
+        request.request_id = str(uuid.uuid4())
         return self._stub.CreateGame(request, metadata=self._auth(key)).game
 
     def game(self, game_id: str) -> game_pb2.GameSummary:
@@ -205,7 +291,9 @@ class Client:
                 return
 
     def take_seat(self, game_id: str, player_name: str, seat: int | None = None) -> tuple[int, str]:
-        request = game_service_pb2.TakeSeatRequest(game_id=game_id, player_name=player_name)
+        request = game_service_pb2.TakeSeatRequest(
+            game_id=game_id, player_name=player_name, request_id=str(uuid.uuid4())
+        )
         if seat is not None:
             request.seat = seat
         response = self._stub.TakeSeat(request)

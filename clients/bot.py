@@ -20,7 +20,7 @@ import grpc
 
 from boneyard import codec
 from boneyard.bots import Strategy
-from boneyard.clients.api import Client
+from boneyard.clients.api import Client, refusal
 from boneyard.v1 import view_pb2
 
 __all__ = ["RETRY_CODES", "Bot", "BotGaveUp"]
@@ -90,6 +90,9 @@ class Bot:
                 finally:
                     stream.cancel()
             except grpc.RpcError as error:
+                # Not the channel's retry policy (api.RETRY_SERVICE_CONFIG): that one covers a
+                # blip of a few seconds on each call; this loop outlives a restart of minutes
+                # (``patience``), and after one reads the view again to resume the stream.
                 code = error.code()  # type: ignore[attr-defined]
                 if code not in RETRY_CODES:
                     raise
@@ -124,6 +127,6 @@ class Bot:
             self.actions_sent += 1
             self._acted_at.add(view.version)
         except grpc.RpcError as error:
-            # ABORTED: the stream is behind the game; the event that moved it is on its way.
-            if error.code() != grpc.StatusCode.ABORTED:  # type: ignore[attr-defined]
+            # STALE_VERSION: the stream is behind the game; the event that moved it is on its way.
+            if refusal(error).reason != "STALE_VERSION":
                 raise

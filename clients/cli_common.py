@@ -11,7 +11,13 @@ import click
 import grpc
 from rich.console import Console
 
-from boneyard.clients.api import DEFAULT_SERVER, TIMEOUT_POLICIES, OptionError, time_control
+from boneyard.clients.api import (
+    DEFAULT_SERVER,
+    TIMEOUT_POLICIES,
+    OptionError,
+    refusal,
+    time_control,
+)
 from boneyard.v1 import game_pb2
 
 __all__ = [
@@ -92,10 +98,14 @@ def parse_options(options: Sequence[str]) -> dict[str, str]:
     return parsed
 
 
+_UNKNOWN_CREDENTIALS = {"BAD_API_KEY", "BAD_TOKEN", "API_KEY_REQUIRED", "TOKEN_REQUIRED"}
+"""The reasons after which the command line tells where keys come from."""
+
+
 def fail(error: grpc.RpcError) -> None:
-    code = error.code()  # type: ignore[attr-defined]
-    console.print(f"[red]{code.name}[/red]: {error.details()}")  # type: ignore[attr-defined]
-    if code == grpc.StatusCode.UNAUTHENTICATED:
+    answer = refusal(error)
+    console.print(f"[red]{answer.code.name}[/red]: {answer.message}")
+    if answer.reason in _UNKNOWN_CREDENTIALS:
         console.print(
             "the server does not know this key or token; an account's API key is made on the "
             "server's machine with `boneyard-server admin create-bot NAME`"

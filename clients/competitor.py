@@ -69,7 +69,9 @@ class CompetitorGaveUp(RuntimeError):
 @dataclass
 class _Backoff:
     """Pauses between reconnections, as ``boneyard.clients.bot`` makes them; remembers when the server
-    was first found gone, to give up after ``patience`` seconds."""
+    was first found gone, to give up after ``patience`` seconds. (Streams that were open a while
+    and a restart of minutes: beyond the channel's retry policy, which retries a call only
+    before its first message, and a few times.)"""
 
     what: str
     address: str

@@ -253,7 +253,8 @@ def run(server: str, tournament_id: str, key: str, detach: bool) -> None:
 
 def _retrying(call: Callable[[], Any], patience: float = 120.0) -> Any:
     """``call()``, again while the server is unavailable (restarting), for up to ``patience``
-    seconds."""
+    seconds. (The channel's retry policy retries each call a few times over a few seconds;
+    a tournament run waits out a restart of minutes, and says so.)"""
     deadline = time.monotonic() + patience
     warned = False
     while True:

@@ -126,14 +126,17 @@ def decide(state: GameState, command: Command) -> list[Event]:
     if state.phase is not phase:
         raise WrongPhase(
             f"{_what(command)} is for the {expected}, but the game is in the "
-            f"{state.phase.value} phase (hand {state.deals})"
+            f"{state.phase.value} phase (hand {state.deals})",
+            phase=state.phase.value,
         )
     hand = state.hand
     assert hand is not None
     if hand.turn != seat:
         raise NotYourTurn(
             f"it is seat {hand.turn}'s turn, not seat {seat}'s ({_what(command)}, "
-            f"hand {hand.number}, {state.phase.value})"
+            f"hand {hand.number}, {state.phase.value})",
+            seat=seat,
+            turn=hand.turn,
         )
     return handler(state, hand, command)
 
@@ -218,7 +221,9 @@ def _decide_timeout(state: GameState, command: TimeOut) -> list[Event]:
     if hand.turn != seat:
         raise NotYourTurn(
             f"it is seat {hand.turn}'s turn, not seat {seat}'s ({_what(command)}, "
-            f"hand {hand.number}, {state.phase.value})"
+            f"hand {hand.number}, {state.phase.value})",
+            seat=seat,
+            turn=hand.turn,
         )
     expired = ClockExpired(seat, policy)
     if policy == "forfeit":
@@ -333,7 +338,9 @@ def _decide_play(state: GameState, hand: HandState, command: PlayTile) -> list[E
     if not hand.hands[seat] >> tile & 1:
         raise TileNotInHand(
             f"seat {seat} does not hold {tile_name(tile)} (hand {hand.number}, "
-            f"trick {len(hand.tricks) + 1})"
+            f"trick {len(hand.tricks) + 1})",
+            seat=seat,
+            tile=tile_name(tile),
         )
     play.check_play(rules, hand, seat, tile)
     played = TilePlayed(seat, tile)

@@ -70,14 +70,18 @@ def check_play(rules: Ruleset, hand: HandState, seat: int, tile: int) -> None:
     if hand.contract is not None and hand.contract.kind is ContractKind.SEVENS:
         raise MustPlayNearestSeven(
             f"seat {seat} must play a tile nearest 7 pips ({format_tiles(_nearest_seven(held))}), "
-            f"not {name} ({where})"
+            f"not {name} ({where})",
+            seat=seat,
+            tile=name,
         )
     table = hand.table
     assert table is not None
     if not hand.trick:
         raise MustLeadTrump(
             f"seat {seat} holds trumps ({format_tiles(_must_lead_trump(rules, hand, seat))}) and "
-            f"must lead one to the first trick, not {name} (bidder_leads_trump) ({where})"
+            f"must lead one to the first trick, not {name} (bidder_leads_trump) ({where})",
+            seat=seat,
+            tile=name,
         )
     lead = hand.trick[0][1]
     led = table.lead_suit[lead]
@@ -85,7 +89,11 @@ def check_play(rules: Ruleset, hand: HandState, seat: int, tile: int) -> None:
     follow = held & table.members[led]
     raise MustFollowSuit(
         f"seat {seat} must follow {suit} ({tile_name(lead)} led) with "
-        f"{format_tiles(follow)}, and may not play {name} ({where})"
+        f"{format_tiles(follow)}, and may not play {name} ({where})",
+        seat=seat,
+        tile=name,
+        suit=suit,
+        led=tile_name(lead),
     )
 
 

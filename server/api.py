@@ -90,7 +90,7 @@ def check_game_id(game_id: str) -> str:
     try:
         return str(uuid.UUID(game_id))
     except ValueError:
-        raise InvalidArgument(f"not a game id: {game_id[:40]!r}") from None
+        raise InvalidArgument(f"not a game id: {game_id[:40]!r}", reason="BAD_GAME_ID") from None
 
 
 MAX_SETUP_REQUEST_ID = 100
@@ -159,11 +159,15 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             if required:
                 raise Unauthenticated(
                     "this call acts for a seat: send 'authorization: Bearer <seat token>' "
-                    "(TakeSeat gives one)"
+                    "(TakeSeat gives one)",
+                    reason="TOKEN_REQUIRED",
+                    game_id=game_id,
                 )
             if asked is not None:
                 raise PermissionDenied(
-                    f"seat {asked}'s view shows its hidden hand: only its token may ask for it"
+                    f"seat {asked}'s view shows its hidden hand: only its token may ask for it",
+                    game_id=game_id,
+                    asked=asked,
                 )
             game = await self._host.get(game_id)  # NOT_FOUND for an unknown game
             if game.deal_secret is not None:
@@ -177,10 +181,15 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         except PermissionDenied:
             assert account is not None
             raise PermissionDenied(
-                f"account {account.name!r} holds no seat of game {game_id}"
+                f"account {account.name!r} holds no seat of game {game_id}", game_id=game_id
             ) from None
         if asked is not None and asked != seat:
-            raise PermissionDenied(f"this token is for seat {seat} of game {game_id}, not seat {asked}")
+            raise PermissionDenied(
+                f"this token is for seat {seat} of game {game_id}, not seat {asked}",
+                game_id=game_id,
+                seat=seat,
+                asked=asked,
+            )
         logs.known(game=game_id, seat=seat, account=account.name if account else None)
         return seat
 
@@ -239,7 +248,11 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             check_account_name_given(r.account_name, f"the account_name reserving seat {r.seat}")
             account = self._app.competition.account_named(r.account_name)
             if account is None:
-                raise NotFound(f"no account named {r.account_name!r} to reserve seat {r.seat} for")
+                raise NotFound(
+                    f"no account named {r.account_name!r} to reserve seat {r.seat} for",
+                    reason="ACCOUNT_NOT_FOUND",
+                    account=r.account_name,
+                )
             found.append((r.seat, account))
         return found
 
@@ -290,7 +303,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         if token is None or is_api_key(token):
             raise Unauthenticated(
                 "LeaveSeat needs the seat's token ('authorization: Bearer <seat token>'): "
-                "a seat reserved for an account cannot be left"
+                "a seat reserved for an account cannot be left",
+                reason="TOKEN_REQUIRED",
+                game_id=game_id,
             )
         seat, _ = await self._host.leave_seat(game_id, token)
         return game_service_pb2.LeaveSeatResponse(seat=seat, game=await self.summary(game_id))
@@ -346,7 +361,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         if request.from_version > game.version:
             raise OutOfRange(
                 f"game {game_id} is at version {game.version}; cannot watch from "
-                f"{request.from_version}"
+                f"{request.from_version}",
+                game_id=game_id,
+                current_version=game.version,
             )
         position = request.from_version
         # Tricks already face down in this watcher's view stay face down when re-sent.

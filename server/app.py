@@ -208,7 +208,10 @@ class GameApp:
     def account_for(self, key: str | None) -> Account:
         """The account an API key belongs to."""
         if key is None:
-            raise Unauthenticated("this call needs an account's API key: 'authorization: Bearer <key>'")
+            raise Unauthenticated(
+                "this call needs an account's API key: 'authorization: Bearer <key>'",
+                reason="API_KEY_REQUIRED",
+            )
         # Asked of the database on every call, not remembered: a key revoked or rotated by
         # `boneyard-server admin` (another process, perhaps on another machine) must fail at
         # once in every server process. One indexed query on a worker thread, about 1.3x a
@@ -218,7 +221,8 @@ class GameApp:
         if account is None:
             raise Unauthenticated(
                 "this API key belongs to no account, or was revoked or replaced "
-                "(boneyard-server admin rotate NAME gives an account a new key)"
+                "(boneyard-server admin rotate NAME gives an account a new key)",
+                reason="BAD_API_KEY",
             )
         return account
 
@@ -229,7 +233,8 @@ class GameApp:
         if account.kind != "player":
             raise PermissionDenied(
                 f"{account.name!r} is a bot account: only a player's account organises games "
-                f"and tournaments for others (boneyard-server admin create-player NAME)"
+                f"and tournaments for others (boneyard-server admin create-player NAME)",
+                reason="NOT_AN_ORGANISER",
             )
         return account
 
@@ -241,7 +246,7 @@ class GameApp:
         try:
             rows = self._store.load_events(game_id)
         except store_errors.GameNotFound:
-            raise NotFound(f"no game {game_id}") from None
+            raise NotFound(f"no game {game_id}", game_id=game_id) from None
         state = engine.replay(codec.decode_event(row.payload) for row in rows)
         return state, len(rows)
 
@@ -264,7 +269,9 @@ class GameApp:
         if self.embargoed(game_id):
             raise PermissionDenied(
                 f"game {game_id} plays a tournament deal that is being played at other tables: "
-                f"it can be watched when every playing of the deal is over"
+                f"it can be watched when every playing of the deal is over",
+                reason="EMBARGOED",
+                game_id=game_id,
             )
 
     def _deal_secret(self, game_id: str) -> bytes | None:
@@ -291,7 +298,7 @@ def rules_for(preset: str, options: Mapping[str, Any]) -> engine.Ruleset:
     try:
         return engine.ruleset(preset, options)
     except engine.RulesetError as e:
-        raise InvalidArgument(str(e)) from None
+        raise InvalidArgument(str(e), reason=e.reason) from None
 
 
 def check_house_bots(

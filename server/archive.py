@@ -80,7 +80,7 @@ def check_game_id(game_id: str) -> str:
     try:
         return str(uuid.UUID(game_id))
     except ValueError:
-        raise InvalidArgument(f"not a game id: {game_id[:40]!r}") from None
+        raise InvalidArgument(f"not a game id: {game_id[:40]!r}", reason="BAD_GAME_ID") from None
 
 
 class Archive:
@@ -208,7 +208,7 @@ class Archive:
         with self._read() as session:
             game = session.get(GameRow, game_id)
             if game is None:
-                raise NotFound(f"no game {game_id}")
+                raise NotFound(f"no game {game_id}", game_id=game_id)
             rows = session.execute(
                 select(EventRow.seq, EventRow.payload, EventRow.hash, EventRow.created_at)
                 .where(EventRow.game_id == game_id, EventRow.seq <= game.version)
@@ -235,14 +235,16 @@ class Archive:
                 finish_time=rows[-1].created_at if rows else None,
             )
         except GameNotOver as e:
-            raise PreconditionFailed(str(e)) from None
+            raise PreconditionFailed(str(e), reason="GAME_NOT_OVER", game_id=game_id) from None
         except MalformedRecord as e:  # a store this server did not write
             log.error("game %s: cannot make its record: %s", game_id, e)
             raise
         if any(not s.revealed for s in seeds) and fixed_deals:
             raise PreconditionFailed(
                 f"game {game_id} played a tournament deal that is still being played at another "
-                f"table: its record is published when every playing of the deal is over"
+                f"table: its record is published when every playing of the deal is over",
+                reason="EMBARGOED",
+                game_id=game_id,
             )
         if any(not s.revealed for s in seeds):
             # The game is over, so its seeds are public; a crash between the last append and
@@ -343,7 +345,11 @@ def _decode_token(token: str) -> tuple[datetime, str]:
         stamp, game_id = raw.split("|", 1)
         finished = datetime.fromisoformat(stamp)
     except (binascii.Error, UnicodeDecodeError, ValueError):
-        raise InvalidArgument(f"not a page token of this listing: {token[:40]!r}") from None
+        raise InvalidArgument(
+            f"not a page token of this listing: {token[:40]!r}", reason="BAD_PAGE_TOKEN"
+        ) from None
     if finished.tzinfo is None or not game_id:
-        raise InvalidArgument(f"not a page token of this listing: {token[:40]!r}")
+        raise InvalidArgument(
+            f"not a page token of this listing: {token[:40]!r}", reason="BAD_PAGE_TOKEN"
+        )
     return finished, game_id

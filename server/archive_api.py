@@ -151,7 +151,7 @@ class ArchiveServicer(archive_pb2_grpc.ArchiveServiceServicer):
     ) -> archive_pb2.GetSigningKeyResponse:
         signer = self._archive.signer
         if signer is None:
-            raise PreconditionFailed("this server does not sign records")
+            raise PreconditionFailed("this server does not sign records", reason="NOT_SIGNING")
         return archive_pb2.GetSigningKeyResponse(
             algorithm=archive_pb2.SIGNATURE_ALGORITHM_ED25519, public_key=signer.public_key
         )

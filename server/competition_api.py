@@ -26,6 +26,7 @@ from boneyard.server.errors import InvalidArgument
 from boneyard.server.interceptors import credentials
 from boneyard.server.lobby import Lobby, SeatWatch
 from boneyard.server.quotas import Quotas
+from boneyard.server.refusals import Refusal
 from boneyard.server.standings import Standing
 from boneyard.server.store.competition import Account, Seek
 from boneyard.server.time_controls import time_control_from_proto, time_control_to_proto
@@ -125,7 +126,10 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
                     )
                     return
                 if current.status == "cancelled":
-                    await context.abort(grpc.StatusCode.CANCELLED, "the seek was cancelled")
+                    cancelled = Refusal(
+                        grpc.StatusCode.CANCELLED, "the seek was cancelled", "SEEK_CANCELLED"
+                    )
+                    await context.abort_with_status(cancelled.status())
                     return
                 waiting = await asyncio.to_thread(self._lobby.waiting, seek.table_key)
                 if waiting != told:

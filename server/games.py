@@ -306,7 +306,7 @@ class GameHost:
         try:
             snapshot = await asyncio.to_thread(self._store.snapshot, game_id)
         except store_errors.GameNotFound:
-            raise NotFound(f"no game {game_id}") from None
+            raise NotFound(f"no game {game_id}", game_id=game_id) from None
         return _live(snapshot)
 
     def adopt(self, game: LiveGame) -> None:
@@ -372,14 +372,18 @@ class GameHost:
         if account_id is not None:
             held = game.accounts.get(account_id)
             if held is None:
-                raise PermissionDenied(f"this account holds no seat of game {game_id}")
+                raise PermissionDenied(
+                    f"this account holds no seat of game {game_id}", game_id=game_id
+                )
             return held
         seat = game.tokens.get(token_hash(token))
         if seat is None:
             # Perhaps seated through another process: the database knows.
             seat = await asyncio.to_thread(self._store.seat_for_token, game_id, token_hash(token))
             if seat is None:
-                raise Unauthenticated(f"this token opens no seat of game {game_id}")
+                raise Unauthenticated(
+                    f"this token opens no seat of game {game_id}", game_id=game_id
+                )
             self.evict(game_id)
         return seat
 
@@ -394,7 +398,12 @@ class GameHost:
         async with _Hold(self, game_id) as hold:
             players = hold.game.players
             if hold.game.over and key not in hold.game.requests:
-                raise PreconditionFailed(f"game {game_id} is {hold.game.status}: no seat to take")
+                raise PreconditionFailed(
+                    f"game {game_id} is {hold.game.status}: no seat to take",
+                    reason="GAME_NOT_OPEN",
+                    game_id=game_id,
+                    status=hold.game.status,
+                )
             if seat is not None and not 0 <= seat < players:
                 raise InvalidArgument(f"game {game_id} has seats 0..{players - 1}, not {seat}")
             while True:
@@ -407,12 +416,21 @@ class GameHost:
                 if seat is None:
                     free = [s for s in range(players) if s not in game.seats]
                     if not free:
-                        raise PreconditionFailed(f"every seat of game {game_id} is taken")
+                        raise PreconditionFailed(
+                            f"every seat of game {game_id} is taken",
+                            reason="GAME_FULL",
+                            game_id=game_id,
+                        )
                     chosen = free[0]
                 else:
                     chosen = seat
                     if chosen in game.seats:
-                        raise PreconditionFailed(f"seat {chosen} of game {game_id} is taken")
+                        raise PreconditionFailed(
+                            f"seat {chosen} of game {game_id} is taken",
+                            reason="SEAT_TAKEN",
+                            game_id=game_id,
+                            seat=chosen,
+                        )
                 try:
                     taken = await asyncio.to_thread(
                         self._store.take_seat,
@@ -432,7 +450,10 @@ class GameHost:
                     await hold.reload()
                     if seat is not None:
                         raise PreconditionFailed(
-                            f"seat {chosen} of game {game_id} is taken"
+                            f"seat {chosen} of game {game_id} is taken",
+                            reason="SEAT_TAKEN",
+                            game_id=game_id,
+                            seat=chosen,
                         ) from None
                     continue
                 break
@@ -459,9 +480,13 @@ class GameHost:
                 game = hold.game
                 seat = game.tokens.get(token_hash(token))
                 if seat is None:
-                    raise Unauthenticated(f"this token opens no seat of game {game_id}")
+                    raise Unauthenticated(
+                        f"this token opens no seat of game {game_id}", game_id=game_id
+                    )
             if game.status != "open":
-                raise PreconditionFailed(_not_leavable(game))
+                raise PreconditionFailed(
+                    _not_leavable(game), reason="GAME_NOT_OPEN", game_id=game_id, status=game.status
+                )
             try:
                 await asyncio.to_thread(
                     self._store.leave_seat,
@@ -473,10 +498,17 @@ class GameHost:
                 )
             except store_errors.GameStarted:
                 await hold.reload()
-                raise PreconditionFailed(_not_leavable(hold.game)) from None
+                raise PreconditionFailed(
+                    _not_leavable(hold.game),
+                    reason="GAME_NOT_OPEN",
+                    game_id=game_id,
+                    status=hold.game.status,
+                ) from None
             except store_errors.SeatNotHeld:
                 self.evict(game_id)
-                raise Unauthenticated(f"this token opens no seat of game {game_id}") from None
+                raise Unauthenticated(
+                    f"this token opens no seat of game {game_id}", game_id=game_id
+                ) from None
             del game.seats[seat]
             game.forget_tokens(seat)
             for key in [k for k, r in game.requests.items() if r.seat == seat and k.startswith(SEAT_REQUEST)]:
@@ -578,17 +610,28 @@ class GameHost:
             if isinstance(command, engine.Resign) and game.status == "open":
                 raise PreconditionFailed(
                     f"game {game_id} has not started ({len(game.seats)} of {game.players} seats "
-                    f"taken): leave the seat (LeaveSeat) instead of resigning"
+                    f"taken): leave the seat (LeaveSeat) instead of resigning",
+                    reason="GAME_NOT_STARTED",
+                    game_id=game_id,
                 )
             if expected_version != game.version:
                 raise StaleVersion(
                     f"game {game_id} is at version {game.version}, not {expected_version}: "
-                    f"fetch the view and decide again"
+                    f"fetch the view and decide again",
+                    game_id=game_id,
+                    current_version=game.version,
+                    expected_version=expected_version,
                 )
             try:
                 events = engine.decide(game.state, command)
             except engine.IllegalAction as e:
-                raise PreconditionFailed(f"game {game_id} version {game.version}: {e}") from None
+                raise PreconditionFailed(
+                    f"game {game_id} version {game.version}: {e}",
+                    reason=e.reason,
+                    game_id=game_id,
+                    version=game.version,
+                    **e.details,
+                ) from None
             try:
                 return await self._commit(game, seat, events, request_id, response_for)
             except _Conflict as conflict:
@@ -597,7 +640,9 @@ class GameHost:
                 earlier = _earlier(hold.game, seat, request_id)
                 if earlier is not None:
                     return earlier
-                raise StaleVersion(str(conflict)) from None
+                raise StaleVersion(
+                    str(conflict), game_id=game_id, expected_version=expected_version
+                ) from None
 
     async def time_out(self, game_id: str, turn_version: int) -> Submitted | None:
         """Apply the clock's policy if the seat to act at ``turn_version`` has run out of
@@ -722,7 +767,7 @@ class GameHost:
                     f"applied: fetch the view and decide again"
                 )
             if isinstance(error, store_errors.GameNotFound):
-                raise NotFound(f"no game {game.id}")
+                raise NotFound(f"no game {game.id}", game_id=game.id)
             raise error
         old_version = game.version
         game.version = old_version + len(events)

@@ -35,7 +35,10 @@ from connectrpc.errors import ConnectError
 from connectrpc.request import RequestContext
 from google.protobuf import message_factory
 from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
+from google.rpc import status_pb2
 from grpc_health.v1 import health, health_pb2
+from grpc_status import rpc_status
+from protobuf.wkt import Any as ConnectAny
 from starlette.applications import Starlette
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
@@ -45,7 +48,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from boneyard.server.drain import Drain, Grace
-from boneyard.server.interceptors import answer_for, use_credentials
+from boneyard.server.interceptors import refusal_for, use_credentials
 from boneyard.server.observing import CallObserver, Outcome
 from boneyard.server.quotas import Quotas, peer_of
 from boneyard.v1 import (
@@ -89,12 +92,22 @@ CORS_EXPOSED = [
 
 
 class _Aborted(Exception):
-    """A servicer's ``context.abort`` over HTTP."""
+    """A servicer's ``context.abort`` (or ``abort_with_status``) over HTTP."""
 
-    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+    def __init__(
+        self, code: grpc.StatusCode, details: str, status: status_pb2.Status | None = None
+    ) -> None:
         super().__init__(details)
         self.code = code
         self.details = details
+        self.status = status
+
+    @classmethod
+    def with_status(cls, status: grpc.Status) -> _Aborted:
+        for key, value in status.trailing_metadata or ():
+            if key == rpc_status.GRPC_DETAILS_METADATA_KEY:
+                return cls(status.code, status.details, status_pb2.Status.FromString(value))
+        return cls(status.code, status.details)
 
 
 class _Context:
@@ -121,17 +134,30 @@ class _Context:
     async def abort(self, code: grpc.StatusCode, details: str = "") -> None:
         raise _Aborted(code, details)
 
+    async def abort_with_status(self, status: grpc.Status) -> None:
+        raise _Aborted.with_status(status)
+
 
 def _connect_error(error: Exception, method: str, context: _Context) -> ConnectError:
+    """The Connect error of a refusal, with the ``google.rpc.Status``'s details (the
+    ``ErrorInfo``) as the error's details: connectrpc sends them in the Connect error body
+    and, over gRPC-Web, in ``grpc-status-details-bin``, as the gRPC port does."""
     if isinstance(error, ConnectError):
         return error
     if isinstance(error, _Aborted):
         code, message = error.code, error.details
+        details = list(error.status.details) if error.status is not None else []
     else:
-        code, message = answer_for(error, method, context.invocation_metadata())
+        refusal = refusal_for(error, method, context.invocation_metadata())
+        code, message = refusal.code, refusal.message
+        details = list(refusal.status_proto().details)
     # connectrpc spells CANCELLED the Connect protocol's way.
     name = "CANCELED" if code is grpc.StatusCode.CANCELLED else code.name
-    return ConnectError(Code[name], message)
+    return ConnectError(
+        Code[name],
+        message,
+        details=[ConnectAny(type_url=d.type_url, value=d.value) for d in details],
+    )
 
 
 def _snake(name: str) -> str:
@@ -193,6 +219,9 @@ class _Bare:
 
     async def abort(self, code: grpc.StatusCode, details: str = "") -> None:
         raise _Aborted(code, details)
+
+    async def abort_with_status(self, status: grpc.Status) -> None:
+        raise _Aborted.with_status(status)
 
 
 def _unary(

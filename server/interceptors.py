@@ -7,7 +7,7 @@ of the application's errors to status codes. Handlers raise ``AppError`` subclas
 - ``DrainInterceptor`` refuses new calls while the server shuts down, lets those in flight
   finish and ends the streams when told (``boneyard.server.drain``).
 - ``ErrorInterceptor`` answers an error a handler raised (unary or streaming) with its status
-  code and message; anything unexpected is logged with a request id and answered INTERNAL
+  code, message and ``ErrorInfo`` (``boneyard.server.refusals``); anything unexpected is logged with a request id and answered INTERNAL
   with that id, without its text (which may hold SQL and its parameters). It also bounds each
   method's request bytes: a request over its method's limit is INVALID_ARGUMENT before it is
   parsed.
@@ -40,6 +40,7 @@ from boneyard.server.errors import (
 )
 from boneyard.server.logs import REQUEST_ID_HEADER
 from boneyard.server.quotas import QuotaExceeded, Quotas, peer_of
+from boneyard.server.refusals import Refusal, reason_of
 from boneyard.server.store import errors as store_errors
 
 __all__ = [
@@ -55,6 +56,7 @@ __all__ = [
     "Undecodable",
     "answer_for",
     "credentials",
+    "refusal_for",
     "shortened",
     "status_for",
     "use_credentials",
@@ -119,7 +121,8 @@ def _bearer(metadata: Any) -> str | None:
             scheme, _, token = text.partition(" ")
             if scheme.lower() != "bearer" or not token.strip():
                 raise Unauthenticated(
-                    "the authorization metadata must be 'Bearer <seat token or API key>'"
+                    "the authorization metadata must be 'Bearer <seat token or API key>'",
+                    reason="MALFORMED_AUTHORIZATION",
                 )
             return token.strip()
     return None
@@ -381,38 +384,59 @@ class ErrorInterceptor(_Wrapping):
         return _wrap(handler, unary, stream, tolerant=True, limit=limit)
 
 
-async def _refuse_size(context: grpc.aio.ServicerContext, request: Oversized, method: str) -> None:
-    await context.abort(
+def size_refusal(request: Oversized, method: str) -> Refusal:
+    return Refusal(
         grpc.StatusCode.INVALID_ARGUMENT,
         f"the request is {request.size} bytes; a {method.rsplit('/', 1)[-1]} request is at "
         f"most {request.limit} bytes (refused unread)",
+        "REQUEST_TOO_LARGE",
+        {"size": str(request.size), "limit": str(request.limit)},
     )
+
+
+async def _refuse_size(context: grpc.aio.ServicerContext, request: Oversized, method: str) -> None:
+    await context.abort_with_status(size_refusal(request, method).status())
 
 
 async def _refuse_bytes(context: grpc.aio.ServicerContext, request: Undecodable, method: str) -> None:
-    await context.abort(
+    refusal = Refusal(
         grpc.StatusCode.INVALID_ARGUMENT,
         f"the request is not an encoded {method.rsplit('/', 1)[-1]} request message "
         f"({request.reason})",
+        "MALFORMED_REQUEST",
     )
+    await context.abort_with_status(refusal.status())
 
 
 async def _abort(context: grpc.aio.ServicerContext, error: Exception, method: str) -> None:
     if isinstance(error, grpc.aio.AbortError):
         raise error  # a handler's own abort: already answered
-    code, message = answer_for(error, method, context.invocation_metadata())
-    await context.abort(code, message)
+    refusal = refusal_for(error, method, context.invocation_metadata())
+    await context.abort_with_status(refusal.status())
 
 
-def answer_for(error: Exception, method: str, metadata: Any) -> tuple[grpc.StatusCode, str]:
-    """The status code and message that answer ``error`` (for every transport): an expected
-    error's own, shortened; anything else is logged with a request id and is INTERNAL."""
+def refusal_for(error: Exception, method: str, metadata: Any) -> Refusal:
+    """What answers ``error`` (for every transport): an expected error's status code, its
+    own message (shortened) and reason; anything else is logged with a request id and is
+    INTERNAL, with that id in the message and the metadata."""
     code = status_for(error)
     if code is None:
         request_id = _request_id(metadata)
         log.error("%s failed (request %s)", method, request_id, exc_info=error)
-        return grpc.StatusCode.INTERNAL, INTERNAL_ERROR.format(request_id=request_id)
-    return code, shortened(str(error))
+        return Refusal(
+            grpc.StatusCode.INTERNAL,
+            INTERNAL_ERROR.format(request_id=request_id),
+            "INTERNAL",
+            {"request_id": request_id},
+        )
+    reason, details = reason_of(error)
+    return Refusal(code, shortened(str(error)), reason, details)
+
+
+def answer_for(error: Exception, method: str, metadata: Any) -> tuple[grpc.StatusCode, str]:
+    """The status code and message of ``refusal_for``."""
+    refusal = refusal_for(error, method, metadata)
+    return refusal.code, refusal.message
 
 
 def _request_id(metadata: Any) -> str:

@@ -29,6 +29,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from boneyard.engine import Event
+from boneyard.server import keepalive
 from boneyard.server.admin import admin
 from boneyard.server.api import GameServicer
 from boneyard.server.app import GameApp
@@ -138,7 +139,11 @@ async def create_server(
     # gRPC sets SO_REUSEPORT by default: a second server on a busy port would start "fine" and
     # take a share of the connections. A port in use must be an error.
     server = grpc.aio.server(
-        options=[("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", TRANSPORT_LIMIT)],
+        options=[
+            ("grpc.so_reuseport", 0),
+            ("grpc.max_receive_message_length", TRANSPORT_LIMIT),
+            *keepalive.SERVER_OPTIONS,
+        ],
         interceptors=[
             ObservingInterceptor(parts.observer),  # outermost: it sees the status answered
             ErrorInterceptor(REQUEST_LIMITS),

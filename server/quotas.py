@@ -26,6 +26,8 @@ __all__ = ["QuotaExceeded", "Quotas", "peer_of"]
 class QuotaExceeded(AppError):
     """A limit of the server's quotas; the message says which."""
 
+    default_reason = "QUOTA_EXCEEDED"
+
 
 def peer_of(peer: str) -> str:
     """A client's address without its port (``ipv4:1.2.3.4:5678`` -> ``ipv4:1.2.3.4``): the
@@ -58,7 +60,8 @@ class Quotas:
             if len(times) >= self.games_per_minute:
                 raise QuotaExceeded(
                     f"the limit of {self.games_per_minute} games created a minute by one "
-                    f"{holder.split()[0]} is reached: try again later"
+                    f"{holder.split()[0]} is reached: try again later",
+                    limit="games_per_minute",
                 )
         for holder in holders:
             self._created.setdefault(holder, collections.deque()).append(now)
@@ -72,7 +75,8 @@ class Quotas:
         if self._streams[peer] >= self.streams_per_peer:
             raise QuotaExceeded(
                 f"the limit of {self.streams_per_peer} open streams a client is reached: close "
-                f"one first"
+                f"one first",
+                limit="streams_per_peer",
             )
         self._streams[peer] += 1
         try:
@@ -88,7 +92,8 @@ class Quotas:
         if self._seeks[account] >= self.seeks_per_account:
             raise QuotaExceeded(
                 f"the limit of {self.seeks_per_account} open seeks an account is reached: "
-                f"cancel one first"
+                f"cancel one first",
+                limit="seeks_per_account",
             )
         self._seeks[account] += 1
         try:

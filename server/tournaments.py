@@ -161,7 +161,9 @@ class TournamentDirector:
         for entrant in entrant_names:
             account = self._competition.account_named(entrant)
             if account is None:
-                raise NotFound(f"no account named {entrant!r}")
+                raise NotFound(
+                    f"no account named {entrant!r}", reason="ACCOUNT_NOT_FOUND", account=entrant
+                )
             accounts.append(account)
         ids = [a.id for a in accounts]
         if deals * (len(rules.teams) if duplicate else 1) > MAX_GAMES:
@@ -191,7 +193,9 @@ class TournamentDirector:
         tournament = self.get(tournament_id)
         if caller.id != tournament.organiser_id:
             raise PermissionDenied(
-                f"tournament {tournament_id} is not {caller.name!r}'s: only its organiser starts it"
+                f"tournament {tournament_id} is not {caller.name!r}'s: only its organiser starts it",
+                reason="NOT_YOUR_TOURNAMENT",
+                tournament_id=tournament_id,
             )
         if tournament.status == "created":
             self._competition.set_tournament_status(tournament_id, "running")
@@ -204,10 +208,17 @@ class TournamentDirector:
         if caller.id != tournament.organiser_id:
             raise PermissionDenied(
                 f"tournament {tournament_id} is not {caller.name!r}'s: only its organiser "
-                f"cancels it"
+                f"cancels it",
+                reason="NOT_YOUR_TOURNAMENT",
+                tournament_id=tournament_id,
             )
         if tournament.status in ("finished", "cancelled"):
-            raise PreconditionFailed(f"tournament {tournament_id} is {tournament.status} already")
+            raise PreconditionFailed(
+                f"tournament {tournament_id} is {tournament.status} already",
+                reason="TOURNAMENT_STATUS",
+                tournament_id=tournament_id,
+                status=tournament.status,
+            )
         self._competition.set_tournament_status(tournament_id, "cancelled")
         log.info("tournament %s cancelled by %s", tournament_id, caller.name)
         return self.get(tournament_id)
@@ -215,7 +226,11 @@ class TournamentDirector:
     def get(self, tournament_id: str) -> Tournament:
         tournament = self._competition.tournament(tournament_id)
         if tournament is None:
-            raise NotFound(f"no tournament {tournament_id}")
+            raise NotFound(
+                f"no tournament {tournament_id}",
+                reason="TOURNAMENT_NOT_FOUND",
+                tournament_id=tournament_id,
+            )
         return tournament
 
     # ------------------------------------------------------------ running

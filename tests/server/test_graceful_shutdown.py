@@ -42,6 +42,7 @@ from process_helpers import (
     watch,
 )
 
+from boneyard.clients.api import refusal
 from boneyard.server.accounts import key_hash, new_api_key
 from boneyard.server.app import GameApp
 from boneyard.server.drain import CUT, REFUSED, STREAM_ENDED
@@ -97,6 +98,8 @@ class Ending:
     code: str
     message: str
     at: float
+    reason: str = ""
+    """The ErrorInfo's reason (gRPC streams)."""
 
 
 @dataclass
@@ -130,7 +133,7 @@ def watch_grpc(call: object, endings: dict[str, Ending], name: str, seen: list[i
                 seen.append(message.version)
         endings[name] = Ending("OK", "", time.monotonic())
     except grpc.RpcError as e:
-        endings[name] = Ending(e.code().name, e.details() or "", time.monotonic())
+        endings[name] = Ending(e.code().name, e.details() or "", time.monotonic(), refusal(e).reason)
 
 
 def health_watch(
@@ -142,7 +145,9 @@ def health_watch(
             statuses.append((name, time.monotonic()))
         endings["health"] = Ending("OK", "", time.monotonic())
     except grpc.RpcError as e:
-        endings["health"] = Ending(e.code().name, e.details() or "", time.monotonic())
+        endings["health"] = Ending(
+            e.code().name, e.details() or "", time.monotonic(), refusal(e).reason
+        )
 
 
 def watch_connect(
@@ -320,6 +325,7 @@ def test_sigterm_drains_then_exits_cleanly(tmp_path: Path, database_url: str) ->
                 )
             assert refused.value.code() is grpc.StatusCode.UNAVAILABLE
             assert refused.value.details() == REFUSED
+            assert refusal(refused.value).reason == "SHUTTING_DOWN"
             with pytest.raises(grpc.RpcError) as refused:
                 list(
                     server.stub().WatchGame(
@@ -367,6 +373,8 @@ def test_sigterm_drains_then_exits_cleanly(tmp_path: Path, database_url: str) ->
     for name, ending in endings.items():
         assert ending.at > not_serving, name
         assert (ending.code, ending.message) == ("UNAVAILABLE", STREAM_ENDED), name
+    # (The Connect stream's reason is read by the HTTP parity test, not here.)
+    assert {e.reason for n, e in endings.items() if n != "connect"} == {"SHUTTING_DOWN"}
 
     # Every acknowledged action is in the database; a watcher resumes from where it was.
     with ServerProcess.start(tmp_path / "again.log", database_url) as again:
@@ -413,6 +421,7 @@ def test_when_the_grace_runs_out_the_call_left_is_cut_and_the_exit_is_still_clea
     [answer] = answers
     assert isinstance(answer, grpc.RpcError), answer
     assert (answer.code(), answer.details()) == (grpc.StatusCode.UNAVAILABLE, CUT)
+    assert refusal(answer).reason == "SHUTTING_DOWN"
     assert cut_after < grace + 5
     assert code == 0
     assert_clean_log(text)

@@ -1,6 +1,6 @@
 """The HTTP listener serves the same services as the gRPC port, for browsers (issue 14): every
 RPC called with a Connect client (binary and JSON) and with gRPC-Web gets the same answers and
-the same status codes and messages as over gRPC, streams included.
+the same status codes, messages and ``ErrorInfo`` reasons as over gRPC, streams included.
 
 Each door is one way in: ``grpc`` (the gRPC port) and ``connect``, ``connect-json``,
 ``grpc-web`` (the HTTP listener). Reads of one game are compared message for message; each
@@ -28,6 +28,8 @@ from connectrpc.compat import google_protobuf_json_codec
 from connectrpc.errors import ConnectError
 from connectrpc.protocol import ProtocolType
 from google.protobuf.message import Message
+from google.rpc.error_details_pb2 import ErrorInfo
+from grpc_status import rpc_status
 
 from boneyard.server.accounts import key_hash, new_api_key
 from boneyard.v1 import (
@@ -57,12 +59,34 @@ CALLED: set[str] = set()
 
 
 class Refused(Exception):
-    """A call answered with an error: its status code's name and its message."""
+    """A call answered with an error: its status code's name, its message, and the reason of
+    its ``google.rpc.ErrorInfo`` ("" without one)."""
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
+    def __init__(self, code: str, message: str, reason: str) -> None:
+        super().__init__(f"{code}: {message} ({reason})")
         self.code = code
         self.message = message
+        self.reason = reason
+
+    @classmethod
+    def of_grpc(cls, error: grpc.RpcError) -> Refused:
+        status = rpc_status.from_call(error)  # type: ignore[arg-type]
+        infos = [] if status is None else [d for d in status.details if d.Is(ErrorInfo.DESCRIPTOR)]
+        reason = ""
+        if infos:
+            info = ErrorInfo()
+            infos[0].Unpack(info)
+            reason = f"{info.domain}/{info.reason}"
+        return cls(error.code().name, error.details() or "", reason)  # type: ignore[attr-defined]
+
+    @classmethod
+    def of_connect(cls, error: ConnectError) -> Refused:
+        reason = ""
+        for detail in error.details:
+            if detail.type_name == ErrorInfo.DESCRIPTOR.full_name:
+                info = ErrorInfo.FromString(detail.message_bytes)
+                reason = f"{info.domain}/{info.reason}"
+        return cls(error.code.name, error.message, reason)
 
 
 def _snake(name: str) -> str:
@@ -114,7 +138,7 @@ class GrpcDoor(Door):
         try:
             return self._method(rpc)(request, metadata=bearer(key) if key else None, timeout=RPC_TIMEOUT)
         except grpc.RpcError as e:
-            raise Refused(e.code().name, e.details() or "") from None  # type: ignore[attr-defined]
+            raise Refused.of_grpc(e) from None
 
     def stream_until(
         self, rpc: str, request: Message, last: Callable[[Any], bool], key: str | None = None
@@ -129,7 +153,7 @@ class GrpcDoor(Door):
                     break
             return got
         except grpc.RpcError as e:
-            raise Refused(e.code().name, e.details() or "") from None  # type: ignore[attr-defined]
+            raise Refused.of_grpc(e) from None
         finally:
             call.cancel()
 
@@ -163,7 +187,7 @@ class ConnectDoor(Door):
         try:
             return self._loop.run_until_complete(self._method(rpc)(request, headers=headers))
         except ConnectError as e:
-            raise Refused(e.code.name, e.message) from None
+            raise Refused.of_connect(e) from None
 
     def stream_until(
         self, rpc: str, request: Message, last: Callable[[Any], bool], key: str | None = None
@@ -186,7 +210,7 @@ class ConnectDoor(Door):
         try:
             return self._loop.run_until_complete(first())
         except ConnectError as e:
-            raise Refused(e.code.name, e.message) from None
+            raise Refused.of_connect(e) from None
 
     def close(self) -> None:
         for client in self._clients.values():
@@ -234,7 +258,7 @@ def outcome(make: Callable[[], Any]) -> Any:
     try:
         return make()
     except Refused as refused:
-        return (refused.code, refused.message)
+        return (refused.code, refused.message, refused.reason)
 
 
 def assert_same_everywhere(
@@ -405,8 +429,9 @@ def test_a_refusal_is_the_same_through_every_door(
 ) -> None:
     answer = assert_same_everywhere(world, lambda d: d.call(rpc, request_, key))
     assert isinstance(answer, tuple), f"{rpc} was not refused: {answer}"
-    code, message = answer
+    code, message, reason = answer
     assert code not in ("UNKNOWN", "INTERNAL") and message
+    assert reason.startswith("boneyard.v1/") and reason != "boneyard.v1/INTERNAL", answer
 
 
 def test_a_refused_stream_is_the_same_through_every_door(world: World) -> None:
@@ -417,6 +442,7 @@ def test_a_refused_stream_is_the_same_through_every_door(world: World) -> None:
     ):
         answer = assert_same_everywhere(world, lambda d, r=rpc, q=request_, k=key: d.stream(r, q, 1, k))
         assert isinstance(answer, tuple) and answer[0] not in ("UNKNOWN", "INTERNAL")
+        assert answer[2].startswith("boneyard.v1/"), answer
 
 
 def test_an_illegal_move_is_refused_with_the_engines_reason_through_every_door(
@@ -441,6 +467,7 @@ def test_an_illegal_move_is_refused_with_the_engines_reason_through_every_door(
         ),
     )
     assert answer[0] == "FAILED_PRECONDITION" and "turn" in answer[1]
+    assert answer[2] == "boneyard.v1/NOT_YOUR_TURN"
 
 
 # ---------------------------------------------------------------- lobby, tournaments, archive
