@@ -151,8 +151,12 @@ class Drain:
                 step = None
                 yield message
         finally:
-            if step is not None and not step.done():
-                step.cancel()
+            if step is not None:
+                # A step still running is cancelled; one that ended as the stream was closed
+                # (the client went away as the handler finished) has its outcome read, so
+                # that asyncio does not log it as never retrieved.
+                if not step.done():
+                    step.cancel()
                 await asyncio.gather(step, return_exceptions=True)
             aclose = getattr(messages, "aclose", None)
             if aclose is not None:  # (a no-op if the handler has ended)
