@@ -17,6 +17,7 @@ from grpc_status import rpc_status
 
 from boneyard.v1 import (
     actions_pb2,
+    archive_pb2,
     competition_pb2,
     competition_pb2_grpc,
     events_pb2,
@@ -169,13 +170,21 @@ def refusal(error: grpc.RpcError) -> Refusal:
     return Refusal(code, message)
 
 
+def _unary_methods() -> list[dict[str, str]]:
+    """Every unary method of the API's services (streams are left out: see below)."""
+    return [
+        {"service": service.full_name, "method": method.name}
+        for module in (game_service_pb2, competition_pb2, archive_pb2)
+        for service in module.DESCRIPTOR.services_by_name.values()
+        for method in service.methods
+        if not method.server_streaming
+    ]
+
+
 RETRY_SERVICE_CONFIG = {
     "methodConfig": [
         {
-            "name": [
-                {"service": f"boneyard.v1.{service}"}
-                for service in ("GameService", "LobbyService", "TournamentService", "ArchiveService")
-            ],
+            "name": _unary_methods(),
             "retryPolicy": {
                 "maxAttempts": 5,
                 "initialBackoff": "0.2s",
@@ -189,8 +198,10 @@ RETRY_SERVICE_CONFIG = {
 """gRPC's own retries (a service config, not a loop of ours): a call answered UNAVAILABLE (the
 server restarting, a connection that dropped) is tried again up to 5 times, 0.2 s to 2 s
 apart. Safe because every call that changes something carries a request id the server
-answers a retry of without applying it twice (CreateGame, TakeSeat, SubmitAction); a stream
-is retried only before its first message."""
+answers a retry of without applying it twice (CreateGame, TakeSeat, SubmitAction). Unary
+calls only: gRPC would retry a stream that has had no message yet behind its caller's back,
+and a bot waiting on a WatchGame opened at the game's current version would then wait on the
+restarted server without reading its view again, and never act on a turn it already had."""
 
 CHANNEL_OPTIONS: list[tuple[str, Any]] = [
     ("grpc.enable_retries", 1),

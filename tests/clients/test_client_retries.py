@@ -40,6 +40,13 @@ FLAKY_SERVER = textwrap.dedent(
             context.abort(code, f"refused attempt {attempts}")
         return game_service_pb2.GetGameResponse()
 
+    def watch_game(request, context):
+        global attempts
+        attempts += 1
+        print(f"attempt {attempts}", flush=True)
+        context.abort(code, f"refused attempt {attempts}")
+        yield  # (a stream)
+
     handler = grpc.method_handlers_generic_handler(
         "boneyard.v1.GameService",
         {
@@ -47,7 +54,12 @@ FLAKY_SERVER = textwrap.dedent(
                 get_game,
                 request_deserializer=game_service_pb2.GetGameRequest.FromString,
                 response_serializer=game_service_pb2.GetGameResponse.SerializeToString,
-            )
+            ),
+            "WatchGame": grpc.unary_stream_rpc_method_handler(
+                watch_game,
+                request_deserializer=game_service_pb2.WatchGameRequest.FromString,
+                response_serializer=game_service_pb2.WatchGameResponse.SerializeToString,
+            ),
         },
     )
     server = grpc.server(futures.ThreadPoolExecutor(2))
@@ -116,4 +128,14 @@ def test_a_refusal_of_another_code_is_not_retried(flaky: Callable[[int, str], Fl
         client.game(str(uuid.uuid4()))
     assert refusal(caught.value).code == grpc.StatusCode.ABORTED
     assert refusal(caught.value).reason == ""  # not the server's ErrorInfo: none was sent
+    assert server.attempts() == 1
+
+
+def test_a_stream_is_not_retried_by_the_channel(flaky: Callable[[int, str], Flaky]) -> None:
+    # A stream's caller reconnects itself (reading the view again first): a retry behind its
+    # back could leave a bot waiting on a stream for a turn it already has.
+    server = flaky(10, "UNAVAILABLE")
+    with Client(server.address) as client, pytest.raises(grpc.RpcError) as caught:
+        list(client.watch(str(uuid.uuid4()), None, 0))
+    assert refusal(caught.value).code == grpc.StatusCode.UNAVAILABLE
     assert server.attempts() == 1
