@@ -271,3 +271,87 @@ def test_moon_says_which_tile_the_widow_gave(
     exchanged = events_by(events, "widow_exchanged", 0)
     assert exchanged
     assert said[1] != said[2]
+
+
+# --- the earlier tests of `boneyard play`, on the new screen ----------------------------------
+
+
+def test_person_plays_a_whole_texas42_game_by_menu_numbers_against_bots_run_here(
+    server: ServerProcess, api: Client, terminal: Callable[..., Terminal]
+) -> None:
+    """``--bots 3`` (bots in this process): the highest bid until this seat has named trump,
+    then passes; trump and tiles by their menu numbers; what this seat did is told before the
+    next question."""
+    t = terminal("play", "--server", server.address, "--bots", "3", "--name", "tester")
+    t.start()
+    declared = questions = 0
+    told = ""
+    while t.next_question():
+        questions += 1
+        assert questions < 1000, "the game does not end"
+        assert told in t.text(), f"{told!r} is not on the screen:\n{t.text()}"
+        shown = texts(t.choices)
+        if "sixes" in shown:
+            pick = questions % len(shown)
+            declared += 1
+            told = f"seat 0 declares {shown[pick]}"
+        elif all("-" not in s for s in shown):  # bids (a forced dealer has no pass)
+            pick = len(shown) - 1 if not declared or "pass" not in shown else shown.index("pass")
+            told = "seat 0 "
+        else:
+            pick = 0
+            told = f"seat 0 plays {shown[0]}"
+        t.answer(str(pick + 1))
+    assert t.child.exitstatus == 0, t.text()
+    assert declared, "this seat never named trump"
+    summary = api.game(t.game_id)
+    assert summary.status == FINISHED and summary.seats[0].player_name == "tester"
+    events = full_log(api, t.game_id)
+    assert len(events_by(events, "contract_declared", 0)) == declared
+    assert_no_action_twice(events)
+
+
+def test_person_plays_moon_against_the_servers_house_bots(
+    server: ServerProcess, api: Client, terminal: Callable[..., Terminal]
+) -> None:
+    t = terminal(
+        "play", "--server", server.address, "--game", "moon", "--option", "hand_limit=1",
+        "--house-bots", "2", "--strategy", "random", "--name", "tester",
+    )
+    t.start()
+    questions = 0
+    while t.next_question():
+        questions += 1
+        assert questions < 200, "the game does not end"
+        t.answer("#1")
+    assert t.child.exitstatus == 0, t.text()
+    summary = api.game(t.game_id)
+    assert summary.status == FINISHED
+    assert [(s.player_name, s.house_bot) for s in summary.seats] == [
+        ("tester", ""),
+        ("random bot 1", "random"),
+        ("random bot 2", "random"),
+    ]
+    assert "hand_limit=1" in " ".join(t.rows)  # the option that differs from moon's
+
+
+def test_house_bots_leave_a_seat_for_the_player(server: ServerProcess) -> None:
+    result = run_cli("play", "--server", server.address, "--game", "moon", "--house-bots", "3")
+    assert result.returncode == 2
+    assert "a moon table has 3 free seats, so at most 2 bots beside you" in result.stderr
+
+
+def test_person_types_resign_and_confirms(
+    server: ServerProcess, api: Client, terminal: Callable[..., Terminal]
+) -> None:
+    t = terminal("play", "--server", server.address, "--bots", "3", "--name", "quitter")
+    t.start()
+    assert t.next_question()
+    t.answer("resign")
+    t.child.expect_exact("Sure? (y/N)> ")
+    t.answer("y")
+    assert t.finish() == 0
+    assert "game over: them won" in t.text()
+    summary = api.game(t.game_id)
+    assert summary.status == FINISHED and summary.winner == 1
+    assert events_by(full_log(api, t.game_id), "resigned", 0)
