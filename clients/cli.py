@@ -1,6 +1,7 @@
 """``boneyard``: play, watch and list games, and run bots, against a Boneyard server.
 
-    boneyard play [--game PRESET] [--option NAME=VALUE ...] [--bots N] [--join GAME_ID]
+    boneyard play [--game PRESET] [--option NAME=VALUE ...] [--bots N | --house-bots N]
+                  [--join GAME_ID | --resume GAME_ID]
     boneyard watch GAME_ID
     boneyard games [--status open|playing|finished|abandoned]
     boneyard bot --game GAME_ID --seat N [--token T] | --new PRESET [--option NAME=VALUE ...]
@@ -19,6 +20,7 @@ import contextlib
 import logging
 import sys
 import threading
+from pathlib import Path
 
 import click
 import grpc
@@ -42,10 +44,13 @@ from boneyard.clients.cli_common import (
     time_control_options,
 )
 from boneyard.clients.competitor import Competitor, GameResult, SeekPlan
-from boneyard.clients.describe import action_text, event_text
+from boneyard.clients.describe import event_text
+from boneyard.clients.play import TableSession, start_bots
 from boneyard.clients.render import render_view
+from boneyard.clients.seat_store import KeptSeat, SeatStore
+from boneyard.clients.table import TableInfo
 from boneyard.clients.tournament_cli import TOURNAMENT_COMMANDS
-from boneyard.v1 import actions_pb2, competition_pb2, game_pb2, view_pb2
+from boneyard.v1 import competition_pb2, game_pb2, view_pb2
 
 __all__ = ["main"]
 
@@ -148,58 +153,24 @@ def watch(server: str, game_id: str, from_version: int) -> None:
 # ---------------------------------------------------------------- play
 
 
-def _start_bots(
-    client: Client, game_id: str, count: int, strategy_name: str, seed: int
-) -> list[threading.Thread]:
-    threads = []
-    for i in range(count):
-        seat, token = client.take_seat(game_id, f"{strategy_name} bot {i + 1}")
-        bot = Bot(client, game_id, token, strategy(strategy_name, seed + seat))
-        thread = threading.Thread(target=bot.run, name=f"bot-seat-{seat}", daemon=True)
-        thread.start()
-        threads.append(thread)
-    return threads
-
-
-def _house_seats(
-    preset: str, options: tuple[str, ...], mine: int | None, count: int, strategy_name: str
-) -> dict[int, str]:
+def _house_seats(mine: int | None, count: int, players: int, strategy_name: str) -> dict[int, str]:
     """The seats the server's house bots take: the first ``count`` but the player's."""
-    if count <= 0:
-        return {}
-    try:
-        players = engine.ruleset(preset, parse_options(options)).players
-    except engine.RulesetError as e:
-        raise click.UsageError(str(e)) from None
-    if count >= players:
-        raise click.UsageError(f"--house-bots: at most {players - 1} at a table of {players}")
     others = [s for s in range(players) if s != (mine if mine is not None else 0)]
     return dict.fromkeys(others[:count], strategy_name)
 
 
-def _choose(view: view_pb2.SeatView) -> actions_pb2.Action:
-    """Ask the person at the keyboard, by number or by name, until the answer is legal."""
-    choices = list(view.legal_actions)
-    for i, action in enumerate(choices, 1):
-        console.print(f"  [bold]{i:>2}[/bold]  {action_text(action)}")
-    console.print("  [dim](or 'resign' to give up the game)[/dim]")
-    names = {action_text(a).lower(): a for a in choices}
-    short = {action_text(a).split(" ", 1)[-1].lower(): a for a in choices}
-    while True:
-        answer = console.input("your choice> ").strip().lower()
-        if answer.isdigit() and 1 <= int(answer) <= len(choices):
-            return choices[int(answer) - 1]
-        if answer == "resign":
-            sure = console.input("resign: your team loses the game now. Sure? (y/N)> ")
-            if sure.strip().lower() in ("y", "yes"):
-                return actions_pb2.Action(resign=actions_pb2.Resign())
-            continue
-        picked = names.get(answer) or short.get(answer)
-        if picked is not None:
-            return picked
-        console.print(
-            f"[red]not a legal choice: {answer!r}[/red] — type a number from 1 to {len(choices)}"
-            " (or the choice as shown, e.g. 6-4)"
+def _check_room(free: int, where: str, bots: int, house_bots: int) -> None:
+    """Before anything is made: the player and the bots asked for fit the table's free seats."""
+    for flag, n in (("--bots", bots), ("--house-bots", house_bots)):
+        if n < 0:
+            raise click.UsageError(f"{flag} {n}: a number of bots is not negative")
+    if 1 + bots + house_bots > free:
+        asked = " and ".join(
+            f"{flag} {n}" for flag, n in (("--bots", bots), ("--house-bots", house_bots)) if n
+        )
+        raise click.UsageError(
+            f"{asked}: {where} has {free} free seat{'s' if free != 1 else ''}, so at most "
+            f"{free - 1} bot{'s' if free != 2 else ''} beside you"
         )
 
 
@@ -214,9 +185,21 @@ def _choose(view: view_pb2.SeatView) -> actions_pb2.Action:
     help="Have the server play this many other seats with its own bots (--strategy) instead.",
 )
 @click.option("--join", "join", metavar="GAME_ID", help="Join an existing game instead.")
+@click.option(
+    "--resume",
+    metavar="GAME_ID",
+    help="Go back to your seat of a game left with Ctrl-C (the token kept in the seat file).",
+)
 @click.option("--seat", type=int, help="The seat to take (default: the lowest free one).")
 @click.option("--name", default="player", show_default=True, help="Your name at the table.")
 @click.option("--strategy", "bot_strategy", default="heuristic", type=click.Choice(strategy_names()), show_default=True)
+@click.option(
+    "--seats-file",
+    type=click.Path(dir_okay=False),
+    envvar="BONEYARD_SEATS_FILE",
+    help="Where seat tokens are kept for --resume (env BONEYARD_SEATS_FILE; default "
+    "$XDG_STATE_HOME/boneyard/seats.json, ~/.local/state/boneyard/seats.json).",
+)
 @guard
 def play(
     server: str,
@@ -225,64 +208,90 @@ def play(
     bots: int,
     house_bots: int,
     join: str | None,
+    resume: str | None,
     seat: int | None,
     name: str,
     bot_strategy: str,
+    seats_file: str | None,
 ) -> None:
-    """Play a game in the terminal."""
+    """Play a game in the terminal, at a table drawn to fit 80x24.
+
+    Type a choice by its number, or as shown (30, 84, 2 marks, pass, 6-4, sixes, follow me);
+    'resign' gives up the game. Ctrl-C asks whether to resign or to keep the seat for
+    `boneyard play --resume GAME_ID`.
+    """
+    store = SeatStore(Path(seats_file) if seats_file else None)
+    if sum(1 for mode in (join, resume) if mode) > 1 or (resume and (bots or house_bots)):
+        raise click.UsageError("--resume goes back to a seat: no --join, --bots or --house-bots")
     if house_bots and join:
         raise click.UsageError("--house-bots makes a new game: it does not go with --join")
+    ctx = click.get_current_context()
+    kept = store.get(resume) if resume else None
+    if resume and kept is None:
+        raise click.UsageError(f"no seat of game {resume} is kept in {store.path}")
+    if kept is not None and ctx.get_parameter_source("server") == ParameterSource.DEFAULT:
+        server = kept.server
     with Client(server) as client:
-        if join:
-            game_id = join
-            summary = client.game(game_id)
+        if kept is not None and resume:
+            game_id = resume
+            start_bots(client, game_id, kept.bots, kept.strategy, seed=len(game_id))
         else:
-            house = _house_seats(preset, options, seat, house_bots, bot_strategy)
-            summary = client.create_game(
-                preset, parse_options(options), name=f"{name}'s table", house_bots=house
-            )
-            game_id = summary.game_id
-            console.print(f"game {game_id}")
-        my_seat, token = client.take_seat(game_id, name, seat)
-        console.print(f"you sit in seat {my_seat}")
-        _start_bots(client, game_id, bots, bot_strategy, seed=len(game_id))
-        view = client.view(game_id, token)
-        console.print(render_view(view, summary.name))
-        position = view.version
-        while view.phase != view_pb2.PHASE_GAME_OVER:
-            if view.HasField("turn") and view.turn == my_seat and view.legal_actions:
-                console.print(render_view(view, summary.name))
-                action = _choose(view)
+            if join:
+                game_id = join
+                summary = client.game(game_id)
+                _check_room(sum(1 for s in summary.seats if not s.occupied), f"game {join}", bots, 0)
+            else:
                 try:
-                    client.submit(game_id, token, view.version, action)
-                except grpc.RpcError as error:
-                    console.print(f"[red]{error.details()}[/red]")  # type: ignore[attr-defined]
-                    view = client.view(game_id, token)
-                    continue
-                # Accepted: follow the stream from where it was left, so that this seat's own
-                # action and what it caused are told in order, before the next question.
-            stream = client.watch(game_id, token, position)
-            try:
-                for message in stream:
-                    position = message.version
-                    line = event_text(message.event)
-                    if line:
-                        console.print(f"[dim]{line}[/dim]")
-                    if message.event.WhichOneof("kind") == "hand_scored":
-                        console.print(render_view(message.view, summary.name))
-                    if message.view.phase == view_pb2.PHASE_GAME_OVER:
-                        view = message.view
-                        break
-                    if message.view.HasField("turn") and message.view.turn == my_seat:
-                        latest = client.view(game_id, token)
-                        if latest.version == message.version:
-                            view = latest
-                            break
-                else:  # the stream ended without a word on the game: ask
-                    view = client.view(game_id, token)
-            finally:
-                stream.cancel()
-        console.print(render_view(view, summary.name))
+                    players = engine.ruleset(preset, parse_options(options)).players
+                except engine.RulesetError as e:
+                    raise click.UsageError(str(e)) from None
+                _check_room(players, f"a {preset} table", bots, house_bots)
+                if seat is not None and not 0 <= seat < players:
+                    raise click.UsageError(f"--seat {seat}: a {preset} table has seats 0 to {players - 1}")
+                house = _house_seats(seat, house_bots, players, bot_strategy)
+                summary = client.create_game(
+                    preset, parse_options(options), name=f"{name}'s table", house_bots=house
+                )
+                game_id = summary.game_id
+                console.print(f"game {game_id}")
+            my_seat, token = client.take_seat(game_id, name, seat)
+            console.print(f"you sit in seat {my_seat}")
+            kept = KeptSeat(server, my_seat, token, name, strategy=bot_strategy)
+            store.put(game_id, kept)
+            tokens = dict(
+                client.take_seat(game_id, f"{bot_strategy} bot {i + 1}") for i in range(bots)
+            )
+            if tokens:
+                kept = KeptSeat(server, my_seat, token, name, tokens, bot_strategy)
+                store.put(game_id, kept)
+            start_bots(client, game_id, tokens, bot_strategy, seed=len(game_id))
+        session = TableSession(
+            client, console, game_id, kept, store, TableInfo.of(client.game(game_id))
+        )
+        try:
+            session.run()
+        except (KeyboardInterrupt, EOFError):
+            _leave(session)
+
+
+def _leave(session: TableSession) -> None:
+    """Ctrl-C at the table: resign, or keep the seat and go (the game waits for it)."""
+    console.print()
+    try:
+        answer = console.input(
+            "leave the table: [r] resign (your team loses now), or [k] keep your seat and come "
+            "back later? (r/K)> "
+        )
+    except (KeyboardInterrupt, EOFError):
+        answer = "k"
+    if answer.strip().lower() in ("r", "resign"):
+        view = session.resign()
+        session.draw(view)
+        console.print("you resigned")
+        return
+    console.print(
+        f"your seat is kept; the game waits. Come back with: boneyard play --resume {session.game_id}"
+    )
 
 
 # ---------------------------------------------------------------- bot

@@ -10,6 +10,7 @@ __all__ = [
     "action_text",
     "bid_text",
     "contract_text",
+    "count_text",
     "engine_trump",
     "event_text",
     "hand_by_suit",
@@ -83,6 +84,11 @@ def event_text(event: events_pb2.Event) -> str | None:
     if which == "all_passed":
         return f"everyone passed: seat {e.next_dealer} deals again"
     if which == "widow_exchanged":
+        if e.HasField("taken") and e.HasField("discard"):  # the bidder's own view
+            return (
+                f"seat {e.seat} takes the widow: {tile_name(e.taken)} comes in, "
+                f"{tile_name(e.discard)} is laid out"
+            )
         return f"seat {e.seat} takes the widow and lays a tile out"
     if which == "widow_declined":
         return f"seat {e.seat} leaves the widow"
@@ -95,9 +101,11 @@ def event_text(event: events_pb2.Event) -> str | None:
         return f"seat {e.seat} wins the trick ({e.points} point{'s' if e.points != 1 else ''})"
     if which == "hand_scored":
         verdict = "made" if e.made else "set"
+        moon = e.bid.kind in (rules_pb2.BID_KIND_TRICKS, rules_pb2.BID_KIND_MOON)
+        took = " to ".join(map(str, e.taken)) + (" tricks" if moon else " points")
         return (
-            f"seat {e.bidder}'s {bid_text(e.bid)} is {verdict}: took {list(e.taken)}, "
-            f"scores now {list(e.scores)}"
+            f"seat {e.bidder}'s {bid_text(e.bid)} is {verdict} ({took}); "
+            f"score {' to '.join(map(str, e.scores))}"
         )
     if which == "game_won":
         return f"game over: team {e.team} (seats {', '.join(map(str, e.seats))}) wins"
@@ -112,6 +120,11 @@ def event_text(event: events_pb2.Event) -> str | None:
             return "game over: the table never filled, and the game is closed with no winner"
         return "game over: nobody acted for too long, and the game is closed with no winner"
     return None
+
+
+def count_text(n: int, unit: str) -> str:
+    """``1 mark``, ``2 marks``, ``0 points``: a number of marks, points or tricks as said."""
+    return f"{n} {unit.removesuffix('s')}" if n == 1 else f"{n} {unit}"
 
 
 def hand_by_suit(view: view_pb2.SeatView) -> list[tuple[str, list[int]]]:

@@ -8,7 +8,13 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from boneyard.clients.describe import bid_text, contract_text, hand_by_suit, phase_text
+from boneyard.clients.describe import (
+    bid_text,
+    contract_text,
+    count_text,
+    hand_by_suit,
+    phase_text,
+)
 from boneyard.engine.tiles import tile_name
 from boneyard.v1 import rules_pb2, view_pb2
 
@@ -29,7 +35,7 @@ def render_view(view: view_pb2.SeatView, game_name: str = "") -> Panel:
     unit = "points" if view.rules.points_to_win else "marks"
     scores = Table.grid(padding=(0, 2))
     for team, score in enumerate(view.scores):
-        scores.add_row(_team_label(view, team), f"{score} {unit}")
+        scores.add_row(_team_label(view, team), count_text(score, unit))
 
     lines: list[Text] = []
     header = f"hand {view.hand_number} · {phase_text(view.phase)}"
@@ -58,7 +64,11 @@ def render_view(view: view_pb2.SeatView, game_name: str = "") -> Panel:
         hidden = " (face down)" if view.tricks_hidden else ""
         lines.append(Text(f"tricks won{hidden}: {won}"))
         if view.taken:
-            lines.append(Text(f"taken this hand: {list(view.taken)}"))
+            took = " · ".join(
+                f"{_team_label(view, t)} {count_text(n, 'tricks' if moon else 'points')}"
+                for t, n in enumerate(view.taken)
+            )
+            lines.append(Text(f"taken this hand: {took}"))
     if view.current_trick:
         trick = "   ".join(f"seat {p.seat}: {tile_name(p.tile)}" for p in view.current_trick)
         lines.append(Text(f"on the table  {trick}", style="bold yellow"))
@@ -79,6 +89,7 @@ def render_view(view: view_pb2.SeatView, game_name: str = "") -> Panel:
         lines.append(Text(f"{who} turn", style="green"))
     if view.HasField("winner"):
         lines.append(Text(f"game over: {_team_label(view, view.winner)} won", style="bold green"))
-    title = ("Moon" if moon else "Texas 42") + (f" · {game_name}" if game_name else "")
+    preset = view.rules.preset or ("moon" if moon else "texas42")
+    title = preset + (f" · {game_name}" if game_name else "")
     seat = f"seat {view.seat}" if view.HasField("seat") else "spectator"
     return Panel(Group(scores, *lines), title=title, subtitle=f"{seat} · version {view.version}")

@@ -1,0 +1,192 @@
+"""What a person types at the table, read against the legal actions of the seat's view.
+
+A choice is typed by its number in the menu (``3``, or ``#3``), by its key as the menu shows it
+(``pass``, ``31``, ``42``, ``6-4``, ``sixes``), or as players say it (``84``, ``2 marks``,
+``1 mark``, ``4-6``, ``follow me``, ``bid 30``, ``play 6-4``). Only the view's legal actions are
+ever chosen: a text naming none of them raises ``NoSuchChoice``, one naming several raises
+``AmbiguousChoice``. A well-formed action that is not legal now (a bid too low, a tile that does
+not follow) raises ``NotLegal`` carrying it, so that the caller can ask the server, the rules'
+authority, why (and show the engine's reason).
+
+A number that is the label of a legal choice (a bid of ``30`` in Texas 42, ``5`` tricks in Moon,
+a tile ``64``) is that choice; any other number in the menu's range is the menu's choice.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from boneyard.clients.describe import contract_text
+from boneyard.engine.tiles import parse_tile, tile_name
+from boneyard.v1 import actions_pb2, rules_pb2
+
+__all__ = [
+    "AmbiguousChoice",
+    "ChoiceError",
+    "NoSuchChoice",
+    "NotLegal",
+    "choice_label",
+    "parse_choice",
+]
+
+
+class ChoiceError(ValueError):
+    """Typed text that chooses no legal action; the message says why."""
+
+
+class NoSuchChoice(ChoiceError):
+    """The text names none of the legal actions (and no action at all)."""
+
+
+class AmbiguousChoice(ChoiceError):
+    """The text names more than one legal action."""
+
+
+class NotLegal(ChoiceError):
+    """The text names a well-formed action that is not legal now."""
+
+    def __init__(self, message: str, action: actions_pb2.Action) -> None:
+        super().__init__(message)
+        self.action = action
+
+
+_MARKS = rules_pb2.BID_KIND_MARKS
+_VERBS = ("bid ", "play ", "declare ", "call ")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def choice_label(action: actions_pb2.Action) -> str:
+    """The action as the menu shows it, short, and typeable as it stands."""
+    which = action.WhichOneof("kind")
+    if which == "bid":
+        bid = action.bid
+        if bid.kind == _MARKS:
+            return f"{42 * bid.amount} ({_plural(bid.amount, 'mark')})"
+        if bid.kind == rules_pb2.BID_KIND_MOON:
+            return "moon"
+        if bid.kind == rules_pb2.BID_KIND_PLUNGE:
+            return f"plunge {_plural(bid.amount, 'mark')}"
+        if bid.kind == rules_pb2.BID_KIND_SPLASH:
+            return f"splash {_plural(bid.amount, 'mark')}"
+        return str(bid.amount)
+    if which == "pass_bid":
+        return "pass"
+    if which == "exchange_widow":
+        return f"lay out {tile_name(action.exchange_widow.discard)}"
+    if which == "decline_widow":
+        return "leave the widow"
+    if which == "declare_contract":
+        return contract_text(action.declare_contract)
+    if which == "play_tile":
+        return tile_name(action.play_tile.tile)
+    return "?"
+
+
+def _normal(text: str) -> str:
+    s = " ".join(text.lower().replace("_", " ").split())
+    for verb in _VERBS:
+        s = s.removeprefix(verb)
+    return s.strip()
+
+
+def _spellings(action: actions_pb2.Action) -> set[str]:
+    """Every normalised text that names ``action``."""
+    which = action.WhichOneof("kind")
+    label = _normal(choice_label(action))
+    names = {label}
+    if which == "bid":
+        bid = action.bid
+        n = bid.amount
+        if bid.kind == _MARKS:
+            names |= {str(42 * n), _plural(n, "mark"), f"{n} marks", f"{n} mark"}
+        elif bid.kind == rules_pb2.BID_KIND_TRICKS:
+            names |= {_plural(n, "trick"), f"{n} tricks"}
+        elif bid.kind == rules_pb2.BID_KIND_MOON:
+            names |= {"the moon", "shoot the moon"}
+        elif bid.kind in (rules_pb2.BID_KIND_PLUNGE, rules_pb2.BID_KIND_SPLASH):
+            word = "plunge" if bid.kind == rules_pb2.BID_KIND_PLUNGE else "splash"
+            names |= {word, f"{word} {n}", f"{word} {n} marks"}
+    elif which == "pass_bid":
+        names |= {"p"}
+    elif which == "declare_contract":
+        if label == "follow-me":
+            names |= {"follow me", "followme", "no trump", "no trumps"}
+        elif label.endswith("s"):
+            names.add("six" if label == "sixes" else label[:-1])  # "six", "double", "blank"
+    elif which == "play_tile":
+        names |= _tile_spellings(action.play_tile.tile)
+    elif which == "exchange_widow":
+        t = action.exchange_widow.discard
+        for s in _tile_spellings(t):
+            names |= {s, f"lay out {s}", f"discard {s}", f"out {s}"}
+    elif which == "decline_widow":
+        names |= {"leave", "leave it", "keep", "no widow", "decline"}
+    return names
+
+
+def _tile_spellings(t: int) -> set[str]:
+    high, low = tile_name(t).split("-")
+    return {f"{high}-{low}", f"{low}-{high}", f"{high}{low}", f"{low}{high}"}
+
+
+def parse_choice(text: str, legal: Sequence[actions_pb2.Action]) -> actions_pb2.Action:
+    """The legal action ``text`` chooses (see the module's doc); raises a ``ChoiceError``."""
+    typed = _normal(text)
+    if not typed:
+        raise NoSuchChoice("type a choice: its number, or as it is shown")
+    if not legal:
+        raise NoSuchChoice("there is nothing to choose now")
+    menu = re.fullmatch(r"#\s*(\d+)", typed)
+    if menu is None:
+        matches = [a for a in legal if typed in _spellings(a)]
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            shown = " or ".join(f"'{choice_label(a)}'" for a in matches)
+            raise AmbiguousChoice(f"{text.strip()!r} could be {shown}: type one of them")
+    number = menu[1] if menu else typed
+    if number.isdigit() and 1 <= int(number) <= len(legal):
+        return legal[int(number) - 1]
+    action = _well_formed(typed, legal)
+    if action is not None:
+        raise NotLegal(f"{choice_label(action)} is not a legal choice now", action)
+    if number.isdigit():
+        raise NoSuchChoice(f"there is no choice {number}: the choices are 1 to {len(legal)}")
+    raise NoSuchChoice(f"{text.strip()!r} is none of the choices")
+
+
+def _well_formed(typed: str, legal: Sequence[actions_pb2.Action]) -> actions_pb2.Action | None:
+    """An action of a kind the seat may take now that ``typed`` spells, though not a legal
+    one: a bid in the auction, a tile in the play, a discard at the widow."""
+    kinds = {a.WhichOneof("kind") for a in legal}
+    if kinds & {"bid", "pass_bid"} and typed.isdigit():
+        n = int(typed)
+        moon = any(
+            a.bid.kind in (rules_pb2.BID_KIND_TRICKS, rules_pb2.BID_KIND_MOON)
+            for a in legal
+            if a.WhichOneof("kind") == "bid"
+        )
+        if moon:
+            bid = rules_pb2.Bid(kind=rules_pb2.BID_KIND_TRICKS, amount=n)
+        elif n >= 42 and n % 42 == 0:
+            bid = rules_pb2.Bid(kind=_MARKS, amount=n // 42)
+        else:
+            bid = rules_pb2.Bid(kind=rules_pb2.BID_KIND_POINTS, amount=n)
+        return actions_pb2.Action(bid=bid) if n > 0 else None
+    marks = re.fullmatch(r"(\d+) marks?", typed)
+    if "bid" in kinds and marks and int(marks[1]) > 0:
+        return actions_pb2.Action(bid=rules_pb2.Bid(kind=_MARKS, amount=int(marks[1])))
+    for kind in ("play_tile", "exchange_widow"):
+        if kind in kinds:
+            try:
+                t = parse_tile(typed.removeprefix("lay out ").removeprefix("discard "))
+            except ValueError:
+                return None
+            if kind == "play_tile":
+                return actions_pb2.Action(play_tile=actions_pb2.PlayTile(tile=t))
+            return actions_pb2.Action(exchange_widow=actions_pb2.ExchangeWidow(discard=t))
+    return None

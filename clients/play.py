@@ -1,0 +1,195 @@
+"""``boneyard play``'s table: the seat's view drawn as one screen (clients/table.py), redrawn as
+the game moves, and the person's answers read against the legal actions (clients/choices.py).
+
+In a terminal the screen is cleared and drawn whole at every event; piped or on a dumb
+terminal, each event is one line and the table is printed once per question. Ctrl-C asks
+whether to resign or to keep the seat (its token stays in the seat file, clients/seat_store.py,
+for ``play --resume GAME_ID``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import grpc
+from rich.console import Console
+
+from boneyard.bots import strategy
+from boneyard.clients.api import Client, refusal
+from boneyard.clients.bot import Bot
+from boneyard.clients.choices import ChoiceError, NotLegal, choice_label, parse_choice
+from boneyard.clients.describe import event_text
+from boneyard.clients.seat_store import KeptSeat, SeatStore
+from boneyard.clients.table import TableInfo, table_screen
+from boneyard.engine.tiles import tile_name
+from boneyard.v1 import actions_pb2, view_pb2
+
+__all__ = ["PROMPT", "TableSession", "start_bots"]
+
+PROMPT = "your choice> "
+_RESIGN = actions_pb2.Action(resign=actions_pb2.Resign())
+
+
+def start_bots(
+    client: Client, game_id: str, tokens: dict[int, str], strategy_name: str, seed: int
+) -> list[threading.Thread]:
+    """Run a bot for each seat of ``tokens`` in this process (threads that end with it)."""
+    threads = []
+    for seat, token in sorted(tokens.items()):
+        bot = Bot(client, game_id, token, strategy(strategy_name, seed + seat))
+        thread = threading.Thread(target=bot.run, name=f"bot-seat-{seat}", daemon=True)
+        thread.start()
+        threads.append(thread)
+    return threads
+
+
+@dataclass
+class TableSession:
+    """One person's seat at one game, until the game is over or the person leaves."""
+
+    client: Client
+    console: Console
+    game_id: str
+    kept: KeptSeat
+    store: SeatStore
+    info: TableInfo = field(default_factory=TableInfo)
+    log: list[str] = field(default_factory=list)
+    notice: str = ""
+
+    @property
+    def token(self) -> str:
+        return self.kept.token
+
+    @property
+    def full_screen(self) -> bool:
+        return self.console.is_terminal
+
+    # --- drawing ------------------------------------------------------------------------
+
+    def draw(
+        self, view: view_pb2.SeatView, menu: Sequence[str] = (), message: str = ""
+    ) -> None:
+        width = min(self.console.width, 200)
+        height = self.console.height if self.full_screen else 24
+        screen = table_screen(view, self.info, self.log, menu, message, width, height)
+        if self.full_screen:
+            self.console.clear()
+        self.console.print(screen)
+
+    def tell(self, line: str, view: view_pb2.SeatView) -> None:
+        self.log.append(line)
+        del self.log[:-50]
+        if self.full_screen:
+            self.draw(view)
+        else:
+            self.console.print(line)
+
+    # --- the game -----------------------------------------------------------------------
+
+    def run(self) -> view_pb2.SeatView:
+        """Play to the end of the game; the last view."""
+        view = self.client.view(self.game_id, self.token)
+        position = view.version
+        seat = self.kept.seat
+        if not self.full_screen:
+            self.draw(view)
+        while view.phase != view_pb2.PHASE_GAME_OVER:
+            mine = view.HasField("turn") and view.turn == seat and view.legal_actions
+            if mine and not self.ask_and_send(view):
+                view = self.client.view(self.game_id, self.token)
+                continue
+            view, position = self.follow(view, position)
+        self.store.forget(self.game_id)
+        self.draw(view)
+        return view
+
+    def follow(self, view: view_pb2.SeatView, position: int) -> tuple[view_pb2.SeatView, int]:
+        """Tell the stream's events from ``position`` until this seat is to act (at the latest
+        version) or the game is over."""
+        stream = self.client.watch(self.game_id, self.token, position)
+        try:
+            for message in stream:
+                position = message.version
+                view = message.view
+                self.note_widow(message)
+                line = event_text(message.event)
+                if line:
+                    self.tell(line, view)
+                if view.phase == view_pb2.PHASE_GAME_OVER:
+                    return view, position
+                if view.HasField("turn") and view.turn == self.kept.seat:
+                    latest = self.client.view(self.game_id, self.token)
+                    if latest.version == message.version:
+                        return latest, position
+            return self.client.view(self.game_id, self.token), position
+        finally:
+            stream.cancel()
+
+    def note_widow(self, message: object) -> None:
+        event = message.event  # type: ignore[attr-defined]
+        if event.WhichOneof("kind") != "widow_exchanged":
+            return
+        e = event.widow_exchanged
+        if e.seat == self.kept.seat and e.HasField("taken"):
+            self.notice = (
+                f"you received {tile_name(e.taken)} from the widow and laid out "
+                f"{tile_name(e.discard)}"
+            )
+            self.log.append(self.notice)
+
+    def ask_and_send(self, view: view_pb2.SeatView) -> bool:
+        """Ask until an answer is legal and sent (``True``), or the server said the view is
+        old (``False``: ask again on a fresh one)."""
+        legal = list(view.legal_actions)
+        menu = [choice_label(a) for a in legal]
+        message, self.notice = self.notice, ""
+        while True:
+            self.draw(view, menu, message)
+            answer = self.console.input(PROMPT).strip()
+            if answer.lower() == "resign":
+                sure = self.console.input("resign: your team loses the game now. Sure? (y/N)> ")
+                if sure.strip().lower() in ("y", "yes"):
+                    return self.send(view, _RESIGN)[0]
+                message = "not resigned"
+                continue
+            try:
+                action = parse_choice(answer, legal)
+            except NotLegal as not_legal:
+                # Well formed but not legal: the server, which keeps the rules, says why.
+                sent, why = self.send(view, not_legal.action)
+                if sent:
+                    return True
+                message = f"refused: {why}" if why else str(not_legal)
+                if why is None:
+                    return False
+                continue
+            except ChoiceError as error:
+                message = f"refused: {error}"
+                continue
+            sent, why = self.send(view, action)
+            if sent or why is None:
+                return sent
+            message = f"refused: {why}"
+
+    def send(self, view: view_pb2.SeatView, action: actions_pb2.Action) -> tuple[bool, str | None]:
+        """Submit; ``(True, "")`` when accepted, ``(False, reason)`` when refused, and
+        ``(False, None)`` when the view was stale (the caller draws a fresh one)."""
+        try:
+            self.client.submit(self.game_id, self.token, view.version, action)
+        except grpc.RpcError as error:
+            answer = refusal(error)
+            if answer.reason in ("STALE_VERSION", "NOT_YOUR_TURN"):
+                self.log.append(f"the game moved on ({answer.message}): asking again")
+                return False, None
+            return False, answer.message
+        return True, ""
+
+    def resign(self) -> view_pb2.SeatView:
+        view = self.client.view(self.game_id, self.token)
+        if view.phase != view_pb2.PHASE_GAME_OVER:
+            self.client.resign(self.game_id, self.token, view.version)
+            view = self.client.view(self.game_id, self.token)
+        self.store.forget(self.game_id)
+        return view

@@ -1,0 +1,357 @@
+"""``boneyard play`` at 80×24, as a person types: a pseudo-terminal (pexpect) whose output is
+fed to a terminal emulator (pyte), so each question is checked on the screen a person sees —
+the table whole on 24 rows, no line past 80 columns — and answered from the choices shown.
+Against a real server whose house bots play the other seats."""
+
+from __future__ import annotations
+
+import re
+import signal
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pexpect
+import pyte
+import pytest
+
+from boneyard.clients.api import Client
+from boneyard.v1 import game_pb2
+from tests.clients.cli_helpers import BONEYARD, run_cli
+from tests.clients.test_end_to_end import (
+    ANSI,
+    assert_no_action_twice,
+    events_by,
+    full_log,
+    full_log_so_far,
+)
+from tests.server.process_helpers import ServerProcess, clean_env
+
+PROMPT = "your choice> "
+CHOICE = re.compile(r"\[(\d+)\] (.+?)(?=\s{2,}\[\d+\]|\s*$)")
+FINISHED = game_pb2.GAME_STATUS_FINISHED
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    d = tmp_path_factory.mktemp("terminal-server")
+    with ServerProcess.start(d / "server.log", f"sqlite:///{d / 'boneyard.db'}") as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def api(server: ServerProcess) -> Iterator[Client]:
+    with Client(server.address) as client:
+        yield client
+
+
+@dataclass
+class Choice:
+    number: int
+    text: str
+
+
+class Terminal:
+    """``boneyard play`` in an 80×24 pseudo-terminal, read through a terminal emulator."""
+
+    def __init__(self, args: Sequence[str], log_path: Path, seats_file: Path) -> None:
+        self.log = open(log_path, "w")  # noqa: SIM115 - closed in close()
+        self.child = pexpect.spawn(
+            str(BONEYARD),
+            list(args),
+            encoding="utf-8",
+            codec_errors="replace",
+            timeout=180,  # a hang fails the test; a slow, busy machine does not
+            env=clean_env(TERM="xterm", BONEYARD_SEATS_FILE=str(seats_file)),
+            dimensions=(24, 80),
+        )
+        self.child.logfile_read = self.log
+        self.screen = pyte.Screen(80, 24)
+        self.stream = pyte.Stream(self.screen)
+        self.choices: list[Choice] = []
+        self.rows: list[str] = []
+        self.game_id = ""
+
+    def close(self) -> None:
+        if self.child.isalive():
+            self.child.kill(signal.SIGKILL)
+        self.child.close(force=True)
+        self.log.close()
+
+    def feed(self, text: str) -> None:
+        for line in ANSI.sub("", text).replace("\r", "").split("\n"):
+            assert len(line) <= 80, f"a line of {len(line)} columns: {line!r}"
+        self.stream.feed(text)
+        self.rows = [row.rstrip() for row in self.screen.display]
+
+    def text(self) -> str:
+        return "\n".join(self.rows)
+
+    def start(self) -> None:
+        self.child.expect(r"game ([0-9a-f-]{36})")
+        self.game_id = self.child.match.group(1)
+        self.feed(self.child.before + self.child.after)
+
+    def next_question(self) -> bool:
+        """The next prompt (``True``, with the choices read off the screen) or the end."""
+        index = self.child.expect([PROMPT, pexpect.EOF])
+        self.feed(self.child.before + (self.child.after if index == 0 else ""))
+        if index != 0:
+            self.child.close()
+            return False
+        assert self.rows[-1].startswith(PROMPT.strip()) or any(
+            r.startswith(PROMPT.strip()) for r in self.rows
+        ), self.text()
+        # the whole table is on the 24 rows: its top border was not scrolled away
+        assert any(r.startswith("╭") for r in self.rows), f"the table's top is gone:\n{self.text()}"
+        shown = [Choice(int(n), t) for r in self.rows for n, t in CHOICE.findall(r)]
+        assert [c.number for c in shown] == list(range(1, len(shown) + 1)), self.text()
+        self.choices = shown
+        return True
+
+    def answer(self, text: str) -> None:
+        self.child.sendline(text)
+
+    def finish(self) -> int:
+        self.child.expect(pexpect.EOF)
+        self.feed(self.child.before)
+        self.child.close()
+        return int(self.child.exitstatus if self.child.exitstatus is not None else -1)
+
+
+@pytest.fixture
+def terminal(tmp_path: Path) -> Iterator[Callable[..., Terminal]]:
+    made: list[Terminal] = []
+
+    def spawn(*args: str) -> Terminal:
+        t = Terminal(args, tmp_path / f"terminal-{len(made)}.log", tmp_path / "seats.json")
+        made.append(t)
+        return t
+
+    yield spawn
+    for t in made:
+        t.close()
+
+
+def texts(choices: list[Choice]) -> list[str]:
+    return [c.text for c in choices]
+
+
+def answer_as_a_person(t: Terminal, bids_typed: list[str]) -> None:
+    """Bid by typing the amount (30 if it is there, else the lowest; 84 once when shown), name
+    trump by its name, play the first tile as shown."""
+    shown = texts(t.choices)
+    if "pass" in shown:
+        if "84 (2 marks)" in shown and "84" not in bids_typed:
+            typed = "84"
+        elif "30" in shown and "30" not in bids_typed:
+            typed = "30"
+        elif len(shown) > 1 and bids_typed:
+            typed = "pass"
+        else:
+            typed = shown[-1].split(" ")[0] if shown != ["pass"] else "pass"
+        bids_typed.append(typed)
+        t.answer(typed)
+    elif "sixes" in shown:
+        t.answer("sixes")
+    else:
+        t.answer(shown[0])
+
+
+def test_a_whole_texas42_game_typed_with_a_refusal_a_leave_and_a_resume(
+    server: ServerProcess, api: Client, terminal: Callable[..., Terminal]
+) -> None:
+    t = terminal("play", "--server", server.address, "--house-bots", "3", "--name", "tester")
+    t.start()
+    assert t.next_question()
+    assert "texas42 · tester's table" in t.rows[0]
+    # a word that is no choice: refused with its reason, the choices shown again
+    t.answer("banana")
+    assert t.next_question()
+    assert "refused: 'banana' is none of the choices" in t.text()
+    bids_typed: list[str] = []
+    questions = 0
+    left = False
+    while True:
+        questions += 1
+        assert questions < 1000, "the game does not end"
+        if questions == 12 and not left:
+            t.child.sendcontrol("c")
+            t.child.expect_exact("(r/K)> ")
+            t.answer("k")
+            assert t.finish() == 0
+            assert f"boneyard play --resume {t.game_id}" in " ".join(t.rows)
+            assert api.game(t.game_id).status == game_pb2.GAME_STATUS_PLAYING
+            game_id = t.game_id
+            t = terminal("play", "--server", server.address, "--resume", game_id)
+            t.game_id = game_id
+            left = True
+            if not t.next_question():
+                break
+        answer_as_a_person(t, bids_typed)
+        if not t.next_question():
+            break
+    assert t.child.exitstatus == 0, t.text()
+    assert "game over:" in t.text()
+    assert left and ("30" in bids_typed or "84" in bids_typed), bids_typed
+    summary = api.game(t.game_id)
+    assert summary.status == FINISHED
+    events = full_log(api, t.game_id)
+    amounts = [e.bid_placed.bid for e in events_by(events, "bid_placed", 0)]
+    assert any((b.kind, b.amount) in ((1, 30), (2, 2)) for b in amounts), amounts
+    assert events_by(events, "tile_played", 0)
+    assert_no_action_twice(events)
+
+
+def test_a_bid_below_the_minimum_shows_the_engines_reason(
+    server: ServerProcess, terminal: Callable[..., Terminal]
+) -> None:
+    t = terminal("play", "--server", server.address, "--house-bots", "3")
+    t.start()
+    assert t.next_question()
+    t.answer("29")
+    assert t.next_question()
+    text = " ".join(t.rows)
+    assert re.search(r"refused: .*the lowest bid is\s+30, not 29", text), t.text()
+
+
+def test_ctrl_c_then_resign_ends_the_game(
+    server: ServerProcess, api: Client, terminal: Callable[..., Terminal]
+) -> None:
+    t = terminal("play", "--server", server.address, "--house-bots", "3", "--name", "quitter")
+    t.start()
+    assert t.next_question()
+    t.child.sendcontrol("c")
+    t.child.expect_exact("(r/K)> ")
+    t.answer("r")
+    assert t.finish() == 0
+    assert "you resigned" in t.text()
+    summary = api.game(t.game_id)
+    assert summary.status == FINISHED and summary.winner == 1
+    assert events_by(full_log(api, t.game_id), "resigned", 0)
+
+
+def test_more_bots_than_seats_is_refused_and_nothing_is_made(
+    server: ServerProcess, api: Client
+) -> None:
+    before = len(list(api.games()))
+    result = run_cli("play", "--server", server.address, "--bots", "5")
+    assert result.returncode == 2, result.explain()
+    assert "--bots 5: a texas42 table has 4 free seats, so at most 3 bots" in result.stderr
+    assert len(list(api.games())) == before
+
+
+def test_moon_says_which_tile_the_widow_gave(
+    server: ServerProcess, api: Client, terminal: Callable[..., Terminal]
+) -> None:
+    t = terminal(
+        "play", "--server", server.address, "--game", "moon", "--house-bots", "2",
+        "--strategy", "random",
+    )
+    t.start()
+    questions = 0
+    while True:
+        assert t.next_question(), "the game ended before this seat took the widow"
+        questions += 1
+        assert questions < 300
+        shown = texts(t.choices)
+        if "moon" in shown:
+            t.answer("shoot the moon")
+        elif any(s.startswith("lay out ") for s in shown):
+            assert "moon" in t.rows[0]
+            t.answer(shown[0])
+            break
+        else:
+            t.answer("1")
+    laid_out = shown[0].removeprefix("lay out ")
+    assert t.next_question()
+    said = re.search(r"you received (\d-\d) from the widow and laid out (\d-\d)", t.text())
+    assert said and said[2] == laid_out, t.text()
+    events = full_log_so_far(api, t.game_id)
+    exchanged = events_by(events, "widow_exchanged", 0)
+    assert exchanged
+    assert said[1] != said[2]
+
+
+# --- the earlier tests of `boneyard play`, on the new screen ----------------------------------
+
+
+def test_person_plays_a_whole_texas42_game_by_menu_numbers_against_bots_run_here(
+    server: ServerProcess, api: Client, terminal: Callable[..., Terminal]
+) -> None:
+    """``--bots 3`` (bots in this process): the highest bid until this seat has named trump,
+    then passes; trump and tiles by their menu numbers; what this seat did is told before the
+    next question."""
+    t = terminal("play", "--server", server.address, "--bots", "3", "--name", "tester")
+    t.start()
+    declared = questions = 0
+    told = ""
+    while t.next_question():
+        questions += 1
+        assert questions < 1000, "the game does not end"
+        assert told in t.text(), f"{told!r} is not on the screen:\n{t.text()}"
+        shown = texts(t.choices)
+        if "sixes" in shown:
+            pick = questions % len(shown)
+            declared += 1
+            told = f"seat 0 declares {shown[pick]}"
+        elif all("-" not in s for s in shown):  # bids (a forced dealer has no pass)
+            pick = len(shown) - 1 if not declared or "pass" not in shown else shown.index("pass")
+            told = "seat 0 "
+        else:
+            pick = 0
+            told = f"seat 0 plays {shown[0]}"
+        t.answer(str(pick + 1))
+    assert t.child.exitstatus == 0, t.text()
+    assert declared, "this seat never named trump"
+    summary = api.game(t.game_id)
+    assert summary.status == FINISHED and summary.seats[0].player_name == "tester"
+    events = full_log(api, t.game_id)
+    assert len(events_by(events, "contract_declared", 0)) == declared
+    assert_no_action_twice(events)
+
+
+def test_person_plays_moon_against_the_servers_house_bots(
+    server: ServerProcess, api: Client, terminal: Callable[..., Terminal]
+) -> None:
+    t = terminal(
+        "play", "--server", server.address, "--game", "moon", "--option", "hand_limit=1",
+        "--house-bots", "2", "--strategy", "random", "--name", "tester",
+    )
+    t.start()
+    questions = 0
+    while t.next_question():
+        questions += 1
+        assert questions < 200, "the game does not end"
+        t.answer("#1")
+    assert t.child.exitstatus == 0, t.text()
+    summary = api.game(t.game_id)
+    assert summary.status == FINISHED
+    assert [(s.player_name, s.house_bot) for s in summary.seats] == [
+        ("tester", ""),
+        ("random bot 1", "random"),
+        ("random bot 2", "random"),
+    ]
+    assert "hand_limit=1" in " ".join(t.rows)  # the option that differs from moon's
+
+
+def test_house_bots_leave_a_seat_for_the_player(server: ServerProcess) -> None:
+    result = run_cli("play", "--server", server.address, "--game", "moon", "--house-bots", "3")
+    assert result.returncode == 2
+    assert "a moon table has 3 free seats, so at most 2 bots beside you" in result.stderr
+
+
+def test_person_types_resign_and_confirms(
+    server: ServerProcess, api: Client, terminal: Callable[..., Terminal]
+) -> None:
+    t = terminal("play", "--server", server.address, "--bots", "3", "--name", "quitter")
+    t.start()
+    assert t.next_question()
+    t.answer("resign")
+    t.child.expect_exact("Sure? (y/N)> ")
+    t.answer("y")
+    assert t.finish() == 0
+    assert "game over: them won" in t.text()
+    summary = api.game(t.game_id)
+    assert summary.status == FINISHED and summary.winner == 1
+    assert events_by(full_log(api, t.game_id), "resigned", 0)
