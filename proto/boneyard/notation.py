@@ -69,7 +69,7 @@ from boneyard.engine import (
     WidowDeclined,
     WidowExchanged,
 )
-from boneyard.engine.contracts import DOUBLES, FOLLOW_ME, ContractKind, trump_name
+from boneyard.engine.contracts import DOUBLES, FOLLOW_ME, trump_name
 from boneyard.engine.tiles import format_tiles, parse_tile, tile_name
 from boneyard.record import (
     MAX_GAME_ID,
@@ -161,9 +161,9 @@ def parse_bid_text(text: str, rules: Ruleset) -> Bid:
         if words and words[0].isdigit() and words[1:] in ([], ["tricks"], ["trick"]):
             return Bid.tricks(int(words[0]))
         raise ValueError(f"not a Moon bid: {text!r} (a number of tricks 4..7, or moon)")
-    if len(words) in (2, 3) and words[0] in ("plunge", "splash") and words[1].isdigit():
-        if words[2:] in ([], ["marks"], ["mark"]):
-            return Bid(BidKind(words[0]), int(words[1]))
+    special = words[:1] in (["plunge"], ["splash"])
+    if special and len(words) > 1 and words[1].isdigit() and words[2:] in ([], ["marks"]):
+        return Bid(BidKind(words[0]), int(words[1]))
     if len(words) == 2 and words[0].isdigit() and words[1] in ("mark", "marks"):
         return Bid.marks(int(words[0]))
     if len(words) == 1 and words[0].isdigit():
