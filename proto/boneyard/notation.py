@@ -788,10 +788,11 @@ class _Reader:
                 raise self.fail(arrow + 1, "the trick is not over: nobody has won it yet")
             winner, points = int(match.group(1)), match.group(2)
             if winner != won[0].seat or (points is not None and int(points) != won[0].points):
+                said_text = " ".join(w.text for w in said)
                 raise self.fail(
                     arrow + 1,
-                    f"seat {won[0].seat} takes the trick and {won[0].points} points, not "
-                    f"seat {winner}" + (f" and {points}" if points is not None else ""),
+                    f"seat {won[0].seat} takes this trick, worth {won[0].points}; not "
+                    f"-> {said_text}",
                 )
 
     def deal_line(self, line: str, head: str, after: int) -> None:
