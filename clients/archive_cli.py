@@ -1,7 +1,11 @@
 """The archive from the command line: export a finished game, verify a record offline, replay
 a game move by move, list finished games.
 
-    boneyard export GAME_ID [-o FILE] [--binary]     the record, JSON (default) or protobuf
+    boneyard export GAME_ID [-o FILE] [--binary | --format text]
+                                                     the record: JSON (default), protobuf, text
+    boneyard export --player NAME | --tournament ID [--format text|jsonl]
+                                                     all their finished games, one stream
+    boneyard import FILE.txt [-o record.json]        a text game back into a record
     boneyard verify FILE... [--public-key KEY]       offline: exit 0 valid, 1 not
     boneyard replay GAME_ID|FILE [--all]             step through it: n p t h q
     boneyard archive [--preset P] [--player NAME] [--since DATE] [--until DATE]
@@ -17,22 +21,25 @@ server's VerifyRecord runs.
 from __future__ import annotations
 
 import base64
+import json
 import sys
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Self
+from typing import IO, Any, Self
 
 import click
 import grpc
+from google.protobuf import json_format
 
 from boneyard import codec, engine
 from boneyard.clients.api import DEFAULT_SERVER, open_channel
 from boneyard.clients.describe import event_text
 from boneyard.engine import Event, GameState, HandDealt, TilePlayed, TrickWon, WidowExchanged
 from boneyard.engine.tiles import format_tiles, tile_name
+from boneyard.notation import NotationError, record_to_text, split_games, text_to_record
 from boneyard.record import (
     MAX_RECORD_BYTES,
     MAX_RECORD_FILE_BYTES,
@@ -96,9 +103,13 @@ class ArchiveClient:
         finished_after: datetime | None = None,
         finished_before: datetime | None = None,
         page_size: int = 50,
+        tournament_id: str = "",
     ) -> Iterator[archive_pb2.ArchivedGame]:
         request = archive_pb2.ListArchivedGamesRequest(
-            page_size=page_size, preset=preset, player_name=player_name
+            page_size=page_size,
+            preset=preset,
+            player_name=player_name,
+            tournament_id=tournament_id,
         )
         if finished_after is not None:
             request.finished_after.FromDatetime(finished_after)
@@ -147,9 +158,31 @@ def _read_record(path: str) -> archive_pb2.GameRecord:
 # ---------------------------------------------------------------- export
 
 
+_FORMATS = ("json", "binary", "text", "jsonl")
+_LABELS = {"json": "JSON", "binary": "protobuf", "text": "text", "jsonl": "JSON lines"}
+
+
+def _open_output(output: str) -> IO[bytes]:
+    if output == "-":
+        return sys.stdout.buffer
+    try:
+        return open(output, "wb")  # closed by the caller
+    except OSError as e:
+        raise click.FileError(output, hint=e.strerror or str(e)) from None
+
+
+def _record_bytes(record: archive_pb2.GameRecord, form: str, site: str) -> bytes:
+    if form == "text":
+        return record_to_text(record, site=site).encode("utf-8")
+    if form == "jsonl":
+        tree = json_format.MessageToDict(record, always_print_fields_with_no_presence=True)
+        return (json.dumps(tree, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+    return dump_record(record, binary=form == "binary")
+
+
 @click.command()
 @_server_option
-@click.argument("game_id")
+@click.argument("game_id", required=False)
 @click.option(
     "-o",
     "--output",
@@ -158,25 +191,150 @@ def _read_record(path: str) -> archive_pb2.GameRecord:
     metavar="FILE",
     help="Where to write ('-': stdout).",
 )
-@click.option("--binary", is_flag=True, help="Write the protobuf bytes instead of JSON.")
+@click.option(
+    "--format",
+    "form",
+    type=click.Choice(_FORMATS),
+    default=None,
+    help="json (the default for one game), binary (protobuf), text (the notation of "
+    "docs/notation.md; the default for --player and --tournament), or jsonl (one JSON record a "
+    "line).",
+)
+@click.option("--binary", is_flag=True, help="Write the protobuf bytes (same as --format binary).")
+@click.option("--player", default="", help="Every finished game where a seat was taken under "
+              "this name (an account's games), in one stream.")
+@click.option("--tournament", default="", metavar="ID",
+              help="Every finished game of this tournament, in one stream.")
 @_guard
-def export(server: str, game_id: str, output: str, binary: bool) -> None:
-    """Write the record of a finished game (JSON, or --binary protobuf)."""
+def export(
+    server: str,
+    game_id: str | None,
+    output: str,
+    form: str | None,
+    binary: bool,
+    player: str,
+    tournament: str,
+) -> None:
+    """Write the record of a finished game (JSON, --binary protobuf, or --format text), or
+    with --player NAME / --tournament ID every finished game of an account or a tournament, one
+    after the other (text games separated by a blank line, or JSON lines), the most recently
+    finished first, each fetched and written in turn."""
+    bulk = bool(player or tournament)
+    if bulk == (game_id is not None) or (player and tournament):
+        raise click.UsageError("give a GAME_ID, or --player NAME, or --tournament ID (one of them)")
+    if binary:
+        if form not in (None, "binary"):
+            raise click.UsageError(f"--binary and --format {form} disagree")
+        form = "binary"
+    form = form or ("text" if bulk else "json")
+    if bulk and form in ("json", "binary"):
+        raise click.UsageError(
+            f"--format {form} holds one game; several are written as text or jsonl"
+        )
     with ArchiveClient(server) as client:
-        record = client.record(game_id)
-    data = dump_record(record, binary=binary)
-    if output == "-":
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-        return
+        if not bulk:
+            assert game_id is not None
+            record = client.record(game_id)
+            data = _record_bytes(record, form, server)
+            target = _open_output(output)
+            try:
+                target.write(data)
+                target.flush()
+            finally:
+                if target is not sys.stdout.buffer:
+                    target.close()
+            if output != "-":
+                click.echo(
+                    f"wrote {output}: game {record.game_id}, {len(record.events)} events "
+                    f"({_LABELS[form]})",
+                    err=True,
+                )
+            return
+        target = _open_output(output)
+        count = 0
+        try:
+            for game in client.games(player_name=player, tournament_id=tournament):
+                record = client.record(game.game_id)
+                if count and form == "text":
+                    target.write(b"\n")
+                target.write(_record_bytes(record, form, server))
+                target.flush()
+                count += 1
+        finally:
+            if target is not sys.stdout.buffer:
+                target.close()
+    whose = f"player {player}" if player else f"tournament {tournament}"
+    where = "" if output == "-" else f"wrote {output}: "
+    click.echo(f"{where}{count} finished games of {whose} ({_LABELS[form]})", err=True)
+
+
+# ---------------------------------------------------------------- import
+
+
+@click.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option(
+    "-o",
+    "--output",
+    default="-",
+    show_default=True,
+    metavar="FILE",
+    help="Where to write the record ('-': stdout).",
+)
+def import_text(file: str, output: str) -> None:
+    """Turn a game in the text notation (docs/notation.md) back into a record, as JSON like
+    `boneyard export` writes it, for `boneyard verify` and `boneyard replay`.
+
+    The moves are replayed by the rules: an illegal move, or a written result the moves do not
+    give, is an error with its line and column (exit 1). A file of several games (`boneyard
+    export --player`) gives one record per game, as JSON lines. The record is unsigned unless
+    the text carries the server's [SignedBy] and [Signature] tags."""
     try:
-        Path(output).write_bytes(data)
+        if file == "-":
+            data = sys.stdin.buffer.read(MAX_RECORD_FILE_BYTES + 1)
+        else:
+            with open(file, "rb") as source:
+                data = source.read(MAX_RECORD_FILE_BYTES + 1)
     except OSError as e:
-        raise click.FileError(output, hint=e.strerror or str(e)) from None
-    form = "protobuf" if binary else "JSON"
-    click.echo(
-        f"wrote {output}: game {record.game_id}, {len(record.events)} events ({form})", err=True
-    )
+        raise click.FileError(file, hint=e.strerror or str(e)) from None
+    if len(data) > MAX_RECORD_FILE_BYTES:
+        raise click.ClickException(
+            f"{file}: more than {MAX_RECORD_FILE_BYTES} bytes; a text game file is at most "
+            f"{MAX_RECORD_FILE_BYTES // (1024 * 1024)} MiB"
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise click.ClickException(f"{file}: not UTF-8 text ({e})") from None
+    records: list[archive_pb2.GameRecord] = []
+    try:
+        for first_line, game in split_games(text):
+            records.append(text_to_record(game, first_line=first_line))
+    except NotationError as e:
+        click.echo(f"{file}: {e}", err=True)
+        sys.exit(1)
+    if not records:
+        click.echo(f"{file}: line 1, column 1: no game in the file", err=True)
+        sys.exit(1)
+    if len(records) == 1:
+        data = dump_record(records[0])
+    else:
+        data = b"".join(_record_bytes(r, "jsonl", "") for r in records)
+    target = _open_output(output)
+    try:
+        target.write(data)
+        target.flush()
+    finally:
+        if target is not sys.stdout.buffer:
+            target.close()
+    if output != "-":
+        for record in records:
+            signed = "signed" if record.HasField("signature") else "unsigned"
+            click.echo(
+                f"wrote {output}: game {record.game_id or '(no id)'}, {len(record.events)} "
+                f"events ({signed})",
+                err=True,
+            )
 
 
 # ---------------------------------------------------------------- verify
@@ -535,5 +693,5 @@ def public_key(server: str) -> None:
     click.echo(base64.b64encode(answer.public_key).decode("ascii"))
 
 
-ARCHIVE_COMMANDS = (export, verify, replay, archive, public_key)
+ARCHIVE_COMMANDS = (export, import_text, verify, replay, archive, public_key)
 """The commands this module adds to ``boneyard`` (clients/cli.py)."""

@@ -41,7 +41,14 @@ from boneyard.record import (
 )
 from boneyard.server.errors import DeadlineExceeded, InvalidArgument, NotFound, PreconditionFailed
 from boneyard.server.signing import RecordSigner
-from boneyard.server.store.models import EventRow, GameDealRow, GameRow, HandSeedRow, SeatRow
+from boneyard.server.store.models import (
+    EventRow,
+    GameDealRow,
+    GameRow,
+    HandSeedRow,
+    SeatRow,
+    TournamentGameRow,
+)
 from boneyard.server.store.repository import EventStore
 from boneyard.v1 import archive_pb2
 from boneyard.verify import VerificationStopped, verdict_to_proto, verify_record
@@ -113,6 +120,7 @@ class Archive:
         player_name: str = "",
         finished_after: datetime | None = None,
         finished_before: datetime | None = None,
+        tournament_id: str = "",
         page_size: int = DEFAULT_PAGE_SIZE,
         page_token: str = "",
     ) -> tuple[list[ArchivedGame], str]:
@@ -122,7 +130,7 @@ class Archive:
         if page_size < 0:
             raise InvalidArgument(f"page_size must not be negative, not {page_size}")
         size = min(page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
-        if len(preset) > MAX_FILTER or len(player_name) > MAX_FILTER:
+        if max(len(preset), len(player_name), len(tournament_id)) > MAX_FILTER:
             raise InvalidArgument(f"a filter is at most {MAX_FILTER} characters")
         last = aliased(EventRow)
         finished = last.created_at
@@ -147,6 +155,13 @@ class Archive:
                 exists().where(
                     SeatRow.game_id == GameRow.id,
                     func.lower(SeatRow.player_name) == player_name.strip().lower(),
+                )
+            )
+        if tournament_id:
+            query = query.where(
+                exists().where(
+                    TournamentGameRow.game_id == GameRow.id,
+                    TournamentGameRow.tournament_id == tournament_id,
                 )
             )
         if finished_after is not None:

@@ -101,6 +101,7 @@ class ArchiveServicer(archive_pb2_grpc.ArchiveServiceServicer):
         # query on PostgreSQL (which cannot hold one in text).
         check_text(request.preset, "preset")
         check_text(request.player_name, "player_name")
+        check_text(request.tournament_id, "tournament_id")
         games, token = await self._call(
             self._archive.list_finished,
             preset=request.preset,
@@ -115,6 +116,7 @@ class ArchiveServicer(archive_pb2_grpc.ArchiveServiceServicer):
                 if request.HasField("finished_before")
                 else None
             ),
+            tournament_id=request.tournament_id,
             page_size=request.page_size,
             page_token=request.page_token,
         )

@@ -454,6 +454,7 @@ class ListArchivedGamesRequest(_message.Message):
     PLAYER_NAME_FIELD_NUMBER: _builtins.int
     FINISHED_AFTER_FIELD_NUMBER: _builtins.int
     FINISHED_BEFORE_FIELD_NUMBER: _builtins.int
+    TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
     page_size: _builtins.int
     """The most games to return; 0 for the server's default (50). The server may return fewer."""
     page_token: _builtins.str
@@ -463,6 +464,10 @@ class ListArchivedGamesRequest(_message.Message):
     player_name: _builtins.str
     """Only games where a seat was taken under this name (compared without regard to case);
     empty for any.
+    """
+    tournament_id: _builtins.str
+    """Only the games of this tournament (CompetitionService); empty for any. A tournament that
+    does not exist has no games.
     """
     @_builtins.property
     def finished_after(self) -> _timestamp_pb2.Timestamp:
@@ -481,10 +486,11 @@ class ListArchivedGamesRequest(_message.Message):
         player_name: _builtins.str = ...,
         finished_after: _timestamp_pb2.Timestamp | None = ...,
         finished_before: _timestamp_pb2.Timestamp | None = ...,
+        tournament_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["finished_after", b"finished_after", "finished_before", b"finished_before"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["finished_after", b"finished_after", "finished_before", b"finished_before", "page_size", b"page_size", "page_token", b"page_token", "player_name", b"player_name", "preset", b"preset"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["finished_after", b"finished_after", "finished_before", b"finished_before", "page_size", b"page_size", "page_token", b"page_token", "player_name", b"player_name", "preset", b"preset", "tournament_id", b"tournament_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
