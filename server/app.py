@@ -32,6 +32,7 @@ from boneyard.server.errors import (
 )
 from boneyard.server.games import LiveGame, chain_of, deal_hands, token_hash, turn_of
 from boneyard.server.store import errors as store_errors
+from boneyard.server.store.account_events import append_account_events
 from boneyard.server.store.competition import (
     Account,
     ClockState,
@@ -41,7 +42,6 @@ from boneyard.server.store.competition import (
     Reservation,
     TimeControl,
 )
-from boneyard.server.store.account_events import append_account_events
 from boneyard.server.store.game_setup import HouseSeat
 from boneyard.server.store.repository import EventStore
 

@@ -24,7 +24,7 @@ from sqlalchemy.engine import Connection
 
 from boneyard.server.store.models import AccountEventRow, AccountRow
 
-__all__ = ["AccountEvent", "NewAccountEvent", "append_account_events", "account_events_after", "last_sequence"]
+__all__ = ["AccountEvent", "NewAccountEvent", "account_events_after", "append_account_events", "last_sequence"]
 
 _ACCOUNTS = AccountRow.__table__
 _EVENTS = AccountEventRow.__table__
