@@ -308,7 +308,7 @@ def _refusal(refused: Refused, challenge_id: str) -> Exception:
             challenge_id=challenge_id,
         )
     if refused.why == "not_open" and challenge is not None:
-        status = challenge.status
+        status: str = challenge.status
         if status == "open":
             status = "expired" if challenge.expires_at <= datetime.now(UTC) else "answered"
         return PreconditionFailed(

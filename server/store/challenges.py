@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, cast
 
-from sqlalchemy import CursorResult, func, insert, or_, select, update
+from sqlalchemy import ColumnElement, CursorResult, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from boneyard.server.store.account_events import (
@@ -189,7 +189,7 @@ class ChallengeStore:
                 ChallengeParticipantRow.account_id == account_id,
                 ChallengeParticipantRow.challenger.is_(False),
             )
-            conditions = []
+            conditions: list[ColumnElement[bool]] = []
             if received:
                 conditions.append(ChallengeRow.id.in_(mine))
             if sent:
