@@ -18,6 +18,8 @@ from grpc_status import rpc_status
 from boneyard.v1 import (
     actions_pb2,
     archive_pb2,
+    challenges_pb2,
+    challenges_pb2_grpc,
     competition_pb2,
     competition_pb2_grpc,
     events_pb2,
@@ -174,7 +176,7 @@ def _unary_methods() -> list[dict[str, str]]:
     """Every unary method of the API's services (streams are left out: see below)."""
     return [
         {"service": service.full_name, "method": method.name}
-        for module in (game_service_pb2, competition_pb2, archive_pb2)
+        for module in (game_service_pb2, competition_pb2, archive_pb2, challenges_pb2)
         for service in module.DESCRIPTOR.services_by_name.values()
         for method in service.methods
         if not method.server_streaming
@@ -241,6 +243,8 @@ class Client:
         self._stub = game_service_pb2_grpc.GameServiceStub(self._channel)
         self._lobby = competition_pb2_grpc.LobbyServiceStub(self._channel)
         self._tournaments = competition_pb2_grpc.TournamentServiceStub(self._channel)
+        self._challenges = challenges_pb2_grpc.ChallengeServiceStub(self._channel)
+        self._account = challenges_pb2_grpc.AccountServiceStub(self._channel)
 
     def close(self) -> None:
         self._channel.close()
@@ -372,6 +376,66 @@ class Client:
         call (``.cancel()``) to stop."""
         request = competition_pb2.WatchSeatsRequest()
         return self._lobby.WatchSeats(request, metadata=self._auth(key))  # type: ignore[no-any-return]
+
+    # --- challenges and the account stream (account key) -----------------------------
+
+    def challenge(
+        self,
+        key: str,
+        challenged: Mapping[str, int | None],
+        preset: str,
+        options: Mapping[str, str] | None = None,
+        *,
+        time_control: game_pb2.TimeControl | None = None,
+        challenger_seat: int | None = None,
+        challenger_plays: bool = False,
+        rated: bool = False,
+        expires_in_seconds: int = 0,
+    ) -> challenges_pb2.Challenge:
+        """Challenge accounts (name -> seat, ``None``: the first free) to a table; the
+        challenger plays when ``challenger_plays`` (in ``challenger_seat``, or the first
+        free)."""
+        request = challenges_pb2.CreateChallengeRequest(
+            rules=ruleset_request(preset, options or {}),
+            challenged=[
+                challenges_pb2.ChallengeInvitation(account=name, seat=seat)
+                for name, seat in challenged.items()
+            ],
+            challenger_plays=challenger_plays or challenger_seat is not None,
+            challenger_seat=challenger_seat,
+            rated=rated,
+            expires_in_seconds=expires_in_seconds,
+        )
+        if time_control is not None:
+            request.time_control.CopyFrom(time_control)
+        answer = self._challenges.CreateChallenge(request, metadata=self._auth(key))
+        return answer.challenge  # type: ignore[no-any-return]
+
+    def accept_challenge(self, key: str, challenge_id: str) -> challenges_pb2.Challenge:
+        request = challenges_pb2.AcceptChallengeRequest(challenge_id=challenge_id)
+        return self._challenges.AcceptChallenge(request, metadata=self._auth(key)).challenge  # type: ignore[no-any-return]
+
+    def decline_challenge(self, key: str, challenge_id: str) -> challenges_pb2.Challenge:
+        request = challenges_pb2.DeclineChallengeRequest(challenge_id=challenge_id)
+        return self._challenges.DeclineChallenge(request, metadata=self._auth(key)).challenge  # type: ignore[no-any-return]
+
+    def get_challenge(self, key: str, challenge_id: str) -> challenges_pb2.Challenge:
+        request = challenges_pb2.GetChallengeRequest(challenge_id=challenge_id)
+        return self._challenges.GetChallenge(request, metadata=self._auth(key)).challenge  # type: ignore[no-any-return]
+
+    def challenges(
+        self, key: str, role: int = 0, status: int = 0, limit: int = 0
+    ) -> list[challenges_pb2.Challenge]:
+        request = challenges_pb2.ListChallengesRequest(role=role, status=status, limit=limit)  # type: ignore[arg-type]
+        return list(self._challenges.ListChallenges(request, metadata=self._auth(key)).challenges)
+
+    def watch_account(
+        self, key: str, from_sequence: int = 0
+    ) -> Iterator[challenges_pb2.WatchAccountResponse]:
+        """The account's events after ``from_sequence``, then each new one; cancel the
+        returned call (``.cancel()``) to stop."""
+        request = challenges_pb2.WatchAccountRequest(from_sequence=from_sequence)
+        return self._account.WatchAccount(request, metadata=self._auth(key))  # type: ignore[no-any-return]
 
     # --- tournaments -------------------------------------------------------------------
 

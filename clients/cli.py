@@ -7,6 +7,9 @@
     boneyard bot --game GAME_ID --seat N [--token T] | --new PRESET [--option NAME=VALUE ...]
     boneyard bot --key KEY [--seek PRESET [--option NAME=VALUE ...] [--games N]
                             [--per-move-ms N [--bank-ms N] [--policy auto_play|forfeit]]]
+                           [--accept PRESET[,PRESET...]]
+    boneyard challenge NAME[@SEAT] ... --key KEY [--preset P] [--option NAME=VALUE ...]
+                       [--seat N] [--play] [--rated] [--expires SECONDS] [clock options]
     boneyard tournament create | run | standings | list      (clients/tournament_cli.py)
 
 Every command takes ``--server ADDR`` (default 127.0.0.1:50051, env BONEYARD_SERVER). An
@@ -34,6 +37,7 @@ from boneyard.clients import api
 from boneyard.clients.api import Client, ruleset_request
 from boneyard.clients.archive_cli import ARCHIVE_COMMANDS
 from boneyard.clients.bot import Bot
+from boneyard.clients.challenge_cli import CHALLENGE_COMMANDS
 from boneyard.clients.cli_common import (
     console,
     guard,
@@ -50,7 +54,7 @@ from boneyard.clients.render import render_view
 from boneyard.clients.seat_store import KeptSeat, SeatStore
 from boneyard.clients.table import TableInfo
 from boneyard.clients.tournament_cli import TOURNAMENT_COMMANDS
-from boneyard.v1 import competition_pb2, game_pb2, view_pb2
+from boneyard.v1 import challenges_pb2, competition_pb2, game_pb2, view_pb2
 
 __all__ = ["main"]
 
@@ -312,6 +316,13 @@ def _leave(session: TableSession) -> None:
 @click.option(
     "--seek", "seek_preset", metavar="PRESET", help="With --key: also seek tables of this preset."
 )
+@click.option(
+    "--accept",
+    "accept_presets",
+    metavar="PRESET[,PRESET...]",
+    help="With --key: accept the challenges of these presets made to the account (and play "
+    "them); decline every other challenge.",
+)
 @option_option
 @time_control_options
 @click.option(
@@ -333,6 +344,7 @@ def bot(
     new_preset: str | None,
     key: str | None,
     seek_preset: str | None,
+    accept_presets: str | None,
     options: tuple[str, ...],
     per_move_ms: int | None,
     bank_ms: int | None,
@@ -357,10 +369,18 @@ def bot(
         if len(kinds) != 1:
             raise click.BadParameter("one strategy with --key", param_hint="--strategy")
         clock = parse_time_control(per_move_ms, bank_ms, policy)
-        _bot_for_account(server, key, kinds[0], seed, seek_preset, options, games_limit, clock)
+        accept = [p.strip() for p in (accept_presets or "").split(",") if p.strip()]
+        for preset in accept:
+            try:
+                engine.ruleset(preset)
+            except engine.RulesetError as error:
+                raise click.BadParameter(str(error), param_hint="--accept") from None
+        _bot_for_account(
+            server, key, kinds[0], seed, seek_preset, options, games_limit, clock, accept
+        )
         return
-    if seek_preset or games_limit is not None or per_move_ms is not None:
-        raise click.UsageError("--seek, --games and a clock go with --key KEY")
+    if seek_preset or accept_presets or games_limit is not None or per_move_ms is not None:
+        raise click.UsageError("--seek, --accept, --games and a clock go with --key KEY")
     with Client(server) as client:
         if new_preset:
             summary = client.create_game(new_preset, parse_options(options), name=name or "bots")
@@ -417,8 +437,10 @@ def _bot_for_account(
     options: tuple[str, ...],
     games_limit: int | None,
     clock: game_pb2.TimeControl | None,
+    accept: list[str] | None = None,
 ) -> None:
-    """``bot --key``: one line when a game starts and one when it ends; Ctrl-C stops."""
+    """``bot --key``: one line when a game starts and one when it ends (and one per challenge
+    answered); Ctrl-C stops."""
     seek = SeekPlan(seek_preset, parse_options(options), clock) if seek_preset else None
     if seek is None and (options or clock is not None):
         raise click.UsageError("--option and a clock go with --seek PRESET (with --key)")
@@ -452,6 +474,13 @@ def _bot_for_account(
         last_waiting["seek"] = (w.seekers, w.players)
         say(f"seeking {seek_preset}: {w.seekers} of {w.players} players waiting")
 
+    def answered(challenge: challenges_pb2.Challenge, accepted: bool) -> None:
+        what = "accepted" if accepted else "declined"
+        say(
+            f"challenge {challenge.challenge_id} from {challenge.challenger} "
+            f"({challenge.rules.preset}): {what}"
+        )
+
     with Client(server) as client:
         competitor = Competitor(
             client,
@@ -463,6 +492,8 @@ def _bot_for_account(
             on_start=started,
             on_end=ended,
             on_seek=waiting,
+            accept=accept or (),
+            on_challenge=answered,
         )
         try:
             results = competitor.run()
@@ -474,7 +505,7 @@ def _bot_for_account(
     say(f"done: {over} games over")
 
 
-for _command in [*ARCHIVE_COMMANDS, *TOURNAMENT_COMMANDS]:
+for _command in [*ARCHIVE_COMMANDS, *TOURNAMENT_COMMANDS, *CHALLENGE_COMMANDS]:
     main.add_command(_command)
 
 if __name__ == "__main__":

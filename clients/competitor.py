@@ -1,7 +1,9 @@
 """An account's bot in competitions: play every seat reserved for the account, and seek tables.
 
 A ``Competitor`` follows the account's seats (LobbyService.WatchSeats) and starts one ``Bot``
-thread per game it is seated in: by a tournament, by a seek, or by CreateGame's reservations.
+thread per game it is seated in: by a tournament, by a seek, by a challenge it accepted, or by
+CreateGame's reservations. Asked to accept challenges of some presets, it also follows the
+account's events (AccountService.WatchAccount) and answers each challenge received.
 It may also seek tables itself (LobbyService.Seek), one seek open at a time, seeking again each
 time a table forms, until it has played the games it was asked to.
 
@@ -18,16 +20,17 @@ import math
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 import grpc
 
 from boneyard.bots import strategy
-from boneyard.clients.api import Client
+from boneyard.clients.api import Client, refusal
 from boneyard.clients.bot import RETRY_CODES, Bot, BotGaveUp
-from boneyard.v1 import competition_pb2, game_pb2, view_pb2
+from boneyard.v1 import challenges_pb2, competition_pb2, game_pb2, view_pb2
 
 __all__ = ["Competitor", "CompetitorGaveUp", "GameResult", "SeekPlan"]
 
@@ -132,6 +135,8 @@ class Competitor:
         on_end: Callable[[GameResult], None] | None = None,
         on_seek: Callable[[competition_pb2.SeekWaiting], None] | None = None,
         max_games_at_once: int = 32,
+        accept: Sequence[str] = (),
+        on_challenge: Callable[[challenges_pb2.Challenge, bool], None] | None = None,
     ) -> None:
         strategy(strategy_name, seed)  # an unknown name fails here, not in a game's thread
         if max_games_at_once < 1:
@@ -148,6 +153,8 @@ class Competitor:
         self.on_start = on_start
         self.on_end = on_end
         self.on_seek = on_seek
+        self.accept = frozenset(accept)
+        self.on_challenge = on_challenge
         self._at_once = max_games_at_once
         self._pending: deque[competition_pb2.SeatAssignment] = deque()
         """Games told but not yet played, in the order told: a game's bot (and its thread)
@@ -190,6 +197,8 @@ class Competitor:
         that do not exist ...), ``CompetitorGaveUp`` after ``patience`` seconds without the
         server."""
         self._start(self._follow_seats, "seats")
+        if self.accept:
+            self._start(self._follow_account, "account")
         if self.seek is not None:
             self._start(self._seek_tables, "seek")
         try:
@@ -273,6 +282,64 @@ class Competitor:
             finally:
                 self._close(call)
             self._stop.wait(pause)
+
+    # --- challenges --------------------------------------------------------------------
+
+    def _follow_account(self) -> None:
+        """Answer the challenges the account receives (AccountService.WatchAccount): accept
+        those of a preset in ``accept``, decline the others (so that their challengers know at
+        once). The games accepted are played like any reserved seat (``_follow_seats``). The
+        stream is read from the account's first event, so challenges received while the
+        competitor was away are answered too (those expired by then are passed over), and
+        resumed after the last event read."""
+        backoff = _Backoff("account", self.client.address, self.patience)
+        after = 0
+        while not self._stop.is_set():
+            call = self.client.watch_account(self.key, after)
+            self._open(call)
+            opened = time.monotonic()
+            try:
+                for message in call:
+                    backoff.ok()
+                    after = message.event.sequence
+                    if message.event.WhichOneof("kind") == "challenge_received":
+                        self._answer(message.event.challenge_received.challenge)
+                pause = 0.2
+            except grpc.RpcError as error:
+                if self._stop.is_set():
+                    return
+                code = error.code()  # type: ignore[attr-defined]
+                if code not in RETRY_CODES:
+                    raise
+                if time.monotonic() - opened > 10:
+                    backoff.ok()
+                pause = backoff.failed(code)
+            finally:
+                self._close(call)
+            self._stop.wait(pause)
+
+    def _answer(self, challenge: challenges_pb2.Challenge) -> None:
+        if challenge.expire_time.ToDatetime(tzinfo=UTC) <= datetime.now(UTC):
+            return
+        playable = challenge.rules.preset in self.accept
+        try:
+            if playable:
+                self.client.accept_challenge(self.key, challenge.challenge_id)
+            else:
+                self.client.decline_challenge(self.key, challenge.challenge_id)
+        except grpc.RpcError as error:
+            # Answered already (a replay after a reconnection), declined by another, expired.
+            if refusal(error).reason == "CHALLENGE_NOT_OPEN":
+                return
+            raise
+        log.info(
+            "challenge %s from %s: %s",
+            challenge.challenge_id,
+            challenge.challenger,
+            "accepted" if playable else "declined",
+        )
+        if self.on_challenge is not None:
+            self.on_challenge(challenge, playable)
 
     # --- seeking -----------------------------------------------------------------------
 

@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 from boneyard import codec, engine
 from boneyard.bots import strategy_names
 from boneyard.engine import Event, GameState
+from boneyard.server import account_events
 from boneyard.server.accounts import is_api_key, key_hash
 from boneyard.server.errors import (
     InvalidArgument,
@@ -31,6 +32,7 @@ from boneyard.server.errors import (
 )
 from boneyard.server.games import LiveGame, chain_of, deal_hands, token_hash, turn_of
 from boneyard.server.store import errors as store_errors
+from boneyard.server.store.account_events import append_account_events
 from boneyard.server.store.competition import (
     Account,
     ClockState,
@@ -152,6 +154,16 @@ class GameApp:
                     self._now() if turn is not None else None,
                 ),
             )
+        reserved = [(seat, account.id) for seat, account in reservations]
+
+        def also_and_tell(session: Session, game_id: str) -> None:
+            # After the caller's writes (a tournament's or challenge's link to the game, which
+            # the accounts' game_started events name), in the same transaction.
+            if also is not None:
+                also(session, game_id)
+            told = account_events.game_started(session, game_id, preset, reserved)
+            append_account_events(session.connection(), told, self._now())
+
         setup = GameSetup(
             reservations=[
                 Reservation(seat, account.id, account.name, token_hash(secrets.token_urlsafe(32)))
@@ -163,7 +175,7 @@ class GameApp:
             ],
             clock=clock,
             deal_secret=deal_secret,
-            also=also,
+            also=also_and_tell,
         )
         encoded = [codec.encode_event(e) for e in events]
         record = self._store.create_game(

@@ -30,7 +30,7 @@ from typing import Self
 
 from boneyard import codec, engine
 from boneyard.engine import Command, Event, GameState, HandDealt, Phase
-from boneyard.server import logs
+from boneyard.server import account_events, logs
 from boneyard.server.errors import (
     InvalidArgument,
     NotFound,
@@ -735,6 +735,9 @@ class GameHost:
                 # every playing of its deal is over.
                 reveal_seeds=status == "finished" and game.deal_secret is None,
                 at=(at := self._now()),
+                account_events=account_events.game_finished(game.id, state, game.accounts)
+                if status != game.status and status in ("finished", "abandoned")
+                else (),
             )
         )
         try:

@@ -54,6 +54,8 @@ from boneyard.server.quotas import Quotas, peer_of
 from boneyard.v1 import (
     archive_connect,
     archive_pb2,
+    challenges_connect,
+    challenges_pb2,
     competition_connect,
     competition_pb2,
     game_service_connect,
@@ -284,10 +286,12 @@ class Services:
     tournaments: object
     archive: object
     health: health.aio.HealthServicer
+    challenges: object | None = None
+    accounts: object | None = None
 
 
 def _descriptor(name: str) -> ServiceDescriptor:
-    for pb2 in (game_service_pb2, competition_pb2, archive_pb2):
+    for pb2 in (game_service_pb2, competition_pb2, archive_pb2, challenges_pb2):
         if name in pb2.DESCRIPTOR.services_by_name:
             return pb2.DESCRIPTOR.services_by_name[name]
     raise LookupError(name)
@@ -320,7 +324,11 @@ def http_app(
         (competition_connect, "LobbyService", services.lobby),
         (competition_connect, "TournamentService", services.tournaments),
         (archive_connect, "ArchiveService", services.archive),
+        (challenges_connect, "ChallengeService", services.challenges),
+        (challenges_connect, "AccountService", services.accounts),
     ):
+        if servicer is None:
+            continue
         application = getattr(module, f"{name}ASGIApplication")(
             bridge(_descriptor(name), servicer, quotas, observer, drain),
             read_max_bytes=MAX_REQUEST_BYTES,

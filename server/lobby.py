@@ -228,9 +228,10 @@ class Lobby:
 
 
 class SeatWatch:
-    """Wakes an account's WatchSeats streams when a game reserves a seat for it: the games
-    made here say so (``reserved``, from any thread), the other processes' through the
-    PostgreSQL notifications."""
+    """Wakes an account's streams (WatchSeats, WatchAccount) when a game reserves a seat for
+    it or something else is written for it (``account_events``): the changes made here say so
+    (``reserved``, from any thread), the other processes' through the PostgreSQL
+    notifications."""
 
     def __init__(self, announce: Callable[[str], None] | None = None) -> None:
         self._announce = announce
@@ -256,6 +257,12 @@ class SeatWatch:
         """On the event loop."""
         for wake in self._wakes.get(account_id, ()):
             wake.set()
+
+    def changed_all(self) -> None:
+        """On the event loop: every account's streams look again."""
+        for wakes in self._wakes.values():
+            for wake in wakes:
+                wake.set()
 
     def reserved(self, account_ids: list[str]) -> None:
         """Seats were reserved for these accounts (from any thread)."""

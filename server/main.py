@@ -36,6 +36,8 @@ from boneyard.server.app import GameApp
 from boneyard.server.archive import MAX_VERIFY_SECONDS
 from boneyard.server.archive_api import ARCHIVE_SERVICE_NAME, REQUEST_LIMITS, archive_servicer
 from boneyard.server.bot_workers import DEFAULT_WORKERS, MAX_WORKERS
+from boneyard.server.challenges import ChallengeBook
+from boneyard.server.challenges_api import AccountServicer, ChallengeServicer
 from boneyard.server.clocks import ClockKeeper
 from boneyard.server.competition_api import LobbyServicer, TournamentServicer
 from boneyard.server.drain import Drain, Grace
@@ -65,6 +67,8 @@ from boneyard.server.sweeper import DEFAULT_IDLE_AFTER, DEFAULT_OPEN_AFTER, Aban
 from boneyard.server.tournaments import TournamentDirector
 from boneyard.v1 import (
     archive_pb2_grpc,
+    challenges_pb2,
+    challenges_pb2_grpc,
     competition_pb2,
     competition_pb2_grpc,
     game_service_pb2,
@@ -84,6 +88,8 @@ MAX_SHUTDOWN_GRACE = 3600.0
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 LOBBY_SERVICE_NAME = competition_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name
 TOURNAMENT_SERVICE_NAME = competition_pb2.DESCRIPTOR.services_by_name["TournamentService"].full_name
+CHALLENGE_SERVICE_NAME = challenges_pb2.DESCRIPTOR.services_by_name["ChallengeService"].full_name
+ACCOUNT_SERVICE_NAME = challenges_pb2.DESCRIPTOR.services_by_name["AccountService"].full_name
 
 TRANSPORT_LIMIT = 8 * 1024 * 1024
 """The bytes of a message gRPC reads at all: twice the largest request a method takes
@@ -159,10 +165,21 @@ async def create_server(
     competition_pb2_grpc.add_TournamentServiceServicer_to_server(tournaments, server)
     archive = archive_servicer(store, signer, verify_seconds=verify_seconds)
     archive_pb2_grpc.add_ArchiveServiceServicer_to_server(archive, server)
+    challenges = ChallengeServicer(parts.app, parts.challenges)
+    challenges_pb2_grpc.add_ChallengeServiceServicer_to_server(challenges, server)
+    accounts = AccountServicer(parts.app, parts.challenges, parts.seats)
+    challenges_pb2_grpc.add_AccountServiceServicer_to_server(accounts, server)
     archive_service = ARCHIVE_SERVICE_NAME
     health_servicer = parts.health
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    services = (SERVICE_NAME, LOBBY_SERVICE_NAME, TOURNAMENT_SERVICE_NAME, archive_service)
+    services = (
+        SERVICE_NAME,
+        LOBBY_SERVICE_NAME,
+        TOURNAMENT_SERVICE_NAME,
+        archive_service,
+        CHALLENGE_SERVICE_NAME,
+        ACCOUNT_SERVICE_NAME,
+    )
     reflection.enable_server_reflection(
         (*services, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
@@ -181,7 +198,9 @@ async def create_server(
     await parts.start()
     await server.start()
     if http_listen:
-        services_over_http = Services(parts.games, lobby, tournaments, archive, health_servicer)
+        services_over_http = Services(
+            parts.games, lobby, tournaments, archive, health_servicer, challenges, accounts
+        )
         app = http_app(
             services_over_http,
             quotas,
@@ -254,10 +273,12 @@ class Boneyard:
         self.lobby = Lobby(self.app, announce_lobby)
         self.seats = SeatWatch(announce_seats)
         self.app.on_created = self._created
+        self.challenges = ChallengeBook(self.app, self.seats.reserved)
         self.games = GameServicer(self.app, self.host, self.feed, quotas)
         self.director = TournamentDirector(self.app)
         self.host.on_commit(self.director.game_committed)
         self.host.on_commit(self._count_actions)
+        self.host.on_commit(self._tell_game_over)
         self.clocks = ClockKeeper(self.host, self.app.competition, self.metrics.timed_out)
         self.house = HouseBots(self.host, store, house_bot_workers)
         self.sweeper = Sweeper(self.host, store, abandonment or Abandonment())
@@ -302,6 +323,7 @@ class Boneyard:
             self.lobby.keep_alive(),
             self.sweeper.run(),
             self.house.run(),
+            self.challenges.run(),
         ]
         if self.listener is not None:
             jobs.append(self.listener.run())
@@ -326,7 +348,8 @@ class Boneyard:
             self.metrics_listener = None
 
     async def _stop_background(self) -> None:
-        """Stop the clock keeper, director, lobby heartbeat, sweeper, listener, and the house
+        """Stop the clock keeper, director, lobby heartbeat, sweeper, challenge expiry, listener,
+        and the house
         bots with their worker processes (an action they have in flight still commits)."""
         for task in self._tasks:
             task.cancel()
@@ -380,6 +403,12 @@ class Boneyard:
         if events:  # taking or leaving a seat commits no event
             self.metrics.committed()
 
+    def _tell_game_over(self, game: LiveGame, events: tuple[Event, ...]) -> None:
+        """The commit that ended a game wrote its accounts' game_finished events (the writer,
+        ``account_events``): wake their streams, here and in the other processes."""
+        if events and game.over and game.accounts:
+            self.seats.reserved(list(game.accounts))
+
     def _created(self, game: LiveGame, accounts: list[str]) -> None:
         """A game was made here (from the creating thread)."""
         if self._loop is not None:
@@ -418,6 +447,7 @@ class Boneyard:
         self.host.evict_all()
         self.feed.publish_all()
         self.lobby.changed_all()
+        self.seats.changed_all()  # an account event may have been written meanwhile
         self.director.wake()
         self.house.rescan()
 

@@ -24,14 +24,18 @@ from sqlalchemy import (
     String,
     UniqueConstraint,
     false,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
 __all__ = [
     "GAME_STATUSES",
+    "AccountEventRow",
     "AccountRow",
     "Base",
+    "ChallengeParticipantRow",
+    "ChallengeRow",
     "EventRow",
     "GameClockRow",
     "GameDealRow",
@@ -215,6 +219,8 @@ class AccountRow(Base):
     """Set while the key is revoked (migration 0007): it then authenticates nothing."""
     key_rotated_at: Mapped[datetime | None]
     """When the account last got a new key (``key_hash`` is the new key's)."""
+    event_seq: Mapped[int] = mapped_column(Integer, server_default=text("0"))
+    """The number of the account's last event (migration 0008; ``AccountEventRow``)."""
 
     __table_args__ = (
         CheckConstraint("kind IN ('bot', 'player')", name="kind"),
@@ -382,3 +388,64 @@ class SigningKeyRow(Base):
             "length(private_key) = 32 AND length(public_key) = 32", name="key_sizes"
         ),
     )
+
+
+# --- challenges and account events (migration 0008) ------------------------------------
+
+
+class ChallengeRow(Base):
+    """An account's challenge to named accounts. ``status`` leaves ``open`` once, by a
+    conditional update: ``accepted`` (with ``game_id``), ``declined`` (``declined_by``) or
+    ``expired`` (at ``expires_at``)."""
+
+    __tablename__ = "challenges"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    challenger_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"))
+    preset: Mapped[str] = mapped_column(String(64))
+    options: Mapped[dict[str, Any]]
+    time_control: Mapped[dict[str, Any]]
+    rated: Mapped[bool]
+    status: Mapped[str] = mapped_column(String(16))
+    game_id: Mapped[str | None] = mapped_column(ForeignKey("games.id"), unique=True)
+    declined_by: Mapped[str | None] = mapped_column(String(36))
+    created_at: Mapped[datetime]
+    expires_at: Mapped[datetime]
+
+    __table_args__ = (
+        CheckConstraint("status IN ('open', 'accepted', 'declined', 'expired')", name="status"),
+        Index(None, "status", "expires_at"),
+        Index(None, "challenger_id", "created_at"),
+    )
+
+
+class ChallengeParticipantRow(Base):
+    """An account at a challenge's table: its seat, and a challenged account's answer."""
+
+    __tablename__ = "challenge_participants"
+
+    challenge_id: Mapped[str] = mapped_column(ForeignKey("challenges.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"), index=True)
+    challenger: Mapped[bool]
+    answer: Mapped[str | None] = mapped_column(String(16))
+
+    __table_args__ = (
+        UniqueConstraint("challenge_id", "account_id"),
+        CheckConstraint("answer IS NULL OR answer IN ('accepted', 'declined')", name="answer"),
+    )
+
+
+class AccountEventRow(Base):
+    """One event of an account's stream (WatchAccount): ``payload`` is the bytes of an
+    ``AccountEvent`` without its sequence and time (those are ``seq`` and ``created_at``)."""
+
+    __tablename__ = "account_events"
+
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    payload: Mapped[bytes]
+    created_at: Mapped[datetime]
+
+    __table_args__ = (CheckConstraint("seq >= 1", name="seq"),)

@@ -31,6 +31,7 @@ from sqlalchemy import String, bindparam, func, insert, select, text, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
+from boneyard.server.store.account_events import NewAccountEvent, append_account_events
 from boneyard.server.store.db import WRITE
 from boneyard.server.store.errors import DuplicateRequest, GameNotFound, VersionConflict
 from boneyard.server.store.game_setup import ClockState
@@ -99,6 +100,8 @@ class Append:
     """The game is over: its seeds (this append's too) are public from the commit on."""
     at: datetime | None = None
     """When it happened (the game's ``updated_at``; default: when written)."""
+    account_events: Sequence[NewAccountEvent] = ()
+    """What the accounts at the table are told in the same transaction (the game's end)."""
 
     @property
     def new_version(self) -> int:
@@ -292,6 +295,9 @@ class Writer:
         ]
         if clocks:
             conn.execute(_UPDATE_CLOCK, clocks)
+        told = [event for item in written for event in item.account_events]
+        if told:
+            append_account_events(conn, told, now)
         for item in written:
             if item.reveal_seeds:
                 conn.execute(_REVEAL, {"g_id": item.game_id})

@@ -58,6 +58,14 @@ NOT_REACHABLE_FROM_OUTSIDE = {
 TESTED_ELSEWHERE = {
     "SHUTTING_DOWN": "tests/server/test_graceful_shutdown.py: a server sent SIGTERM refuses "
     "new calls, cuts calls past its grace and ends its streams with it",
+    "CHALLENGE_NOT_FOUND": "tests/server/test_challenges.py: "
+    "test_answers_the_challenge_cannot_take_are_refused_with_their_reasons",
+    "CHALLENGE_NOT_OPEN": "tests/server/test_challenges.py: "
+    "test_answers_the_challenge_cannot_take_are_refused_with_their_reasons",
+    "NOT_CHALLENGED": "tests/server/test_challenges.py: "
+    "test_answers_the_challenge_cannot_take_are_refused_with_their_reasons",
+    "SEQUENCE_OUT_OF_RANGE": "tests/server/test_challenges.py: "
+    "test_watching_an_account_past_its_last_event_is_out_of_range",
 }
 """Reasons a request draws only from a server in a state this module's server is never put in."""
 

@@ -37,6 +37,9 @@ from boneyard.v1 import (
     archive_connect,
     archive_pb2,
     archive_pb2_grpc,
+    challenges_connect,
+    challenges_pb2,
+    challenges_pb2_grpc,
     competition_connect,
     competition_pb2,
     competition_pb2_grpc,
@@ -52,6 +55,8 @@ SERVICES = {
     "LobbyService": competition_pb2.DESCRIPTOR.services_by_name["LobbyService"],
     "TournamentService": competition_pb2.DESCRIPTOR.services_by_name["TournamentService"],
     "ArchiveService": archive_pb2.DESCRIPTOR.services_by_name["ArchiveService"],
+    "ChallengeService": challenges_pb2.DESCRIPTOR.services_by_name["ChallengeService"],
+    "AccountService": challenges_pb2.DESCRIPTOR.services_by_name["AccountService"],
 }
 EVERY_RPC = {f"{s}.{m.name}" for s, d in SERVICES.items() for m in d.methods}
 CALLED: set[str] = set()
@@ -127,6 +132,8 @@ class GrpcDoor(Door):
             "LobbyService": competition_pb2_grpc.LobbyServiceStub(self._channel),
             "TournamentService": competition_pb2_grpc.TournamentServiceStub(self._channel),
             "ArchiveService": archive_pb2_grpc.ArchiveServiceStub(self._channel),
+            "ChallengeService": challenges_pb2_grpc.ChallengeServiceStub(self._channel),
+            "AccountService": challenges_pb2_grpc.AccountServiceStub(self._channel),
         }
 
     def _method(self, rpc: str) -> Any:
@@ -175,6 +182,8 @@ class ConnectDoor(Door):
             "LobbyService": competition_connect.LobbyServiceClient(address, **options),
             "TournamentService": competition_connect.TournamentServiceClient(address, **options),
             "ArchiveService": archive_connect.ArchiveServiceClient(address, **options),
+            "ChallengeService": challenges_connect.ChallengeServiceClient(address, **options),
+            "AccountService": challenges_connect.AccountServiceClient(address, **options),
         }
 
     def _method(self, rpc: str) -> Any:
@@ -586,6 +595,61 @@ def test_the_archive_through_every_door(world: World) -> None:
 
 
 # ---------------------------------------------------------------- beside the services
+
+
+def test_challenges_and_the_account_stream_through_every_door(world: World) -> None:
+    """Through each door: a challenge made, read, listed, declined; another accepted (its game
+    made); the challenged account's stream replays both from its first event. Each is read back
+    the same through every door."""
+    for door in world.doors:
+        (_, key), (other, other_key) = world.account(), world.account()
+        rules = rules_pb2.Ruleset(preset="texas42", players=2)
+        ask = challenges_pb2.CreateChallengeRequest(
+            rules=rules,
+            challenged=[challenges_pb2.ChallengeInvitation(account=other)],
+            challenger_plays=True,
+        )
+        declined = door.call("ChallengeService.CreateChallenge", ask, key).challenge
+        get = challenges_pb2.GetChallengeRequest(challenge_id=declined.challenge_id)
+        assert_same_everywhere(
+            world, lambda d, get=get, k=other_key: d.call("ChallengeService.GetChallenge", get, k)
+        )
+        listed = door.call(
+            "ChallengeService.ListChallenges",
+            challenges_pb2.ListChallengesRequest(role=challenges_pb2.CHALLENGE_ROLE_RECEIVED),
+            other_key,
+        )
+        assert [c.challenge_id for c in listed.challenges] == [declined.challenge_id]
+        answer = door.call(
+            "ChallengeService.DeclineChallenge",
+            challenges_pb2.DeclineChallengeRequest(challenge_id=declined.challenge_id),
+            other_key,
+        ).challenge
+        assert answer.status == challenges_pb2.CHALLENGE_STATUS_DECLINED
+        accepted = door.call("ChallengeService.CreateChallenge", ask, key).challenge
+        answer = door.call(
+            "ChallengeService.AcceptChallenge",
+            challenges_pb2.AcceptChallengeRequest(challenge_id=accepted.challenge_id),
+            other_key,
+        ).challenge
+        assert answer.status == challenges_pb2.CHALLENGE_STATUS_ACCEPTED and answer.game_id
+        events = door.stream(
+            "AccountService.WatchAccount", challenges_pb2.WatchAccountRequest(), 5, other_key
+        )
+        assert [m.event.WhichOneof("kind") for m in events] == [
+            "challenge_received",
+            "challenge_answered",
+            "challenge_received",
+            "challenge_answered",
+            "game_started",
+        ]
+        assert events[4].event.game_started.game_id == answer.game_id
+        assert_same_everywhere(
+            world,
+            lambda d, k=other_key: d.stream(
+                "AccountService.WatchAccount", challenges_pb2.WatchAccountRequest(), 5, k
+            ),
+        )
 
 
 def test_health_is_served_over_http(world: World) -> None:

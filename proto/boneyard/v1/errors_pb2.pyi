@@ -185,6 +185,24 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     on the same database, or this one restarted) and resume a stream from the last version
     received; a retry with the same `request_id` is answered, not applied twice.
     """
+    ERROR_REASON_CHALLENGE_NOT_FOUND: _ErrorReason.ValueType  # 64
+    """Challenges and the account stream.
+
+    No such challenge, or not one the caller's account is in (NOT_FOUND); metadata
+    `challenge_id`.
+    """
+    ERROR_REASON_CHALLENGE_NOT_OPEN: _ErrorReason.ValueType  # 65
+    """The challenge is over (accepted by all, declined, expired), or the caller has answered it
+    already (FAILED_PRECONDITION); metadata `challenge_id`, `status`.
+    """
+    ERROR_REASON_NOT_CHALLENGED: _ErrorReason.ValueType  # 66
+    """The caller's account is not challenged by this challenge (its challenger, say)
+    (PERMISSION_DENIED); metadata `challenge_id`.
+    """
+    ERROR_REASON_SEQUENCE_OUT_OF_RANGE: _ErrorReason.ValueType  # 67
+    """WatchAccount from a sequence number the account has not reached (OUT_OF_RANGE); metadata
+    `current_sequence`.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """The `ErrorInfo.reason` of a refusal (without the `ERROR_REASON_` prefix)."""
@@ -335,5 +353,23 @@ ERROR_REASON_SHUTTING_DOWN: ErrorReason.ValueType  # 63
 shutdown's grace ran out, or a stream ended by the server. Reconnect (to another server
 on the same database, or this one restarted) and resume a stream from the last version
 received; a retry with the same `request_id` is answered, not applied twice.
+"""
+ERROR_REASON_CHALLENGE_NOT_FOUND: ErrorReason.ValueType  # 64
+"""Challenges and the account stream.
+
+No such challenge, or not one the caller's account is in (NOT_FOUND); metadata
+`challenge_id`.
+"""
+ERROR_REASON_CHALLENGE_NOT_OPEN: ErrorReason.ValueType  # 65
+"""The challenge is over (accepted by all, declined, expired), or the caller has answered it
+already (FAILED_PRECONDITION); metadata `challenge_id`, `status`.
+"""
+ERROR_REASON_NOT_CHALLENGED: ErrorReason.ValueType  # 66
+"""The caller's account is not challenged by this challenge (its challenger, say)
+(PERMISSION_DENIED); metadata `challenge_id`.
+"""
+ERROR_REASON_SEQUENCE_OUT_OF_RANGE: ErrorReason.ValueType  # 67
+"""WatchAccount from a sequence number the account has not reached (OUT_OF_RANGE); metadata
+`current_sequence`.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015
