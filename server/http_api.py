@@ -58,6 +58,8 @@ from boneyard.v1 import (
     competition_pb2,
     game_service_connect,
     game_service_pb2,
+    ratings_connect,
+    ratings_pb2,
 )
 
 __all__ = ["MAX_REQUEST_BYTES", "HttpListener", "Services", "bridge", "http_app"]
@@ -284,10 +286,11 @@ class Services:
     tournaments: object
     archive: object
     health: health.aio.HealthServicer
+    ratings: object
 
 
 def _descriptor(name: str) -> ServiceDescriptor:
-    for pb2 in (game_service_pb2, competition_pb2, archive_pb2):
+    for pb2 in (game_service_pb2, competition_pb2, archive_pb2, ratings_pb2):
         if name in pb2.DESCRIPTOR.services_by_name:
             return pb2.DESCRIPTOR.services_by_name[name]
     raise LookupError(name)
@@ -320,6 +323,7 @@ def http_app(
         (competition_connect, "LobbyService", services.lobby),
         (competition_connect, "TournamentService", services.tournaments),
         (archive_connect, "ArchiveService", services.archive),
+        (ratings_connect, "RatingService", services.ratings),
     ):
         application = getattr(module, f"{name}ASGIApplication")(
             bridge(_descriptor(name), servicer, quotas, observer, drain),

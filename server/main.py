@@ -55,6 +55,8 @@ from boneyard.server.logs import LOG_FORMATS, configure
 from boneyard.server.metrics import Metrics, MetricsListener
 from boneyard.server.observing import CallObserver, ObservingInterceptor
 from boneyard.server.quotas import Quotas
+from boneyard.server.ratings import Rater
+from boneyard.server.ratings_api import RATING_SERVICE_NAME, RatingServicer
 from boneyard.server.signing import load_signer
 from boneyard.server.store import EventStore
 from boneyard.server.store.competition import CompetitionStore
@@ -69,6 +71,7 @@ from boneyard.v1 import (
     competition_pb2_grpc,
     game_service_pb2,
     game_service_pb2_grpc,
+    ratings_pb2_grpc,
 )
 
 __all__ = ["Boneyard", "create_server", "main"]
@@ -160,9 +163,17 @@ async def create_server(
     archive = archive_servicer(store, signer, verify_seconds=verify_seconds)
     archive_pb2_grpc.add_ArchiveServiceServicer_to_server(archive, server)
     archive_service = ARCHIVE_SERVICE_NAME
+    ratings = RatingServicer(store)
+    ratings_pb2_grpc.add_RatingServiceServicer_to_server(ratings, server)
     health_servicer = parts.health
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    services = (SERVICE_NAME, LOBBY_SERVICE_NAME, TOURNAMENT_SERVICE_NAME, archive_service)
+    services = (
+        SERVICE_NAME,
+        LOBBY_SERVICE_NAME,
+        TOURNAMENT_SERVICE_NAME,
+        archive_service,
+        RATING_SERVICE_NAME,
+    )
     reflection.enable_server_reflection(
         (*services, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
@@ -181,7 +192,9 @@ async def create_server(
     await parts.start()
     await server.start()
     if http_listen:
-        services_over_http = Services(parts.games, lobby, tournaments, archive, health_servicer)
+        services_over_http = Services(
+            parts.games, lobby, tournaments, archive, health_servicer, ratings
+        )
         app = http_app(
             services_over_http,
             quotas,
@@ -257,6 +270,9 @@ class Boneyard:
         self.games = GameServicer(self.app, self.host, self.feed, quotas)
         self.director = TournamentDirector(self.app)
         self.host.on_commit(self.director.game_committed)
+        self.rater = Rater(store)
+        self.host.on_commit(self.rater.game_committed)
+        self.director.on_published = self.rater.wake_threadsafe
         self.host.on_commit(self._count_actions)
         self.clocks = ClockKeeper(self.host, self.app.competition, self.metrics.timed_out)
         self.house = HouseBots(self.host, store, house_bot_workers)
@@ -299,6 +315,7 @@ class Boneyard:
         jobs = [
             self.clocks.run(),
             self.director.run(),
+            self.rater.run(),
             self.lobby.keep_alive(),
             self.sweeper.run(),
             self.house.run(),
@@ -419,6 +436,7 @@ class Boneyard:
         self.feed.publish_all()
         self.lobby.changed_all()
         self.director.wake()
+        self.rater.wake()
         self.house.rescan()
 
 

@@ -43,6 +43,9 @@ from boneyard.v1 import (
     game_service_connect,
     game_service_pb2,
     game_service_pb2_grpc,
+    ratings_connect,
+    ratings_pb2,
+    ratings_pb2_grpc,
     rules_pb2,
     view_pb2,
 )
@@ -52,6 +55,7 @@ SERVICES = {
     "LobbyService": competition_pb2.DESCRIPTOR.services_by_name["LobbyService"],
     "TournamentService": competition_pb2.DESCRIPTOR.services_by_name["TournamentService"],
     "ArchiveService": archive_pb2.DESCRIPTOR.services_by_name["ArchiveService"],
+    "RatingService": ratings_pb2.DESCRIPTOR.services_by_name["RatingService"],
 }
 EVERY_RPC = {f"{s}.{m.name}" for s, d in SERVICES.items() for m in d.methods}
 CALLED: set[str] = set()
@@ -127,6 +131,7 @@ class GrpcDoor(Door):
             "LobbyService": competition_pb2_grpc.LobbyServiceStub(self._channel),
             "TournamentService": competition_pb2_grpc.TournamentServiceStub(self._channel),
             "ArchiveService": archive_pb2_grpc.ArchiveServiceStub(self._channel),
+            "RatingService": ratings_pb2_grpc.RatingServiceStub(self._channel),
         }
 
     def _method(self, rpc: str) -> Any:
@@ -175,6 +180,7 @@ class ConnectDoor(Door):
             "LobbyService": competition_connect.LobbyServiceClient(address, **options),
             "TournamentService": competition_connect.TournamentServiceClient(address, **options),
             "ArchiveService": archive_connect.ArchiveServiceClient(address, **options),
+            "RatingService": ratings_connect.RatingServiceClient(address, **options),
         }
 
     def _method(self, rpc: str) -> Any:
@@ -420,6 +426,13 @@ REFUSALS: list[tuple[str, Message, str | None]] = [
     ("TournamentService.CreateTournament", competition_pb2.CreateTournamentRequest(), None),
     ("TournamentService.StartTournament", competition_pb2.StartTournamentRequest(), "bogus"),
     ("TournamentService.CancelTournament", competition_pb2.CancelTournamentRequest(), None),
+    ("RatingService.GetLeaderboard", ratings_pb2.GetLeaderboardRequest(), None),
+    (
+        "RatingService.GetLeaderboard",
+        ratings_pb2.GetLeaderboardRequest(game_type=rules_pb2.FAMILY_MOON, page_token="nope"),
+        None,
+    ),
+    ("RatingService.GetRating", ratings_pb2.GetRatingRequest(account_name="nobody-here"), None),
 ]
 
 
@@ -583,6 +596,26 @@ def test_the_archive_through_every_door(world: World) -> None:
         lambda d: d.call("ArchiveService.GetSigningKey", archive_pb2.GetSigningKeyRequest()),
     )
     assert record.signature.public_key == key.public_key
+
+
+def test_ratings_through_every_door(world: World) -> None:
+    # The numbers themselves are tests/server/test_lasting_ratings.py's; here, the doors.
+    name, _ = world.account()
+    for family in (rules_pb2.FAMILY_TEXAS42, rules_pb2.FAMILY_MOON):
+        board = assert_same_everywhere(
+            world,
+            lambda d, family=family: d.call(
+                "RatingService.GetLeaderboard",
+                ratings_pb2.GetLeaderboardRequest(game_type=family, page_size=5),
+            ),
+        )
+        assert all(entry.rating.game_type == family for entry in board.entries)
+    rating = assert_same_everywhere(
+        world,
+        lambda d: d.call("RatingService.GetRating", ratings_pb2.GetRatingRequest(account_name=name)),
+    )
+    assert rating.account_name == name
+    assert list(rating.ratings) == []  # an account that played no rated game
 
 
 # ---------------------------------------------------------------- beside the services
