@@ -24,9 +24,9 @@ from typing import Any, NamedTuple
 
 import grpc
 
-from boneyard.bots import strategy
 from boneyard.clients.api import Client
 from boneyard.clients.bot import RETRY_CODES, Bot, BotGaveUp
+from boneyard.clients.strategies import load_strategy
 from boneyard.v1 import competition_pb2, game_pb2, view_pb2
 
 __all__ = ["Competitor", "CompetitorGaveUp", "GameResult", "SeekPlan"]
@@ -133,7 +133,7 @@ class Competitor:
         on_seek: Callable[[competition_pb2.SeekWaiting], None] | None = None,
         max_games_at_once: int = 32,
     ) -> None:
-        strategy(strategy_name, seed)  # an unknown name fails here, not in a game's thread
+        load_strategy(strategy_name, seed)  # an unknown name fails here, not in a game's thread
         if max_games_at_once < 1:
             raise ValueError(f"max_games_at_once={max_games_at_once}: at least 1")
         if games is not None and games < 1:
@@ -389,7 +389,7 @@ class Competitor:
                 self.client,
                 game_id,
                 self.key,
-                strategy(self.strategy_name, self.seed + assignment.seat),
+                load_strategy(self.strategy_name, self.seed + assignment.seat),
                 patience=self.patience,
                 stop=self._stop,
             )
