@@ -36,6 +36,7 @@ def _bot(server: ServerProcess, preset: str, spec: str, pythonpath: Path, cwd: P
     done = subprocess.run(
         [str(BONEYARD), "bot", "--server", server.address, "--new", preset, "--strategy", spec],
         capture_output=True,
+        check=False,
         text=True,
         env=clean_env(PYTHONPATH=str(pythonpath)),
         cwd=cwd,
@@ -85,7 +86,7 @@ def test_an_installed_strategy_plays_by_its_entry_point_and_by_module_name(tmp_p
 def test_a_bad_strategy_spec_is_a_usage_error_that_says_why(spec: str, says: str, tmp_path: Path) -> None:
     done = subprocess.run(
         [str(BONEYARD), "bot", "--server", "127.0.0.1:1", "--new", "texas42", "--strategy", spec],
-        capture_output=True, text=True, env=clean_env(), cwd=tmp_path, timeout=RUN_TIMEOUT,
+        capture_output=True, text=True, env=clean_env(), cwd=tmp_path, timeout=RUN_TIMEOUT, check=False,
     )
     assert done.returncode == 2, done.stdout + done.stderr  # before any connection is tried
     assert says in " ".join(done.stderr.split()), done.stderr
@@ -95,14 +96,14 @@ def test_house_bots_play_built_in_strategies_only(tmp_path: Path) -> None:
     done = subprocess.run(
         [str(BONEYARD), "play", "--server", "127.0.0.1:1", "--house-bots", "3", "--strategy",
          "fractions:Fraction"],
-        capture_output=True, text=True, env=clean_env(), cwd=tmp_path, timeout=RUN_TIMEOUT,
+        capture_output=True, text=True, env=clean_env(), cwd=tmp_path, timeout=RUN_TIMEOUT, check=False,
     )
     assert done.returncode == 2
     assert "has no choose(view) method" in " ".join(done.stderr.split())
     done = subprocess.run(
         [str(BONEYARD), "play", "--server", "127.0.0.1:1", "--house-bots", "3", "--strategy",
          "boneyard.bots.random_play:RandomStrategy"],
-        capture_output=True, text=True, env=clean_env(), cwd=tmp_path, timeout=RUN_TIMEOUT,
+        capture_output=True, text=True, env=clean_env(), cwd=tmp_path, timeout=RUN_TIMEOUT, check=False,
     )
     assert done.returncode == 2
     assert "house bots play built-in strategies only" in " ".join(done.stderr.split())

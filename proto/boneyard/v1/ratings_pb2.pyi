@@ -210,11 +210,13 @@ class RatingChange(_message.Message):
     game_id: _builtins.str
     """The game (its record is in the archive)."""
     mu_before: _builtins.float
-    """mu and sigma before the game."""
+    """mu before the game."""
     sigma_before: _builtins.float
+    """sigma before the game."""
     mu_after: _builtins.float
-    """mu and sigma after it."""
+    """mu after it."""
     sigma_after: _builtins.float
+    """sigma after it."""
     @_builtins.property
     def rate_time(self) -> _timestamp_pb2.Timestamp:
         """When the game was rated (right after it finished; a tournament game once its deal is
