@@ -26,7 +26,7 @@ import importlib
 import inspect
 from collections.abc import Callable
 from importlib.metadata import EntryPoint, entry_points
-from typing import Any
+from typing import Any, cast
 
 from boneyard.bots import Strategy, strategy, strategy_names
 from boneyard.engine import SeatCommand, SeatView
@@ -110,8 +110,9 @@ def _loaded(spec: str, point: EntryPoint) -> Any:
 
 def _made(spec: str, target: Any, seed: int) -> Strategy:
     if inspect.isclass(target):
+        make: Callable[[int], Any] = target
         try:
-            made = target(seed)
+            made = make(seed)
         except Exception as error:  # noqa: BLE001 -- the plug-in's constructor: say it
             raise StrategySpecError(
                 f"strategy {spec!r}: {target.__name__}(seed) failed: {type(error).__name__}: {error}"
@@ -122,7 +123,7 @@ def _made(spec: str, target: Any, seed: int) -> Strategy:
             )
         if not isinstance(getattr(made, "name", None), str):
             made.name = spec
-        return made  # type: ignore[no-any-return]
+        return cast(Strategy, made)
     if inspect.isfunction(target) or inspect.isbuiltin(target):
         return _FunctionStrategy(spec, target)
     raise StrategySpecError(

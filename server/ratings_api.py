@@ -28,8 +28,11 @@ DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200
 """Leaderboard lines (and history lines per game type) in one answer, at most."""
 
-_TYPES = {rules_pb2.FAMILY_TEXAS42: TEXAS42, rules_pb2.FAMILY_MOON: MOON}
-_FAMILIES = {name: family for family, name in _TYPES.items()}
+_TYPES: dict[int, str] = {rules_pb2.FAMILY_TEXAS42: TEXAS42, rules_pb2.FAMILY_MOON: MOON}
+_FAMILIES: dict[str, rules_pb2.Family.ValueType] = {
+    TEXAS42: rules_pb2.FAMILY_TEXAS42,
+    MOON: rules_pb2.FAMILY_MOON,
+}
 
 
 class RatingServicer(ratings_pb2_grpc.RatingServiceServicer):

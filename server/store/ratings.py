@@ -222,7 +222,7 @@ class RatingStore:
             .exists()
         )
         with self._read() as session:
-            rows = session.execute(
+            rows = list(session.execute(
                 select(
                     RatedGameRow.game_id,
                     RatedGameRow.game_type,
@@ -233,7 +233,7 @@ class RatingStore:
                 .join(GameRow, GameRow.id == RatedGameRow.game_id)
                 .outerjoin(first, first.c.game_id == RatedGameRow.game_id)
                 .where(GameRow.status == "finished", ~hidden)
-            ).all()
+            ).all())
         rows.sort(
             key=lambda r: (r.first is None, r.first or 0, r.updated_at, r.game_id)
         )

@@ -69,18 +69,25 @@ def _accounts(store: EventStore, prefix: str, count: int) -> list[tuple[str, str
 
 def _bots(server: ServerProcess, accounts: list[tuple[str, str]], preset: str, games: int) -> None:
     """``boneyard bot --key K --seek PRESET --games N`` for every account, until all are done."""
+    # The heuristic strategy: random bots can bid a Moon game around zero for a very long time.
     procs = [
         subprocess.Popen(
             [str(BIN / "boneyard"), "bot", "--server", server.address, "--key", key,
-             "--seek", preset, "--games", str(games), "--strategy", "random", "--seed", str(n)],
+             "--seek", preset, "--games", str(games), "--strategy", "heuristic", "--seed", str(n)],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=clean_env(),
         )
         for n, (_, key) in enumerate(accounts)
     ]
-    for proc in procs:
-        out, _ = proc.communicate(timeout=GAME_TIMEOUT)
-        assert proc.returncode == 0, out.decode(errors="replace")
-        assert f"done: {games} games over" in out.decode(), out.decode(errors="replace")
+    try:
+        for proc in procs:
+            out, _ = proc.communicate(timeout=GAME_TIMEOUT)
+            assert proc.returncode == 0, out.decode(errors="replace")
+            assert f"done: {games} games over" in out.decode(), out.decode(errors="replace")
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
 
 
 def _wait_rated(store: EventStore, games: int) -> None:
@@ -115,7 +122,7 @@ def played(
             # A game of bots without accounts (seats taken by name): not rated.
             out = subprocess.run(
                 [str(BIN / "boneyard"), "bot", "--server", server.address, "--new", "texas42",
-                 "--strategy", "random"],
+                 "--strategy", "heuristic"],
                 capture_output=True, text=True, env=clean_env(), timeout=GAME_TIMEOUT, check=True,
             ).stdout
             unrated = out.split()[1]
