@@ -294,3 +294,64 @@ def test_a_restart_never_rates_a_game_twice(played: Played, tmp_path: Path) -> N
     assert not ratings.apply(game_id, "texas42", lambda current: {})  # rated already: untouched
     assert played.rating(played.texas[0]).ratings  # the new process answers
     assert (ratings.all_ratings(), ratings.all_changes()) == before
+
+
+def test_tournament_games_are_rated_when_their_deal_is_public(played: Played) -> None:
+    """(Runs after the others: it adds games.) A duplicate tournament's games are rated (the
+    rater leaves a playing of a deal until the director publishes the deal, and is woken
+    then), and the rebuild still gives the same numbers."""
+    from boneyard.clients.api import Client
+
+    ((_, organiser),) = _accounts_of_kind(played.store, "player", 1)
+    entrants = _accounts(played.store, "cup", 4)
+    with Client(played.server.address) as client:
+        cup = client.create_tournament(
+            organiser, "cup", "texas42", [n for n, _ in entrants], 1, options={"hand_limit": "1"}
+        )
+        games = len(client.tournament(cup.tournament_id).games)
+        client.start_tournament(organiser, cup.tournament_id)
+        _bots_for_accounts(played.server, entrants, games)
+    with played.store._read() as session:
+        rated = session.scalar(select(func.count()).select_from(RatedGameRow))
+    _wait_rated(played.store, rated)
+    for name, _ in entrants:
+        typed = _typed(played.rating(name), TEXAS42)
+        assert typed.rating.games == games and len(typed.history) == games
+    ratings = RatingStore(played.store)
+    before = (ratings.all_ratings(), ratings.all_changes())
+    done = subprocess.run(
+        [str(BIN / "boneyard-server"), "admin", "ratings", "rebuild", "--database-url", played.url],
+        capture_output=True, text=True, env=clean_env(), timeout=120, check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (ratings.all_ratings(), ratings.all_changes()) == before
+
+
+def _accounts_of_kind(store: EventStore, kind: str, count: int) -> list[tuple[str, str]]:
+    made = []
+    for n in range(count):
+        name, key = f"{kind}-{n}-{uuid.uuid4().hex[:6]}", new_api_key()
+        CompetitionStore(store).create_account(str(uuid.uuid4()), name, kind, key_hash(key))  # type: ignore[arg-type]
+        made.append((name, key))
+    return made
+
+
+def _bots_for_accounts(server: ServerProcess, accounts: list[tuple[str, str]], games: int) -> None:
+    """``boneyard bot --key K --games N``: play the account's reserved seats, N games."""
+    procs = [
+        subprocess.Popen(
+            [str(BIN / "boneyard"), "bot", "--server", server.address, "--key", key,
+             "--games", str(games), "--strategy", "heuristic"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=clean_env(),
+        )
+        for _, key in accounts
+    ]
+    try:
+        for proc in procs:
+            out, _ = proc.communicate(timeout=GAME_TIMEOUT)
+            assert proc.returncode == 0, out.decode(errors="replace")
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
