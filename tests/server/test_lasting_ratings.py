@@ -127,9 +127,11 @@ def played(
             ).stdout
             unrated = out.split()[1]
             _wait_rated(store, 3)
-            yield Played(
+            world = Played(
                 server, url, store, [n for n, _ in texas], [n for n, _ in moon], unrated
             )
+            yield world
+            server = world.server  # a test restarts it
         finally:
             server.kill()
             store.close()
