@@ -26,6 +26,8 @@ from boneyard.v1 import (
     game_pb2,
     game_service_pb2,
     game_service_pb2_grpc,
+    ratings_pb2,
+    ratings_pb2_grpc,
     rules_pb2,
     view_pb2,
 )
@@ -176,7 +178,7 @@ def _unary_methods() -> list[dict[str, str]]:
     """Every unary method of the API's services (streams are left out: see below)."""
     return [
         {"service": service.full_name, "method": method.name}
-        for module in (game_service_pb2, competition_pb2, archive_pb2, challenges_pb2)
+        for module in (game_service_pb2, competition_pb2, archive_pb2, challenges_pb2, ratings_pb2)
         for service in module.DESCRIPTOR.services_by_name.values()
         for method in service.methods
         if not method.server_streaming
@@ -245,6 +247,7 @@ class Client:
         self._tournaments = competition_pb2_grpc.TournamentServiceStub(self._channel)
         self._challenges = challenges_pb2_grpc.ChallengeServiceStub(self._channel)
         self._account = challenges_pb2_grpc.AccountServiceStub(self._channel)
+        self._ratings = ratings_pb2_grpc.RatingServiceStub(self._channel)
 
     def close(self) -> None:
         self._channel.close()
@@ -498,3 +501,25 @@ class Client:
         """Every tournament, newest first."""
         response = self._tournaments.ListTournaments(competition_pb2.ListTournamentsRequest())
         return list(response.tournaments)
+
+    # ------------------------------------------------------------ ratings
+
+    def leaderboard(
+        self, game_type: int, page_size: int = 0, page_token: str = ""
+    ) -> ratings_pb2.GetLeaderboardResponse:
+        """One page of a game type's leaderboard (``game_type``: ``rules_pb2.FAMILY_...``)."""
+        return self._ratings.GetLeaderboard(  # type: ignore[no-any-return]
+            ratings_pb2.GetLeaderboardRequest(
+                game_type=game_type,  # type: ignore[arg-type]
+                page_size=page_size,
+                page_token=page_token,
+            ),
+            timeout=30,
+        )
+
+    def rating(self, account_name: str, history_size: int = 0) -> ratings_pb2.GetRatingResponse:
+        """An account's ratings per game type, with their recent history."""
+        return self._ratings.GetRating(  # type: ignore[no-any-return]
+            ratings_pb2.GetRatingRequest(account_name=account_name, history_size=history_size),
+            timeout=30,
+        )

@@ -32,7 +32,7 @@ from rich.console import Console
 from rich.table import Column, Table
 
 from boneyard import engine
-from boneyard.bots import strategy, strategy_names
+from boneyard.bots import strategy_names
 from boneyard.clients import api
 from boneyard.clients.api import Client, ruleset_request
 from boneyard.clients.archive_cli import ARCHIVE_COMMANDS
@@ -50,8 +50,10 @@ from boneyard.clients.cli_common import (
 from boneyard.clients.competitor import Competitor, GameResult, SeekPlan
 from boneyard.clients.describe import event_text
 from boneyard.clients.play import TableSession, start_bots
+from boneyard.clients.rating_cli import RATING_COMMANDS
 from boneyard.clients.render import render_view
 from boneyard.clients.seat_store import KeptSeat, SeatStore
+from boneyard.clients.strategies import StrategySpecError, is_builtin, load_strategy
 from boneyard.clients.table import TableInfo
 from boneyard.clients.tournament_cli import TOURNAMENT_COMMANDS
 from boneyard.v1 import challenges_pb2, competition_pb2, game_pb2, view_pb2
@@ -196,7 +198,14 @@ def _check_room(free: int, where: str, bots: int, house_bots: int) -> None:
 )
 @click.option("--seat", type=int, help="The seat to take (default: the lowest free one).")
 @click.option("--name", default="player", show_default=True, help="Your name at the table.")
-@click.option("--strategy", "bot_strategy", default="heuristic", type=click.Choice(strategy_names()), show_default=True)
+@click.option(
+    "--strategy",
+    "bot_strategy",
+    default="heuristic",
+    show_default=True,
+    help=f"The bots' strategy: {', '.join(strategy_names())}, an installed one (entry point "
+    f"group boneyard.strategies), or MODULE:NAME. House bots play built-in ones only.",
+)
 @click.option(
     "--seats-file",
     type=click.Path(dir_okay=False),
@@ -229,6 +238,13 @@ def play(
         raise click.UsageError("--resume goes back to a seat: no --join, --bots or --house-bots")
     if house_bots and join:
         raise click.UsageError("--house-bots makes a new game: it does not go with --join")
+    _check_strategy(bot_strategy)
+    if house_bots and not is_builtin(bot_strategy):
+        raise click.BadParameter(
+            f"{bot_strategy!r}: the server's house bots play built-in strategies only "
+            f"({', '.join(strategy_names())}); run an outside one here with --bots",
+            param_hint="--strategy",
+        )
     ctx = click.get_current_context()
     kept = store.get(resume) if resume else None
     if resume and kept is None:
@@ -363,8 +379,7 @@ def bot(
         raise click.UsageError("give one of --game GAME_ID --seat N, --new PRESET, or --key KEY")
     kinds = [s.strip() for s in strategy_names_.split(",") if s.strip()]
     for kind in kinds:
-        if kind not in strategy_names():
-            raise click.BadParameter(f"{kind!r}: one of {', '.join(strategy_names())}", param_hint="--strategy")
+        _check_strategy(kind)
     if key:
         if len(kinds) != 1:
             raise click.BadParameter("one strategy with --key", param_hint="--strategy")
@@ -405,7 +420,7 @@ def bot(
             kind = kinds[seat_number % len(kinds)]
             try:
                 results[seat_number] = Bot(
-                    client, game_id, seat_token, strategy(kind, seed + seat_number)
+                    client, game_id, seat_token, load_strategy(kind, seed + seat_number)
                 ).run()
             except Exception as error:  # noqa: BLE001 -- re-raised below, after every bot stops
                 errors.append(error)
@@ -419,6 +434,14 @@ def bot(
             raise errors[0]
         final = next(iter(results.values()))
         print(f"final score: {_final_text(final)}", flush=True)
+
+
+def _check_strategy(spec: str) -> None:
+    """A ``--strategy`` that names nothing usable is a usage error, before anything is made."""
+    try:
+        load_strategy(spec)
+    except StrategySpecError as error:
+        raise click.BadParameter(str(error), param_hint="--strategy") from None
 
 
 def _final_text(view: view_pb2.SeatView) -> str:
@@ -505,7 +528,7 @@ def _bot_for_account(
     say(f"done: {over} games over")
 
 
-for _command in [*ARCHIVE_COMMANDS, *TOURNAMENT_COMMANDS, *CHALLENGE_COMMANDS]:
+for _command in [*ARCHIVE_COMMANDS, *TOURNAMENT_COMMANDS, *CHALLENGE_COMMANDS, *RATING_COMMANDS]:
     main.add_command(_command)
 
 if __name__ == "__main__":

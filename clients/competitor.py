@@ -27,9 +27,9 @@ from typing import Any, NamedTuple
 
 import grpc
 
-from boneyard.bots import strategy
 from boneyard.clients.api import Client, refusal
 from boneyard.clients.bot import RETRY_CODES, Bot, BotGaveUp
+from boneyard.clients.strategies import load_strategy
 from boneyard.v1 import challenges_pb2, competition_pb2, game_pb2, view_pb2
 
 __all__ = ["Competitor", "CompetitorGaveUp", "GameResult", "SeekPlan"]
@@ -138,7 +138,7 @@ class Competitor:
         accept: Sequence[str] = (),
         on_challenge: Callable[[challenges_pb2.Challenge, bool], None] | None = None,
     ) -> None:
-        strategy(strategy_name, seed)  # an unknown name fails here, not in a game's thread
+        load_strategy(strategy_name, seed)  # an unknown name fails here, not in a game's thread
         if max_games_at_once < 1:
             raise ValueError(f"max_games_at_once={max_games_at_once}: at least 1")
         if games is not None and games < 1:
@@ -456,7 +456,7 @@ class Competitor:
                 self.client,
                 game_id,
                 self.key,
-                strategy(self.strategy_name, self.seed + assignment.seat),
+                load_strategy(self.strategy_name, self.seed + assignment.seat),
                 patience=self.patience,
                 stop=self._stop,
             )

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 import grpc
 from rich.console import Console
 
-from boneyard.bots import strategy
 from boneyard.clients.api import Client, refusal
 from boneyard.clients.bot import Bot
 from boneyard.clients.choices import ChoiceError, NotLegal, choice_label, parse_choice
 from boneyard.clients.describe import event_text
 from boneyard.clients.seat_store import KeptSeat, SeatStore
+from boneyard.clients.strategies import load_strategy
 from boneyard.clients.table import TableInfo, table_screen
 from boneyard.engine.tiles import tile_name
 from boneyard.v1 import actions_pb2, view_pb2
@@ -38,7 +38,7 @@ def start_bots(
     """Run a bot for each seat of ``tokens`` in this process (threads that end with it)."""
     threads = []
     for seat, token in sorted(tokens.items()):
-        bot = Bot(client, game_id, token, strategy(strategy_name, seed + seat))
+        bot = Bot(client, game_id, token, load_strategy(strategy_name, seed + seat))
         thread = threading.Thread(target=bot.run, name=f"bot-seat-{seat}", daemon=True)
         thread.start()
         threads.append(thread)

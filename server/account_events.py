@@ -14,7 +14,7 @@ PostgreSQL the other processes through the lobby channel's ``a:<account id>``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from sqlalchemy import select
@@ -25,6 +25,7 @@ from boneyard.engine import GameState
 from boneyard.server.store.account_events import AccountEvent, NewAccountEvent
 from boneyard.server.store.challenges import Challenge
 from boneyard.server.store.models import ChallengeRow, TournamentGameRow
+from boneyard.server.store.ratings import Rated
 from boneyard.server.time_controls import time_control_to_proto
 from boneyard.v1 import challenges_pb2
 
@@ -158,6 +159,26 @@ def game_finished(game_id: str, state: GameState, accounts: dict[str, int]) -> l
             finished.winner = state.winner
         payload = challenges_pb2.AccountEvent(game_finished=finished).SerializeToString()
         events.append(NewAccountEvent(account_id, "game_finished", payload))
+    return events
+
+
+def game_rated(game_id: str, game_type: str, rated: Mapping[str, Rated]) -> list[NewAccountEvent]:
+    """A rated game's rating change, told to each of its accounts."""
+    events = []
+    for account_id, change in sorted(rated.items()):
+        (mu0, sigma0), (mu1, sigma1) = change.before, change.after
+        message = challenges_pb2.GameRated(
+            game_id=game_id,
+            rating=challenges_pb2.RatingChange(
+                game_type=game_type,
+                before=challenges_pb2.RatingSnapshot(
+                    mu=mu0, sigma=sigma0, ordinal=mu0 - 3 * sigma0
+                ),
+                after=challenges_pb2.RatingSnapshot(mu=mu1, sigma=sigma1, ordinal=change.ordinal),
+            ),
+        )
+        payload = challenges_pb2.AccountEvent(game_rated=message).SerializeToString()
+        events.append(NewAccountEvent(account_id, "game_rated", payload))
     return events
 
 

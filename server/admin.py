@@ -7,6 +7,7 @@ database.
     boneyard-server admin revoke KEY_OR_NAME     revoke a key (or the key of the account NAME)
     boneyard-server admin rotate NAME            give NAME a new key (printed once); the old fails
     boneyard-server admin signing-key            print the public key records are signed with
+    boneyard-server admin ratings rebuild        recompute the lasting ratings from the archive
 
 Every command takes ``--database-url URL`` (env ``BONEYARD_DATABASE_URL``; default
 ``sqlite:///boneyard.db``, the server's default), and migrates the schema first, as the server
@@ -37,6 +38,7 @@ from rich.console import Console
 from rich.table import Table
 
 from boneyard.server.accounts import is_api_key, key_hash, new_api_key
+from boneyard.server.ratings import rebuild
 from boneyard.server.signing import SigningKeyError, signer_from_database, signer_from_file
 from boneyard.server.store import EventStore
 from boneyard.server.store.competition import (
@@ -257,3 +259,25 @@ def signing_key(database_url: str, signing_key: str | None) -> None:
     except SigningKeyError as error:
         raise click.ClickException(str(error)) from None
     click.echo(base64.b64encode(signer.public_key).decode("ascii"))
+
+
+@admin.group("ratings")
+def ratings_group() -> None:
+    """The lasting ratings (boneyard.server.ratings)."""
+
+
+@ratings_group.command("rebuild")
+@_database_option
+def ratings_rebuild(database_url: str) -> None:
+    """Recompute every rating from the finished rated games' records, in the order they were
+    rated, and say whether any came out different from the stored numbers (exit 1 if so)."""
+    with _store(database_url) as store:
+        rebuilt = rebuild(store)
+    click.echo(f"rebuilt {rebuilt.ratings} ratings from {rebuilt.games} rated games")
+    if rebuilt.differing:
+        click.echo(
+            f"{len(rebuilt.differing)} differed from the stored numbers (now replaced): "
+            + ", ".join(rebuilt.differing[:20])
+        )
+        raise SystemExit(1)
+    click.echo("every rating is as it was, to the last bit")

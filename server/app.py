@@ -31,6 +31,7 @@ from boneyard.server.errors import (
     Unauthenticated,
 )
 from boneyard.server.games import LiveGame, chain_of, deal_hands, token_hash, turn_of
+from boneyard.server.ratings import game_type_of
 from boneyard.server.store import errors as store_errors
 from boneyard.server.store.account_events import append_account_events
 from boneyard.server.store.competition import (
@@ -43,6 +44,7 @@ from boneyard.server.store.competition import (
     TimeControl,
 )
 from boneyard.server.store.game_setup import HouseSeat
+from boneyard.server.store.ratings import mark_rated
 from boneyard.server.store.repository import EventStore
 
 __all__ = ["GameApp", "check_house_bots", "check_time_control", "new_seat_token", "rules_for"]
@@ -112,13 +114,15 @@ class GameApp:
         deal_secret: bytes | None = None,
         also: Callable[[Session, str], None] | None = None,
         request_id: str = "",
+        rated: bool = False,
     ) -> tuple[str, bool]:
         """Make a game and deal its first hand; its id, and whether it is new (``False``: the
         game an earlier attempt with this ``request_id`` made). ``reservations`` keep seats
         for accounts; ``house_bots`` (seat, strategy) are seats the server takes for its own
         bots, in the same transaction as the game; ``deal_secret`` fixes the deals
         (``deal_seed``); ``also`` writes more in the same transaction (a seek's or
-        tournament's bookkeeping)."""
+        tournament's bookkeeping); ``rated`` marks it rated (``boneyard.server.ratings``), in
+        that transaction too: only a table whose every seat is reserved for an account."""
         if request_id:
             made = self._store.game_of_request(CREATE_REQUEST + request_id)
             if made is not None:
@@ -135,6 +139,13 @@ class GameApp:
         holders = [account.id for _, account in reservations]
         if len(set(holders)) != len(holders):
             raise InvalidArgument("an account may hold only one seat of a game")
+        if rated and len(reservations) != rules.players:
+            raise InvalidArgument(
+                f"only accounts have ratings: a rated {rules.name} game reserves all "
+                f"{rules.players} seats for accounts, not {len(reservations)}"
+            )
+        if rated:
+            also = _and_rated(also, game_type_of(rules), self._now())
         game_id = str(uuid.uuid4())
         events: list[Event] = list(engine.start(rules))
         state = engine.replay(events)
@@ -290,6 +301,17 @@ class GameApp:
         if game_id not in self._secrets:
             self._secrets[game_id] = self._competition.deal_secret(game_id)
         return self._secrets[game_id]
+
+
+def _and_rated(
+    also: Callable[[Session, str], None] | None, game_type: str, now: datetime
+) -> Callable[[Session, str], None]:
+    def write(session: Session, game_id: str) -> None:
+        if also is not None:
+            also(session, game_id)
+        mark_rated(session, game_id, game_type, now)
+
+    return write
 
 
 def new_seat_token() -> str:

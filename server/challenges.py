@@ -219,6 +219,7 @@ class ChallengeBook:
                 time_control=challenge.time_control,
                 reservations=[(s.seat, accounts[s.account_id]) for s in challenge.seats],
                 also=complete,
+                rated=challenge.rated,
             )
         except ChallengeGone:
             log.info("challenge %s changed while its game was made; looking again", challenge_id)

@@ -60,6 +60,8 @@ from boneyard.v1 import (
     competition_pb2,
     game_service_connect,
     game_service_pb2,
+    ratings_connect,
+    ratings_pb2,
 )
 
 __all__ = ["MAX_REQUEST_BYTES", "HttpListener", "Services", "bridge", "http_app"]
@@ -288,10 +290,11 @@ class Services:
     health: health.aio.HealthServicer
     challenges: object | None = None
     accounts: object | None = None
+    ratings: object | None = None
 
 
 def _descriptor(name: str) -> ServiceDescriptor:
-    for pb2 in (game_service_pb2, competition_pb2, archive_pb2, challenges_pb2):
+    for pb2 in (game_service_pb2, competition_pb2, archive_pb2, challenges_pb2, ratings_pb2):
         if name in pb2.DESCRIPTOR.services_by_name:
             return pb2.DESCRIPTOR.services_by_name[name]
     raise LookupError(name)
@@ -326,6 +329,7 @@ def http_app(
         (archive_connect, "ArchiveService", services.archive),
         (challenges_connect, "ChallengeService", services.challenges),
         (challenges_connect, "AccountService", services.accounts),
+        (ratings_connect, "RatingService", services.ratings),
     ):
         if servicer is None:
             continue

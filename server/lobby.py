@@ -205,6 +205,7 @@ class Lobby:
                 time_control=first.time_control,
                 reservations=[(by_seek[s.id], accounts[s.account_id]) for s in table],
                 also=lambda session, game_id: CompetitionStore.seat_seeks(session, game_id, by_seek),
+                rated=True,  # a table of seekers is a rated game
             )
         except SeekGone:
             log.info("a seek was taken or cancelled while its table formed; trying again")

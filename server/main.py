@@ -57,6 +57,8 @@ from boneyard.server.logs import LOG_FORMATS, configure
 from boneyard.server.metrics import Metrics, MetricsListener
 from boneyard.server.observing import CallObserver, ObservingInterceptor
 from boneyard.server.quotas import Quotas
+from boneyard.server.ratings import Rater
+from boneyard.server.ratings_api import RATING_SERVICE_NAME, RatingServicer
 from boneyard.server.signing import load_signer
 from boneyard.server.store import EventStore
 from boneyard.server.store.competition import CompetitionStore
@@ -73,6 +75,7 @@ from boneyard.v1 import (
     competition_pb2_grpc,
     game_service_pb2,
     game_service_pb2_grpc,
+    ratings_pb2_grpc,
 )
 
 __all__ = ["Boneyard", "create_server", "main"]
@@ -170,6 +173,8 @@ async def create_server(
     accounts = AccountServicer(parts.app, parts.challenges, parts.seats)
     challenges_pb2_grpc.add_AccountServiceServicer_to_server(accounts, server)
     archive_service = ARCHIVE_SERVICE_NAME
+    ratings = RatingServicer(store)
+    ratings_pb2_grpc.add_RatingServiceServicer_to_server(ratings, server)
     health_servicer = parts.health
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     services = (
@@ -179,6 +184,7 @@ async def create_server(
         archive_service,
         CHALLENGE_SERVICE_NAME,
         ACCOUNT_SERVICE_NAME,
+        RATING_SERVICE_NAME,
     )
     reflection.enable_server_reflection(
         (*services, health.SERVICE_NAME, reflection.SERVICE_NAME), server
@@ -199,7 +205,7 @@ async def create_server(
     await server.start()
     if http_listen:
         services_over_http = Services(
-            parts.games, lobby, tournaments, archive, health_servicer, challenges, accounts
+            parts.games, lobby, tournaments, archive, health_servicer, challenges, accounts, ratings
         )
         app = http_app(
             services_over_http,
@@ -277,6 +283,9 @@ class Boneyard:
         self.games = GameServicer(self.app, self.host, self.feed, quotas)
         self.director = TournamentDirector(self.app)
         self.host.on_commit(self.director.game_committed)
+        self.rater = Rater(store, on_rated=self.seats.reserved)
+        self.host.on_commit(self.rater.game_committed)
+        self.director.on_published = self.rater.wake_threadsafe
         self.host.on_commit(self._count_actions)
         self.host.on_commit(self._tell_game_over)
         self.clocks = ClockKeeper(self.host, self.app.competition, self.metrics.timed_out)
@@ -320,6 +329,7 @@ class Boneyard:
         jobs = [
             self.clocks.run(),
             self.director.run(),
+            self.rater.run(),
             self.lobby.keep_alive(),
             self.sweeper.run(),
             self.house.run(),
@@ -449,6 +459,7 @@ class Boneyard:
         self.lobby.changed_all()
         self.seats.changed_all()  # an account event may have been written meanwhile
         self.director.wake()
+        self.rater.wake()
         self.house.rescan()
 
 

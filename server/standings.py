@@ -33,7 +33,7 @@ from typing import TypeVar
 
 from openskill.models import PlackettLuce, PlackettLuceRating
 
-__all__ = ["GameResult", "Standing", "standings"]
+__all__ = ["GameResult", "Standing", "finishing_order", "standings"]
 
 _PARTNER_JOIN = " & "
 
@@ -103,7 +103,7 @@ def standings(results: Iterable[GameResult]) -> tuple[list[Standing], list[Stand
     for number, result in enumerate(results):
         _check(number, result)
         members = [tuple(result.seats[s] for s in team) for team in result.teams]
-        ranks = _finishing_order(result)
+        ranks = finishing_order(result)
 
         tallies = [[_tally(players, model, name) for name in team] for team in members]
         rated = model.rate([[t.rating for t in team] for team in tallies], ranks=ranks)
@@ -124,7 +124,7 @@ def standings(results: Iterable[GameResult]) -> tuple[list[Standing], list[Stand
     return _ranked(individuals), _ranked(partners)
 
 
-def _finishing_order(result: GameResult) -> list[float]:
+def finishing_order(result: GameResult) -> list[float]:
     """Each team's place (lower is better): the winner 1, the others by score, ties sharing."""
     others = sorted({s for t, s in enumerate(result.scores) if t != result.winner}, reverse=True)
     return [

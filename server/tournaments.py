@@ -28,7 +28,7 @@ import logging
 import math
 import secrets
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -126,6 +126,9 @@ class TournamentDirector:
         self._settled: set[str] = set()
         """Cancelled tournaments whose games are all over and published."""
         self._wake = asyncio.Event()
+        self.on_published: Callable[[], None] | None = None
+        """Told (from the director's thread) when it has published deals: the lasting ratings
+        rate a tournament game only once its deal is public."""
 
     # ------------------------------------------------------------ organising
 
@@ -309,6 +312,8 @@ class TournamentDirector:
             if not self._competition.deals_revealed(game_ids):
                 for game_id in game_ids:
                     self._app.store.reveal_seeds(game_id)
+                if self.on_published is not None:
+                    self.on_published()  # their results are public now: they may be rated
             self._published.add((tournament.id, deal))
 
     def _make_game(
@@ -330,6 +335,7 @@ class TournamentDirector:
                 also=lambda session, game_id: CompetitionStore.link_tournament_game(
                     session, tournament.id, game.number, game.deal, game.seating, game_id
                 ),
+                rated=True,  # every tournament game is a rated game
             )
         except GameAlreadyMade:
             return None  # another server process made it, or an entrant became busy

@@ -15,6 +15,7 @@ from sqlalchemy import (
     CheckConstraint,
     DateTime,
     Dialect,
+    Double,
     ForeignKey,
     ForeignKeyConstraint,
     Index,
@@ -42,6 +43,9 @@ __all__ = [
     "GameRow",
     "HandSeedRow",
     "HouseBotRow",
+    "RatedGameRow",
+    "RatingChangeRow",
+    "RatingRow",
     "RequestRow",
     "SeatAccountRow",
     "SeatRow",
@@ -449,3 +453,60 @@ class AccountEventRow(Base):
     created_at: Mapped[datetime]
 
     __table_args__ = (CheckConstraint("seq >= 1", name="seq"),)
+
+
+# --- lasting ratings (migration 0009) ---------------------------------------------------
+
+
+class RatedGameRow(Base):
+    """The mark of a rated game, written in the transaction that makes the game; its
+    ``game_type`` (the ruleset's family) is the pool its ratings belong to."""
+
+    __tablename__ = "rated_games"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    game_type: Mapped[str] = mapped_column(String(32))
+    created_at: Mapped[datetime]
+    rated_at: Mapped[datetime | None] = mapped_column(index=True)
+    """When its ratings were applied; ``None``: not yet (or never: the game was abandoned)."""
+
+
+class RatingRow(Base):
+    """An account's OpenSkill rating in one game type; ``ordinal`` is ``mu - 3 * sigma``."""
+
+    __tablename__ = "ratings"
+
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
+    game_type: Mapped[str] = mapped_column(String(32), primary_key=True)
+    mu: Mapped[float] = mapped_column(Double)
+    sigma: Mapped[float] = mapped_column(Double)
+    ordinal: Mapped[float] = mapped_column(Double)
+    games: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[datetime]
+
+    __table_args__ = (
+        CheckConstraint("games >= 0", name="games"),
+        Index(None, "game_type", "ordinal", "account_id"),
+    )
+
+
+class RatingChangeRow(Base):
+    """What one rated game did to one account's rating. ``id`` grows in the order games were
+    rated: the order a rebuild replays."""
+
+    __tablename__ = "rating_changes"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"))
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"))
+    game_type: Mapped[str] = mapped_column(String(32))
+    mu_before: Mapped[float] = mapped_column(Double)
+    sigma_before: Mapped[float] = mapped_column(Double)
+    mu_after: Mapped[float] = mapped_column(Double)
+    sigma_after: Mapped[float] = mapped_column(Double)
+    at: Mapped[datetime]
+
+    __table_args__ = (
+        UniqueConstraint("game_id", "account_id"),
+        Index(None, "account_id", "game_type", "id"),
+    )

@@ -6,6 +6,7 @@ makes a game."""
 from __future__ import annotations
 
 import re
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from boneyard.clients.api import Client
 from boneyard.server.accounts import key_hash, new_api_key
 from boneyard.server.store import EventStore
 from boneyard.server.store.competition import CompetitionStore
-from boneyard.v1 import game_pb2
+from boneyard.v1 import game_pb2, ratings_pb2, ratings_pb2_grpc
 from tests.clients.cli_helpers import Background, run_cli
 from tests.server.process_helpers import ServerProcess
 
@@ -68,6 +69,7 @@ def test_a_challenge_accepted_by_account_bots_is_played_to_the_end(
         "--seat",
         "0",
         "--play",
+        "--rated",
     )
     assert done.returncode == 0, done.explain()
     lines = done.lines
@@ -81,6 +83,17 @@ def test_a_challenge_accepted_by_account_bots_is_played_to_the_end(
     assert lines[-1].startswith(f"game {game_id} over: team 0: "), done.explain()
     game = next(g for g in site.games() if g.game_id == game_id)
     assert game.status == game_pb2.GAME_STATUS_FINISHED
+    # A rated challenge: its game moves the ratings of everyone at the table.
+    stub = ratings_pb2_grpc.RatingServiceStub(site.server.channel())
+    deadline = time.monotonic() + 60
+    for name in [challenger, *(n for n, _ in bots)]:
+        while True:
+            answer = stub.GetRating(ratings_pb2.GetRatingRequest(account_name=name), timeout=30)
+            history = [h.game_id for t in answer.ratings for h in t.history]
+            if history or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert history == [game_id], (name, answer)
 
 
 def test_a_challenge_of_a_preset_the_bot_does_not_play_is_declined(

@@ -23,7 +23,7 @@ README_ADDRESS = "127.0.0.1:50051"
 def bot_examples() -> list[str]:
     """The ```python blocks of the README's "Write your own bot" section, in order."""
     text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split("### Write your own bot", 1)[1].split("\n## ", 1)[0]
+    section = text.split("### Write your own bot", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
     return re.findall(r"```python\n(.*?)```", section, re.DOTALL)
 
 

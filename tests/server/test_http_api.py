@@ -46,6 +46,9 @@ from boneyard.v1 import (
     game_service_connect,
     game_service_pb2,
     game_service_pb2_grpc,
+    ratings_connect,
+    ratings_pb2,
+    ratings_pb2_grpc,
     rules_pb2,
     view_pb2,
 )
@@ -57,6 +60,7 @@ SERVICES = {
     "ArchiveService": archive_pb2.DESCRIPTOR.services_by_name["ArchiveService"],
     "ChallengeService": challenges_pb2.DESCRIPTOR.services_by_name["ChallengeService"],
     "AccountService": challenges_pb2.DESCRIPTOR.services_by_name["AccountService"],
+    "RatingService": ratings_pb2.DESCRIPTOR.services_by_name["RatingService"],
 }
 EVERY_RPC = {f"{s}.{m.name}" for s, d in SERVICES.items() for m in d.methods}
 CALLED: set[str] = set()
@@ -134,6 +138,7 @@ class GrpcDoor(Door):
             "ArchiveService": archive_pb2_grpc.ArchiveServiceStub(self._channel),
             "ChallengeService": challenges_pb2_grpc.ChallengeServiceStub(self._channel),
             "AccountService": challenges_pb2_grpc.AccountServiceStub(self._channel),
+            "RatingService": ratings_pb2_grpc.RatingServiceStub(self._channel),
         }
 
     def _method(self, rpc: str) -> Any:
@@ -184,6 +189,7 @@ class ConnectDoor(Door):
             "ArchiveService": archive_connect.ArchiveServiceClient(address, **options),
             "ChallengeService": challenges_connect.ChallengeServiceClient(address, **options),
             "AccountService": challenges_connect.AccountServiceClient(address, **options),
+            "RatingService": ratings_connect.RatingServiceClient(address, **options),
         }
 
     def _method(self, rpc: str) -> Any:
@@ -429,6 +435,13 @@ REFUSALS: list[tuple[str, Message, str | None]] = [
     ("TournamentService.CreateTournament", competition_pb2.CreateTournamentRequest(), None),
     ("TournamentService.StartTournament", competition_pb2.StartTournamentRequest(), "bogus"),
     ("TournamentService.CancelTournament", competition_pb2.CancelTournamentRequest(), None),
+    ("RatingService.GetLeaderboard", ratings_pb2.GetLeaderboardRequest(), None),
+    (
+        "RatingService.GetLeaderboard",
+        ratings_pb2.GetLeaderboardRequest(game_type=rules_pb2.FAMILY_MOON, page_token="nope"),
+        None,
+    ),
+    ("RatingService.GetRating", ratings_pb2.GetRatingRequest(account_name="nobody-here"), None),
 ]
 
 
@@ -592,6 +605,26 @@ def test_the_archive_through_every_door(world: World) -> None:
         lambda d: d.call("ArchiveService.GetSigningKey", archive_pb2.GetSigningKeyRequest()),
     )
     assert record.signature.public_key == key.public_key
+
+
+def test_ratings_through_every_door(world: World) -> None:
+    # The numbers themselves are tests/server/test_lasting_ratings.py's; here, the doors.
+    name, _ = world.account()
+    for family in (rules_pb2.FAMILY_TEXAS42, rules_pb2.FAMILY_MOON):
+        board = assert_same_everywhere(
+            world,
+            lambda d, family=family: d.call(
+                "RatingService.GetLeaderboard",
+                ratings_pb2.GetLeaderboardRequest(game_type=family, page_size=5),
+            ),
+        )
+        assert all(entry.rating.game_type == family for entry in board.entries)
+    rating = assert_same_everywhere(
+        world,
+        lambda d: d.call("RatingService.GetRating", ratings_pb2.GetRatingRequest(account_name=name)),
+    )
+    assert rating.account_name == name
+    assert list(rating.ratings) == []  # an account that played no rated game
 
 
 # ---------------------------------------------------------------- beside the services

@@ -634,6 +634,7 @@ class AccountEvent(_message.Message):
     CHALLENGE_ANSWERED_FIELD_NUMBER: _builtins.int
     GAME_STARTED_FIELD_NUMBER: _builtins.int
     GAME_FINISHED_FIELD_NUMBER: _builtins.int
+    GAME_RATED_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """Its number among the account's events: 1, 2, 3 ... (resume from the last one received)."""
     @_builtins.property
@@ -658,6 +659,10 @@ class AccountEvent(_message.Message):
     def game_finished(self) -> Global___GameFinished:
         """A game in which the account held a seat is over."""
 
+    @_builtins.property
+    def game_rated(self) -> Global___GameRated:
+        """A rated game of the account's was rated: its rating change (after its game_finished)."""
+
     def __init__(
         self,
         *,
@@ -667,16 +672,47 @@ class AccountEvent(_message.Message):
         challenge_answered: Global___ChallengeAnswered | None = ...,
         game_started: Global___GameStarted | None = ...,
         game_finished: Global___GameFinished | None = ...,
+        game_rated: Global___GameRated | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["challenge_answered", b"challenge_answered", "challenge_received", b"challenge_received", "game_finished", b"game_finished", "game_started", b"game_started", "kind", b"kind", "time", b"time"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["challenge_answered", b"challenge_answered", "challenge_received", b"challenge_received", "game_finished", b"game_finished", "game_rated", b"game_rated", "game_started", b"game_started", "kind", b"kind", "time", b"time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["challenge_answered", b"challenge_answered", "challenge_received", b"challenge_received", "game_finished", b"game_finished", "game_started", b"game_started", "kind", b"kind", "sequence", b"sequence", "time", b"time"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["challenge_answered", b"challenge_answered", "challenge_received", b"challenge_received", "game_finished", b"game_finished", "game_rated", b"game_rated", "game_started", b"game_started", "kind", b"kind", "sequence", b"sequence", "time", b"time"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["challenge_received", "challenge_answered", "game_started", "game_finished"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["challenge_received", "challenge_answered", "game_started", "game_finished", "game_rated"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___AccountEvent: _TypeAlias = AccountEvent  # noqa: Y015
+
+@_typing.final
+class GameRated(_message.Message):
+    """AccountEvent.game_rated: ratings are worked out once the game's last action is committed,
+    in a transaction of their own, so the change comes as an event of its own.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    RATING_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game."""
+    @_builtins.property
+    def rating(self) -> Global___RatingChange:
+        """The account's rating before and after it."""
+
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        rating: Global___RatingChange | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["rating", b"rating"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "rating", b"rating"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameRated: _TypeAlias = GameRated  # noqa: Y015
 
 @_typing.final
 class ChallengeReceived(_message.Message):
@@ -801,8 +837,8 @@ class GameFinished(_message.Message):
 
     @_builtins.property
     def rating(self) -> Global___RatingChange:
-        """The account's rating change for this game; filled when the server keeps ratings (a rated
-        game), unset otherwise.
+        """Unset: a rated game's rating change follows as its own event (AccountEvent.game_rated),
+        since ratings are worked out after the game's last commit.
         """
 
     def __init__(
