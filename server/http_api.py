@@ -48,7 +48,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from boneyard.server.drain import Drain, Grace
-from boneyard.server.interceptors import refusal_for, use_credentials
+from boneyard.server.interceptors import DEFAULT_REQUEST_LIMIT, refusal_for, use_credentials
 from boneyard.server.observing import CallObserver, Outcome
 from boneyard.server.quotas import Quotas, peer_of
 from boneyard.v1 import (
@@ -335,7 +335,8 @@ def http_app(
             continue
         application = getattr(module, f"{name}ASGIApplication")(
             bridge(_descriptor(name), servicer, quotas, observer, drain),
-            read_max_bytes=MAX_REQUEST_BYTES,
+            # VerifyRecord takes a whole record; every other request is small (as on gRPC).
+            read_max_bytes=MAX_REQUEST_BYTES if name == "ArchiveService" else DEFAULT_REQUEST_LIMIT,
         )
         routes.append(Mount(application.path, app=application))
 

@@ -66,10 +66,11 @@ log = logging.getLogger(__name__)
 
 INTERNAL_ERROR = "internal error (logged on the server as request {request_id}); the request may be retried"
 
-DEFAULT_REQUEST_LIMIT = 4 * 1024 * 1024
-"""The bytes of a request of a method with no limit of its own: gRPC's default, which the
-server's transport limit (raised for the methods that take more, VerifyRecord) no longer
-enforces by itself."""
+DEFAULT_REQUEST_LIMIT = 64 * 1024
+"""The bytes of a request of a method with no limit of its own (every method but
+VerifyRecord). The largest real one (a tournament of 64 entrants, a game with every option) is
+a few kB; at gRPC's 4 MiB a request of a million tiny repeated fields (house bots) took about
+130 MiB to parse before any handler could refuse it."""
 
 _STATUS_CODES: dict[type[BaseException], grpc.StatusCode] = {
     InvalidArgument: grpc.StatusCode.INVALID_ARGUMENT,

@@ -20,6 +20,7 @@ from process_helpers import ServerProcess, bearer, create_game, seat_all
 from boneyard import engine
 from boneyard.clients.api import Client, Refusal, refusal
 from boneyard.server.accounts import key_hash, new_api_key
+from boneyard.server.interceptors import DEFAULT_REQUEST_LIMIT
 from boneyard.server.refusals import reason_of, reasons
 from boneyard.server.store import EventStore
 from boneyard.server.store.competition import CompetitionStore
@@ -475,7 +476,7 @@ def test_names_and_requests_the_server_refuses(server: ServerProcess, stub: Any)
         "REQUEST_TOO_LARGE",
         grpc.StatusCode.INVALID_ARGUMENT,
     )
-    assert answer.metadata["limit"] == str(4 * 1024 * 1024)
+    assert answer.metadata["limit"] == str(DEFAULT_REQUEST_LIMIT)
     archive = archive_pb2_grpc.ArchiveServiceStub(server.channel())
     refused(
         lambda: archive.ListArchivedGames(
