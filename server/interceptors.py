@@ -54,7 +54,6 @@ __all__ = [
     "Oversized",
     "StreamQuotaInterceptor",
     "Undecodable",
-    "answer_for",
     "credentials",
     "refusal_for",
     "shortened",
@@ -432,12 +431,6 @@ def refusal_for(error: Exception, method: str, metadata: Any) -> Refusal:
         )
     reason, details = reason_of(error)
     return Refusal(code, shortened(str(error)), reason, details)
-
-
-def answer_for(error: Exception, method: str, metadata: Any) -> tuple[grpc.StatusCode, str]:
-    """The status code and message of ``refusal_for``."""
-    refusal = refusal_for(error, method, metadata)
-    return refusal.code, refusal.message
 
 
 def _request_id(metadata: Any) -> str:

@@ -28,7 +28,7 @@ from process_helpers import (
 
 from boneyard.server import logs
 from boneyard.server.accounts import key_hash, new_api_key
-from boneyard.server.interceptors import answer_for
+from boneyard.server.interceptors import refusal_for
 from boneyard.server.store import EventStore
 from boneyard.server.store.competition import CompetitionStore
 from boneyard.v1 import (
@@ -205,7 +205,8 @@ def test_an_internal_answer_quotes_the_request_id_its_log_line_carries(
     caplog.set_level(logging.ERROR, logger="boneyard.server.interceptors")
     for metadata in ((("x-request-id", "named-by-client"),), ()):
         with logs.call_scope(metadata) as fields:
-            code, message = answer_for(RuntimeError("a bug"), GAME + "GetGame", metadata)
+            refusal = refusal_for(RuntimeError("a bug"), GAME + "GetGame", metadata)
+            code, message = refusal.code, refusal.message
             record = caplog.records[-1]
             line = json.loads(logs.JsonFormatter().format(record))
         assert code == grpc.StatusCode.INTERNAL
