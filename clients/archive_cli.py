@@ -36,6 +36,7 @@ from google.protobuf import json_format
 
 from boneyard import codec, engine
 from boneyard.clients.api import DEFAULT_SERVER, open_channel
+from boneyard.clients.cli_common import server_option
 from boneyard.clients.describe import event_text
 from boneyard.engine import Event, GameState, HandDealt, TilePlayed, TrickWon, WidowExchanged
 from boneyard.engine.tiles import format_tiles, tile_name
@@ -54,13 +55,6 @@ from boneyard.verify import Discrepancy, Verdict, command_of, verify_record
 
 __all__ = ["ARCHIVE_COMMANDS", "ArchiveClient", "Step", "replay_steps"]
 
-_server_option = click.option(
-    "--server",
-    default=DEFAULT_SERVER,
-    envvar="BONEYARD_SERVER",
-    show_default=True,
-    help="The server's HOST:PORT (env BONEYARD_SERVER).",
-)
 
 
 class ArchiveClient:
@@ -181,7 +175,7 @@ def _record_bytes(record: archive_pb2.GameRecord, form: str, site: str) -> bytes
 
 
 @click.command()
-@_server_option
+@server_option
 @click.argument("game_id", required=False)
 @click.option(
     "-o",
@@ -573,7 +567,7 @@ def _load_for_replay(source: str, server: str) -> archive_pb2.GameRecord:
 
 
 @click.command()
-@_server_option
+@server_option
 @click.argument("source", metavar="GAME_ID|FILE")
 @click.option("--all", "show_all", is_flag=True, help="Print every step and stop (no prompt).")
 @_guard
@@ -658,7 +652,7 @@ def _date(text: str | None) -> datetime | None:
 
 
 @click.command()
-@_server_option
+@server_option
 @click.option("--preset", default="", help="Only games of this preset.")
 @click.option("--player", default="", help="Only games where a seat was taken under this name.")
 @click.option("--since", help="Only games finished at or after this date/time (UTC unless given).")
@@ -681,7 +675,7 @@ def archive(server: str, preset: str, player: str, since: str | None, until: str
 
 
 @click.command("public-key")
-@_server_option
+@server_option
 @_guard
 def public_key(server: str) -> None:
     """Print the public key the server signs records with (base64), for verify --public-key.
