@@ -510,8 +510,8 @@ class _Reader:
         else:
             body = len(self.lines)
         rules = self.rules()
-        self.state = engine.replay(engine.start(rules))
         self.events = list(engine.start(rules))
+        self.state = engine.replay(self.events)
         for index in range(body, len(self.lines)):
             self.number = self.first + index
             line = self.lines[index]
@@ -691,8 +691,6 @@ class _Reader:
         self.act(seat, timeout, command, column, said)
 
     def one_item(self, line: str, head: str, after: int) -> None:
-        state = self.state
-        assert state is not None
         seat, timeout, words, column = self.seat_action(line, after, len(line), head)
         said = " ".join(w.text.lower() for w in words)
         if not words and timeout:
@@ -763,8 +761,6 @@ class _Reader:
         before = len(self.events)
         for start, stop in _parts(line, after, end):
             seat, timeout, words, item = self.seat_action(line, start, stop, "a tile")
-            current = self.state
-            assert current is not None
             if any(isinstance(e, TrickWon) for e in self.events[before:]):
                 raise self.fail(
                     item, "the trick is over already: start the next trick on a line of its own"
