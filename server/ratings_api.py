@@ -14,7 +14,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from boneyard.engine.rulesets import MOON, TEXAS42
 from boneyard.server.api import check_account_name_given
 from boneyard.server.errors import InvalidArgument, NotFound
-from boneyard.server.ratings import PROVISIONAL_GAMES
+from boneyard.server.ratings import is_provisional
 from boneyard.server.store.competition import CompetitionStore
 from boneyard.server.store.ratings import RatingHistory, RatingStore, StoredRating
 from boneyard.server.store.repository import EventStore
@@ -108,7 +108,7 @@ def _rating(r: StoredRating) -> ratings_pb2.Rating:
         sigma=r.sigma,
         ordinal=r.ordinal,
         games=r.games,
-        provisional=r.games < PROVISIONAL_GAMES,
+        provisional=is_provisional(r),
     )
 
 
