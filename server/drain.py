@@ -137,10 +137,11 @@ class Drain:
         end = self._end
         context = contextvars.copy_context()
         step: asyncio.Task[_T] | None = None
+        loop = asyncio.get_running_loop()
         self._streams[method] += 1
         try:
             while True:
-                step = asyncio.get_running_loop().create_task(_next(messages), context=context)
+                step = loop.create_task(_next(messages), context=context)
                 await asyncio.wait((step, end), return_when=asyncio.FIRST_COMPLETED)
                 if not step.done():
                     raise Unavailable(STREAM_ENDED)
