@@ -18,6 +18,7 @@ BID_ORDER: dict[BidKind, int] = {
     BidKind.SPLASH: 4,
     BidKind.TRICKS: 5,
     BidKind.MOON: 6,
+    BidKind.OVERCALL: 7,
 }
 """The kinds of bid in the order the API numbers them: the cheapest bid of a forced auction is
 the least by ``(BID_ORDER[kind], amount)``, as the strategies chose when they read the API."""

@@ -3,7 +3,8 @@
 The shuffle is defined exactly so that anyone can re-deal a hand from its revealed seed:
 
 1. The *deck* is the ruleset's tiles in ascending tile number (``0-0``=0, ``1-0``=1, ``1-1``=2,
-   ``2-0``=3 ... ``6-6``=27; Moon leaves out ``1-0 2-0 3-0 4-0 5-0 6-0``).
+   ``2-0``=3 ... ``6-6``=27; Moon leaves out ``1-0 2-0 3-0 4-0 5-0 6-0``, and ``0-0`` too
+   when it plays without a widow).
 2. A byte stream: ``SHA-256(seed || counter)`` for ``counter`` = 0, 1, 2 ... as a 4-byte
    big-endian number, each digest's 32 bytes in order.
 3. Fisher-Yates: for ``i`` from ``len(deck) - 1`` down to 1, draw ``j`` uniformly in ``0..i``:

@@ -186,7 +186,7 @@ def _decide_bid(state: GameState, hand: HandState, command: PlaceBid) -> list[Ev
     rules = state.rules
     bidding.check_bid(rules, hand, command.seat, command.bid)
     events: list[Event] = [BidPlaced(command.seat, command.bid)]
-    if bidding.auction_over(rules, len(hand.bids) + 1, command.bid):
+    if bidding.auction_over(rules, hand.bids + ((command.seat, command.bid),)):
         events.append(_auction_won(rules, command.seat, command))
     return events
 
@@ -259,8 +259,13 @@ def _decide_pass(state: GameState, hand: HandState, command: Pass) -> list[Event
     rules = state.rules
     bidding.check_pass(rules, hand, command.seat)
     events: list[Event] = [Passed(command.seat)]
-    if bidding.auction_over(rules, len(hand.bids) + 1, None):
-        if hand.high_bid is None or hand.bidder is None:
+    if bidding.auction_over(rules, hand.bids + ((command.seat, None),)):
+        if bidding.is_stuck(rules, hand):
+            # The stuck dealer passed: it is given the lowest bid.
+            bid = bidding.forced_bid(rules)
+            declarer = bidding.declarer_for(rules, command.seat, bid)
+            events.append(AuctionWon(command.seat, bid, declarer))
+        elif hand.high_bid is None or hand.bidder is None:
             events.append(AllPassed((hand.dealer + 1) % rules.players))
         else:
             bid = hand.high_bid
@@ -292,10 +297,13 @@ def legal_contracts(rules: Ruleset, hand: HandState) -> list[Contract]:
     """What the declarer may declare in this hand, in this order: the trumps blanks .. sixes,
     doubles, follow-me, then nello and sevens."""
     if rules.is_moon:
+        # Without a widow the 0-0 is out too: no tile is a blank, so blanks cannot be trump.
+        pips = _PIP_TRUMPS if rules.has_widow else _PIP_TRUMPS[1:]
         trumps = {
-            "all": _PIP_TRUMPS + (DOUBLES, FOLLOW_ME),
-            "suits_and_follow_me": _PIP_TRUMPS + (FOLLOW_ME,),
-            "suits": _PIP_TRUMPS,
+            "all": pips + (DOUBLES, FOLLOW_ME),
+            "suits_and_follow_me": pips + (FOLLOW_ME,),
+            "suits": pips,
+            "suits_and_doubles": pips + (DOUBLES,),
         }[rules.moon_trumps]
         return [Contract.of_trump(t) for t in trumps]
     contracts = [Contract.of_trump(t) for t in _PIP_TRUMPS + (DOUBLES, FOLLOW_ME)]
@@ -321,6 +329,8 @@ def _decide_declare(state: GameState, hand: HandState, command: DeclareContract)
                 else f"{contract.kind.value} needs a mark bid (42, 84 ...) won by the declarer, "
                 f"and the bid is {bid}"
             )
+        elif rules.is_moon and not rules.has_widow and contract.trump == 0:
+            reason = "there are no blanks without a widow (widow=none: 0-0 is out of the game)"
         else:
             reason = f"the Moon bidder may name only {rules.moon_trumps.replace('_', ' ')} (moon_trumps)"
         raise IllegalContract(f"seat {command.seat} may not declare {contract}: {reason} (hand {hand.number})")
@@ -360,9 +370,7 @@ def _decide_play(state: GameState, hand: HandState, command: PlayTile) -> list[E
     changes = scoring.score_changes(rules, after, made)
     scores = tuple(s + c for s, c in zip(state.scores, changes, strict=True))
     events.append(HandScored(bidder, bid, made, after.taken, changes, scores))
-    team = rules.team_of[bidder]
-    moon_made = made and bid.kind is BidKind.MOON
-    champion = scoring.game_winner(rules, scores, team, moon_made, made)
+    champion = scoring.game_winner(rules, scores, bidder, bid, made, hand.dealer)
     if champion is None and rules.hand_limit and len(state.results) + 1 >= rules.hand_limit:
         champion = scoring.limit_winner(rules, scores, bidder)
     if champion is not None:
@@ -433,14 +441,6 @@ def _next_seat(rules: Ruleset, hand: HandState, seat: int) -> int:
     return seat
 
 
-def _next_bidder(rules: Ruleset, bids: tuple[object, ...], seat: int, bid: Bid | None) -> int | None:
-    """The next seat to bid; ``None`` once the auction is over (its AuctionWon or AllPassed
-    event follows)."""
-    if bidding.auction_over(rules, len(bids), bid):
-        return None
-    return (seat + 1) % rules.players
-
-
 def _tile_played(rules: Ruleset, hand: HandState, event: TilePlayed) -> HandState:
     hands = list(hand.hands)
     hands[event.seat] &= ~(1 << event.tile)
@@ -469,7 +469,7 @@ def _trick_won(rules: Ruleset, hand: HandState, event: TrickWon) -> HandState:
 
 def _after_widow_or_trump(rules: Ruleset, hand: HandState) -> tuple[Phase, int | None]:
     """Moon exchanges with the widow before or after trump; then the declarer leads."""
-    if rules.is_moon and not hand.widow_settled:
+    if rules.has_widow and not hand.widow_settled:
         return Phase.WIDOW, hand.bidder
     if hand.contract is None:
         return Phase.TRUMP, hand.declarer
@@ -534,19 +534,19 @@ def evolve(state: GameState | None, event: Event) -> GameState:
                 bids=bids,
                 high_bid=event.bid,
                 bidder=event.seat,
-                turn=_next_bidder(rules, bids, event.seat, event.bid),
+                turn=bidding.next_bidder(rules, bids),
             ),
         )
     if kind is Passed:
         assert isinstance(event, Passed)
         bids = hand.bids + ((event.seat, None),)
         return replace(
-            state, hand=replace(hand, bids=bids, turn=_next_bidder(rules, bids, event.seat, None))
+            state, hand=replace(hand, bids=bids, turn=bidding.next_bidder(rules, bids))
         )
     if kind is AuctionWon:
         assert isinstance(event, AuctionWon)
         won = replace(hand, bidder=event.seat, high_bid=event.bid, declarer=event.declarer)
-        phase = Phase.WIDOW if rules.is_moon and rules.widow_before_trump else Phase.TRUMP
+        phase = Phase.WIDOW if rules.has_widow and rules.widow_before_trump else Phase.TRUMP
         turn = event.seat if phase is Phase.WIDOW else event.declarer
         return replace(state, phase=phase, hand=replace(won, turn=turn))
     if kind is AllPassed:

@@ -34,14 +34,18 @@ MOON = "moon"
 
 _MOON_TILES: TileSet = sum(1 << t for t in range(28) if LOW[t] != 0 or HIGH[t] == 0)
 """The double-six set without the six blanks other than ``0-0`` [S0][S1]."""
+_MOON_TILES_NO_WIDOW: TileSet = _MOON_TILES & ~1
+"""Moon without a widow: ``0-0`` goes too, 21 tiles, no blank suit at all."""
+MOON_MIN_BIDS = (3, 4, 5)
+"""The lowest Moon bid a table may choose (``moon_min_bid``)."""
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "family": (TEXAS42, MOON),
     "six_player_teams": ("pairs", "threes"),
-    "all_pass": ("forced_dealer", "redeal"),
+    "all_pass": ("forced_dealer", "redeal", "forced_dealer_any_bid"),
     "nello_doubles": ("high", "low", "own_suit"),
-    "widow": ("must_exchange", "may_exchange"),
-    "moon_trumps": ("all", "suits_and_follow_me", "suits"),
+    "widow": ("must_exchange", "may_exchange", "none"),
+    "moon_trumps": ("all", "suits_and_follow_me", "suits", "suits_and_doubles"),
     "made_scores": ("bid", "tricks"),
     "set_scores": ("minus_bid", "opponents_get_bid"),
 }
@@ -51,11 +55,12 @@ _NOT_OPTIONS = ("name", "teams", "team_of")
 _TEXAS42_ONLY = (
     "six_player_teams", "min_bid", "max_opening_marks", "end_hand_when_decided",
     "hide_tricks_on_mark_bids", "marks_to_win", "nello", "nello_doubles", "plunge", "splash",
-    "splash_marks", "sevens",
+    "splash_marks", "splash_capped", "sevens",
 )
 _MOON_ONLY = (
     "moon_only_over_seven", "widow", "widow_before_trump", "moon_trumps", "bidder_leads_trump",
-    "made_scores", "set_scores", "moon_wins_game",
+    "made_scores", "set_scores", "moon_wins_game", "auction_goes_round", "moon_min_bid",
+    "missed_moon_loses_game", "tie_to_earliest_seat", "moon_overcall",
 )
 
 
@@ -85,8 +90,11 @@ class Ruleset:
     when able, as [S0] and [S2] say."""
     all_pass: str = "forced_dealer"
     """When every player passes: ``forced_dealer`` (the dealer, who bids last, must bid the
-    minimum: ``min_bid`` in 42 [S2], 4 in Moon) or ``redeal`` (reshuffle; the next dealer
-    deals) [S2 names both]. Moon's seeds are silent; its presets use ``redeal``."""
+    minimum: ``min_bid`` in 42 [S2], ``moon_min_bid`` in Moon) or ``redeal`` (reshuffle; the
+    next dealer deals) [S2 names both]. Moon's seeds are silent; its presets use ``redeal``.
+    ``forced_dealer_any_bid`` (house rule, the "stuck dealer" of many 42 and Moon tables): the
+    dealer must take the hand but may bid any legal bid, higher than the minimum too, or pass
+    and be given the minimum bid (the ``AuctionWon`` follows the dealer's ``Passed``)."""
     first_hand_opener: str = "holds_1_0"
     """Who bids first on the first hand: ``holds_1_0`` (the holder of ``1-0`` [S2]; when ``1-0``
     lies out of play with 3, 5 or 6 players, the holder of the next tile in the order
@@ -142,6 +150,10 @@ class Ruleset:
     high bid); the partner names trump and leads; the team must win every trick."""
     splash_marks: int = 2
     """Marks of a splash: 2 or 3 (house rules differ)."""
+    splash_capped: bool = False
+    """(house) A splash is worth at most 3 marks: it may not be bid over a mark bid of 3 marks
+    or more (many house tables: a splash is a 2- or 3-mark hand, never "one more"). Off: a
+    splash may be bid one mark over any higher mark bid, like the plunge."""
     sevens: bool = False
     """(std) Sevens: after a bid of at least 1 mark; everyone must play the tile of their hand
     nearest 7 pips; the nearest wins, ties to the first played; the bidder leads and the team
@@ -169,7 +181,28 @@ class Ruleset:
     """A set bidder scores ``minus_bid`` [S0] or ``opponents_get_bid`` (bidder 0, every other
     player its tricks plus the bid [S1 step 8])."""
     moon_wins_game: bool = False
-    """A made moon wins the game at once [S1 step 8]."""
+    """A made moon (or overcall) wins the game at once [S1 step 8]."""
+    auction_goes_round: bool = False
+    """(house) The auction goes round the table until the others have passed: a player who
+    was overbid may bid again, a player who passed is out of the auction, and it ends when
+    every player but the high bidder has passed (or on the top bid). Off: one round, each
+    player once [S0]. Many Texas Moon tables bid this way."""
+    moon_min_bid: int = 4
+    """The lowest Moon bid, 3, 4 [S0] or 5 tricks (house tables differ); the forced dealer's
+    bid with ``all_pass`` ``forced_dealer``."""
+    missed_moon_loses_game: bool = False
+    """(house) A set moon (or overcall) loses the game at once: it ends, and the best of the
+    other players wins (the highest score after the hand; a tie to the first tied player
+    clockwise from the bidder). Beside ``moon_wins_game``, which ends it on a made moon."""
+    tie_to_earliest_seat: bool = False
+    """(house) When several players pass ``points_to_win`` on one hand, the bidder is not among
+    them and the highest score is tied, the tie goes to the tied player seated earliest from
+    the dealer's left (the dealer last), instead of playing another hand [RULES.md 3]."""
+    moon_overcall: bool = False
+    """(house) The overcall: a bid of 42 over the moon: take all seven tricks for +42, or score
+    -42 when set (the others score their tricks). It may be bid only over a moon, so the moon
+    no longer ends the auction at once; the overcall does. Texas Moon tables play it as
+    "shooting the moon for 42"."""
 
     teams: tuple[tuple[int, ...], ...] = field(init=False, compare=False, repr=False)
     """The seats of each team (a player alone is a team of one)."""
@@ -192,7 +225,14 @@ class Ruleset:
     @property
     def tiles(self) -> TileSet:
         """The tiles in the game: 28, or Moon's 22."""
-        return _MOON_TILES if self.family == MOON else FULL_SET
+        if self.family != MOON:
+            return FULL_SET
+        return _MOON_TILES_NO_WIDOW if self.widow == "none" else _MOON_TILES
+
+    @property
+    def has_widow(self) -> bool:
+        """Moon with a widow (22 tiles); ``widow=none`` deals 21."""
+        return self.family == MOON and self.widow != "none"
 
     @property
     def hand_size(self) -> int:
@@ -247,6 +287,14 @@ def _validate(r: Ruleset) -> None:
         foreign = [n for n in _TEXAS42_ONLY if getattr(r, n) != _default(n)]
         if r.points_to_win <= 0:
             raise RulesetError("Moon is played to a number of points: set points_to_win (21 [S1])")
+        if r.moon_min_bid not in MOON_MIN_BIDS:
+            raise RulesetError(
+                f"moon_min_bid={r.moon_min_bid}: the lowest Moon bid is 3, 4 or 5 tricks"
+            )
+        if r.widow == "none" and not r.widow_before_trump:
+            raise RulesetError(
+                "widow_before_trump is off but there is no widow (widow=none): leave it on"
+            )
     else:
         if not 2 <= r.players <= 7:
             raise RulesetError(f"Texas 42 is for 2 to 7 players [S2], not {r.players}")
@@ -277,6 +325,8 @@ def _validate(r: Ruleset) -> None:
             raise RulesetError("nello_doubles is set but nello is off")
         if r.splash_marks != 2 and not r.splash:
             raise RulesetError("splash_marks is set but splash is off")
+        if r.splash_capped and not r.splash:
+            raise RulesetError("splash_capped is set but splash is off")
         if r.six_player_teams != "pairs" and r.players != 6:
             raise RulesetError("six_player_teams applies only to 6 players")
     if foreign:
@@ -333,12 +383,27 @@ PRESETS: dict[str, Ruleset] = {
         dataclasses.replace(
             _MOON, name="moon-pagat", widow_before_trump=False, moon_trumps="suits_and_follow_me"
         ),
+        dataclasses.replace(
+            _MOON, name="moon-no-widow", widow="none", auction_goes_round=True, moon_min_bid=3,
+            all_pass="forced_dealer_any_bid", tie_to_earliest_seat=True,
+        ),
+        dataclasses.replace(
+            _MOON, name="moon-overcall", moon_min_bid=5, moon_trumps="suits_and_doubles",
+            all_pass="forced_dealer_any_bid", moon_overcall=True, moon_wins_game=True,
+            missed_moon_loses_game=True,
+        ),
     )
 }
 """``texas42``: straight 42 as [S2] and tournaments play it. ``texas42-house``: with nello,
 plunge, splash and sevens. ``texas42-redeal``: [S2]'s other all-pass reading. ``texas42-points``:
 to 250 points, every trick played. ``moon``: Moon as [S0] reads (to 21 [S1]). ``moon-s1``: Moon
-as [S1] reads it. ``moon-pagat``: trump named before the widow, no doubles trump."""
+as [S1] reads it. ``moon-pagat``: trump named before the widow, no doubles trump.
+
+Two house tables our peers play: ``moon-no-widow``: 21 tiles and no widow, the auction going
+round until the others pass, bids from 3, a stuck dealer who may bid anything (or pass and
+take 3), a tie at 21 to the earliest seat. ``moon-overcall``: with the widow, bids from 5, suits
+and doubles but no follow-me, the overcall of 42 over the moon, a stuck dealer, and a moon or
+overcall that wins the game when made and loses it when set."""
 
 
 def preset_names() -> tuple[str, ...]:

@@ -4,12 +4,12 @@ Texas 42 [S2]: the bidding team's points are its tricks plus the count in them; 
 is made with points >= bid, a mark bid (and plunge, splash, sevens) only by taking every
 trick, nello only by losing every trick. Made: the bidding team scores the bid's marks; set:
 every other team does. Moon [S0][S1]: each trick is a point; see ``Ruleset.made_scores`` and
-``Ruleset.set_scores``; the moon scores +21 or -21.
+``Ruleset.set_scores``; the moon scores +21 or -21, the overcall (``moon_overcall``) +42 or -42.
 """
 
 from __future__ import annotations
 
-from boneyard.engine.bids import MOON_POINTS, Bid, BidKind
+from boneyard.engine.bids import Bid, BidKind
 from boneyard.engine.contracts import ContractKind
 from boneyard.engine.rulesets import Ruleset
 from boneyard.engine.state import HandState
@@ -35,7 +35,7 @@ def hand_result(rules: Ruleset, hand: HandState, last_winner: int) -> bool | Non
     if rules.is_moon:
         if not over:
             return None
-        return hand.taken[team] >= (rules.hand_size if bid.kind is BidKind.MOON else bid.amount)
+        return hand.taken[team] >= (rules.hand_size if bid.shoots_the_moon else bid.amount)
     early = rules.end_hand_when_decided
     if hand.contract.kind is ContractKind.NELLO:
         # RULES.md: "the hand ends, set, as soon as the bidder wins a trick" (whatever the option).
@@ -73,8 +73,8 @@ def score_changes(rules: Ruleset, hand: HandState, made: bool) -> tuple[int, ...
     if rules.is_moon:
         for t in others:
             changes[t] = taken[t]
-        if bid.kind is BidKind.MOON:
-            changes[team] = MOON_POINTS if made else -MOON_POINTS
+        if bid.shoots_the_moon:
+            changes[team] = bid.amount if made else -bid.amount
         elif made:
             changes[team] = bid.amount if rules.made_scores == "bid" else taken[team]
         elif rules.set_scores == "minus_bid":
@@ -102,18 +102,26 @@ def score_changes(rules: Ruleset, hand: HandState, made: bool) -> tuple[int, ...
 
 
 def game_winner(
-    rules: Ruleset, scores: tuple[int, ...], bidder_team: int, moon_made: bool, made: bool
+    rules: Ruleset, scores: tuple[int, ...], bidder: int, bid: Bid, made: bool, dealer: int
 ) -> int | None:
     """The team that has won, or ``None`` to play another hand.
 
     Several teams over the target on one hand: the bidder's team wins if among them, else the
-    highest score; a tie plays another hand [RULES.md 3, applied to 42 too]. A bidding team
-    that was *set* never wins on that hand, even if it stands at the target (with three or
-    more teams a tie can leave it there from an earlier hand): being set is losing the hand,
-    and the game goes to the best of the others at the target, or plays on.
+    highest score; a tie plays another hand [RULES.md 3, applied to 42 too], or in Moon with
+    ``tie_to_earliest_seat`` goes to the tied player seated first from the dealer's left. A
+    bidding team that was *set* never wins on that hand, even if it stands at the target (with
+    three or more teams a tie can leave it there from an earlier hand): being set is losing the
+    hand, and the game goes to the best of the others at the target, or plays on. In Moon a
+    made moon ends the game with ``moon_wins_game`` and a set one with
+    ``missed_moon_loses_game`` (the overcall counts as a moon for both).
     """
-    if moon_made and rules.moon_wins_game:
+    bidder_team = rules.team_of[bidder]
+    if bid.shoots_the_moon and made and rules.moon_wins_game:
         return bidder_team
+    if bid.shoots_the_moon and not made and rules.missed_moon_loses_game:
+        others = [t for t in range(len(rules.teams)) if t != bidder_team]
+        best = max(scores[t] for t in others)
+        return _first_clockwise(rules, [t for t in others if scores[t] == best], bidder)
     target = rules.points_to_win or rules.marks_to_win
     over = [t for t, s in enumerate(scores) if s >= target and (made or t != bidder_team)]
     if not over:
@@ -122,7 +130,9 @@ def game_winner(
         return bidder_team
     best = max(scores[t] for t in over)
     leaders = [t for t in over if scores[t] == best]
-    return leaders[0] if len(leaders) == 1 else None
+    if len(leaders) == 1:
+        return leaders[0]
+    return _first_clockwise(rules, leaders, dealer) if rules.tie_to_earliest_seat else None
 
 
 def limit_winner(rules: Ruleset, scores: tuple[int, ...], bidder: int) -> int:

@@ -190,6 +190,7 @@ _BID_KINDS: dict[BidKind, rules_pb2.BidKind.ValueType] = {
     BidKind.SPLASH: rules_pb2.BID_KIND_SPLASH,
     BidKind.TRICKS: rules_pb2.BID_KIND_TRICKS,
     BidKind.MOON: rules_pb2.BID_KIND_MOON,
+    BidKind.OVERCALL: rules_pb2.BID_KIND_OVERCALL,
 }
 _BID_KINDS_BACK = {number: kind for kind, number in _BID_KINDS.items()}
 
@@ -206,18 +207,19 @@ def bid_to_proto(bid: Bid) -> rules_pb2.Bid:
 
 
 def bid_from_proto(msg: rules_pb2.Bid, error: type[MalformedMessage] = MalformedAction) -> Bid:
-    """A ``Bid``; the moon's amount may be 21 or 0, every other bid's must be given."""
+    """A ``Bid``; the moon's amount may be 21 or 0 (the overcall's 42 or 0), every other
+    bid's must be given."""
     kind = _BID_KINDS_BACK.get(msg.kind)
     if kind is None:
         raise error(
             f"bid kind {_enum_label(rules_pb2.BidKind.DESCRIPTOR, msg.kind)}: choose one "
             f"of {', '.join(rules_pb2.BidKind.Name(n) for n in _BID_KINDS.values())}"
         )
-    if kind is BidKind.MOON:
-        moon = Bid.moon()
-        if msg.amount not in (0, moon.amount):
-            raise error(f"a moon bid is worth {moon.amount}, not {msg.amount}")
-        return moon
+    if kind is BidKind.MOON or kind is BidKind.OVERCALL:
+        shot = Bid.moon() if kind is BidKind.MOON else Bid.overcall()
+        if msg.amount not in (0, shot.amount):
+            raise error(f"a {kind.value} bid is worth {shot.amount}, not {msg.amount}")
+        return shot
     if msg.amount == 0:
         raise error(f"a {kind.value} bid needs an amount (it is 0)")
     return Bid(kind, msg.amount)
@@ -274,7 +276,15 @@ def _option_field(name: str) -> FieldDescriptor:
         ) from None
 
 
-OPTIONS_ADDED_AFTER_V1: dict[str, Any] = {"hand_limit": 0}
+OPTIONS_ADDED_AFTER_V1: dict[str, Any] = {
+    "hand_limit": 0,
+    "splash_capped": False,
+    "auction_goes_round": False,
+    "moon_min_bid": 4,
+    "missed_moon_loses_game": False,
+    "tie_to_earliest_seat": False,
+    "moon_overcall": False,
+}
 """Options added to ``Ruleset`` after the first version of the API, each with the value that
 means "play as before it existed". A complete ruleset leaves such an option unset when it has
 that value, and a stored one that does not set it has that value: so a ``GameCreated`` stored

@@ -257,7 +257,37 @@ def test_a_ruleset_with_hand_limit_round_trips() -> None:
 def test_hand_limit_0_is_left_unset_as_in_rulesets_made_before_it() -> None:
     msg = codec.rules_to_proto(engine.ruleset("moon", hand_limit=0))
     assert not msg.HasField("hand_limit")
-    assert codec.OPTIONS_ADDED_AFTER_V1 == {"hand_limit": 0}
+    assert codec.OPTIONS_ADDED_AFTER_V1["hand_limit"] == 0
+
+
+# Every field added to Ruleset after the first version (29 on), with its value "as before".
+AS_BEFORE = {
+    "hand_limit": 0,
+    "splash_capped": False,
+    "auction_goes_round": False,
+    "moon_min_bid": 4,
+    "missed_moon_loses_game": False,
+    "tie_to_earliest_seat": False,
+    "moon_overcall": False,
+}
+
+
+def test_every_ruleset_field_after_the_first_version_has_a_value_meaning_as_before() -> None:
+    added = {f.name for f in rules_pb2.Ruleset.DESCRIPTOR.fields if f.number >= 29}
+    assert added == set(AS_BEFORE)
+    assert codec.OPTIONS_ADDED_AFTER_V1 == AS_BEFORE
+    assert all(getattr(engine.Ruleset(), name) == value for name, value in AS_BEFORE.items())
+
+
+@pytest.mark.parametrize("preset", engine.preset_names())
+def test_options_added_later_are_unset_in_every_preset_that_plays_as_before(preset: str) -> None:
+    rules = engine.ruleset(preset)
+    msg = codec.rules_to_proto(rules)
+    for name, value in AS_BEFORE.items():
+        assert msg.HasField(name) == (getattr(rules, name) != value), name
+    assert codec.rules_from_proto(msg) == rules
+    (created,) = engine.start(rules)
+    assert codec.decode_event(codec.encode_event(created)[1]) == created
 
 
 def test_hand_limit_is_an_override_like_any_option() -> None:

@@ -18,6 +18,8 @@ export const PRESETS: readonly { name: string; label: string; players: number }[
   { name: "moon", label: "Moon [S0]", players: 3 },
   { name: "moon-s1", label: "Moon [S1]", players: 3 },
   { name: "moon-pagat", label: "Moon (pagat: trump before the widow)", players: 3 },
+  { name: "moon-no-widow", label: "Moon without the widow (21 tiles, bidding goes round)", players: 3 },
+  { name: "moon-overcall", label: "Moon with the overcall of 42 (bids from 5)", players: 3 },
 ];
 
 /** Set by the preset: choosing the family apart from it only makes nonsense combinations. */

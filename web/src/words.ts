@@ -33,6 +33,8 @@ export function bidText(bid: Bid | undefined): string {
       return `${42 * bid.amount} (${bid.amount} mark${bid.amount > 1 ? "s" : ""})`;
     case BidKind.MOON:
       return "the moon";
+    case BidKind.OVERCALL:
+      return "the overcall (42)";
     case BidKind.PLUNGE:
       return `plunge (${bid.amount} marks)`;
     case BidKind.SPLASH:
@@ -61,7 +63,9 @@ export function actionText(action: Action): string {
   const kind = action.kind;
   switch (kind.case) {
     case "bid":
-      return kind.value.kind === BidKind.MOON ? "Shoot the moon" : `Bid ${bidText(kind.value)}`;
+      if (kind.value.kind === BidKind.MOON) return "Shoot the moon";
+      if (kind.value.kind === BidKind.OVERCALL) return "Overcall: shoot for 42";
+      return `Bid ${bidText(kind.value)}`;
     case "passBid":
       return "Pass";
     case "exchangeWidow":

@@ -63,9 +63,13 @@ class _BidKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BidKind.Value
     BID_KIND_SPLASH: _BidKind.ValueType  # 4
     """Texas 42 (option `splash`): a number of marks, `splash_marks` or more; the partner names trump."""
     BID_KIND_TRICKS: _BidKind.ValueType  # 5
-    """Moon: a number of tricks, 4..7."""
+    """Moon: a number of tricks, `moon_min_bid` (4) .. 7."""
     BID_KIND_MOON: _BidKind.ValueType  # 6
     """Moon: shoot the moon (all 7 tricks, worth 21). The amount is 21 (0 is accepted in actions)."""
+    BID_KIND_OVERCALL: _BidKind.ValueType  # 7
+    """Moon (option `moon_overcall`): the overcall over a moon (all 7 tricks, worth 42). The
+    amount is 42 (0 is accepted in actions).
+    """
 
 class BidKind(_BidKind, metaclass=_BidKindEnumTypeWrapper):
     """What a bid offers to take."""
@@ -81,9 +85,13 @@ BID_KIND_PLUNGE: BidKind.ValueType  # 3
 BID_KIND_SPLASH: BidKind.ValueType  # 4
 """Texas 42 (option `splash`): a number of marks, `splash_marks` or more; the partner names trump."""
 BID_KIND_TRICKS: BidKind.ValueType  # 5
-"""Moon: a number of tricks, 4..7."""
+"""Moon: a number of tricks, `moon_min_bid` (4) .. 7."""
 BID_KIND_MOON: BidKind.ValueType  # 6
 """Moon: shoot the moon (all 7 tricks, worth 21). The amount is 21 (0 is accepted in actions)."""
+BID_KIND_OVERCALL: BidKind.ValueType  # 7
+"""Moon (option `moon_overcall`): the overcall over a moon (all 7 tricks, worth 42). The
+amount is 42 (0 is accepted in actions).
+"""
 Global___BidKind: _TypeAlias = BidKind  # noqa: Y015
 
 class _ContractKind:
@@ -203,9 +211,13 @@ class _AllPassEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_AllPass.Value
     ALL_PASS_UNSPECIFIED: _AllPass.ValueType  # 0
     """Not given."""
     ALL_PASS_FORCED_DEALER: _AllPass.ValueType  # 1
-    """The dealer, who bids last, must bid the minimum (42: `min_bid`; Moon: 4)."""
+    """The dealer, who bids last, must bid the minimum (42: `min_bid`; Moon: `moon_min_bid`)."""
     ALL_PASS_REDEAL: _AllPass.ValueType  # 2
     """Reshuffle; the next dealer deals."""
+    ALL_PASS_FORCED_DEALER_ANY_BID: _AllPass.ValueType  # 3
+    """The dealer must take the hand but may bid anything legal, or pass and be given the
+    minimum (the "stuck dealer").
+    """
 
 class AllPass(_AllPass, metaclass=_AllPassEnumTypeWrapper):
     """Option `all_pass`: what happens when every player passes."""
@@ -213,9 +225,13 @@ class AllPass(_AllPass, metaclass=_AllPassEnumTypeWrapper):
 ALL_PASS_UNSPECIFIED: AllPass.ValueType  # 0
 """Not given."""
 ALL_PASS_FORCED_DEALER: AllPass.ValueType  # 1
-"""The dealer, who bids last, must bid the minimum (42: `min_bid`; Moon: 4)."""
+"""The dealer, who bids last, must bid the minimum (42: `min_bid`; Moon: `moon_min_bid`)."""
 ALL_PASS_REDEAL: AllPass.ValueType  # 2
 """Reshuffle; the next dealer deals."""
+ALL_PASS_FORCED_DEALER_ANY_BID: AllPass.ValueType  # 3
+"""The dealer must take the hand but may bid anything legal, or pass and be given the
+minimum (the "stuck dealer").
+"""
 Global___AllPass: _TypeAlias = AllPass  # noqa: Y015
 
 class _SixPlayerTeams:
@@ -282,6 +298,8 @@ class _WidowRuleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_WidowRule.V
     """Must take the widow and lay out a tile of the hand it was dealt [S0]."""
     WIDOW_RULE_MAY_EXCHANGE: _WidowRule.ValueType  # 2
     """May do that, or leave the widow [S1]."""
+    WIDOW_RULE_NONE: _WidowRule.ValueType  # 3
+    """No widow: 0-0 is out of the game too, 21 tiles, 7 each (so no blanks trump)."""
 
 class WidowRule(_WidowRule, metaclass=_WidowRuleEnumTypeWrapper):
     """Option `widow` (Moon): what the winning bidder does with the widow."""
@@ -292,6 +310,8 @@ WIDOW_RULE_MUST_EXCHANGE: WidowRule.ValueType  # 1
 """Must take the widow and lay out a tile of the hand it was dealt [S0]."""
 WIDOW_RULE_MAY_EXCHANGE: WidowRule.ValueType  # 2
 """May do that, or leave the widow [S1]."""
+WIDOW_RULE_NONE: WidowRule.ValueType  # 3
+"""No widow: 0-0 is out of the game too, 21 tiles, 7 each (so no blanks trump)."""
 Global___WidowRule: _TypeAlias = WidowRule  # noqa: Y015
 
 class _MoonTrumps:
@@ -308,6 +328,8 @@ class _MoonTrumpsEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_MoonTrumps
     """A suit or follow-me (pagat)."""
     MOON_TRUMPS_SUITS: _MoonTrumps.ValueType  # 3
     """A suit only [S1]."""
+    MOON_TRUMPS_SUITS_AND_DOUBLES: _MoonTrumps.ValueType  # 4
+    """A suit or the doubles, no follow-me."""
 
 class MoonTrumps(_MoonTrumps, metaclass=_MoonTrumpsEnumTypeWrapper):
     """Option `moon_trumps` (Moon): what the bidder may name."""
@@ -320,6 +342,8 @@ MOON_TRUMPS_SUITS_AND_FOLLOW_ME: MoonTrumps.ValueType  # 2
 """A suit or follow-me (pagat)."""
 MOON_TRUMPS_SUITS: MoonTrumps.ValueType  # 3
 """A suit only [S1]."""
+MOON_TRUMPS_SUITS_AND_DOUBLES: MoonTrumps.ValueType  # 4
+"""A suit or the doubles, no follow-me."""
 Global___MoonTrumps: _TypeAlias = MoonTrumps  # noqa: Y015
 
 class _MadeScores:
@@ -373,7 +397,7 @@ Global___SetScores: _TypeAlias = SetScores  # noqa: Y015
 @_typing.final
 class Bid(_message.Message):
     """A bid: "35" is {POINTS, 35}, "84" is {MARKS, 2}, "plunge 4" is {PLUNGE, 4}, Moon "5" is
-    {TRICKS, 5}, the moon is {MOON, 21}.
+    {TRICKS, 5}, the moon is {MOON, 21}, the overcall {OVERCALL, 42}.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -383,7 +407,9 @@ class Bid(_message.Message):
     kind: Global___BidKind.ValueType
     """What is bid."""
     amount: _builtins.int
-    """Points, marks or tricks according to `kind`; 21 for the moon. Never 0 except for the moon."""
+    """Points, marks or tricks according to `kind`; 21 for the moon, 42 for the overcall. Never 0
+    except for those two.
+    """
     def __init__(
         self,
         *,
@@ -435,7 +461,8 @@ class Ruleset(_message.Message):
     every option is set: the ruleset is complete and does not depend on the preset's definition.
     The one exception is an option added after the first version of the API, which is left unset
     when it has the value that means "as before" (so that rulesets stored before it existed keep
-    their bytes): `hand_limit` unset is 0.
+    their bytes): `hand_limit` unset is 0, and so on for each field from 29 on, unset meaning
+    the value it documents.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -469,9 +496,15 @@ class Ruleset(_message.Message):
     SET_SCORES_FIELD_NUMBER: _builtins.int
     MOON_WINS_GAME_FIELD_NUMBER: _builtins.int
     HAND_LIMIT_FIELD_NUMBER: _builtins.int
+    SPLASH_CAPPED_FIELD_NUMBER: _builtins.int
+    AUCTION_GOES_ROUND_FIELD_NUMBER: _builtins.int
+    MOON_MIN_BID_FIELD_NUMBER: _builtins.int
+    MISSED_MOON_LOSES_GAME_FIELD_NUMBER: _builtins.int
+    TIE_TO_EARLIEST_SEAT_FIELD_NUMBER: _builtins.int
+    MOON_OVERCALL_FIELD_NUMBER: _builtins.int
     preset: _builtins.str
     """The preset: "texas42" (default when empty), "texas42-house", "texas42-redeal",
-    "texas42-points", "moon", "moon-s1", "moon-pagat".
+    "texas42-points", "moon", "moon-s1", "moon-pagat", "moon-no-widow", "moon-overcall".
     """
     family: Global___Family.ValueType
     """Texas 42 or Moon."""
@@ -526,7 +559,7 @@ class Ruleset(_message.Message):
     set_scores: Global___SetScores.ValueType
     """Moon: what a set bid scores."""
     moon_wins_game: _builtins.bool
-    """Moon: a made moon wins the game at once."""
+    """Moon: a made moon (or overcall) wins the game at once."""
     hand_limit: _builtins.int
     """Both games: 0 (or unset) plays to marks_to_win / points_to_win; N > 0 also ends the game
     once N hands have been scored (redeals after all pass do not count). Duplicate tournaments
@@ -534,6 +567,24 @@ class Ruleset(_message.Message):
     over the target goes to the highest score; a tie to the last hand's bidding team if tied,
     else to the first tied team clockwise from the last bidder. Left unset when 0.
     """
+    splash_capped: _builtins.bool
+    """Texas 42: a splash is worth at most 3 marks (never bid over a 3-mark bid). Unset: false."""
+    auction_goes_round: _builtins.bool
+    """Moon: the auction goes round until all but the high bidder have passed; an overbid player
+    may bid again. Unset: false (one round).
+    """
+    moon_min_bid: _builtins.int
+    """Moon: the lowest bid, 3, 4 or 5 tricks. Unset: 4."""
+    missed_moon_loses_game: _builtins.bool
+    """Moon: a set moon (or overcall) loses the game at once; the best of the others wins.
+    Unset: false.
+    """
+    tie_to_earliest_seat: _builtins.bool
+    """Moon: a tie on top when several pass the target goes to the tied player seated first from
+    the dealer's left. Unset: false (another hand is played).
+    """
+    moon_overcall: _builtins.bool
+    """Moon: the overcall of 42 may be bid over a moon. Unset: false."""
     def __init__(
         self,
         *,
@@ -566,13 +617,21 @@ class Ruleset(_message.Message):
         set_scores: Global___SetScores.ValueType | None = ...,
         moon_wins_game: _builtins.bool | None = ...,
         hand_limit: _builtins.int | None = ...,
+        splash_capped: _builtins.bool | None = ...,
+        auction_goes_round: _builtins.bool | None = ...,
+        moon_min_bid: _builtins.int | None = ...,
+        missed_moon_loses_game: _builtins.bool | None = ...,
+        tie_to_earliest_seat: _builtins.bool | None = ...,
+        moon_overcall: _builtins.bool | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_all_pass", b"_all_pass", "_bidder_leads_trump", b"_bidder_leads_trump", "_end_hand_when_decided", b"_end_hand_when_decided", "_family", b"_family", "_hand_limit", b"_hand_limit", "_hide_tricks_on_mark_bids", b"_hide_tricks_on_mark_bids", "_made_scores", b"_made_scores", "_marks_to_win", b"_marks_to_win", "_max_opening_marks", b"_max_opening_marks", "_may_trump_when_able_to_follow", b"_may_trump_when_able_to_follow", "_min_bid", b"_min_bid", "_moon_only_over_seven", b"_moon_only_over_seven", "_moon_trumps", b"_moon_trumps", "_moon_wins_game", b"_moon_wins_game", "_nello", b"_nello", "_nello_doubles", b"_nello_doubles", "_players", b"_players", "_plunge", b"_plunge", "_points_to_win", b"_points_to_win", "_set_scores", b"_set_scores", "_sevens", b"_sevens", "_six_player_teams", b"_six_player_teams", "_splash", b"_splash", "_splash_marks", b"_splash_marks", "_widow", b"_widow", "_widow_before_trump", b"_widow_before_trump", "all_pass", b"all_pass", "bidder_leads_trump", b"bidder_leads_trump", "end_hand_when_decided", b"end_hand_when_decided", "family", b"family", "first_hand_opener", b"first_hand_opener", "hand_limit", b"hand_limit", "hide_tricks_on_mark_bids", b"hide_tricks_on_mark_bids", "made_scores", b"made_scores", "marks_to_win", b"marks_to_win", "max_opening_marks", b"max_opening_marks", "may_trump_when_able_to_follow", b"may_trump_when_able_to_follow", "min_bid", b"min_bid", "moon_only_over_seven", b"moon_only_over_seven", "moon_trumps", b"moon_trumps", "moon_wins_game", b"moon_wins_game", "nello", b"nello", "nello_doubles", b"nello_doubles", "opener_holds_one_blank", b"opener_holds_one_blank", "opener_seat", b"opener_seat", "players", b"players", "plunge", b"plunge", "points_to_win", b"points_to_win", "set_scores", b"set_scores", "sevens", b"sevens", "six_player_teams", b"six_player_teams", "splash", b"splash", "splash_marks", b"splash_marks", "widow", b"widow", "widow_before_trump", b"widow_before_trump"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_all_pass", b"_all_pass", "_auction_goes_round", b"_auction_goes_round", "_bidder_leads_trump", b"_bidder_leads_trump", "_end_hand_when_decided", b"_end_hand_when_decided", "_family", b"_family", "_hand_limit", b"_hand_limit", "_hide_tricks_on_mark_bids", b"_hide_tricks_on_mark_bids", "_made_scores", b"_made_scores", "_marks_to_win", b"_marks_to_win", "_max_opening_marks", b"_max_opening_marks", "_may_trump_when_able_to_follow", b"_may_trump_when_able_to_follow", "_min_bid", b"_min_bid", "_missed_moon_loses_game", b"_missed_moon_loses_game", "_moon_min_bid", b"_moon_min_bid", "_moon_only_over_seven", b"_moon_only_over_seven", "_moon_overcall", b"_moon_overcall", "_moon_trumps", b"_moon_trumps", "_moon_wins_game", b"_moon_wins_game", "_nello", b"_nello", "_nello_doubles", b"_nello_doubles", "_players", b"_players", "_plunge", b"_plunge", "_points_to_win", b"_points_to_win", "_set_scores", b"_set_scores", "_sevens", b"_sevens", "_six_player_teams", b"_six_player_teams", "_splash", b"_splash", "_splash_capped", b"_splash_capped", "_splash_marks", b"_splash_marks", "_tie_to_earliest_seat", b"_tie_to_earliest_seat", "_widow", b"_widow", "_widow_before_trump", b"_widow_before_trump", "all_pass", b"all_pass", "auction_goes_round", b"auction_goes_round", "bidder_leads_trump", b"bidder_leads_trump", "end_hand_when_decided", b"end_hand_when_decided", "family", b"family", "first_hand_opener", b"first_hand_opener", "hand_limit", b"hand_limit", "hide_tricks_on_mark_bids", b"hide_tricks_on_mark_bids", "made_scores", b"made_scores", "marks_to_win", b"marks_to_win", "max_opening_marks", b"max_opening_marks", "may_trump_when_able_to_follow", b"may_trump_when_able_to_follow", "min_bid", b"min_bid", "missed_moon_loses_game", b"missed_moon_loses_game", "moon_min_bid", b"moon_min_bid", "moon_only_over_seven", b"moon_only_over_seven", "moon_overcall", b"moon_overcall", "moon_trumps", b"moon_trumps", "moon_wins_game", b"moon_wins_game", "nello", b"nello", "nello_doubles", b"nello_doubles", "opener_holds_one_blank", b"opener_holds_one_blank", "opener_seat", b"opener_seat", "players", b"players", "plunge", b"plunge", "points_to_win", b"points_to_win", "set_scores", b"set_scores", "sevens", b"sevens", "six_player_teams", b"six_player_teams", "splash", b"splash", "splash_capped", b"splash_capped", "splash_marks", b"splash_marks", "tie_to_earliest_seat", b"tie_to_earliest_seat", "widow", b"widow", "widow_before_trump", b"widow_before_trump"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_all_pass", b"_all_pass", "_bidder_leads_trump", b"_bidder_leads_trump", "_end_hand_when_decided", b"_end_hand_when_decided", "_family", b"_family", "_hand_limit", b"_hand_limit", "_hide_tricks_on_mark_bids", b"_hide_tricks_on_mark_bids", "_made_scores", b"_made_scores", "_marks_to_win", b"_marks_to_win", "_max_opening_marks", b"_max_opening_marks", "_may_trump_when_able_to_follow", b"_may_trump_when_able_to_follow", "_min_bid", b"_min_bid", "_moon_only_over_seven", b"_moon_only_over_seven", "_moon_trumps", b"_moon_trumps", "_moon_wins_game", b"_moon_wins_game", "_nello", b"_nello", "_nello_doubles", b"_nello_doubles", "_players", b"_players", "_plunge", b"_plunge", "_points_to_win", b"_points_to_win", "_set_scores", b"_set_scores", "_sevens", b"_sevens", "_six_player_teams", b"_six_player_teams", "_splash", b"_splash", "_splash_marks", b"_splash_marks", "_widow", b"_widow", "_widow_before_trump", b"_widow_before_trump", "all_pass", b"all_pass", "bidder_leads_trump", b"bidder_leads_trump", "end_hand_when_decided", b"end_hand_when_decided", "family", b"family", "first_hand_opener", b"first_hand_opener", "hand_limit", b"hand_limit", "hide_tricks_on_mark_bids", b"hide_tricks_on_mark_bids", "made_scores", b"made_scores", "marks_to_win", b"marks_to_win", "max_opening_marks", b"max_opening_marks", "may_trump_when_able_to_follow", b"may_trump_when_able_to_follow", "min_bid", b"min_bid", "moon_only_over_seven", b"moon_only_over_seven", "moon_trumps", b"moon_trumps", "moon_wins_game", b"moon_wins_game", "nello", b"nello", "nello_doubles", b"nello_doubles", "opener_holds_one_blank", b"opener_holds_one_blank", "opener_seat", b"opener_seat", "players", b"players", "plunge", b"plunge", "points_to_win", b"points_to_win", "preset", b"preset", "set_scores", b"set_scores", "sevens", b"sevens", "six_player_teams", b"six_player_teams", "splash", b"splash", "splash_marks", b"splash_marks", "widow", b"widow", "widow_before_trump", b"widow_before_trump"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_all_pass", b"_all_pass", "_auction_goes_round", b"_auction_goes_round", "_bidder_leads_trump", b"_bidder_leads_trump", "_end_hand_when_decided", b"_end_hand_when_decided", "_family", b"_family", "_hand_limit", b"_hand_limit", "_hide_tricks_on_mark_bids", b"_hide_tricks_on_mark_bids", "_made_scores", b"_made_scores", "_marks_to_win", b"_marks_to_win", "_max_opening_marks", b"_max_opening_marks", "_may_trump_when_able_to_follow", b"_may_trump_when_able_to_follow", "_min_bid", b"_min_bid", "_missed_moon_loses_game", b"_missed_moon_loses_game", "_moon_min_bid", b"_moon_min_bid", "_moon_only_over_seven", b"_moon_only_over_seven", "_moon_overcall", b"_moon_overcall", "_moon_trumps", b"_moon_trumps", "_moon_wins_game", b"_moon_wins_game", "_nello", b"_nello", "_nello_doubles", b"_nello_doubles", "_players", b"_players", "_plunge", b"_plunge", "_points_to_win", b"_points_to_win", "_set_scores", b"_set_scores", "_sevens", b"_sevens", "_six_player_teams", b"_six_player_teams", "_splash", b"_splash", "_splash_capped", b"_splash_capped", "_splash_marks", b"_splash_marks", "_tie_to_earliest_seat", b"_tie_to_earliest_seat", "_widow", b"_widow", "_widow_before_trump", b"_widow_before_trump", "all_pass", b"all_pass", "auction_goes_round", b"auction_goes_round", "bidder_leads_trump", b"bidder_leads_trump", "end_hand_when_decided", b"end_hand_when_decided", "family", b"family", "first_hand_opener", b"first_hand_opener", "hand_limit", b"hand_limit", "hide_tricks_on_mark_bids", b"hide_tricks_on_mark_bids", "made_scores", b"made_scores", "marks_to_win", b"marks_to_win", "max_opening_marks", b"max_opening_marks", "may_trump_when_able_to_follow", b"may_trump_when_able_to_follow", "min_bid", b"min_bid", "missed_moon_loses_game", b"missed_moon_loses_game", "moon_min_bid", b"moon_min_bid", "moon_only_over_seven", b"moon_only_over_seven", "moon_overcall", b"moon_overcall", "moon_trumps", b"moon_trumps", "moon_wins_game", b"moon_wins_game", "nello", b"nello", "nello_doubles", b"nello_doubles", "opener_holds_one_blank", b"opener_holds_one_blank", "opener_seat", b"opener_seat", "players", b"players", "plunge", b"plunge", "points_to_win", b"points_to_win", "preset", b"preset", "set_scores", b"set_scores", "sevens", b"sevens", "six_player_teams", b"six_player_teams", "splash", b"splash", "splash_capped", b"splash_capped", "splash_marks", b"splash_marks", "tie_to_earliest_seat", b"tie_to_earliest_seat", "widow", b"widow", "widow_before_trump", b"widow_before_trump"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__all_pass: _TypeAlias = _typing.Literal["all_pass"]  # noqa: Y015
     _WhichOneofArgType__all_pass: _TypeAlias = _typing.Literal["_all_pass", b"_all_pass"]  # noqa: Y015
+    _WhichOneofReturnType__auction_goes_round: _TypeAlias = _typing.Literal["auction_goes_round"]  # noqa: Y015
+    _WhichOneofArgType__auction_goes_round: _TypeAlias = _typing.Literal["_auction_goes_round", b"_auction_goes_round"]  # noqa: Y015
     _WhichOneofReturnType__bidder_leads_trump: _TypeAlias = _typing.Literal["bidder_leads_trump"]  # noqa: Y015
     _WhichOneofArgType__bidder_leads_trump: _TypeAlias = _typing.Literal["_bidder_leads_trump", b"_bidder_leads_trump"]  # noqa: Y015
     _WhichOneofReturnType__end_hand_when_decided: _TypeAlias = _typing.Literal["end_hand_when_decided"]  # noqa: Y015
@@ -593,8 +652,14 @@ class Ruleset(_message.Message):
     _WhichOneofArgType__may_trump_when_able_to_follow: _TypeAlias = _typing.Literal["_may_trump_when_able_to_follow", b"_may_trump_when_able_to_follow"]  # noqa: Y015
     _WhichOneofReturnType__min_bid: _TypeAlias = _typing.Literal["min_bid"]  # noqa: Y015
     _WhichOneofArgType__min_bid: _TypeAlias = _typing.Literal["_min_bid", b"_min_bid"]  # noqa: Y015
+    _WhichOneofReturnType__missed_moon_loses_game: _TypeAlias = _typing.Literal["missed_moon_loses_game"]  # noqa: Y015
+    _WhichOneofArgType__missed_moon_loses_game: _TypeAlias = _typing.Literal["_missed_moon_loses_game", b"_missed_moon_loses_game"]  # noqa: Y015
+    _WhichOneofReturnType__moon_min_bid: _TypeAlias = _typing.Literal["moon_min_bid"]  # noqa: Y015
+    _WhichOneofArgType__moon_min_bid: _TypeAlias = _typing.Literal["_moon_min_bid", b"_moon_min_bid"]  # noqa: Y015
     _WhichOneofReturnType__moon_only_over_seven: _TypeAlias = _typing.Literal["moon_only_over_seven"]  # noqa: Y015
     _WhichOneofArgType__moon_only_over_seven: _TypeAlias = _typing.Literal["_moon_only_over_seven", b"_moon_only_over_seven"]  # noqa: Y015
+    _WhichOneofReturnType__moon_overcall: _TypeAlias = _typing.Literal["moon_overcall"]  # noqa: Y015
+    _WhichOneofArgType__moon_overcall: _TypeAlias = _typing.Literal["_moon_overcall", b"_moon_overcall"]  # noqa: Y015
     _WhichOneofReturnType__moon_trumps: _TypeAlias = _typing.Literal["moon_trumps"]  # noqa: Y015
     _WhichOneofArgType__moon_trumps: _TypeAlias = _typing.Literal["_moon_trumps", b"_moon_trumps"]  # noqa: Y015
     _WhichOneofReturnType__moon_wins_game: _TypeAlias = _typing.Literal["moon_wins_game"]  # noqa: Y015
@@ -617,8 +682,12 @@ class Ruleset(_message.Message):
     _WhichOneofArgType__six_player_teams: _TypeAlias = _typing.Literal["_six_player_teams", b"_six_player_teams"]  # noqa: Y015
     _WhichOneofReturnType__splash: _TypeAlias = _typing.Literal["splash"]  # noqa: Y015
     _WhichOneofArgType__splash: _TypeAlias = _typing.Literal["_splash", b"_splash"]  # noqa: Y015
+    _WhichOneofReturnType__splash_capped: _TypeAlias = _typing.Literal["splash_capped"]  # noqa: Y015
+    _WhichOneofArgType__splash_capped: _TypeAlias = _typing.Literal["_splash_capped", b"_splash_capped"]  # noqa: Y015
     _WhichOneofReturnType__splash_marks: _TypeAlias = _typing.Literal["splash_marks"]  # noqa: Y015
     _WhichOneofArgType__splash_marks: _TypeAlias = _typing.Literal["_splash_marks", b"_splash_marks"]  # noqa: Y015
+    _WhichOneofReturnType__tie_to_earliest_seat: _TypeAlias = _typing.Literal["tie_to_earliest_seat"]  # noqa: Y015
+    _WhichOneofArgType__tie_to_earliest_seat: _TypeAlias = _typing.Literal["_tie_to_earliest_seat", b"_tie_to_earliest_seat"]  # noqa: Y015
     _WhichOneofReturnType__widow: _TypeAlias = _typing.Literal["widow"]  # noqa: Y015
     _WhichOneofArgType__widow: _TypeAlias = _typing.Literal["_widow", b"_widow"]  # noqa: Y015
     _WhichOneofReturnType__widow_before_trump: _TypeAlias = _typing.Literal["widow_before_trump"]  # noqa: Y015
@@ -627,6 +696,8 @@ class Ruleset(_message.Message):
     _WhichOneofArgType_first_hand_opener: _TypeAlias = _typing.Literal["first_hand_opener", b"first_hand_opener"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__all_pass) -> _WhichOneofReturnType__all_pass | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__auction_goes_round) -> _WhichOneofReturnType__auction_goes_round | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__bidder_leads_trump) -> _WhichOneofReturnType__bidder_leads_trump | None: ...
     @_typing.overload
@@ -648,7 +719,13 @@ class Ruleset(_message.Message):
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__min_bid) -> _WhichOneofReturnType__min_bid | None: ...
     @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__missed_moon_loses_game) -> _WhichOneofReturnType__missed_moon_loses_game | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__moon_min_bid) -> _WhichOneofReturnType__moon_min_bid | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__moon_only_over_seven) -> _WhichOneofReturnType__moon_only_over_seven | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__moon_overcall) -> _WhichOneofReturnType__moon_overcall | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__moon_trumps) -> _WhichOneofReturnType__moon_trumps | None: ...
     @_typing.overload
@@ -672,7 +749,11 @@ class Ruleset(_message.Message):
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__splash) -> _WhichOneofReturnType__splash | None: ...
     @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__splash_capped) -> _WhichOneofReturnType__splash_capped | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__splash_marks) -> _WhichOneofReturnType__splash_marks | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__tie_to_earliest_seat) -> _WhichOneofReturnType__tie_to_earliest_seat | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__widow) -> _WhichOneofReturnType__widow | None: ...
     @_typing.overload

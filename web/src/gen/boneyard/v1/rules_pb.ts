@@ -40,11 +40,11 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file boneyard/v1/rules.proto.
  */
 export const file_boneyard_v1_rules: GenFile = /*@__PURE__*/
-  fileDesc("Chdib25leWFyZC92MS9ydWxlcy5wcm90bxILYm9uZXlhcmQudjEiOQoDQmlkEiIKBGtpbmQYASABKA4yFC5ib25leWFyZC52MS5CaWRLaW5kEg4KBmFtb3VudBgCIAEoDSJWCghDb250cmFjdBInCgRraW5kGAEgASgOMhkuYm9uZXlhcmQudjEuQ29udHJhY3RLaW5kEiEKBXRydW1wGAIgASgOMhIuYm9uZXlhcmQudjEuVHJ1bXAivgsKB1J1bGVzZXQSDgoGcHJlc2V0GAEgASgJEigKBmZhbWlseRgCIAEoDjITLmJvbmV5YXJkLnYxLkZhbWlseUgBiAEBEhQKB3BsYXllcnMYAyABKA1IAogBARIqCh1tYXlfdHJ1bXBfd2hlbl9hYmxlX3RvX2ZvbGxvdxgEIAEoCEgDiAEBEisKCGFsbF9wYXNzGAUgASgOMhQuYm9uZXlhcmQudjEuQWxsUGFzc0gEiAEBEiAKFm9wZW5lcl9ob2xkc19vbmVfYmxhbmsYBiABKAhIABIVCgtvcGVuZXJfc2VhdBgHIAEoDUgAEhoKDXBvaW50c190b193aW4YCCABKA1IBYgBARI6ChBzaXhfcGxheWVyX3RlYW1zGAkgASgOMhsuYm9uZXlhcmQudjEuU2l4UGxheWVyVGVhbXNIBogBARIUCgdtaW5fYmlkGAogASgNSAeIAQESHgoRbWF4X29wZW5pbmdfbWFya3MYCyABKA1ICIgBARIiChVlbmRfaGFuZF93aGVuX2RlY2lkZWQYDCABKAhICYgBARIlChhoaWRlX3RyaWNrc19vbl9tYXJrX2JpZHMYDSABKAhICogBARIZCgxtYXJrc190b193aW4YDiABKA1IC4gBARISCgVuZWxsbxgPIAEoCEgMiAEBEjUKDW5lbGxvX2RvdWJsZXMYECABKA4yGS5ib25leWFyZC52MS5OZWxsb0RvdWJsZXNIDYgBARITCgZwbHVuZ2UYESABKAhIDogBARITCgZzcGxhc2gYEiABKAhID4gBARIZCgxzcGxhc2hfbWFya3MYEyABKA1IEIgBARITCgZzZXZlbnMYFCABKAhIEYgBARIhChRtb29uX29ubHlfb3Zlcl9zZXZlbhgVIAEoCEgSiAEBEioKBXdpZG93GBYgASgOMhYuYm9uZXlhcmQudjEuV2lkb3dSdWxlSBOIAQESHwoSd2lkb3dfYmVmb3JlX3RydW1wGBcgASgISBSIAQESMQoLbW9vbl90cnVtcHMYGCABKA4yFy5ib25leWFyZC52MS5Nb29uVHJ1bXBzSBWIAQESHwoSYmlkZGVyX2xlYWRzX3RydW1wGBkgASgISBaIAQESMQoLbWFkZV9zY29yZXMYGiABKA4yFy5ib25leWFyZC52MS5NYWRlU2NvcmVzSBeIAQESLwoKc2V0X3Njb3JlcxgbIAEoDjIWLmJvbmV5YXJkLnYxLlNldFNjb3Jlc0gYiAEBEhsKDm1vb25fd2luc19nYW1lGBwgASgISBmIAQESFwoKaGFuZF9saW1pdBgdIAEoDUgaiAEBQhMKEWZpcnN0X2hhbmRfb3BlbmVyQgkKB19mYW1pbHlCCgoIX3BsYXllcnNCIAoeX21heV90cnVtcF93aGVuX2FibGVfdG9fZm9sbG93QgsKCV9hbGxfcGFzc0IQCg5fcG9pbnRzX3RvX3dpbkITChFfc2l4X3BsYXllcl90ZWFtc0IKCghfbWluX2JpZEIUChJfbWF4X29wZW5pbmdfbWFya3NCGAoWX2VuZF9oYW5kX3doZW5fZGVjaWRlZEIbChlfaGlkZV90cmlja3Nfb25fbWFya19iaWRzQg8KDV9tYXJrc190b193aW5CCAoGX25lbGxvQhAKDl9uZWxsb19kb3VibGVzQgkKB19wbHVuZ2VCCQoHX3NwbGFzaEIPCg1fc3BsYXNoX21hcmtzQgkKB19zZXZlbnNCFwoVX21vb25fb25seV9vdmVyX3NldmVuQggKBl93aWRvd0IVChNfd2lkb3dfYmVmb3JlX3RydW1wQg4KDF9tb29uX3RydW1wc0IVChNfYmlkZGVyX2xlYWRzX3RydW1wQg4KDF9tYWRlX3Njb3Jlc0INCgtfc2V0X3Njb3Jlc0IRCg9fbW9vbl93aW5zX2dhbWVCDQoLX2hhbmRfbGltaXQqngEKB0JpZEtpbmQSGAoUQklEX0tJTkRfVU5TUEVDSUZJRUQQABITCg9CSURfS0lORF9QT0lOVFMQARISCg5CSURfS0lORF9NQVJLUxACEhMKD0JJRF9LSU5EX1BMVU5HRRADEhMKD0JJRF9LSU5EX1NQTEFTSBAEEhMKD0JJRF9LSU5EX1RSSUNLUxAFEhEKDUJJRF9LSU5EX01PT04QBip5CgxDb250cmFjdEtpbmQSHQoZQ09OVFJBQ1RfS0lORF9VTlNQRUNJRklFRBAAEhcKE0NPTlRSQUNUX0tJTkRfVFJVTVAQARIXChNDT05UUkFDVF9LSU5EX05FTExPEAISGAoUQ09OVFJBQ1RfS0lORF9TRVZFTlMQAyq9AQoFVHJ1bXASFQoRVFJVTVBfVU5TUEVDSUZJRUQQABIQCgxUUlVNUF9CTEFOS1MQARIOCgpUUlVNUF9PTkVTEAISDgoKVFJVTVBfVFdPUxADEhAKDFRSVU1QX1RIUkVFUxAEEg8KC1RSVU1QX0ZPVVJTEAUSDwoLVFJVTVBfRklWRVMQBhIPCgtUUlVNUF9TSVhFUxAHEhEKDVRSVU1QX0RPVUJMRVMQCBITCg9UUlVNUF9GT0xMT1dfTUUQCSpFCgZGYW1pbHkSFgoSRkFNSUxZX1VOU1BFQ0lGSUVEEAASEgoORkFNSUxZX1RFWEFTNDIQARIPCgtGQU1JTFlfTU9PThACKlQKB0FsbFBhc3MSGAoUQUxMX1BBU1NfVU5TUEVDSUZJRUQQABIaChZBTExfUEFTU19GT1JDRURfREVBTEVSEAESEwoPQUxMX1BBU1NfUkVERUFMEAIqawoOU2l4UGxheWVyVGVhbXMSIAocU0lYX1BMQVlFUl9URUFNU19VTlNQRUNJRklFRBAAEhoKFlNJWF9QTEFZRVJfVEVBTVNfUEFJUlMQARIbChdTSVhfUExBWUVSX1RFQU1TX1RIUkVFUxACKngKDE5lbGxvRG91YmxlcxIdChlORUxMT19ET1VCTEVTX1VOU1BFQ0lGSUVEEAASFgoSTkVMTE9fRE9VQkxFU19ISUdIEAESFQoRTkVMTE9fRE9VQkxFU19MT1cQAhIaChZORUxMT19ET1VCTEVTX09XTl9TVUlUEAMqYgoJV2lkb3dSdWxlEhoKFldJRE9XX1JVTEVfVU5TUEVDSUZJRUQQABIcChhXSURPV19SVUxFX01VU1RfRVhDSEFOR0UQARIbChdXSURPV19SVUxFX01BWV9FWENIQU5HRRACKnoKCk1vb25UcnVtcHMSGwoXTU9PTl9UUlVNUFNfVU5TUEVDSUZJRUQQABITCg9NT09OX1RSVU1QU19BTEwQARIjCh9NT09OX1RSVU1QU19TVUlUU19BTkRfRk9MTE9XX01FEAISFQoRTU9PTl9UUlVNUFNfU1VJVFMQAypWCgpNYWRlU2NvcmVzEhsKF01BREVfU0NPUkVTX1VOU1BFQ0lGSUVEEAASEwoPTUFERV9TQ09SRVNfQklEEAESFgoSTUFERV9TQ09SRVNfVFJJQ0tTEAIqYwoJU2V0U2NvcmVzEhoKFlNFVF9TQ09SRVNfVU5TUEVDSUZJRUQQABIYChRTRVRfU0NPUkVTX01JTlVTX0JJRBABEiAKHFNFVF9TQ09SRVNfT1BQT05FTlRTX0dFVF9CSUQQAmIGcHJvdG8z");
+  fileDesc("Chdib25leWFyZC92MS9ydWxlcy5wcm90bxILYm9uZXlhcmQudjEiOQoDQmlkEiIKBGtpbmQYASABKA4yFC5ib25leWFyZC52MS5CaWRLaW5kEg4KBmFtb3VudBgCIAEoDSJWCghDb250cmFjdBInCgRraW5kGAEgASgOMhkuYm9uZXlhcmQudjEuQ29udHJhY3RLaW5kEiEKBXRydW1wGAIgASgOMhIuYm9uZXlhcmQudjEuVHJ1bXAi+g0KB1J1bGVzZXQSDgoGcHJlc2V0GAEgASgJEigKBmZhbWlseRgCIAEoDjITLmJvbmV5YXJkLnYxLkZhbWlseUgBiAEBEhQKB3BsYXllcnMYAyABKA1IAogBARIqCh1tYXlfdHJ1bXBfd2hlbl9hYmxlX3RvX2ZvbGxvdxgEIAEoCEgDiAEBEisKCGFsbF9wYXNzGAUgASgOMhQuYm9uZXlhcmQudjEuQWxsUGFzc0gEiAEBEiAKFm9wZW5lcl9ob2xkc19vbmVfYmxhbmsYBiABKAhIABIVCgtvcGVuZXJfc2VhdBgHIAEoDUgAEhoKDXBvaW50c190b193aW4YCCABKA1IBYgBARI6ChBzaXhfcGxheWVyX3RlYW1zGAkgASgOMhsuYm9uZXlhcmQudjEuU2l4UGxheWVyVGVhbXNIBogBARIUCgdtaW5fYmlkGAogASgNSAeIAQESHgoRbWF4X29wZW5pbmdfbWFya3MYCyABKA1ICIgBARIiChVlbmRfaGFuZF93aGVuX2RlY2lkZWQYDCABKAhICYgBARIlChhoaWRlX3RyaWNrc19vbl9tYXJrX2JpZHMYDSABKAhICogBARIZCgxtYXJrc190b193aW4YDiABKA1IC4gBARISCgVuZWxsbxgPIAEoCEgMiAEBEjUKDW5lbGxvX2RvdWJsZXMYECABKA4yGS5ib25leWFyZC52MS5OZWxsb0RvdWJsZXNIDYgBARITCgZwbHVuZ2UYESABKAhIDogBARITCgZzcGxhc2gYEiABKAhID4gBARIZCgxzcGxhc2hfbWFya3MYEyABKA1IEIgBARITCgZzZXZlbnMYFCABKAhIEYgBARIhChRtb29uX29ubHlfb3Zlcl9zZXZlbhgVIAEoCEgSiAEBEioKBXdpZG93GBYgASgOMhYuYm9uZXlhcmQudjEuV2lkb3dSdWxlSBOIAQESHwoSd2lkb3dfYmVmb3JlX3RydW1wGBcgASgISBSIAQESMQoLbW9vbl90cnVtcHMYGCABKA4yFy5ib25leWFyZC52MS5Nb29uVHJ1bXBzSBWIAQESHwoSYmlkZGVyX2xlYWRzX3RydW1wGBkgASgISBaIAQESMQoLbWFkZV9zY29yZXMYGiABKA4yFy5ib25leWFyZC52MS5NYWRlU2NvcmVzSBeIAQESLwoKc2V0X3Njb3JlcxgbIAEoDjIWLmJvbmV5YXJkLnYxLlNldFNjb3Jlc0gYiAEBEhsKDm1vb25fd2luc19nYW1lGBwgASgISBmIAQESFwoKaGFuZF9saW1pdBgdIAEoDUgaiAEBEhoKDXNwbGFzaF9jYXBwZWQYHiABKAhIG4gBARIfChJhdWN0aW9uX2dvZXNfcm91bmQYHyABKAhIHIgBARIZCgxtb29uX21pbl9iaWQYICABKA1IHYgBARIjChZtaXNzZWRfbW9vbl9sb3Nlc19nYW1lGCEgASgISB6IAQESIQoUdGllX3RvX2VhcmxpZXN0X3NlYXQYIiABKAhIH4gBARIaCg1tb29uX292ZXJjYWxsGCMgASgISCCIAQFCEwoRZmlyc3RfaGFuZF9vcGVuZXJCCQoHX2ZhbWlseUIKCghfcGxheWVyc0IgCh5fbWF5X3RydW1wX3doZW5fYWJsZV90b19mb2xsb3dCCwoJX2FsbF9wYXNzQhAKDl9wb2ludHNfdG9fd2luQhMKEV9zaXhfcGxheWVyX3RlYW1zQgoKCF9taW5fYmlkQhQKEl9tYXhfb3BlbmluZ19tYXJrc0IYChZfZW5kX2hhbmRfd2hlbl9kZWNpZGVkQhsKGV9oaWRlX3RyaWNrc19vbl9tYXJrX2JpZHNCDwoNX21hcmtzX3RvX3dpbkIICgZfbmVsbG9CEAoOX25lbGxvX2RvdWJsZXNCCQoHX3BsdW5nZUIJCgdfc3BsYXNoQg8KDV9zcGxhc2hfbWFya3NCCQoHX3NldmVuc0IXChVfbW9vbl9vbmx5X292ZXJfc2V2ZW5CCAoGX3dpZG93QhUKE193aWRvd19iZWZvcmVfdHJ1bXBCDgoMX21vb25fdHJ1bXBzQhUKE19iaWRkZXJfbGVhZHNfdHJ1bXBCDgoMX21hZGVfc2NvcmVzQg0KC19zZXRfc2NvcmVzQhEKD19tb29uX3dpbnNfZ2FtZUINCgtfaGFuZF9saW1pdEIQCg5fc3BsYXNoX2NhcHBlZEIVChNfYXVjdGlvbl9nb2VzX3JvdW5kQg8KDV9tb29uX21pbl9iaWRCGQoXX21pc3NlZF9tb29uX2xvc2VzX2dhbWVCFwoVX3RpZV90b19lYXJsaWVzdF9zZWF0QhAKDl9tb29uX292ZXJjYWxsKrUBCgdCaWRLaW5kEhgKFEJJRF9LSU5EX1VOU1BFQ0lGSUVEEAASEwoPQklEX0tJTkRfUE9JTlRTEAESEgoOQklEX0tJTkRfTUFSS1MQAhITCg9CSURfS0lORF9QTFVOR0UQAxITCg9CSURfS0lORF9TUExBU0gQBBITCg9CSURfS0lORF9UUklDS1MQBRIRCg1CSURfS0lORF9NT09OEAYSFQoRQklEX0tJTkRfT1ZFUkNBTEwQByp5CgxDb250cmFjdEtpbmQSHQoZQ09OVFJBQ1RfS0lORF9VTlNQRUNJRklFRBAAEhcKE0NPTlRSQUNUX0tJTkRfVFJVTVAQARIXChNDT05UUkFDVF9LSU5EX05FTExPEAISGAoUQ09OVFJBQ1RfS0lORF9TRVZFTlMQAyq9AQoFVHJ1bXASFQoRVFJVTVBfVU5TUEVDSUZJRUQQABIQCgxUUlVNUF9CTEFOS1MQARIOCgpUUlVNUF9PTkVTEAISDgoKVFJVTVBfVFdPUxADEhAKDFRSVU1QX1RIUkVFUxAEEg8KC1RSVU1QX0ZPVVJTEAUSDwoLVFJVTVBfRklWRVMQBhIPCgtUUlVNUF9TSVhFUxAHEhEKDVRSVU1QX0RPVUJMRVMQCBITCg9UUlVNUF9GT0xMT1dfTUUQCSpFCgZGYW1pbHkSFgoSRkFNSUxZX1VOU1BFQ0lGSUVEEAASEgoORkFNSUxZX1RFWEFTNDIQARIPCgtGQU1JTFlfTU9PThACKngKB0FsbFBhc3MSGAoUQUxMX1BBU1NfVU5TUEVDSUZJRUQQABIaChZBTExfUEFTU19GT1JDRURfREVBTEVSEAESEwoPQUxMX1BBU1NfUkVERUFMEAISIgoeQUxMX1BBU1NfRk9SQ0VEX0RFQUxFUl9BTllfQklEEAMqawoOU2l4UGxheWVyVGVhbXMSIAocU0lYX1BMQVlFUl9URUFNU19VTlNQRUNJRklFRBAAEhoKFlNJWF9QTEFZRVJfVEVBTVNfUEFJUlMQARIbChdTSVhfUExBWUVSX1RFQU1TX1RIUkVFUxACKngKDE5lbGxvRG91YmxlcxIdChlORUxMT19ET1VCTEVTX1VOU1BFQ0lGSUVEEAASFgoSTkVMTE9fRE9VQkxFU19ISUdIEAESFQoRTkVMTE9fRE9VQkxFU19MT1cQAhIaChZORUxMT19ET1VCTEVTX09XTl9TVUlUEAMqdwoJV2lkb3dSdWxlEhoKFldJRE9XX1JVTEVfVU5TUEVDSUZJRUQQABIcChhXSURPV19SVUxFX01VU1RfRVhDSEFOR0UQARIbChdXSURPV19SVUxFX01BWV9FWENIQU5HRRACEhMKD1dJRE9XX1JVTEVfTk9ORRADKp0BCgpNb29uVHJ1bXBzEhsKF01PT05fVFJVTVBTX1VOU1BFQ0lGSUVEEAASEwoPTU9PTl9UUlVNUFNfQUxMEAESIwofTU9PTl9UUlVNUFNfU1VJVFNfQU5EX0ZPTExPV19NRRACEhUKEU1PT05fVFJVTVBTX1NVSVRTEAMSIQodTU9PTl9UUlVNUFNfU1VJVFNfQU5EX0RPVUJMRVMQBCpWCgpNYWRlU2NvcmVzEhsKF01BREVfU0NPUkVTX1VOU1BFQ0lGSUVEEAASEwoPTUFERV9TQ09SRVNfQklEEAESFgoSTUFERV9TQ09SRVNfVFJJQ0tTEAIqYwoJU2V0U2NvcmVzEhoKFlNFVF9TQ09SRVNfVU5TUEVDSUZJRUQQABIYChRTRVRfU0NPUkVTX01JTlVTX0JJRBABEiAKHFNFVF9TQ09SRVNfT1BQT05FTlRTX0dFVF9CSUQQAmIGcHJvdG8z");
 
 /**
  * A bid: "35" is {POINTS, 35}, "84" is {MARKS, 2}, "plunge 4" is {PLUNGE, 4}, Moon "5" is
- * {TRICKS, 5}, the moon is {MOON, 21}.
+ * {TRICKS, 5}, the moon is {MOON, 21}, the overcall {OVERCALL, 42}.
  *
  * @generated from message boneyard.v1.Bid
  */
@@ -57,7 +57,8 @@ export type Bid = Message<"boneyard.v1.Bid"> & {
   kind: BidKind;
 
   /**
-   * Points, marks or tricks according to `kind`; 21 for the moon. Never 0 except for the moon.
+   * Points, marks or tricks according to `kind`; 21 for the moon, 42 for the overcall. Never 0
+   * except for those two.
    *
    * @generated from field: uint32 amount = 2;
    */
@@ -109,14 +110,15 @@ export const ContractSchema: GenMessage<Contract> = /*@__PURE__*/
  * every option is set: the ruleset is complete and does not depend on the preset's definition.
  * The one exception is an option added after the first version of the API, which is left unset
  * when it has the value that means "as before" (so that rulesets stored before it existed keep
- * their bytes): `hand_limit` unset is 0.
+ * their bytes): `hand_limit` unset is 0, and so on for each field from 29 on, unset meaning
+ * the value it documents.
  *
  * @generated from message boneyard.v1.Ruleset
  */
 export type Ruleset = Message<"boneyard.v1.Ruleset"> & {
   /**
    * The preset: "texas42" (default when empty), "texas42-house", "texas42-redeal",
-   * "texas42-points", "moon", "moon-s1", "moon-pagat".
+   * "texas42-points", "moon", "moon-s1", "moon-pagat", "moon-no-widow", "moon-overcall".
    *
    * @generated from field: string preset = 1;
    */
@@ -314,7 +316,7 @@ export type Ruleset = Message<"boneyard.v1.Ruleset"> & {
   setScores?: SetScores | undefined;
 
   /**
-   * Moon: a made moon wins the game at once.
+   * Moon: a made moon (or overcall) wins the game at once.
    *
    * @generated from field: optional bool moon_wins_game = 28;
    */
@@ -330,6 +332,51 @@ export type Ruleset = Message<"boneyard.v1.Ruleset"> & {
    * @generated from field: optional uint32 hand_limit = 29;
    */
   handLimit?: number | undefined;
+
+  /**
+   * Texas 42: a splash is worth at most 3 marks (never bid over a 3-mark bid). Unset: false.
+   *
+   * @generated from field: optional bool splash_capped = 30;
+   */
+  splashCapped?: boolean | undefined;
+
+  /**
+   * Moon: the auction goes round until all but the high bidder have passed; an overbid player
+   * may bid again. Unset: false (one round).
+   *
+   * @generated from field: optional bool auction_goes_round = 31;
+   */
+  auctionGoesRound?: boolean | undefined;
+
+  /**
+   * Moon: the lowest bid, 3, 4 or 5 tricks. Unset: 4.
+   *
+   * @generated from field: optional uint32 moon_min_bid = 32;
+   */
+  moonMinBid?: number | undefined;
+
+  /**
+   * Moon: a set moon (or overcall) loses the game at once; the best of the others wins.
+   * Unset: false.
+   *
+   * @generated from field: optional bool missed_moon_loses_game = 33;
+   */
+  missedMoonLosesGame?: boolean | undefined;
+
+  /**
+   * Moon: a tie on top when several pass the target goes to the tied player seated first from
+   * the dealer's left. Unset: false (another hand is played).
+   *
+   * @generated from field: optional bool tie_to_earliest_seat = 34;
+   */
+  tieToEarliestSeat?: boolean | undefined;
+
+  /**
+   * Moon: the overcall of 42 may be bid over a moon. Unset: false.
+   *
+   * @generated from field: optional bool moon_overcall = 35;
+   */
+  moonOvercall?: boolean | undefined;
 };
 
 /**
@@ -381,7 +428,7 @@ export enum BidKind {
   SPLASH = 4,
 
   /**
-   * Moon: a number of tricks, 4..7.
+   * Moon: a number of tricks, `moon_min_bid` (4) .. 7.
    *
    * @generated from enum value: BID_KIND_TRICKS = 5;
    */
@@ -393,6 +440,14 @@ export enum BidKind {
    * @generated from enum value: BID_KIND_MOON = 6;
    */
   MOON = 6,
+
+  /**
+   * Moon (option `moon_overcall`): the overcall over a moon (all 7 tricks, worth 42). The
+   * amount is 42 (0 is accepted in actions).
+   *
+   * @generated from enum value: BID_KIND_OVERCALL = 7;
+   */
+  OVERCALL = 7,
 }
 
 /**
@@ -574,7 +629,7 @@ export enum AllPass {
   UNSPECIFIED = 0,
 
   /**
-   * The dealer, who bids last, must bid the minimum (42: `min_bid`; Moon: 4).
+   * The dealer, who bids last, must bid the minimum (42: `min_bid`; Moon: `moon_min_bid`).
    *
    * @generated from enum value: ALL_PASS_FORCED_DEALER = 1;
    */
@@ -586,6 +641,14 @@ export enum AllPass {
    * @generated from enum value: ALL_PASS_REDEAL = 2;
    */
   REDEAL = 2,
+
+  /**
+   * The dealer must take the hand but may bid anything legal, or pass and be given the
+   * minimum (the "stuck dealer").
+   *
+   * @generated from enum value: ALL_PASS_FORCED_DEALER_ANY_BID = 3;
+   */
+  FORCED_DEALER_ANY_BID = 3,
 }
 
 /**
@@ -695,6 +758,13 @@ export enum WidowRule {
    * @generated from enum value: WIDOW_RULE_MAY_EXCHANGE = 2;
    */
   MAY_EXCHANGE = 2,
+
+  /**
+   * No widow: 0-0 is out of the game too, 21 tiles, 7 each (so no blanks trump).
+   *
+   * @generated from enum value: WIDOW_RULE_NONE = 3;
+   */
+  NONE = 3,
 }
 
 /**
@@ -736,6 +806,13 @@ export enum MoonTrumps {
    * @generated from enum value: MOON_TRUMPS_SUITS = 3;
    */
   SUITS = 3,
+
+  /**
+   * A suit or the doubles, no follow-me.
+   *
+   * @generated from enum value: MOON_TRUMPS_SUITS_AND_DOUBLES = 4;
+   */
+  SUITS_AND_DOUBLES = 4,
 }
 
 /**
