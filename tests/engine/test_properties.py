@@ -117,7 +117,7 @@ def texas42_rulesets(draw: st.DrawFn, **fixed: Any) -> Ruleset:
     options["first_hand_opener"] = draw(
         st.one_of(st.just("holds_1_0"), st.integers(0, players - 1).map(str))
     )
-    options["all_pass"] = draw(_choice("forced_dealer", "redeal"))
+    options["all_pass"] = draw(_choice("forced_dealer", "redeal", "forced_dealer_any_bid"))
     for flag in (
         "end_hand_when_decided",
         "hide_tricks_on_mark_bids",
@@ -133,6 +133,7 @@ def texas42_rulesets(draw: st.DrawFn, **fixed: Any) -> Ruleset:
         options["splash"] = draw(st.booleans())
         if options["splash"]:
             options["splash_marks"] = draw(_choice(2, 3))
+            options["splash_capped"] = draw(st.booleans())
     options.update(fixed)
     return ruleset("texas42", **options)
 
@@ -143,9 +144,10 @@ def moon_rulesets(draw: st.DrawFn, **fixed: Any) -> Ruleset:
     options: dict[str, Any] = {
         "first_hand_opener": str(draw(st.integers(0, 2))),
         "points_to_win": draw(st.one_of(st.just(21), st.integers(1, 40))),
-        "all_pass": draw(_choice("redeal", "forced_dealer")),
-        "widow": draw(_choice("must_exchange", "may_exchange")),
-        "moon_trumps": draw(_choice("all", "suits_and_follow_me", "suits")),
+        "all_pass": draw(_choice("redeal", "forced_dealer", "forced_dealer_any_bid")),
+        "widow": draw(_choice("must_exchange", "may_exchange", "none")),
+        "moon_trumps": draw(_choice("all", "suits_and_follow_me", "suits", "suits_and_doubles")),
+        "moon_min_bid": draw(_choice(3, 4, 5)),
         "made_scores": draw(_choice("bid", "tricks")),
         "set_scores": draw(_choice("minus_bid", "opponents_get_bid")),
     }
@@ -155,8 +157,14 @@ def moon_rulesets(draw: st.DrawFn, **fixed: Any) -> Ruleset:
         "widow_before_trump",
         "bidder_leads_trump",
         "moon_wins_game",
+        "auction_goes_round",
+        "missed_moon_loses_game",
+        "tie_to_earliest_seat",
+        "moon_overcall",
     ):
         options[flag] = draw(st.booleans())
+    if options["widow"] == "none":
+        options["widow_before_trump"] = True  # without a widow there is nothing to do first
     options.update(fixed)
     return ruleset("moon", **options)
 
@@ -209,6 +217,20 @@ seeds = st.binary(min_size=1, max_size=32)
         ("moon", {"first_hand_opener": "3"}),
         ("moon", {"moon_trumps": "doubles"}),
         ("moon", {"widow": "never"}),
+        ("moon", {"moon_min_bid": 2}),
+        ("moon", {"moon_min_bid": 6}),
+        ("moon", {"moon_min_bid": "four"}),
+        ("moon", {"widow": "none", "widow_before_trump": False}),
+        ("moon-pagat", {"widow": "none"}),
+        ("moon", {"splash_capped": True}),
+        ("moon", {"moon_trumps": "doubles_and_follow_me"}),
+        ("texas42", {"moon_min_bid": 3}),
+        ("texas42", {"auction_goes_round": True}),
+        ("texas42", {"moon_overcall": True}),
+        ("texas42", {"missed_moon_loses_game": True}),
+        ("texas42", {"tie_to_earliest_seat": True}),
+        ("texas42", {"splash_capped": True}),
+        ("texas42", {"all_pass": "forced_dealer_may_raise"}),
         ("chess", {}),
     ],
 )
@@ -323,8 +345,12 @@ def test_random_legal_play_never_raises(rules: Ruleset, chance: Chance) -> None:
                 assert event.seats == rules.teams[event.team]
                 target = rules.points_to_win or rules.marks_to_win
                 scored = state.results[-1]
-                moon_win = rules.moon_wins_game and scored.made and scored.bid.kind is BidKind.MOON
-                assert moon_win or state.scores[event.team] >= target
+                shot = scored.bid.shoots_the_moon
+                moon_win = rules.moon_wins_game and scored.made and shot
+                moon_loss = rules.missed_moon_loses_game and not scored.made and shot
+                assert moon_win or moon_loss or state.scores[event.team] >= target
+                if moon_loss:
+                    assert event.team != rules.team_of[scored.bidder]
 
 
 # ---------------------------------------------------------------- accepted and refused
@@ -337,6 +363,9 @@ _BIDS: tuple[Bid, ...] = (
     *(Bid.splash(n) for n in range(13)),
     *(Bid.tricks(n) for n in range(9)),
     Bid.moon(),
+    Bid.overcall(),
+    Bid(BidKind.OVERCALL, 21),
+    Bid(BidKind.MOON, 42),
 )
 _CONTRACTS: tuple[Contract, ...] = (
     *(Contract.of_trump(t) for t in range(9)),
@@ -805,7 +834,8 @@ def test_the_same_seed_deals_the_same_permutation_of_the_tiles(rules: Ruleset, s
         union |= held
     assert union == rules.tiles
     if rules.is_moon:
-        assert dealt.rest.bit_count() == 1, "Moon leaves one tile, the widow [S0][S1]"
+        widows = 1 if rules.has_widow else 0
+        assert dealt.rest.bit_count() == widows, "Moon leaves one tile, the widow [S0][S1]"
     if rules.first_hand_opener == "holds_1_0" and not dealt.rest >> tile(1, 0) & 1:
         opener = (dealt.dealer + 1) % rules.players
         assert dealt.hands[opener] >> tile(1, 0) & 1, "the holder of 1-0 bids first [S2]"
