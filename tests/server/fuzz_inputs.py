@@ -162,7 +162,10 @@ _HOSTILE_TEXT = (
     "null",
     "-1",
 )
-_PRESETS = ("texas42", "moon", "texas42-house", "moon-pagat", "", "TEXAS42", "chess", " moon")
+_PRESETS = (
+    "texas42", "moon", "texas42-house", "moon-pagat", "moon-no-widow", "moon-overcall", "",
+    "TEXAS42", "chess", " moon",
+)
 
 
 def _uuid(rng: random.Random) -> str:

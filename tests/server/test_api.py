@@ -115,7 +115,8 @@ def complete_rules(rules: rules_pb2.Ruleset) -> None:
         if name == "first_hand_opener":
             assert rules.WhichOneof("first_hand_opener") is not None
         elif name in codec.OPTIONS_ADDED_AFTER_V1:
-            assert rules.HasField(name) or not codec.rules_from_proto(rules).options()[name]
+            as_before = codec.OPTIONS_ADDED_AFTER_V1[name]
+            assert rules.HasField(name) or codec.rules_from_proto(rules).options()[name] == as_before
         else:
             assert rules.HasField(name), f"option {name} is not set in {rules}"
 
@@ -199,6 +200,10 @@ NONSENSE_RULES: list[tuple[str, dict[str, Any], str]] = [
     ("texas42", {"plunge": True, "players": 3}, "plunge needs partnerships"),
     ("texas42", {"splash_marks": 3}, "splash is off"),
     ("moon", {"points_to_win": 0}, "points_to_win"),
+    ("moon", {"moon_min_bid": 6}, "3, 4 or 5"),
+    ("moon", {"widow": rules_pb2.WIDOW_RULE_NONE, "widow_before_trump": False}, "no widow"),
+    ("texas42", {"splash_capped": True}, "splash is off"),
+    ("texas42", {"moon_overcall": True}, "Moon options"),
 ]
 
 
