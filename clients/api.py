@@ -85,7 +85,11 @@ def ruleset_request(preset: str, options: Mapping[str, str]) -> rules_pb2.Rulese
             wanted = value.upper().replace("-", "_")
             match = [v for v in field.enum_type.values if v.number and v.name.endswith("_" + wanted)]
             if not match:
-                choices = [v.name.split("_", 1)[-1].lower() for v in field.enum_type.values if v.number]
+                # The values' names less the enum's prefix (ALL_PASS_, WIDOW_RULE_ ...).
+                prefix = field.enum_type.values[0].name.removesuffix("UNSPECIFIED")
+                choices = [
+                    v.name.removeprefix(prefix).lower() for v in field.enum_type.values if v.number
+                ]
                 raise OptionError(f"{name}={text!r}: choose one of {', '.join(choices)}")
             setattr(msg, name, match[0].number)
         elif field.type == field.TYPE_BOOL:

@@ -455,7 +455,7 @@ def replay_steps(record: archive_pb2.GameRecord, through: int | None = None) -> 
             group = []
         if isinstance(event, HandDealt):
             trick, trick_number, winner, rest = [], 0, None, event.rest
-            rest_label = "widow" if state is not None and state.rules.is_moon else "out of play"
+            rest_label = "widow" if state is not None and state.rules.has_widow else "out of play"
         elif isinstance(event, WidowExchanged):
             rest, rest_label = 1 << event.discard, "laid out"
         elif isinstance(event, TilePlayed):
@@ -473,7 +473,9 @@ def replay_steps(record: archive_pb2.GameRecord, through: int | None = None) -> 
     return steps
 
 
-def _event_line(message: events_pb2.Event, event: Event) -> str:
+def _event_line(
+    message: events_pb2.Event, event: Event, previous: events_pb2.Event | None = None
+) -> str:
     if isinstance(event, WidowExchanged):
         return (
             f"seat {event.seat} takes {tile_name(event.taken)} from the widow and lays out "
@@ -490,7 +492,7 @@ def _event_line(message: events_pb2.Event, event: Event) -> str:
             else f"{rules.points_to_win} points"
         )
         return f"{rules.name}: {rules.players} players, to {goal}"
-    return event_text(message) or str(event)
+    return event_text(message, previous) or str(event)
 
 
 def _team_text(rules: engine.Ruleset, team: int) -> str:
@@ -508,7 +510,11 @@ def render_step(step: Step, total: int, record: archive_pb2.GameRecord) -> list[
     if step.trick_number:
         where += f" · trick {step.trick_number}"
     lines = [f"── step {step.number}/{total} · {span} · {where} ──"]
-    lines += [f"  {_event_line(m, e)}" for _, m, e in step.events]
+    messages = [m for _, m, _ in step.events]
+    lines += [
+        f"  {_event_line(m, e, messages[i - 1] if i else None)}"
+        for i, (_, m, e) in enumerate(step.events)
+    ]
     unit = "marks" if rules.plays_for_marks else "points"
     scores = " · ".join(f"{_team_text(rules, t)}: {s}" for t, s in enumerate(state.scores))
     lines.append(f"  scores ({unit}): {scores}")

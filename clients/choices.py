@@ -9,7 +9,8 @@ not follow) raises ``NotLegal`` carrying it, so that the caller can ask the serv
 authority, why (and show the engine's reason).
 
 A number that is the label of a legal choice (a bid of ``30`` in Texas 42, ``5`` tricks in Moon,
-a tile ``64``) is that choice; any other number in the menu's range is the menu's choice.
+a tile ``64``) is that choice; any other number in the menu's range is the menu's choice. In Moon
+``42`` is the overcall (``overcall``, ``shoot for 42``), never a number of tricks.
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ class NotLegal(ChoiceError):
 
 
 _MARKS = rules_pb2.BID_KIND_MARKS
+_MOON_KINDS = (rules_pb2.BID_KIND_TRICKS, rules_pb2.BID_KIND_MOON, rules_pb2.BID_KIND_OVERCALL)
+_MOON_WORDS = {"moon", "the moon", "shoot the moon"}
+_OVERCALL_WORDS = {"overcall", "the overcall", "42", "overcall 42", "shoot for 42"}
 _VERBS = ("bid ", "play ", "declare ", "call ")
 
 
@@ -68,6 +72,8 @@ def choice_label(action: actions_pb2.Action) -> str:
             return f"{42 * bid.amount} ({_plural(bid.amount, 'mark')})"
         if bid.kind == rules_pb2.BID_KIND_MOON:
             return "moon"
+        if bid.kind == rules_pb2.BID_KIND_OVERCALL:
+            return "overcall (42)"
         if bid.kind == rules_pb2.BID_KIND_PLUNGE:
             return f"plunge {_plural(bid.amount, 'mark')}"
         if bid.kind == rules_pb2.BID_KIND_SPLASH:
@@ -106,7 +112,9 @@ def _spellings(action: actions_pb2.Action) -> set[str]:
         elif bid.kind == rules_pb2.BID_KIND_TRICKS:
             names |= {_plural(n, "trick"), f"{n} tricks"}
         elif bid.kind == rules_pb2.BID_KIND_MOON:
-            names |= {"the moon", "shoot the moon"}
+            names |= _MOON_WORDS
+        elif bid.kind == rules_pb2.BID_KIND_OVERCALL:
+            names |= _OVERCALL_WORDS
         elif bid.kind in (rules_pb2.BID_KIND_PLUNGE, rules_pb2.BID_KIND_SPLASH):
             word = "plunge" if bid.kind == rules_pb2.BID_KIND_PLUNGE else "splash"
             names |= {word, f"{word} {n}", f"{word} {n} marks"}
@@ -163,13 +171,14 @@ def _well_formed(typed: str, legal: Sequence[actions_pb2.Action]) -> actions_pb2
     """An action of a kind the seat may take now that ``typed`` spells, though not a legal
     one: a bid in the auction, a tile in the play, a discard at the widow."""
     kinds = {a.WhichOneof("kind") for a in legal}
+    moon = any(a.bid.kind in _MOON_KINDS for a in legal if a.WhichOneof("kind") == "bid")
+    if moon and typed in _MOON_WORDS | _OVERCALL_WORDS:
+        # The moon or the overcall when it is not legal now: the server says why (over a 7
+        # only, the overcall only over a moon, or not played at this table).
+        kind = rules_pb2.BID_KIND_MOON if typed in _MOON_WORDS else rules_pb2.BID_KIND_OVERCALL
+        return actions_pb2.Action(bid=rules_pb2.Bid(kind=kind))
     if kinds & {"bid", "pass_bid"} and typed.isdigit():
         n = int(typed)
-        moon = any(
-            a.bid.kind in (rules_pb2.BID_KIND_TRICKS, rules_pb2.BID_KIND_MOON)
-            for a in legal
-            if a.WhichOneof("kind") == "bid"
-        )
         if moon:
             bid = rules_pb2.Bid(kind=rules_pb2.BID_KIND_TRICKS, amount=n)
         elif n >= 42 and n % 42 == 0:

@@ -145,11 +145,12 @@ def watch(server: str, game_id: str, from_version: int) -> None:
     with Client(server) as client:
         summary = client.game(game_id)
         last: view_pb2.SeatView | None = None
+        previous = None
         for message in client.watch(game_id, None, from_version):
-            line = event_text(message.event)
+            line = event_text(message.event, previous)
             if line:
                 console.print(f"[dim]{message.version:>5}[/dim] {line}")
-            last = message.view
+            last, previous = message.view, message.event
             if message.event.WhichOneof("kind") in ("hand_scored", "game_won"):
                 console.print(render_view(last, summary.name))
         if last is not None and last.phase != view_pb2.PHASE_GAME_OVER:

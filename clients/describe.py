@@ -18,6 +18,10 @@ __all__ = [
 ]
 
 
+_MOON_KINDS = (rules_pb2.BID_KIND_TRICKS, rules_pb2.BID_KIND_MOON, rules_pb2.BID_KIND_OVERCALL)
+"""The bids of Moon, which counts tricks (Texas 42 counts points)."""
+
+
 def bid_text(bid: rules_pb2.Bid) -> str:
     kind = bid.kind
     if kind in (rules_pb2.BID_KIND_POINTS, rules_pb2.BID_KIND_TRICKS):
@@ -26,6 +30,8 @@ def bid_text(bid: rules_pb2.Bid) -> str:
         return f"{42 * bid.amount} ({bid.amount} mark{'s' if bid.amount > 1 else ''})"
     if kind == rules_pb2.BID_KIND_MOON:
         return "the moon"
+    if kind == rules_pb2.BID_KIND_OVERCALL:
+        return "the overcall (42)"
     if kind == rules_pb2.BID_KIND_PLUNGE:
         return f"plunge ({bid.amount} marks)"
     if kind == rules_pb2.BID_KIND_SPLASH:
@@ -68,8 +74,10 @@ def action_text(action: actions_pb2.Action) -> str:
     return "?"
 
 
-def event_text(event: events_pb2.Event) -> str | None:
-    """One line for a stream event (``None`` for ones not worth a line)."""
+def event_text(event: events_pb2.Event, previous: events_pb2.Event | None = None) -> str | None:
+    """One line for a stream event (``None`` for ones not worth a line). ``previous``, the
+    event before it, tells a stuck dealer's pass (``all_pass`` = ``forced_dealer_any_bid``)
+    that won the auction from a bid that did."""
     which = event.WhichOneof("kind")
     e = getattr(event, which) if which else None
     if which == "hand_dealt":
@@ -80,6 +88,11 @@ def event_text(event: events_pb2.Event) -> str | None:
         return f"seat {e.seat} passes"
     if which == "auction_won":
         extra = f"; seat {e.declarer} declares" if e.declarer != e.seat else ""
+        if _passed_by(previous, e.seat):
+            return (
+                f"seat {e.seat} passed and is given {bid_text(e.bid)}: "
+                f"the dealer must take the hand{extra}"
+            )
         return f"seat {e.seat} wins the auction with {bid_text(e.bid)}{extra}"
     if which == "all_passed":
         return f"everyone passed: seat {e.next_dealer} deals again"
@@ -101,7 +114,7 @@ def event_text(event: events_pb2.Event) -> str | None:
         return f"seat {e.seat} wins the trick ({e.points} point{'s' if e.points != 1 else ''})"
     if which == "hand_scored":
         verdict = "made" if e.made else "set"
-        moon = e.bid.kind in (rules_pb2.BID_KIND_TRICKS, rules_pb2.BID_KIND_MOON)
+        moon = e.bid.kind in _MOON_KINDS
         took = " to ".join(map(str, e.taken)) + (" tricks" if moon else " points")
         return (
             f"seat {e.bidder}'s {bid_text(e.bid)} is {verdict} ({took}); "
@@ -120,6 +133,10 @@ def event_text(event: events_pb2.Event) -> str | None:
             return "game over: the table never filled, and the game is closed with no winner"
         return "game over: nobody acted for too long, and the game is closed with no winner"
     return None
+
+
+def _passed_by(event: events_pb2.Event | None, seat: int) -> bool:
+    return event is not None and event.WhichOneof("kind") == "passed" and event.passed.seat == seat
 
 
 def count_text(n: int, unit: str) -> str:

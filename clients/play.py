@@ -109,12 +109,14 @@ class TableSession:
         """Tell the stream's events from ``position`` until this seat is to act (at the latest
         version) or the game is over."""
         stream = self.client.watch(self.game_id, self.token, position)
+        previous = None
         try:
             for message in stream:
                 position = message.version
                 view = message.view
                 self.note_widow(message)
-                line = event_text(message.event)
+                line = event_text(message.event, previous)
+                previous = message.event
                 if line:
                     self.tell(line, view)
                 if view.phase == view_pb2.PHASE_GAME_OVER:

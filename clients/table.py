@@ -131,7 +131,8 @@ def _seat_cell(view: view_pb2.SeatView, seat: int, names: Sequence[str]) -> Text
         tile = "face down" if played.face_down else tile_name(played.tile)
         second.append(f"[{tile}]", style="bold yellow")
     elif view.phase == view_pb2.PHASE_BIDDING:
-        bid = next((b for b in view.bids if b.seat == seat), None)
+        # The seat's latest word: an auction that goes round hears a seat more than once.
+        bid = next((b for b in reversed(list(view.bids)) if b.seat == seat), None)
         if bid is not None:
             said = f"bid {bid_text(bid.bid)}" if bid.HasField("bid") else "pass"
             second.append(said, style="cyan")

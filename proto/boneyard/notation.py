@@ -140,16 +140,24 @@ def _option_value(value: object) -> str:
 def bid_text(bid: Bid, rules: Ruleset) -> str:
     """A bid as the notation writes it: ``30``, ``84`` (marks with four players, where no
     point bid reaches 42), ``1 mark`` (marks with other tables), ``plunge 4``, ``splash 2``;
-    Moon ``5`` or ``moon``."""
+    Moon ``5``, ``moon`` or ``overcall`` (``moon_overcall``: 42 over the moon)."""
     if bid.kind is BidKind.MARKS:
         if rules.players == 4 and not rules.is_moon:
             return str(42 * bid.amount)
         return f"{bid.amount} mark{'s' if bid.amount != 1 else ''}"
     if bid.kind is BidKind.MOON:
         return "moon"
+    if bid.kind is BidKind.OVERCALL:
+        return "overcall"
     if bid.kind in (BidKind.PLUNGE, BidKind.SPLASH):
         return f"{bid.kind.value} {bid.amount}"
     return str(bid.amount)
+
+
+_OVERCALL_WORDS = (
+    ["overcall"], ["42"], ["shoot", "for", "42"], ["shoot", "the", "moon", "for", "42"],
+    ["overcall", "42"],
+)
 
 
 def parse_bid_text(text: str, rules: Ruleset) -> Bid:
@@ -158,9 +166,15 @@ def parse_bid_text(text: str, rules: Ruleset) -> Bid:
     if rules.is_moon:
         if words in (["moon"], ["shoot", "the", "moon"], ["shoot"], ["21"]):
             return Bid.moon()
+        # 42 is never a number of tricks, so it is the overcall whatever the table plays; the
+        # engine refuses it where moon_overcall is off.
+        if words in _OVERCALL_WORDS:
+            return Bid.overcall()
         if words and words[0].isdigit() and words[1:] in ([], ["tricks"], ["trick"]):
             return Bid.tricks(int(words[0]))
-        raise ValueError(f"not a Moon bid: {text!r} (a number of tricks 4..7, or moon)")
+        lowest = rules.moon_min_bid
+        also = ", moon or overcall" if rules.moon_overcall else ", or moon"
+        raise ValueError(f"not a Moon bid: {text!r} (a number of tricks {lowest}..7{also})")
     special = words[:1] in (["plunge"], ["splash"])
     if special and len(words) > 1 and words[1].isdigit() and words[2:] in ([], ["marks"]):
         return Bid(BidKind(words[0]), int(words[1]))
@@ -289,6 +303,7 @@ class _Writer:
         self.head = ""
         self.timeout = ""
         self.trick = 0
+        self.passed: int | None = None  # the seat of the auction's latest pass
 
     def close(self, suffix: str = "") -> None:
         if self.open is not None:
@@ -327,10 +342,17 @@ class _Writer:
             elif isinstance(event, BidPlaced):
                 said = f"{event.seat} {self.take_timeout()}{bid_text(event.bid, rules)}"
                 self.item("bids", "bids: ", said)
+                self.passed = None
             elif isinstance(event, Passed):
                 self.item("bids", "bids: ", f"{event.seat} {self.take_timeout()}pass")
+                self.passed = event.seat
             elif isinstance(event, AuctionWon):
-                self.close()
+                # A winner whose last word was a pass: the stuck dealer (all_pass =
+                # forced_dealer_any_bid), given the lowest bid.
+                given = self.passed == event.seat
+                said = bid_text(event.bid, rules)
+                self.close(f" {{seat {event.seat} is given {said}}}" if given else "")
+                self.passed = None
             elif isinstance(event, AllPassed):
                 self.close(" {all passed: the next dealer deals}")
             elif isinstance(event, WidowExchanged):

@@ -6,6 +6,7 @@ export of an account's and a tournament's games."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import subprocess
 import sys
@@ -77,6 +78,48 @@ def test_timeouts_and_forfeits_come_back_from_text(preset: str) -> None:
     round_trip(forfeited)
 
 
+def _stuck_dealer_given(events: list[engine.Event]) -> list[engine.AuctionWon]:
+    """The auctions a dealer won by passing (all_pass = forced_dealer_any_bid)."""
+    return [
+        e
+        for before, e in itertools.pairwise(events)
+        if isinstance(e, engine.AuctionWon)
+        and isinstance(before, engine.Passed)
+        and before.seat == e.seat
+    ]
+
+
+def test_an_overcall_and_a_stuck_dealers_pass_come_back_from_text() -> None:
+    events = random_game("moon-overcall", 6)  # this seed's random play has both
+    overcalls = [
+        e for e in events if isinstance(e, engine.BidPlaced) and e.bid == Bid.overcall()
+    ]
+    given = _stuck_dealer_given(events)
+    assert overcalls and given
+    text = record_to_text(record_of(events))
+    assert re.search(rf"^bids: .*\b{overcalls[0].seat} overcall\b", text, re.MULTILINE), text
+    assert f"{{seat {given[0].seat} is given 5}}" in text
+    round_trip(record_of(events))
+
+
+def test_moon_without_a_widow_writes_no_widow_and_comes_back_from_text() -> None:
+    events = random_game("moon-no-widow", 0)
+    assert _stuck_dealer_given(events)
+    text = record_to_text(record_of(events))
+    assert "\nwidow:" not in text and "\nexchange:" not in text
+    assert re.search(r"\{seat \d is given 3\}", text)
+    round_trip(record_of(events))
+
+
+def test_the_overcall_is_refused_where_the_table_does_not_play_it() -> None:
+    events = random_game("moon", 1)
+    text = record_to_text(record_of(events))
+    first_bids = next(line for line in text.split("\n") if line.startswith("bids: "))
+    opener = first_bids.removeprefix("bids: ").split()[0]
+    with pytest.raises(NotationError, match="overcall is off"):
+        text_to_record(text.replace(first_bids, f"bids: {opener} overcall", 1))
+
+
 def test_a_resignation_in_the_middle_of_a_trick_comes_back_from_text() -> None:
     events = random_game("texas42", 3)
     # Cut the game at the second play of a trick and let seat 1 resign there.
@@ -142,6 +185,10 @@ def test_without_its_signature_tags_the_text_imports_as_an_unsigned_record() -> 
         ("splash 2", "texas42-house", Bid.splash(2)),
         ("5", "moon", Bid.tricks(5)),
         ("shoot the moon", "moon", Bid.moon()),
+        ("3", "moon-no-widow", Bid.tricks(3)),
+        ("overcall", "moon-overcall", Bid.overcall()),
+        ("42", "moon-overcall", Bid.overcall()),
+        ("shoot for 42", "moon-overcall", Bid.overcall()),
     ],
 )
 def test_bids_are_read_as_players_write_them(said: str, preset: str, bid: Bid) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from boneyard import codec, engine
 from boneyard.clients.choices import (
     AmbiguousChoice,
     NoSuchChoice,
@@ -12,6 +13,7 @@ from boneyard.clients.choices import (
     choice_label,
     parse_choice,
 )
+from boneyard.engine import Bid, parse_bid
 from boneyard.engine.tiles import parse_tile
 from boneyard.v1 import actions_pb2, rules_pb2
 
@@ -201,3 +203,66 @@ def test_a_text_naming_two_choices_is_ambiguous() -> None:
 def test_nothing_typed_is_refused() -> None:
     with pytest.raises(NoSuchChoice, match="type a choice"):
         parse_choice("  ", PLAYS)
+
+
+# ---------------------------------------------------------------- house rules, from the engine
+
+
+def _legal_after(preset: str, *said: str) -> list[actions_pb2.Action]:
+    """The legal actions, as a view carries them, of the seat to bid after the bids ``said``
+    (``pass`` or a bid) on a hand of ``preset``."""
+    state = _after(engine.replay(engine.start(engine.ruleset(preset))), engine.Deal(bytes(32)))
+    for word in said:
+        state = _after(state, _bid(state, word))
+    assert state.hand is not None and state.hand.turn is not None
+    return [codec.action_to_proto(a) for a in engine.legal_actions(state, state.hand.turn)]
+
+
+def _after(state: engine.GameState, command: engine.Command) -> engine.GameState:
+    for event in engine.decide(state, command):
+        state = engine.evolve(state, event)
+    return state
+
+
+def _bid(state: engine.GameState, said: str) -> engine.Command:
+    assert state.hand is not None and state.hand.turn is not None
+    seat = state.hand.turn
+    return engine.Pass(seat) if said == "pass" else engine.PlaceBid(seat, parse_bid(said, moon=True))
+
+
+OVERCALL = actions_pb2.Action(bid=codec.bid_to_proto(Bid.overcall()))
+
+
+@pytest.mark.parametrize("typed", ["overcall", "42", "shoot for 42", "bid overcall", "overcall (42)"])
+def test_overcall_typed_over_a_moon_is_the_overcall(typed: str) -> None:
+    legal = _legal_after("moon-overcall", "moon")
+    assert parse_choice(typed, legal) == OVERCALL
+
+
+def test_the_overcall_is_shown_with_what_it_is_worth() -> None:
+    assert choice_label(OVERCALL) == "overcall (42)"
+
+
+def test_the_overcall_before_any_moon_is_well_formed_but_not_legal() -> None:
+    legal = _legal_after("moon-overcall")
+    assert OVERCALL not in legal
+    with pytest.raises(NotLegal) as refused:
+        parse_choice("overcall", legal)
+    assert refused.value.action.bid.kind == rules_pb2.BID_KIND_OVERCALL
+
+
+def test_42_at_a_moon_table_is_never_42_tricks() -> None:
+    with pytest.raises(NotLegal) as refused:
+        parse_choice("42", _legal_after("moon"))
+    assert refused.value.action.bid.kind == rules_pb2.BID_KIND_OVERCALL
+
+
+def test_3_is_a_bid_where_the_table_bids_from_3() -> None:
+    legal = _legal_after("moon-no-widow")
+    assert parse_choice("3", legal) == bid(T, 3)
+
+
+def test_the_stuck_dealer_may_pass_or_bid_higher() -> None:
+    legal = _legal_after("moon-no-widow", "pass", "pass")
+    assert parse_choice("pass", legal) == PASS
+    assert parse_choice("6", legal) == bid(T, 6)

@@ -130,27 +130,43 @@ def full_log(api: Client, game_id: str) -> list[events_pb2.Event]:
 
 
 def assert_no_action_twice(events: Sequence[events_pb2.Event]) -> None:
-    """No tile is played twice in a hand, and no seat bids twice in one auction: a resent
-    action was answered, not applied again."""
+    """No tile is played twice in a hand, and no seat bids twice in one auction (where the
+    auction goes round, no seat bids twice running or after its pass): a resent action was
+    answered, not applied again."""
+    first = events[0]
+    goes_round = first.WhichOneof("kind") == "game_created" and first.game_created.rules.auction_goes_round
     played: set[int] = set()
     bidders: set[int] = set()
+    passed: set[int] = set()
+    last: int | None = None
     for event in events:
         kind = event.WhichOneof("kind")
         if kind == "hand_dealt":
             played.clear()
             bidders.clear()
+            passed.clear()
+            last = None
         elif kind == "tile_played" and not event.tile_played.face_down:
             assert event.tile_played.tile not in played, f"tile played twice at {event.seq}"
             played.add(event.tile_played.tile)
         elif kind in ("bid_placed", "passed"):
             seat = getattr(event, kind).seat
+            if goes_round:
+                assert seat != last and seat not in passed, f"seat {seat} bid again at {event.seq}"
+                last = seat
+                if kind == "passed":
+                    passed.add(seat)
+                continue
             assert seat not in bidders, f"seat {seat} bid twice in one auction at {event.seq}"
             bidders.add(seat)
 
 
 # --- 1. whole games by bots --------------------------------------------------------------
 
-PRESETS = ["texas42", "texas42-house", "texas42-redeal", "moon", "moon-s1", "moon-pagat"]
+PRESETS = [
+    "texas42", "texas42-house", "texas42-redeal", "moon", "moon-s1", "moon-pagat", "moon-no-widow",
+    "moon-overcall",
+]
 
 
 @pytest.mark.parametrize("preset", PRESETS)

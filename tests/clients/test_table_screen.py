@@ -9,6 +9,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from boneyard import codec, engine
 from boneyard.clients.choices import choice_label
 from boneyard.clients.seat_store import KeptSeat, SeatStore
 from boneyard.clients.table import TableInfo, rule_differences, table_screen
@@ -96,3 +97,44 @@ def test_the_seat_file_is_readable_by_its_owner_only(tmp_path: Path) -> None:
     assert SeatStore(store.path).get("g1") == KeptSeat("127.0.0.1:1", 0, "secret", "ann", {1: "t1"})
     store.forget("g1")
     assert store.get("g1") is None
+
+
+def _moon_view_after(preset: str, *bids: str) -> view_pb2.SeatView:
+    """The view of the seat to bid after ``bids`` on a first hand of ``preset``, over the API."""
+    state = engine.replay(engine.start(engine.ruleset(preset)))
+    for command in (engine.Deal(bytes(32)), *bids):
+        for event in engine.decide(state, _command(state, command)):
+            state = engine.evolve(state, event)
+    assert state.hand is not None and state.hand.turn is not None
+    return codec.view_to_proto(engine.view(state, state.hand.turn), 9)
+
+
+def _command(state: engine.GameState, said: object) -> engine.Command:
+    if isinstance(said, engine.Deal):
+        return said
+    assert state.hand is not None and state.hand.turn is not None
+    seat = state.hand.turn
+    if said == "pass":
+        return engine.Pass(seat)
+    return engine.PlaceBid(seat, engine.parse_bid(str(said), moon=True))
+
+
+def test_an_auction_that_goes_round_shows_each_seats_latest_bid() -> None:
+    view = _moon_view_after("moon-no-widow", "3", "4", "pass", "5")
+    first = view.bids[0].seat
+    assert [b.seat for b in view.bids] == [first, view.seat, (view.seat + 1) % 3, first]
+    lines = screen_text(view, [])
+    name = ("ann", "bob", "cy")[first]
+    cell = next(i for i, line in enumerate(lines) if f"{first} {name}" in line)
+    assert "bid 5" in lines[cell + 1] and "bid 3" not in lines[cell + 1], "\n".join(lines)
+
+
+def test_a_house_table_lists_its_house_rules() -> None:
+    view = _moon_view_after("moon-no-widow")
+    assert rule_differences(view.rules) == [
+        "all_pass=forced_dealer_any_bid",
+        "widow=none",
+        "auction_goes_round",
+        "moon_min_bid=3",
+        "tie_to_earliest_seat",
+    ]

@@ -16,7 +16,7 @@ import pyte
 import pytest
 
 from boneyard.clients.api import Client
-from boneyard.v1 import game_pb2
+from boneyard.v1 import game_pb2, rules_pb2
 from tests.clients.cli_helpers import BONEYARD, run_cli
 from tests.clients.test_end_to_end import (
     ANSI,
@@ -54,7 +54,9 @@ class Choice:
 class Terminal:
     """``boneyard play`` in an 80×24 pseudo-terminal, read through a terminal emulator."""
 
-    def __init__(self, args: Sequence[str], log_path: Path, seats_file: Path) -> None:
+    def __init__(
+        self, args: Sequence[str], log_path: Path, seats_file: Path, **env: str
+    ) -> None:
         self.log = open(log_path, "w")  # noqa: SIM115 - closed in close()
         self.child = pexpect.spawn(
             str(BONEYARD),
@@ -62,7 +64,7 @@ class Terminal:
             encoding="utf-8",
             codec_errors="replace",
             timeout=180,  # a hang fails the test; a slow, busy machine does not
-            env=clean_env(TERM="xterm", BONEYARD_SEATS_FILE=str(seats_file)),
+            env=clean_env(TERM="xterm", BONEYARD_SEATS_FILE=str(seats_file), **env),
             dimensions=(24, 80),
         )
         self.child.logfile_read = self.log
@@ -123,8 +125,8 @@ class Terminal:
 def terminal(tmp_path: Path) -> Iterator[Callable[..., Terminal]]:
     made: list[Terminal] = []
 
-    def spawn(*args: str) -> Terminal:
-        t = Terminal(args, tmp_path / f"terminal-{len(made)}.log", tmp_path / "seats.json")
+    def spawn(*args: str, **env: str) -> Terminal:
+        t = Terminal(args, tmp_path / f"terminal-{len(made)}.log", tmp_path / "seats.json", **env)
         made.append(t)
         return t
 
@@ -271,6 +273,58 @@ def test_moon_says_which_tile_the_widow_gave(
     exchanged = events_by(events, "widow_exchanged", 0)
     assert exchanged
     assert said[1] != said[2]
+
+
+MOON_SHOOTER = """
+from boneyard import engine
+
+
+def choose(view: engine.SeatView) -> engine.SeatCommand:
+    \"\"\"Shoots the moon whenever it may, else the first legal command.\"\"\"
+    moon = [c for c in view.legal if isinstance(c, engine.PlaceBid) and c.bid == engine.Bid.moon()]
+    return moon[0] if moon else view.legal[0]
+"""
+
+
+def test_a_person_types_overcall_over_a_moon_at_a_table_set_by_options(
+    server: ServerProcess, api: Client, terminal: Callable[..., Terminal], tmp_path: Path
+) -> None:
+    """``--option`` sets the house rules of a Moon table (each shown in the table's footer);
+    bots that shoot the moon whenever they may (a strategy from outside, run here) give this
+    seat the overcall, which it types as a person says it."""
+    (tmp_path / "moon_shooter.py").write_text(MOON_SHOOTER, encoding="utf-8")
+    options = [
+        "moon_overcall=true", "auction_goes_round=true", "moon_min_bid=5",
+        "moon_trumps=suits_and_doubles", "all_pass=forced_dealer_any_bid",
+        "tie_to_earliest_seat=true", "widow=none",
+    ]
+    t = terminal(
+        "play", "--server", server.address, "--game", "moon",
+        *(a for o in options for a in ("--option", o)),
+        "--bots", "2", "--strategy", "moon_shooter:choose", "--name", "tester",
+        PYTHONPATH=str(tmp_path),
+    )
+    t.start()
+    questions = 0
+    while True:
+        assert t.next_question(), "the game ended before this seat could overcall"
+        questions += 1
+        assert questions < 300
+        shown = texts(t.choices)
+        if "overcall (42)" in shown:
+            t.answer("overcall")
+            break
+        assert not any(s.startswith("lay out ") for s in shown), "a widow at a table without one"
+        t.answer("pass" if "pass" in shown else "1")
+    assert t.next_question()
+    assert "seat 0 bids the overcall (42)" in t.text(), t.text()
+    assert "all_pass=forced_dealer_any_bid · widow=none" in t.text()  # the footer, as it fits
+    # The trump menu: no blanks without a widow, doubles but no follow-me.
+    assert texts(t.choices) == ["ones", "twos", "threes", "fours", "fives", "sixes", "doubles"]
+    rules = api.game(t.game_id).rules
+    assert rules.moon_overcall and rules.auction_goes_round and rules.moon_min_bid == 5
+    bids = events_by(full_log_so_far(api, t.game_id), "bid_placed", 0)
+    assert bids[-1].bid_placed.bid.kind == rules_pb2.BID_KIND_OVERCALL
 
 
 # --- the earlier tests of `boneyard play`, on the new screen ----------------------------------

@@ -298,7 +298,7 @@ class GamePage {
       this.seatsOpen(),
       model && view && view.handNumber > 0 ? renderTable(model) : null,
       this.resignControls(),
-      h("section", { class: "log", aria: { label: "what happened" } }, h("h2", {}, "What happened"), h("ol", {}, this.log.map((e) => eventText(e, (seat) => this.name(seat))).filter((line) => line !== undefined).map((line) => h("li", {}, line)))),
+      h("section", { class: "log", aria: { label: "what happened" } }, h("h2", {}, "What happened"), h("ol", {}, this.log.map((e, i) => eventText(e, (seat) => this.name(seat), this.log[i + 1])).filter((line) => line !== undefined).map((line) => h("li", {}, line)))),
     );
     const details = this.root.querySelector<HTMLDetailsElement>("details.results");
     if (details) details.open = openResults;

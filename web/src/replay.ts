@@ -207,7 +207,7 @@ export function replayPage(root: HTMLElement, gameId: string, signal: AbortSigna
           steps.map(([label, target]) => h("button", { type: "button", onclick: () => go(target()) }, label)),
           slider,
         ),
-        h("p", { class: "step", role: "status", aria: { label: "this step" } }, `Event ${at} of ${last}: ${event ? eventText(event, name) ?? event.kind.case : ""}`),
+        h("p", { class: "step", role: "status", aria: { label: "this step" } }, `Event ${at} of ${last}: ${event ? eventText(event, name, eventAt(at - 1)) ?? event.kind.case : ""}`),
         board,
       );
     };

@@ -62,7 +62,8 @@ function bottomSeat(view: SeatView): number {
 }
 
 function auctionEntry(view: SeatView, seat: number): string | undefined {
-  const entry = view.bids.find((b) => b.seat === seat);
+  // The seat's latest word: an auction that goes round (Moon's auction_goes_round) hears a seat more than once.
+  const entry = [...view.bids].reverse().find((b) => b.seat === seat);
   return entry === undefined ? undefined : entry.bid ? bidText(entry.bid) : "pass";
 }
 

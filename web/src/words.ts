@@ -85,8 +85,10 @@ export function actionText(action: Action): string {
   }
 }
 
-/** One line for an event (undefined for ones not worth a line). `name` names a seat. */
-export function eventText(event: GameEvent, name: (seat: number) => string): string | undefined {
+/** One line for an event (undefined for ones not worth a line). `name` names a seat;
+ * `previous`, the event before it, tells a stuck dealer's pass (all_pass
+ * forced_dealer_any_bid: the pass is given the lowest bid) from a bid that won. */
+export function eventText(event: GameEvent, name: (seat: number) => string, previous?: GameEvent): string | undefined {
   const kind = event.kind;
   switch (kind.case) {
     case "gameCreated":
@@ -102,6 +104,9 @@ export function eventText(event: GameEvent, name: (seat: number) => string): str
     case "auctionWon": {
       const e = kind.value;
       const partner = e.declarer !== e.seat ? `; ${name(e.declarer)} declares` : "";
+      if (previous?.kind.case === "passed" && previous.kind.value.seat === e.seat) {
+        return `${name(e.seat)} passed and is given ${bidText(e.bid)}: the dealer must take the hand${partner}`;
+      }
       return `${name(e.seat)} wins the auction with ${bidText(e.bid)}${partner}`;
     }
     case "allPassed":
