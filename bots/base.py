@@ -15,7 +15,7 @@ __all__ = [
     "BID_ORDER",
     "Strategy",
     "may_be_overcalled",
-    "moon_set_cost",
+    "moon_bid_worth",
     "nothing_to_do",
     "stuck_dealer_bid",
     "tiles_in",
@@ -68,13 +68,13 @@ def stuck_dealer_bid(view: SeatView) -> Bid | None:
     return forced_bid(rules) if stuck else None
 
 
-def moon_set_cost(rules: Ruleset, bid: Bid) -> float:
-    """What a Moon bid loses when set: the bid, and with ``missed_moon_loses_game`` a set moon
-    (or overcall) loses the game as well, counted as a game's points more: shooting is riskier,
-    so the bots shoot only with a surer hand."""
+def moon_bid_worth(rules: Ruleset, bid: Bid, p: float) -> float:
+    """The expected score of a Moon bid made with chance ``p``: the bid won or lost. With
+    ``missed_moon_loses_game`` a set moon (or overcall) loses the game as well, counted as a
+    game's points more: shooting is riskier, so the bots shoot only with a surer hand."""
     if bid.shoots_the_moon and rules.missed_moon_loses_game:
-        return bid.amount + rules.points_to_win
-    return bid.amount
+        return bid.amount * p - (bid.amount + rules.points_to_win) * (1 - p)
+    return bid.amount * (2 * p - 1)
 
 
 def may_be_overcalled(view: SeatView) -> bool:

@@ -45,7 +45,7 @@ from functools import cache
 from boneyard.bots.base import (
     BID_ORDER,
     may_be_overcalled,
-    moon_set_cost,
+    moon_bid_worth,
     nothing_to_do,
     stuck_dealer_bid,
     tiles_in,
@@ -580,7 +580,7 @@ class HeuristicStrategy:
                 p = _p_make_moon(tricks - shift, 7)
             else:
                 p = _p_make_moon(tricks, bid.amount)
-            return bid.amount * p - moon_set_cost(rules, bid) * (1 - p)
+            return moon_bid_worth(rules, bid, p)
 
         best = max(bids, key=worth)
         if stuck is not None:

@@ -64,7 +64,7 @@ from typing import TypeVar
 from boneyard.bots.base import (
     BID_ORDER,
     may_be_overcalled,
-    moon_set_cost,
+    moon_bid_worth,
     nothing_to_do,
     stuck_dealer_bid,
     tiles_in,
@@ -809,7 +809,7 @@ class SamplerStrategy:
             shift = _SHIFT_MOON + (overcall_risk if a.bid.kind is BidKind.MOON else 0.0)
             p = sum(_made(v, need, shift) for v in per_deal) / n
             # The moon scores 21 and the overcall 42 (their amounts), a number of tricks its number.
-            return a.bid.amount * p - moon_set_cost(k.rules, a.bid) * (1 - p)
+            return moon_bid_worth(k.rules, a.bid, p)
 
         best = max(bids, key=lambda a: (worth(a), -a.bid.amount))
         if stuck is not None:
