@@ -366,7 +366,6 @@ def _p_make_moon(tricks: float, bid: int) -> float:
     return _phi((tricks - bid + 0.5) / _SD_MOON)
 
 
-
 def _nello_hand(hand: TileSet) -> bool:
     """Clearly made to lose every trick: no doubles, only low tiles."""
     tiles = tiles_in(hand)

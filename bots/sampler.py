@@ -38,11 +38,11 @@ makes the bid most often (nello too, when it may), and in Moon lays out the tile
 costs least, over deals of the widow too (when the ruleset has one). It never bids over its
 partner. Only the trumps the ruleset lets it name are tried. The overcall is valued as the
 moon at 42; a moon a seat may still overcall must clear ``_OVERCALL_RISK`` more, and a moon
-that loses the game when missed costs the game's points more when set. A stuck dealer (who may
-pass and is then given the lowest bid) bids only what beats the lowest bid, and passes for it. Solved deals are
-played with perfect information, so they promise more than a table gives: a Texas 42 bid
-counts as made in a deal only with ``_SHIFT_42`` points to spare (measured). In Moon the
-opposite correction (``_SHIFT_MOON``, half a trick bolder) won more against the heuristic.
+that loses the game when missed costs the game's points more when set. A stuck dealer (who
+may pass and is then given the lowest bid) bids only what beats the lowest bid, and passes for
+it. Solved deals are played with perfect information, so they promise more than a table
+gives: a Texas 42 bid counts as made in a deal only with ``_SHIFT_42`` points to spare
+(measured). In Moon the opposite correction (``_SHIFT_MOON``, half a trick bolder) won more against the heuristic.
 
 **Time.** ``time_budget`` (seconds) bounds each decision: it is turned into a budget of solver
 nodes (``NODES_PER_SECOND`` of the core in use), so that the decision is a function of the view
@@ -471,7 +471,6 @@ class _Objective:
 def _tricks_needed(bid: Bid) -> int:
     """The tricks a Moon bid needs: its number, or all seven for the moon (and the overcall)."""
     return 7 if bid.shoots_the_moon else bid.amount
-
 
 
 def _others(k: _Knowledge, team: Sequence[int]) -> tuple[int, ...]:
