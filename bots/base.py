@@ -6,10 +6,22 @@ import hashlib
 import random
 from typing import Protocol
 
-from boneyard.engine import BidKind, SeatCommand, SeatView
+from boneyard.engine import Bid, BidKind, Ruleset, SeatCommand, SeatView
+from boneyard.engine.bidding import forced_bid
+from boneyard.engine.contracts import DOUBLES, FOLLOW_ME
 from boneyard.engine.tiles import Tile, TileSet, iter_tiles
 
-__all__ = ["BID_ORDER", "Strategy", "nothing_to_do", "tiles_in", "view_rng"]
+__all__ = [
+    "BID_ORDER",
+    "Strategy",
+    "may_be_overcalled",
+    "moon_bid_worth",
+    "nothing_to_do",
+    "stuck_dealer_bid",
+    "tiles_in",
+    "trump_menu",
+    "view_rng",
+]
 
 BID_ORDER: dict[BidKind, int] = {
     BidKind.POINTS: 1,
@@ -22,6 +34,60 @@ BID_ORDER: dict[BidKind, int] = {
 }
 """The kinds of bid in the order the API numbers them: the cheapest bid of a forced auction is
 the least by ``(BID_ORDER[kind], amount)``, as the strategies chose when they read the API."""
+
+
+_MOON_MENUS: dict[str, tuple[int, ...]] = {
+    "all": (DOUBLES, FOLLOW_ME),
+    "suits_and_follow_me": (FOLLOW_ME,),
+    "suits": (),
+    "suits_and_doubles": (DOUBLES,),
+}
+
+
+def trump_menu(rules: Ruleset) -> tuple[int, ...]:
+    """The trumps a declarer may name under ``rules`` (suits 0..6, ``DOUBLES``, ``FOLLOW_ME``):
+    a hand is only worth what it makes with a trump it may name. Moon reads ``moon_trumps``,
+    and without a widow there are no blanks (``0-0`` is out of the game); Texas 42 names any.
+    The engine's ``legal_contracts`` says the same once the auction is won."""
+    if not rules.is_moon:
+        return tuple(range(7)) + (DOUBLES, FOLLOW_ME)
+    suits = tuple(range(7)) if rules.has_widow else tuple(range(1, 7))
+    return suits + _MOON_MENUS[rules.moon_trumps]
+
+
+def stuck_dealer_bid(view: SeatView) -> Bid | None:
+    """The bid a stuck dealer is given for passing (``all_pass=forced_dealer_any_bid``, every
+    other seat passed), or ``None`` when this seat is not stuck: passing then is no escape, so
+    it is worth what bidding the minimum is worth."""
+    rules = view.rules
+    stuck = (
+        rules.all_pass == "forced_dealer_any_bid"
+        and view.high_bid is None
+        and len(view.bids) == view.players - 1
+    )
+    return forced_bid(rules) if stuck else None
+
+
+def moon_bid_worth(rules: Ruleset, bid: Bid, p: float) -> float:
+    """The expected score of a Moon bid made with chance ``p``: the bid won or lost. With
+    ``missed_moon_loses_game`` a set moon (or overcall) loses the game as well, counted as a
+    game's points more: shooting is riskier, so the bots shoot only with a surer hand."""
+    if bid.shoots_the_moon and rules.missed_moon_loses_game:
+        return bid.amount * p - (bid.amount + rules.points_to_win) * (1 - p)
+    return bid.amount * (2 * p - 1)
+
+
+def may_be_overcalled(view: SeatView) -> bool:
+    """With ``moon_overcall``: whether a seat may still bid after a moon from this seat (one
+    round: a seat that has not bid yet; going round: one that has not passed). The moon then
+    no longer ends the auction, and the hand may be taken from it."""
+    if not view.rules.moon_overcall:
+        return False
+    if view.rules.auction_goes_round:
+        out = {s for s, bid in view.bids if bid is None}
+    else:
+        out = {s for s, _ in view.bids}
+    return any(s != view.seat and s not in out for s in range(view.players))
 
 
 class Strategy(Protocol):

@@ -13,7 +13,10 @@ never over its partner; marks only with a hand that takes every trick by itself 
 splash only when it does so with doubles trump, which the partner then names), one mark for
 nello only with a hand clearly made for it (no doubles, low tiles). Moon: the bid with the best
 expected score (the bid, won or lost, times its chance), passing when no bid beats what a
-defender expects. A forced bid is made.
+defender expects; the overcall is valued as the moon at 42, a moon a seat may still overcall
+needs a surer hand, and so does any moon where a missed one loses the game. Only trumps the
+ruleset lets it name count. A forced bid is made; a stuck dealer (who may pass and is then
+given the lowest bid) bids only what is worth more than the lowest bid, and passes for it.
 
 **Trump and widow.** It names the trump with the best prediction (the one that takes every
 trick, if any); in Moon it lays out the tile whose loss costs the prediction least (the widow
@@ -39,8 +42,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from boneyard.bots.base import BID_ORDER, nothing_to_do, tiles_in, view_rng
+from boneyard.bots.base import (
+    BID_ORDER,
+    may_be_overcalled,
+    moon_bid_worth,
+    nothing_to_do,
+    stuck_dealer_bid,
+    tiles_in,
+    trump_menu,
+    view_rng,
+)
 from boneyard.engine import (
+    Bid,
     BidKind,
     ContractKind,
     DeclareContract,
@@ -49,6 +62,7 @@ from boneyard.engine import (
     Pass,
     PlaceBid,
     PlayTile,
+    Ruleset,
     SeatCommand,
     SeatView,
 )
@@ -64,7 +78,6 @@ from boneyard.engine.tiles import (
     ALL_TILES,
     COUNT,
     DOUBLE_TILES,
-    FULL_SET,
     HIGH,
     LOW,
     Tile,
@@ -73,10 +86,6 @@ from boneyard.engine.tiles import (
 )
 
 __all__ = ["HeuristicStrategy"]
-
-_MOON_TILES: TileSet = sum(1 << t for t in ALL_TILES if LOW[t] > 0 or HIGH[t] == 0)
-"""Moon's 22 tiles (the hand models are Moon's or Texas 42's; ``Ruleset.tiles`` in play)."""
-_TRUMPS: tuple[int, ...] = tuple(range(7)) + (DOUBLES, FOLLOW_ME)
 
 # --- tuning ---
 _TRICK_POINTS = 6.0
@@ -212,6 +221,11 @@ estimates is too often follow-me by chance."""
 _WIDOW_MOON = 1.0
 """Tricks added to a Moon hand's estimate when bidding: the widow adds about half a trick on
 average (take it, lay out the worst tile), and bidding boldly wins head to head (tuned)."""
+_BOLD_MOON = 0.5
+"""What is added instead without a widow (``widow=none``): the boldness half alone."""
+_OVERCALL_RISK = 0.3
+"""Tricks taken off the estimate for the moon when a seat still to bid may overcall it
+(``moon_overcall``): a moon no longer ends the auction, and the hand may be taken from it."""
 _MOON_SHIFT = 0.3
 """Tricks taken off the estimate when weighing the moon itself."""
 _MAKE_42 = 0.62
@@ -317,8 +331,9 @@ def _features(hand: TileSet, trump: int, universe: TileSet) -> tuple[tuple[float
     return tuple(float(f) for f in features), sure
 
 
-def _estimate(hand: TileSet, trump: int, moon: bool) -> _Estimate:
-    features, sure = _features(hand, trump, _MOON_TILES if moon else FULL_SET)
+def _estimate(hand: TileSet, trump: int, rules: Ruleset) -> _Estimate:
+    moon = rules.is_moon
+    features, sure = _features(hand, trump, rules.tiles)
     bias = 0.0
     if trump == FOLLOW_ME:
         weights = _TRICKS_MOON_FOLLOW_ME if moon else _POINTS_42_FOLLOW_ME
@@ -331,8 +346,12 @@ def _estimate(hand: TileSet, trump: int, moon: bool) -> _Estimate:
     return _Estimate(trump, value, sure)
 
 
-def _best_estimate(hand: TileSet, moon: bool, trumps: Sequence[int] = _TRUMPS) -> _Estimate:
-    return max((_estimate(hand, t, moon) for t in trumps), key=lambda e: (e.sure, e.value))
+def _best_estimate(
+    hand: TileSet, rules: Ruleset, trumps: Sequence[int] | None = None
+) -> _Estimate:
+    """The best of ``trumps``, by default every trump the ruleset lets a declarer name."""
+    menu = trump_menu(rules) if trumps is None else trumps
+    return max((_estimate(hand, t, rules) for t in menu), key=lambda e: (e.sure, e.value))
 
 
 def _phi(x: float) -> float:
@@ -534,19 +553,37 @@ class HeuristicStrategy:
         if not passes:  # forced: the cheapest bid there is
             return min(bids, key=lambda a: (BID_ORDER[a.bid.kind], a.bid.amount))
         hand = view.hand
+        # A stuck dealer's pass is the lowest bid: bid only what beats it, and pass for it.
+        stuck = stuck_dealer_bid(view)
         if moon:
-            return self._bid_moon(hand, bids) or passes[0]
-        return self._bid_42(view, seat, hand, bids) or passes[0]
+            chosen = self._bid_moon(view, hand, bids, stuck)
+        else:
+            chosen = self._bid_42(view, seat, hand, bids)
+        if chosen is None or chosen.bid == stuck:
+            return passes[0]
+        return chosen
 
-    def _bid_moon(self, hand: TileSet, bids: list[PlaceBid]) -> PlaceBid | None:
-        tricks = _best_estimate(hand, moon=True).value + _WIDOW_MOON
+    def _bid_moon(
+        self, view: SeatView, hand: TileSet, bids: list[PlaceBid], stuck: Bid | None
+    ) -> PlaceBid | None:
+        rules = view.rules
+        tricks = _best_estimate(hand, rules).value + (
+            _WIDOW_MOON if rules.has_widow else _BOLD_MOON
+        )
+        moon_shift = _MOON_SHIFT + (_OVERCALL_RISK if may_be_overcalled(view) else 0.0)
 
         def worth(a: PlaceBid) -> float:
-            if a.bid.kind is BidKind.MOON:
-                return 21 * (2 * _p_make_moon(tricks - _MOON_SHIFT, 7) - 1)
-            return a.bid.amount * (2 * _p_make_moon(tricks, a.bid.amount) - 1)
+            bid = a.bid
+            if bid.shoots_the_moon:  # the moon (21) or the overcall (42): every trick
+                shift = moon_shift if bid.kind is BidKind.MOON else _MOON_SHIFT
+                p = _p_make_moon(tricks - shift, 7)
+            else:
+                p = _p_make_moon(tricks, bid.amount)
+            return moon_bid_worth(rules, bid, p)
 
         best = max(bids, key=worth)
+        if stuck is not None:
+            return best  # passing is no way out: the best bid (the minimum, if that is best)
         return best if worth(best) > _PASS_MOON else None
 
     def _bid_42(
@@ -555,12 +592,12 @@ class HeuristicStrategy:
         team = next((t for t in view.teams if seat in t), (seat,))
         if view.bidder is not None and view.bidder in team and view.bidder != seat:
             return None  # never bid over the partner
-        best = _best_estimate(hand, moon=False)
+        best = _best_estimate(hand, view.rules)
 
         def of(kind: BidKind) -> list[PlaceBid]:
             return [a for a in bids if a.bid.kind is kind]
 
-        if _estimate(hand, DOUBLES, moon=False).sure:
+        if _estimate(hand, DOUBLES, view.rules).sure:
             # Every trick with doubles trump, whoever leads: a plunge or splash (the partner
             # names doubles) is worth more marks than a mark bid of one's own.
             special = of(BidKind.PLUNGE) or of(BidKind.SPLASH)
@@ -580,17 +617,18 @@ class HeuristicStrategy:
         exchanges = [a for a in legal if isinstance(a, ExchangeWidow)]
         declines = [a for a in legal if isinstance(a, DeclineWidow)]
         hand = view.hand
-        trumps: Sequence[int] = _TRUMPS
+        rules = view.rules
+        trumps: Sequence[int] = trump_menu(rules)
         if view.contract is not None and view.contract.kind is ContractKind.TRUMP:
             trumps = (view.contract.trump,)
-        if declines and (not exchanges or _best_estimate(hand, True, trumps).sure):
+        if declines and (not exchanges or _best_estimate(hand, rules, trumps).sure):
             return declines[0]  # a hand that takes every trick keeps its tiles
         if not exchanges:
             return None
 
         def worth(action: ExchangeWidow) -> tuple[float, int]:
             d = action.discard
-            e = _best_estimate(hand & ~(1 << d), True, trumps)
+            e = _best_estimate(hand & ~(1 << d), rules, trumps)
             return (e.value, -HIGH[d] - LOW[d])
 
         return max(exchanges, key=worth)
@@ -619,7 +657,7 @@ class HeuristicStrategy:
             return others[0] if others else None
 
         def worth(a: DeclareContract) -> tuple[bool, float]:
-            e = _estimate(hand, a.contract.trump, moon)
+            e = _estimate(hand, a.contract.trump, view.rules)
             return (e.sure, e.value)
 
         return max(trumps, key=worth)

@@ -35,10 +35,14 @@ quick count of sure winners) and bids what it makes often enough: in Texas 42 th
 point bid it makes with probability ``_MAKE_42`` (42 or 84 when it takes every trick that
 often), in Moon the bid (or the moon) with the best expected score; it names the trump that
 makes the bid most often (nello too, when it may), and in Moon lays out the tile whose loss
-costs least, over deals of the widow too. It never bids over its partner. Solved deals are
-played with perfect information, so they promise more than a table gives: a Texas 42 bid
-counts as made in a deal only with ``_SHIFT_42`` points to spare (measured). In Moon the
-opposite correction (``_SHIFT_MOON``, half a trick bolder) won more against the heuristic.
+costs least, over deals of the widow too (when the ruleset has one). It never bids over its
+partner. Only the trumps the ruleset lets it name are tried. The overcall is valued as the
+moon at 42; a moon a seat may still overcall must clear ``_OVERCALL_RISK`` more, and a moon
+that loses the game when missed costs the game's points more when set. A stuck dealer (who
+may pass and is then given the lowest bid) bids only what beats the lowest bid, and passes for
+it. Solved deals are played with perfect information, so they promise more than a table
+gives: a Texas 42 bid counts as made in a deal only with ``_SHIFT_42`` points to spare
+(measured). In Moon the opposite correction (``_SHIFT_MOON``, half a trick bolder) won more against the heuristic.
 
 **Time.** ``time_budget`` (seconds) bounds each decision: it is turned into a budget of solver
 nodes (``NODES_PER_SECOND`` of the core in use), so that the decision is a function of the view
@@ -57,7 +61,16 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TypeVar
 
-from boneyard.bots.base import BID_ORDER, nothing_to_do, tiles_in, view_rng
+from boneyard.bots.base import (
+    BID_ORDER,
+    may_be_overcalled,
+    moon_bid_worth,
+    nothing_to_do,
+    stuck_dealer_bid,
+    tiles_in,
+    trump_menu,
+    view_rng,
+)
 from boneyard.engine import (
     Bid,
     BidKind,
@@ -72,8 +85,7 @@ from boneyard.engine import (
     SeatCommand,
     SeatView,
 )
-from boneyard.engine.bidding import MOON_MIN_TRICKS
-from boneyard.engine.contracts import DOUBLES, FOLLOW_ME, SuitTable, nello_table, suit_table
+from boneyard.engine.contracts import FOLLOW_ME, SuitTable, nello_table, suit_table
 from boneyard.engine.solver import (
     CoreName,
     Game,
@@ -102,7 +114,6 @@ NODES_PER_SECOND: dict[str, int] = {"c": 12_000_000, "python": 150_000}
 """Solver nodes a second, a little under what each core does on the development machine
 (``make bench-solver``): ``time_budget`` seconds are this many nodes a second."""
 
-_TRUMPS: tuple[int, ...] = tuple(range(7)) + (DOUBLES, FOLLOW_ME)
 _ALL_TRICKS_BIDS = (BidKind.MARKS, BidKind.PLUNGE, BidKind.SPLASH)
 
 # --- tuning ---
@@ -124,6 +135,9 @@ _SHIFT_MOON = -0.5
 the solved deals say won more head to head with the heuristic (+0.5 and -1.0 did worse)."""
 _PASS_MOON = 1.5
 """What a Moon player expects from passing (the tricks it takes against another bidder)."""
+_OVERCALL_RISK = 0.25
+"""The share of a trick a moon must clear by, beside ``_SHIFT_MOON``, while a seat still to bid
+may overcall it (``moon_overcall``): the moon no longer ends the auction."""
 _TRUMPS_TRIED = 4
 """Trumps simulated in the auction and for the declaration (the best by the quick count)."""
 _DECLARER_TRUMPS = (0.03, 0.1, 0.3, 0.7, 1.0)
@@ -455,8 +469,8 @@ class _Objective:
 
 
 def _tricks_needed(bid: Bid) -> int:
-    """The tricks a Moon bid needs: its number, or all seven for the moon."""
-    return 7 if bid.kind is BidKind.MOON else bid.amount
+    """The tricks a Moon bid needs: its number, or all seven for the moon (and the overcall)."""
+    return 7 if bid.shoots_the_moon else bid.amount
 
 
 def _others(k: _Knowledge, team: Sequence[int]) -> tuple[int, ...]:
@@ -726,17 +740,25 @@ class SamplerStrategy:
             return passes[0] if passes else None
         if not passes:  # forced: the cheapest bid there is
             return min(bids, key=lambda a: (BID_ORDER[a.bid.kind], a.bid.amount))
+        # A stuck dealer's pass is the lowest bid: bid only what beats it, and pass for it.
+        stuck = stuck_dealer_bid(k.view)
+        chosen = self._bid_moon(k, bids, rng, stuck) if k.moon else self._bid_42(k, bids, rng)
+        if chosen is None or chosen.bid == stuck:
+            return passes[0]
+        return chosen
+
+    def _bid_42(
+        self, k: _Knowledge, bids: list[PlaceBid], rng: random.Random
+    ) -> PlaceBid | None:
         view = k.view
-        if k.moon:
-            return self._bid_moon(k, bids, rng) or passes[0]
         team = k.team_of(k.seat)
         if view.bidder is not None and view.bidder in team and view.bidder != k.seat:
-            return passes[0]  # never bid over the partner
-        trumps = _ranked_trumps(k.hand, _TRUMPS, k.universe, _TRUMPS_TRIED)
+            return None  # never bid over the partner
+        trumps = _ranked_trumps(k.hand, trump_menu(k.rules), k.universe, _TRUMPS_TRIED)
         lowest = min((a.bid.amount for a in bids if a.bid.kind is BidKind.POINTS), default=42)
         results = self._simulate(k, rng, trumps, moon=False, floor=lowest + _SHIFT_42 - 1)
         if not results:
-            return passes[0]
+            return None
         total = 42 if k.players == 4 else None
 
         def p_make(points: int) -> float:
@@ -762,30 +784,39 @@ class SamplerStrategy:
                 return a
         if marks and p_all >= _MAKE_ALL:
             return marks[0]
-        return passes[0]
+        return None
 
     def _bid_moon(
-        self, k: _Knowledge, bids: list[PlaceBid], rng: random.Random
+        self, k: _Knowledge, bids: list[PlaceBid], rng: random.Random, stuck: Bid | None
     ) -> PlaceBid | None:
-        discard = self._quick_discard(k.hand, k.universe)
-        trumps = _ranked_trumps(k.hand & ~(1 << discard), _TRUMPS, k.universe, 2)
-        results = self._simulate(k, rng, trumps, moon=True, widow_discards=[discard])
+        menu = trump_menu(k.rules)
+        if k.rules.has_widow:  # the widow is dealt too, and the worst tile laid out
+            discard = self._quick_discard(k.hand, k.universe, menu)
+            trumps = _ranked_trumps(k.hand & ~(1 << discard), menu, k.universe, 2)
+            results = self._simulate(k, rng, trumps, moon=True, widow_discards=[discard])
+        else:
+            trumps = _ranked_trumps(k.hand, menu, k.universe, 2)
+            results = self._simulate(k, rng, trumps, moon=True)
         if not results:
             return None
         per_deal = [max(vs) for vs in zip(*results.values(), strict=True)]
         n = len(per_deal)
+        overcall_risk = _OVERCALL_RISK if may_be_overcalled(k.view) else 0.0
 
         def worth(a: PlaceBid) -> float:
             need = _tricks_needed(a.bid)
-            p = sum(_made(v, need, _SHIFT_MOON) for v in per_deal) / n
-            score = 21 if a.bid.kind is BidKind.MOON else a.bid.amount
-            return score * (2 * p - 1)
+            shift = _SHIFT_MOON + (overcall_risk if a.bid.kind is BidKind.MOON else 0.0)
+            p = sum(_made(v, need, shift) for v in per_deal) / n
+            # The moon scores 21 and the overcall 42 (their amounts), a number of tricks its number.
+            return moon_bid_worth(k.rules, a.bid, p)
 
         best = max(bids, key=lambda a: (worth(a), -a.bid.amount))
+        if stuck is not None:
+            return best  # passing is no way out: the best bid (the minimum, if that is best)
         return best if worth(best) > _PASS_MOON else None
 
     @staticmethod
-    def _quick_discard(hand: TileSet, universe: TileSet, trumps: Sequence[int] = _TRUMPS) -> int:
+    def _quick_discard(hand: TileSet, universe: TileSet, trumps: Sequence[int]) -> int:
         """The tile whose loss costs the quick count least (then the fewest pips)."""
 
         def worth(d: int) -> tuple[float, int, int]:
@@ -805,7 +836,7 @@ class SamplerStrategy:
         if view.contract is not None and view.contract.kind is ContractKind.TRUMP:
             trumps: Sequence[int] = (view.contract.trump,)
         else:
-            trumps = _TRUMPS
+            trumps = trump_menu(k.rules)
         need = self._moon_need(view)
         # The discards worth simulating: the best few by the quick count.
         candidates = sorted(
@@ -839,7 +870,7 @@ class SamplerStrategy:
     @staticmethod
     def _moon_need(view: SeatView) -> int:
         if view.high_bid is None:
-            return MOON_MIN_TRICKS
+            return view.rules.moon_min_bid
         return _tricks_needed(view.high_bid)
 
     def _declare(
@@ -859,8 +890,8 @@ class SamplerStrategy:
         if k.moon:
             need = self._moon_need(view)
             # Trump named before the widow (widow_before_trump off): the widow is still to come.
-            if view.phase is Phase.TRUMP and not k.rules.widow_before_trump:
-                discard = self._quick_discard(k.hand, k.universe)
+            if view.phase is Phase.TRUMP and k.rules.has_widow and not k.rules.widow_before_trump:
+                discard = self._quick_discard(k.hand, k.universe, list(trump_actions))
                 results = self._simulate(k, rng, trumps, moon=True, widow_discards=[discard])
             else:
                 results = self._simulate(k, rng, trumps, moon=True)

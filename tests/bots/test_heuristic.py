@@ -325,6 +325,106 @@ def test_moon_takes_a_trick_it_can_win():
     assert chosen_tile(view) == "4-4"
 
 
+def moon_bids_from(rules: Ruleset, seat: int) -> list[SeatCommand]:
+    """The opening bids of a Moon auction under ``rules`` (its lowest bid to the moon)."""
+    return [PlaceBid(seat, Bid.tricks(n)) for n in range(rules.moon_min_bid, 8)] + [
+        PlaceBid(seat, Bid.moon())
+    ]
+
+
+STUCK_MOON = engine.ruleset("moon", all_pass="forced_dealer_any_bid")
+
+
+def test_moon_stuck_dealer_passes_to_take_the_lowest_bid_with_a_weak_hand():
+    # Both others passed: the dealer must take the hand, and passing gives it the lowest bid
+    # (4), which is all a weak hand should risk.
+    view = seat_view(
+        0, "6-2 5-1 4-1 3-1 2-1 4-3 3-2", [Pass(0), *moon_bids_from(STUCK_MOON, 0)],
+        phase=Phase.BIDDING, rules=STUCK_MOON, auction=[(1, None), (2, None)],
+    )
+    assert HeuristicStrategy(0).choose(view) == Pass(0)
+
+
+def test_moon_stuck_dealer_bids_higher_than_the_lowest_with_a_strong_hand():
+    view = seat_view(
+        0, "6-6 6-5 6-4 6-3 5-5 4-4 2-1", [Pass(0), *moon_bids_from(STUCK_MOON, 0)],
+        phase=Phase.BIDDING, rules=STUCK_MOON, auction=[(1, None), (2, None)],
+    )
+    action = HeuristicStrategy(0).choose(view)
+    assert isinstance(action, PlaceBid)
+    assert action.bid.rank > STUCK_MOON.moon_min_bid
+
+
+def test_texas42_stuck_dealer_passes_rather_than_bid_the_minimum():
+    rules = engine.ruleset("texas42", all_pass="forced_dealer_any_bid")
+    view = seat_view(
+        3, "6-6 6-5 6-4 6-3 5-5 4-1 3-3", [Pass(3), *points_bids(3)], phase=Phase.BIDDING,
+        rules=rules, auction=[(0, None), (1, None), (2, None)],
+    )
+    # The hand is worth a bid (test_bids_with_a_strong_hand), but no more than 30: the pass.
+    assert HeuristicStrategy(0).choose(view) == Pass(3)
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        ({}, Bid.moon()),
+        ({"missed_moon_loses_game": True}, Bid.tricks(6)),
+        ({"moon_overcall": True}, Bid.tricks(6)),
+    ],
+)
+def test_moon_shoots_more_carefully_when_a_miss_loses_the_game_or_may_be_overcalled(
+    options, expected
+):
+    rules = engine.ruleset("moon", **options)
+    view = seat_view(
+        0, "6-6 5-5 4-4 6-1 5-4 4-2 1-1", [Pass(0), *moon_bids_from(rules, 0)],
+        phase=Phase.BIDDING, rules=rules,
+    )
+    action = HeuristicStrategy(0).choose(view)
+    assert isinstance(action, PlaceBid)
+    assert action.bid == expected
+
+
+def test_moon_shoots_as_before_when_nobody_is_left_to_overcall():
+    rules = engine.ruleset("moon", moon_overcall=True)
+    view = seat_view(
+        0, "6-6 5-5 4-4 6-1 5-4 4-2 1-1", [Pass(0), *moon_bids_from(rules, 0)],
+        phase=Phase.BIDDING, rules=rules, auction=[(1, None), (2, None)],
+    )
+    assert HeuristicStrategy(0).choose(view) == PlaceBid(0, Bid.moon())
+
+
+@pytest.mark.parametrize(
+    ("hand", "overcalls"),
+    [("6-6 6-5 6-4 6-3 6-2 6-1 5-5", True), ("6-6 6-4 5-5 4-2 3-1 2-1 5-3", False)],
+)
+def test_moon_overcalls_only_with_every_trick_in_hand(hand, overcalls):
+    rules = engine.ruleset("moon", moon_overcall=True)
+    overcall = PlaceBid(1, Bid.overcall())
+    view = seat_view(
+        1, hand, [Pass(1), overcall], phase=Phase.BIDDING, rules=rules,
+        auction=[(0, Bid.moon())], bidder=0, high_bid=Bid.moon(),
+    )
+    assert (HeuristicStrategy(0).choose(view) == overcall) is overcalls
+
+
+def test_moon_values_a_hand_only_by_the_trumps_it_may_name():
+    # Six doubles: the moon with doubles trump; a 5 where only a suit may be trump.
+    hand = "6-6 5-5 4-4 3-3 2-2 1-1 6-5"
+    chosen = {}
+    for menu in ("all", "suits"):
+        rules = engine.ruleset("moon", moon_trumps=menu)
+        view = seat_view(
+            0, hand, [Pass(0), *moon_bids_from(rules, 0)], phase=Phase.BIDDING, rules=rules
+        )
+        action = HeuristicStrategy(0).choose(view)
+        assert isinstance(action, PlaceBid)
+        chosen[menu] = action.bid
+    assert chosen["all"] == Bid.moon()
+    assert chosen["suits"].rank < Bid.moon().rank
+
+
 # ---------------------------------------------------------------- nello
 
 
@@ -364,6 +464,20 @@ def test_nello_bidder_reads_how_doubles_play_from_the_ruleset(nello_doubles, pla
         ("moon", {}),
         ("moon-s1", {}),
         ("moon-pagat", {}),
+        ("moon-no-widow", {}),
+        ("moon-overcall", {}),
+        ("texas42-house", {"splash_capped": True, "all_pass": "forced_dealer_any_bid"}),
+        ("texas42", {"all_pass": "forced_dealer_any_bid"}),
+        ("moon", {"auction_goes_round": True}),
+        ("moon", {"widow": "none"}),
+        ("moon", {"moon_min_bid": 3}),
+        ("moon", {"moon_min_bid": 5}),
+        ("moon", {"moon_trumps": "suits_and_doubles"}),
+        ("moon", {"missed_moon_loses_game": True}),
+        ("moon", {"tie_to_earliest_seat": True}),
+        ("moon", {"moon_overcall": True}),
+        ("moon", {"all_pass": "forced_dealer_any_bid"}),
+        ("moon", {"auction_goes_round": True, "moon_overcall": True, "widow": "none"}),
     ],
 )
 def test_plays_whole_games_with_legal_actions_only(preset, options):

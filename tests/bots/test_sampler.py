@@ -17,7 +17,7 @@ from boneyard.bots import strategy
 from boneyard.bots.sampler import SamplerStrategy, _Bin, _deal, _Knowledge, _sample_hands
 from boneyard.engine import Deal, GameState, Phase
 from boneyard.engine.contracts import nello_table
-from boneyard.engine.tiles import iter_tiles
+from boneyard.engine.tiles import iter_tiles, parse_tile
 
 FAST = {"time_budget": 0.01, "samples": 6}
 """A tiny budget: the tests are about what the sampler may know, not how well it plays."""
@@ -50,10 +50,12 @@ def hidden_reshuffle(state: GameState, seat: int, rng: random.Random) -> GameSta
     return dataclasses.replace(state, hand=new_hand)
 
 
-def decisions(preset: str, names: tuple[str, ...], seed: int, hands: int = 1):
+def decisions(
+    preset: str, names: tuple[str, ...], seed: int, hands: int = 1, options: dict | None = None
+):
     """Every state of a game (``hands`` hands) where a seat has a choice, with its seat."""
     rng = random.Random(seed)
-    rules = engine.ruleset(preset)
+    rules = engine.ruleset(preset, **(options or {}))
     bots = [strategy(n, rng.randrange(1000)) if n != "sampler" else SamplerStrategy(1, **FAST)
             for n in names]
     state = engine.replay(engine.start(rules))
@@ -82,6 +84,8 @@ def decisions(preset: str, names: tuple[str, ...], seed: int, hands: int = 1):
         ("moon", ("sampler", "heuristic", "heuristic")),
         ("moon", ("heuristic", "sampler", "sampler")),
         ("moon-pagat", ("sampler", "sampler", "heuristic")),
+        ("moon-no-widow", ("sampler", "heuristic", "sampler")),
+        ("moon-overcall", ("sampler", "sampler", "heuristic")),
     ],
 )
 def test_the_same_view_gets_the_same_action_whatever_the_hidden_tiles(
@@ -152,13 +156,93 @@ def test_dealing_with_voids_fills_every_hand_or_says_it_cannot() -> None:
     assert _deal(rng, pool, impossible) is None
 
 
-@pytest.mark.parametrize("preset", ["texas42", "texas42-house", "moon", "moon-s1", "moon-pagat"])
-def test_the_sampler_plays_whole_hands_of_every_preset(preset: str) -> None:
+@pytest.mark.parametrize(
+    ("preset", "options"),
+    [
+        ("texas42", {}),
+        ("texas42-house", {}),
+        ("moon", {}),
+        ("moon-s1", {}),
+        ("moon-pagat", {}),
+        ("moon-no-widow", {}),
+        ("moon-overcall", {}),
+        ("texas42-house", {"splash_capped": True, "all_pass": "forced_dealer_any_bid"}),
+    ],
+)
+def test_the_sampler_plays_whole_hands_of_every_preset(preset: str, options: dict) -> None:
     """Every action it takes is legal (``engine.decide`` would refuse it otherwise)."""
-    players = engine.ruleset(preset).players
+    players = engine.ruleset(preset, **options).players
     names = tuple("sampler" if s % 2 == 0 else "heuristic" for s in range(players))
-    count = sum(1 for _ in decisions(preset, names, seed=2, hands=2))
+    count = sum(1 for _ in decisions(preset, names, seed=2, hands=2, options=options))
     assert count > 0
+
+
+# ---------------------------------------------------------------- house rules in the auction
+
+
+def _bidding_view(rules: engine.Ruleset, hand: str, passes: int) -> engine.SeatView:
+    """The view of the seat to bid after ``passes`` passes in a real first hand, its hand
+    replaced by ``hand`` (the other tiles stay unseen, so the view is one a seat could get)."""
+    state = engine.replay(engine.start(rules))
+    for event in engine.decide(state, Deal(b"house rules")):
+        state = engine.evolve(state, event)
+    for _ in range(passes):
+        assert state.hand is not None and state.hand.turn is not None
+        for event in engine.decide(state, engine.Pass(state.hand.turn)):
+            state = engine.evolve(state, event)
+    assert state.hand is not None and state.hand.turn is not None
+    view = engine.view(state, state.hand.turn)
+    mine = engine.tileset([parse_tile(t) for t in hand.split()])
+    assert mine & rules.tiles == mine and mine.bit_count() == view.hand.bit_count()
+    return dataclasses.replace(view, hand=mine)
+
+
+STRONG = "6-6 6-5 6-4 6-3 6-2 5-5 4-4"
+WEAK = "6-2 5-1 4-1 3-1 2-1 4-3 3-2"
+SURE = {"time_budget": 0.02, "samples": 12}
+
+
+def test_without_a_widow_the_sampler_bids_a_strong_hand() -> None:
+    """With no widow to deal it simulates the hand as it is (it used to find no deal at all,
+    and pass every hand)."""
+    view = _bidding_view(engine.ruleset("moon-no-widow"), STRONG, passes=0)
+    action = SamplerStrategy(1, **SURE).choose(view)
+    assert isinstance(action, engine.PlaceBid)
+    assert action.bid.rank >= 6
+
+
+@pytest.mark.parametrize(("hand", "passes_for_it"), [(WEAK, True), (STRONG, False)])
+def test_a_stuck_sampler_dealer_passes_for_the_lowest_bid_or_bids_higher(
+    hand: str, passes_for_it: bool
+) -> None:
+    rules = engine.ruleset("moon", all_pass="forced_dealer_any_bid")
+    view = _bidding_view(rules, hand, passes=2)
+    assert engine.Pass(view.seat) in view.legal  # type: ignore[arg-type]
+    action = SamplerStrategy(1, **SURE).choose(view)
+    if passes_for_it:
+        assert action == engine.Pass(view.seat)  # type: ignore[arg-type]
+    else:
+        assert isinstance(action, engine.PlaceBid) and action.bid.rank > rules.moon_min_bid
+
+
+def test_the_sampler_overcalls_only_with_every_trick_in_hand() -> None:
+    rules = engine.ruleset("moon", moon_overcall=True)
+    state = engine.replay(engine.start(rules))
+    for event in engine.decide(state, Deal(b"house rules")):
+        state = engine.evolve(state, event)
+    assert state.hand is not None and state.hand.turn is not None
+    for event in engine.decide(state, engine.PlaceBid(state.hand.turn, engine.Bid.moon())):
+        state = engine.evolve(state, event)
+    assert state.hand is not None and state.hand.turn is not None
+    view = engine.view(state, state.hand.turn)
+    overcall = engine.PlaceBid(view.seat, engine.Bid.overcall())  # type: ignore[arg-type]
+    assert overcall in view.legal
+    chosen = {}
+    for hand in (WEAK, "6-6 6-5 6-4 6-3 6-2 6-1 5-5"):
+        mine = engine.tileset([parse_tile(t) for t in hand.split()])
+        chosen[hand] = SamplerStrategy(1, **SURE).choose(dataclasses.replace(view, hand=mine))
+    assert chosen[WEAK] == engine.Pass(view.seat)  # type: ignore[arg-type]
+    assert chosen["6-6 6-5 6-4 6-3 6-2 6-1 5-5"] == overcall
 
 
 def test_with_next_to_no_budget_it_still_plays_legal_actions() -> None:
