@@ -27,8 +27,8 @@ choice). The last lines, one a game, read e.g.::
 
     texas42: expert vs sampler 57.2% [52.8, 61.5] over 500 deals, +0.21 marks a deal, clear of 50%
 
-Runs as many deals as fit in ``--minutes`` up to ``--deals`` of each game, alternating the
-games. A benchmark reports: the exit code is 0 whatever the figures say.
+Plays ``--deals`` of each game, alternating the games, or as many as start within
+``--minutes`` when that is given. A benchmark reports: the exit code is 0 whatever the figures say.
 
     make bench-bots
     python benchmarks/bench_duplicate.py --hero sampler --against heuristic --deals 20,10,10
@@ -336,7 +336,10 @@ def main() -> int:
         "--deals", default="500", help="deals of each game at most: N, or N,N,N one a game"
     )
     parser.add_argument(
-        "--minutes", type=float, default=60.0, help="stop starting deals after this"
+        "--minutes",
+        type=float,
+        default=None,
+        help="stop starting deals after this (default: never)",
     )
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
@@ -350,14 +353,20 @@ def main() -> int:
     if args.workers < 1:
         parser.error("--workers must be at least 1")
     hero, against = Side(args.hero, args.hero_ms), Side(args.against, args.against_ms)
+    for option, side in (("--hero-ms", hero), ("--against-ms", against)):
+        try:
+            make(side.name, 0, side.move_ms)
+        except (TypeError, ValueError) as error:
+            parser.error(f"{option} {side.move_ms}: strategy {side.name!r} refuses it ({error})")
     print(
         f"duplicate benchmark: {hero.name} vs {against.name}, "
-        f"{', '.join(f'{n} {g}' for g, n in deals.items())} deals at most, in "
-        f"{args.minutes:g} minutes, {args.workers} worker process(es), seed {args.seed}"
+        f"{', '.join(f'{n} {g}' for g, n in deals.items())} deals at most, "
+        f"{'no time bound' if args.minutes is None else f'{args.minutes:g} minutes'}, "
+        f"{args.workers} worker process(es), seed {args.seed}"
     )
     sys.stdout.flush()
     started = time.perf_counter()
-    deadline = started + args.minutes * 60
+    deadline = math.inf if args.minutes is None else started + args.minutes * 60
     outcomes: dict[str, list[Outcome]] = {game: [] for game in deals}
     todo = jobs(deals, args.seed, hero, against)
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
