@@ -120,17 +120,30 @@ bench-solver: setup
 bench-sampler: setup
 	$(PY) benchmarks/bench_sampler.py
 
-# The heuristic bot against random play, whole Texas 42 and Moon games in process: win rates
-# with 95% Wilson intervals; fails unless the heuristic is clearly better than random.
-# Then the sampler against the heuristic on 500 duplicate deals of each game (about 10 minutes).
 # A duplicate tournament of account bots, seek latency and clock precision; last line
 # `competition: N games/s, table formed in N ms, timeouts N ms late (p50)`.
 bench-competition: setup
 	$(PY) benchmarks/bench_competition.py
 
+# The heuristic bot against random play, whole Texas 42 and Moon games in process: win rates
+# with 95% Wilson intervals; fails unless the heuristic is clearly better than random (~30 s).
+# Then issue 17's figures (benchmarks/bench_duplicate.py): expert against the sampler, then
+# against the heuristic, on 500 texas42, 300 texas42-house and 300 moon duplicate deals with
+# full auctions; per game the win rate and its 95% interval, score a deal, contracts bid and
+# made by each side, decision times; last lines `texas42: expert vs sampler 57.2% [52.8, 61.5]
+# over 500 deals, +0.21 marks a deal, clear of 50%`. Measured for sampler vs heuristic on one
+# core: 2.8 s a texas42 deal, 2.5 s a texas42-house deal, 1.2 s a moon deal, so about 42
+# minutes a run for one worker; expert's side adds its own budget (--move-ms) on top, and the
+# sampler as the other side costs as much again as the sampler here: plan on a few hours for
+# both runs with two workers. BENCH_BOTS_ARGS goes to both runs, e.g.
+# `make bench-bots BENCH_BOTS_ARGS="--workers 2 --minutes 60"` (--minutes stops starting deals).
+BENCH_BOTS_ARGS ?=
 bench-bots: setup
 	$(PY) benchmarks/bench_bots.py
-	$(PY) benchmarks/bench_sampler.py --deals 500 --minutes 30
+	$(PY) benchmarks/bench_duplicate.py --hero expert --against sampler \
+	  --games texas42,texas42-house,moon --deals 500,300,300 $(BENCH_BOTS_ARGS)
+	$(PY) benchmarks/bench_duplicate.py --hero expert --against heuristic \
+	  --games texas42,texas42-house,moon --deals 500,300,300 $(BENCH_BOTS_ARGS)
 
 run: setup
 	@test -x $(VENV)/bin/boneyard-server || { \

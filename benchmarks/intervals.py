@@ -1,4 +1,5 @@
-"""Confidence intervals the bot benchmarks report (bench_bots.py, bench_sampler.py)."""
+"""Confidence intervals the bot benchmarks report (bench_bots.py, bench_sampler.py,
+bench_duplicate.py)."""
 
 from __future__ import annotations
 
