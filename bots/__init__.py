@@ -17,7 +17,7 @@ from boneyard.bots.base import Strategy
 from boneyard.bots.random_play import RandomStrategy
 from boneyard.engine import SeatCommand, SeatView
 
-__all__ = ["STRATEGIES", "Strategy", "choose", "strategy", "strategy_names"]
+__all__ = ["MOVE_MS_MAX", "STRATEGIES", "Strategy", "choose", "strategy", "strategy_names"]
 
 
 def _heuristic(seed: int) -> Strategy:
@@ -32,22 +32,48 @@ def _sampler(seed: int) -> Strategy:
     return SamplerStrategy(seed)
 
 
+def _expert(seed: int) -> Strategy:
+    from boneyard.bots.expert import ExpertStrategy
+
+    return ExpertStrategy(seed)
+
+
 STRATEGIES: dict[str, Callable[[int], Strategy]] = {
     "random": RandomStrategy,
     "heuristic": _heuristic,
     "sampler": _sampler,
+    "expert": _expert,
 }
+
+MOVE_MS_MAX = 60_000
+"""The longest budget a decision may be given (a minute of solver nodes)."""
 
 
 def strategy_names() -> tuple[str, ...]:
     return tuple(STRATEGIES)
 
 
-def strategy(name: str, seed: int = 0) -> Strategy:
+def strategy(name: str, seed: int = 0, move_ms: int | None = None) -> Strategy:
+    """The strategy ``name`` with ``seed``; ``move_ms``: the budget of each decision, in
+    milliseconds of solver nodes, for the searching strategies (``sampler``, ``expert``; the
+    others take no time worth bounding and ignore it)."""
     try:
         make = STRATEGIES[name]
     except KeyError:
         raise ValueError(f"no strategy {name!r}: choose one of {', '.join(STRATEGIES)}") from None
+    if move_ms is None:
+        return make(seed)
+    if not 1 <= move_ms <= MOVE_MS_MAX:
+        raise ValueError(f"move_ms={move_ms}: a decision's budget is 1..{MOVE_MS_MAX} ms")
+    if name == "expert":
+        from boneyard.bots.expert import ExpertStrategy
+
+        return ExpertStrategy(seed, move_ms=move_ms)
+    if name == "sampler":
+        from boneyard.bots.sampler import SamplerStrategy
+
+        seconds = move_ms / 1000
+        return SamplerStrategy(seed, time_budget=seconds / 5, auction_budget=seconds)
     return make(seed)
 
 

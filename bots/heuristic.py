@@ -85,7 +85,7 @@ from boneyard.engine.tiles import (
     tileset,
 )
 
-__all__ = ["HeuristicStrategy"]
+__all__ = ["HeuristicStrategy", "hand_value", "p_makes"]
 
 # --- tuning ---
 _TRICK_POINTS = 6.0
@@ -364,6 +364,21 @@ def _p_make_42(points: float, bid: int) -> float:
 
 def _p_make_moon(tricks: float, bid: int) -> float:
     return _phi((tricks - bid + 0.5) / _SD_MOON)
+
+
+def hand_value(hand: TileSet, rules: Ruleset) -> float:
+    """What the heuristic expects a hand as dealt to make under its best trump, as it bids:
+    in Texas 42 its side's points; in Moon its tricks, with what the widow adds."""
+    value = _best_estimate(hand, rules).value
+    if rules.is_moon:
+        value += _WIDOW_MOON if rules.has_widow else _BOLD_MOON
+    return value
+
+
+def p_makes(value: float, need: int, moon: bool) -> float:
+    """The chance that a hand of ``hand_value`` ``value`` makes ``need`` (points or tricks),
+    by the spread of what hands took around the model's estimate."""
+    return _p_make_moon(value, need) if moon else _p_make_42(value, need)
 
 
 def _nello_hand(hand: TileSet) -> bool:

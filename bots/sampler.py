@@ -583,7 +583,7 @@ class SamplerStrategy:
         if len(legal) == 1:
             return legal[0]
         rng = view_rng(self.seed, view)
-        k = _Knowledge(view, view.seat)
+        k = self._read(view, view.seat)
         chosen: SeatCommand | None
         if any(isinstance(a, PlayTile) for a in legal):
             chosen = self._play(k, legal, rng)
@@ -596,6 +596,15 @@ class SamplerStrategy:
         else:
             chosen = None
         return chosen if chosen is not None else legal[0]
+
+    # --- what the seat knows, and the deals it draws (a subclass may weigh them)
+
+    def _read(self, view: SeatView, seat: int) -> _Knowledge:
+        return _Knowledge(view, seat)
+
+    def _deal_hands(self, rng: random.Random, k: _Knowledge) -> tuple[TileSet, ...] | None:
+        """One deal of every seat's hand now (``_sample_hands``)."""
+        return _sample_hands(rng, k)
 
     # --- the play
 
@@ -612,7 +621,7 @@ class SamplerStrategy:
         totals = dict.fromkeys(by_tile, 0.0)
         budget = self._budget(self.time_budget)
         while budget.done < budget.samples:
-            hands = _sample_hands(rng, k)
+            hands = self._deal_hands(rng, k)
             if hands is None:
                 break
             position = Position(hands, leader, k.trick)
@@ -681,7 +690,7 @@ class SamplerStrategy:
                     break
                 hands, widow = hands_w
             else:
-                dealt = _sample_hands(rng, k)
+                dealt = self._deal_hands(rng, k)
                 if dealt is None:
                     break
                 hands, widow = dealt, -1

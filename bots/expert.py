@@ -1,0 +1,375 @@
+"""The expert bot: the sampler's search, with an auction that reads the table.
+
+It is ``boneyard.bots.sampler`` (deal the unseen tiles many ways, solve each deal exactly) with
+four changes, each where the sampler was weakest:
+
+**Beliefs.** Deals are weighed by what the auction said (``boneyard.bots.beliefs``): a seat
+that passed at 30 seldom holds a hand that makes 30, one that bid 35 seldom a weak one. Each
+deal drawn is kept with the chance that players holding it would have bid as they did (the
+heuristic's model of a hand), so the search plays against the hands the table has described,
+its partner's included.
+
+**Bidding from the chance of making it.** Over common deals of the other hands it solves its
+own hand from its lead under the best few trumps, doubles and follow-me, nello (by the
+ruleset's ``nello_doubles``) and sevens (played out, ``boneyard.bots.sevens``), and with 3 or 4
+doubles the partner's plunge or splash (the partner leading under its best trump): that gives
+the chance of making every legal bid with the declaration that makes it most often. With
+opponents still to bid after it, it bids the *highest* point bid it makes with a chance of
+``PREEMPT`` (so that they must bid over a made hand), else the lowest it makes with ``MAKE``;
+with nobody left to bid against it, the lowest it makes. Mark bids need ``MAKE_MARKS`` for
+their number of marks. It does not bid over its partner, and a stuck dealer
+(``all_pass=forced_dealer_any_bid``) passes to be given the minimum when nothing is worth
+more. It declares what gave the chance (sevens too). Moon bids weigh each bid's score by its
+chance, as the sampler's (the moon and overcall included), on deals that follow the auction.
+
+**Play.** As the sampler (the chance of making or setting the contract first, points or tricks
+as tie-breaker), but plays whose values are too close to tell apart are not decided on the
+first deals: after ``samples`` deals, the plays more than two standard errors (of the paired
+differences over the same deals) below the best are dropped and the rest are solved on more
+deals, until one is left, ``most_samples`` deals are solved or the budget is spent. In sevens
+no choice of tile changes the result (``boneyard.bots.sevens``), so it plays the lowest.
+
+**Budget.** ``move_ms`` per decision (default ``DEFAULT_MOVE_MS``, well inside a 5 s clock),
+turned into solver nodes as the sampler does: the decision is a function of the view, the seed
+and the budget alone, never of the machine's speed.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+
+from boneyard.bots.base import trump_menu
+from boneyard.bots.beliefs import Beliefs
+from boneyard.bots.sampler import (
+    _SHIFT_42,
+    _TRUMPS_TRIED,
+    SamplerStrategy,
+    _fallback_play,
+    _Knowledge,
+    _play_objective,
+    _ranked_trumps,
+)
+from boneyard.bots.sevens import sevens_tricks
+from boneyard.engine import (
+    BidKind,
+    ContractKind,
+    DeclareContract,
+    Pass,
+    PlaceBid,
+    PlayTile,
+    SeatCommand,
+    SeatView,
+)
+from boneyard.engine.contracts import DOUBLES, suit_table
+from boneyard.engine.solver import CoreName, Game, Position, Solver, remaining_points
+from boneyard.engine.tiles import TileSet, tileset
+
+__all__ = ["DEFAULT_MOVE_MS", "ExpertStrategy"]
+
+DEFAULT_MOVE_MS = 1000
+"""A second of solver nodes a decision: a fifth of a 5 s clock, so that a slow machine (or
+the pure-Python core) still answers in time."""
+
+# --- tuning (see the README's figures) ---
+MAKE = 0.6
+"""The chance of making a point bid it wants before bidding it (as the sampler's)."""
+PREEMPT = 0.8
+"""With opponents still to bid: the chance it wants of the highest point bid it bids."""
+MAKE_MARKS = {1: 0.75, 2: 0.9, 3: 0.95}
+"""The chance of every trick it wants before bidding 1, 2, 3 or more marks."""
+CLOSE = 2.0
+"""Standard errors of the paired difference under which two plays are too close to tell."""
+BELIEF_TRIES = 12
+"""Deals drawn for each one kept against the auction (then the most likely is kept)."""
+SEVENS_DEALS = 48
+"""Deals played out to price sevens."""
+SPECIAL_DEALS = 24
+"""Deals solved to price a plunge or splash (the partner leading under its best trumps)."""
+
+
+class _Reading(_Knowledge):
+    """What the view tells, and what its auction says about the hands."""
+
+    def __init__(self, view: SeatView, seat: int) -> None:
+        super().__init__(view, seat)
+        self.beliefs = Beliefs(view)
+
+
+class ExpertStrategy(SamplerStrategy):
+    """See the module's doc."""
+
+    name = "expert"
+
+    def __init__(
+        self,
+        seed: int = 0,
+        move_ms: int = DEFAULT_MOVE_MS,
+        samples: int = 32,
+        most_samples: int = 128,
+        core: CoreName | None = None,
+    ) -> None:
+        if move_ms <= 0:
+            raise ValueError(f"move_ms must be positive, not {move_ms}")
+        seconds = move_ms / 1000
+        super().__init__(seed, time_budget=seconds, samples=48, auction_budget=seconds, core=core)
+        self.move_ms = move_ms
+        self.play_samples = samples
+        self.most_samples = max(most_samples, samples)
+
+    # --- what the seat knows, and the deals it draws
+
+    def _read(self, view: SeatView, seat: int) -> _Knowledge:
+        return _Reading(view, seat)
+
+    def _deal_hands(self, rng: random.Random, k: _Knowledge) -> tuple[TileSet, ...] | None:
+        beliefs = getattr(k, "beliefs", None)
+        if beliefs is None or not beliefs.claims:
+            return super()._deal_hands(rng, k)
+        best: tuple[float, tuple[TileSet, ...]] | None = None
+        for _ in range(BELIEF_TRIES):
+            hands = super()._deal_hands(rng, k)
+            if hands is None:
+                return None
+            w = beliefs.weight([hands[s] | k.played_by(s) for s in range(k.players)])
+            if rng.random() < w:
+                return hands
+            if best is None or w > best[0]:
+                best = (w, hands)
+        assert best is not None
+        return best[1]
+
+    def _deal_with_widow(
+        self, k: _Knowledge, rng: random.Random
+    ) -> tuple[tuple[TileSet, ...], int] | None:
+        beliefs = getattr(k, "beliefs", None)
+        if beliefs is None or not beliefs.claims:
+            return super()._deal_with_widow(k, rng)
+        best: tuple[float, tuple[tuple[TileSet, ...], int]] | None = None
+        for _ in range(BELIEF_TRIES):
+            dealt = super()._deal_with_widow(k, rng)
+            if dealt is None:
+                return None
+            w = beliefs.weight(dealt[0])
+            if rng.random() < w:
+                return dealt
+            if best is None or w > best[0]:
+                best = (w, dealt)
+        assert best is not None
+        return best[1]
+
+    # --- the play
+
+    def _play(
+        self, k: _Knowledge, legal: list[SeatCommand], rng: random.Random
+    ) -> SeatCommand | None:
+        by_tile = {a.tile: a for a in legal if isinstance(a, PlayTile)}
+        objective = _play_objective(k)
+        if objective is None:  # sevens: no choice of tile changes the result
+            return by_tile[min(by_tile)]
+        solver = Solver(objective.game, objective.side, objective.scorers, core=self.core)
+        leader = k.trick[0][0] if k.trick else k.seat
+        candidates = sorted(by_tile)
+        values: dict[int, list[float]] = {t: [] for t in candidates}
+        budget = self._budget(self.time_budget)
+        budget.samples = self.most_samples
+        while budget.done < self.most_samples and len(candidates) > 1:
+            hands = self._deal_hands(rng, k)
+            if hands is None:
+                break
+            position = Position(hands, leader, k.trick)
+            left = remaining_points(objective.game, position)
+            alpha, beta = objective.window(left)
+            allowed = tileset(candidates)
+            out = budget.call(solver, solver.move_values, position, allowed, alpha, beta)
+            if out is None:
+                break
+            budget.done += 1
+            for t in candidates:
+                values[t].append(objective.utility(out[t], left))
+            if budget.done >= self.play_samples and budget.done % 8 == 0:
+                candidates = _still_close(candidates, values)
+        if not budget.done:
+            return by_tile[_fallback_play(k, sorted(by_tile))]
+        # The plays left were solved on every deal.
+        return by_tile[max(candidates, key=lambda t: (sum(values[t]), -t))]
+
+    # --- the auction
+
+    def _bid(
+        self, k: _Knowledge, legal: list[SeatCommand], rng: random.Random
+    ) -> SeatCommand | None:
+        bids = [a for a in legal if isinstance(a, PlaceBid)]
+        passes = [a for a in legal if isinstance(a, Pass)]
+        if not bids or not passes or k.moon:
+            return super()._bid(k, legal, rng)
+        view = k.view
+        team = k.team_of(k.seat)
+        if view.bidder is not None and view.bidder in team and view.bidder != k.seat:
+            return passes[0]  # never over the partner
+        chances = self._chances(k, bids, rng)
+        if chances is None:
+            return passes[0]
+        p_points, p_all, p_special = chances
+        followers = _opponents_to_bid(k)
+        made = [a for a in bids if a.bid.kind is BidKind.POINTS and p_points(a.bid.amount) >= MAKE]
+        marks = [
+            a
+            for a in bids
+            if (a.bid.kind is BidKind.MARKS and p_all >= _needed_marks(a.bid.amount))
+            or (a.bid.kind in _SPECIALS and p_special >= _needed_marks(a.bid.amount))
+        ]
+        if followers:
+            if marks:
+                return max(marks, key=lambda a: (a.bid.amount, a.bid.kind is BidKind.MARKS))
+            strong = [a for a in made if p_points(a.bid.amount) >= PREEMPT]
+            if strong:
+                return max(strong, key=lambda a: a.bid.amount)
+        if made:
+            return min(made, key=lambda a: a.bid.amount)
+        if marks:
+            return min(marks, key=lambda a: (a.bid.amount, a.bid.kind is not BidKind.MARKS))
+        return passes[0]
+
+    def _chances(
+        self, k: _Knowledge, bids: list[PlaceBid], rng: random.Random
+    ) -> tuple[Callable[[int], float], float, float] | None:
+        """``(p_points(b), p_all, p_special)``: the chance of making a point bid of ``b`` with
+        its best trump, of every trick by the best declaration (a trump, nello, sevens), and
+        of every trick with the partner declaring and leading (plunge, splash)."""
+        rules = k.rules
+        lowest = min((a.bid.amount for a in bids if a.bid.kind is BidKind.POINTS), default=42)
+        mark_bid = any(a.bid.kind is BidKind.MARKS for a in bids)
+        trumps = _ranked_trumps(k.hand, trump_menu(rules), k.universe, _TRUMPS_TRIED)
+        results = self._simulate(
+            k, rng, trumps, moon=False, nello=rules.nello and mark_bid,
+            floor=lowest + _SHIFT_42 - 1,
+        )
+        if not results:
+            return None
+        by_trump = {t: vs for (t, _), vs in results.items() if t >= 0}
+        total = k.rules.all_tricks_points
+
+        def p_points(points: int) -> float:
+            need = points + _SHIFT_42
+            return max(sum(v >= need for v in vs) / len(vs) for vs in by_trump.values())
+
+        p_all = 0.0
+        if mark_bid:
+            p_all = max(sum(v >= total for v in vs) / len(vs) for vs in by_trump.values())
+            nello = results.get((-1, -1))
+            if nello:
+                p_all = max(p_all, sum(v == 0 for v in nello) / len(nello))
+            if rules.sevens:
+                p_all = max(p_all, self._p_sevens(k, rng))
+        specials = [a for a in bids if a.bid.kind in _SPECIALS]
+        p_special = self._p_partner_all(k, rng) if specials else 0.0
+        return p_points, p_all, p_special
+
+    def _p_sevens(self, k: _Knowledge, rng: random.Random) -> float:
+        """The chance of taking every trick in sevens, leading (played out on deals)."""
+        team = k.team_of(k.seat)
+        made = n = 0
+        for _ in range(SEVENS_DEALS):
+            hands = self._deal_hands(rng, k)
+            if hands is None:
+                break
+            n += 1
+            made += sevens_tricks(hands, k.seat, team) == k.rules.hand_size
+        return made / n if n else 0.0
+
+    def _p_partner_all(self, k: _Knowledge, rng: random.Random) -> float:
+        """The chance the team takes every trick when the partner names its best trump (the
+        doubles, or the two best for their two hands) and leads: a plunge or a splash."""
+        team = k.team_of(k.seat)
+        partner = next(s for s in team if s != k.seat)
+        every = k.rules.hand_size
+        budget = self._budget(self.auction_budget)
+        solvers: dict[int, Solver] = {}
+
+        def solver_for(trump: int) -> Solver:
+            if trump not in solvers:
+                game = Game(
+                    table=suit_table(trump), players=k.players, teams=k.teams,
+                    may_trump=k.may_trump,
+                )
+                solvers[trump] = Solver(game, team, core=self.core)
+            return solvers[trump]
+
+        made = 0
+        while budget.done < SPECIAL_DEALS:
+            hands = self._deal_hands(rng, k)
+            if hands is None:
+                break
+            ours = hands[k.seat] | hands[partner]
+            trumps = sorted({DOUBLES, *_ranked_trumps(ours, trump_menu(k.rules), k.universe, 2)})
+            position = Position(hands, partner)
+            tricks = []
+            for trump in trumps:
+                s = solver_for(trump)
+                v = budget.call(s, s.value, position, every - 1)
+                if v is None:
+                    break
+                tricks.append(v)
+            if len(tricks) < len(trumps):
+                break
+            budget.done += 1
+            made += max(tricks) >= every
+        return made / budget.done if budget.done else 0.0
+
+    # --- the declaration
+
+    def _declare(
+        self, k: _Knowledge, legal: list[SeatCommand], rng: random.Random
+    ) -> SeatCommand | None:
+        sevens = [
+            a for a in legal
+            if isinstance(a, DeclareContract) and a.contract.kind is ContractKind.SEVENS
+        ]
+        chosen = super()._declare(k, [a for a in legal if a not in sevens], rng)
+        if not sevens:
+            return chosen
+        p = self._p_sevens(k, rng)
+        if p >= MAKE_MARKS[1] or chosen is None:
+            return sevens[0]
+        return chosen
+
+
+_SPECIALS = (BidKind.PLUNGE, BidKind.SPLASH)
+
+
+def _needed_marks(marks: int) -> float:
+    return MAKE_MARKS[min(marks, 3)]
+
+
+def _opponents_to_bid(k: _Knowledge) -> bool:
+    """Whether an opponent still bids after this seat in the auction (one round)."""
+    view = k.view
+    dealer = view.dealer
+    if dealer is None:
+        return False
+    team = k.team_of(k.seat)
+    seat = k.seat
+    while seat != dealer:
+        seat = (seat + 1) % k.players
+        if seat not in team:
+            return True
+    return False
+
+
+def _still_close(candidates: Sequence[int], values: dict[int, list[float]]) -> list[int]:
+    """The plays within ``CLOSE`` standard errors of the best, by paired differences over the
+    deals (every candidate left was solved on all of them)."""
+    n = len(values[candidates[0]])
+    best = max(candidates, key=lambda t: (sum(values[t]), -t))
+    keep = [best]
+    for t in candidates:
+        if t == best:
+            continue
+        diffs = [a - b for a, b in zip(values[best], values[t], strict=True)]
+        mean = sum(diffs) / n
+        var = sum((d - mean) ** 2 for d in diffs) / max(n - 1, 1)
+        if mean <= CLOSE * math.sqrt(var / n):
+            keep.append(t)
+    return sorted(keep)
