@@ -211,6 +211,29 @@ def test_a_person_plays_moon_against_a_sampler_and_a_heuristic_house_bot(
     assert verified(server, game_id)
 
 
+def test_a_person_plays_a_hand_of_texas42_against_an_expert_a_sampler_and_a_heuristic_house_bot(
+    server: RunningServer, client: Client
+) -> None:
+    """The expert is a house bot like any other: it decides in the worker processes with its
+    own default budget, and the hand plays to the end."""
+    house = {0: "expert", 1: "sampler", 3: "heuristic"}
+    created = create(client, house, "texas42", hand_limit=1)
+    game_id = created.game_id
+    seat, token = seat_person(client, game_id)
+    assert seat == 2  # the one seat left
+    final, _ = play_as_person(client, game_id, token)
+    assert final.phase == view_pb2.PHASE_GAME_OVER
+    summary = client.game(game_id)
+    assert summary.status == game_pb2.GAME_STATUS_FINISHED
+    assert summary.seats[0].house_bot == "expert"
+    expert_moves = [
+        e for _, e in log_events(server, game_id) if isinstance(e, ACTIONS) and e.seat == 0
+    ]
+    assert expert_moves, "the expert never acted"
+    assert check_house_actions(server, game_id, house) >= len(expert_moves)
+    assert verified(server, game_id)
+
+
 def test_a_person_plays_a_two_player_table_against_one_house_bot(
     server: RunningServer, client: Client
 ) -> None:
