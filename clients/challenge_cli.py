@@ -1,7 +1,8 @@
 """``boneyard challenge``: challenge named accounts to a table and wait for the outcome.
 
     boneyard challenge NAME[@SEAT] ... --key KEY [--preset P] [--option NAME=VALUE ...]
-                       [--seat N] [--play] [--rated] [--expires SECONDS] [clock options]
+                       [--seat N] [--play [--strategy S] [--move-ms N]] [--rated]
+                       [--expires SECONDS] [clock options]
 
 It prints the challenge's id, a line for each answer, then the outcome: the game and each
 account's seat (exit 0), or who declined, or that it expired (exit 1). With ``--seat`` the
@@ -24,6 +25,7 @@ from boneyard.clients.bot import RETRY_CODES, Bot
 from boneyard.clients.cli_common import (
     guard,
     key_option,
+    move_ms_option,
     option_option,
     parse_options,
     parse_time_control,
@@ -61,7 +63,9 @@ def _invitation(text: str) -> tuple[str, int | None]:
 @click.option("--seat", type=click.IntRange(min=0), help="The challenger plays this seat.")
 @click.option("--play", is_flag=True, help="With --seat: play the seat with a bot once accepted.")
 @click.option("--strategy", "strategy_name", default="heuristic", show_default=True,
-              help="The bot of --play.")
+              help=f"The bot of --play: {', '.join(strategy_names())} (expert: the "
+              "strongest).")
+@move_ms_option
 @click.option("--rated", is_flag=True, help="The game counts for ratings (every seat filled).")
 @click.option(
     "--expires",
@@ -83,6 +87,7 @@ def challenge(
     seat: int | None,
     play: bool,
     strategy_name: str,
+    move_ms: int | None,
     rated: bool,
     expires: int,
 ) -> None:
@@ -91,6 +96,8 @@ def challenge(
         raise click.UsageError("--play needs --seat (the challenger's seat)")
     if strategy_name not in strategy_names():
         raise click.BadParameter(f"one of {', '.join(strategy_names())}", param_hint="--strategy")
+    if move_ms is not None and not play:
+        raise click.UsageError("--move-ms is the budget of the bot of --play")
     invited = dict(_invitation(n) for n in names)
     clock = parse_time_control(per_move_ms, bank_ms, policy)
     with Client(server) as client:
@@ -110,7 +117,7 @@ def challenge(
             sys.exit(1)
         if play:
             assert seat is not None
-            view = Bot(client, outcome.game_id, key, strategy(strategy_name, 0)).run()
+            view = Bot(client, outcome.game_id, key, strategy(strategy_name, 0, move_ms)).run()
             print(f"game {outcome.game_id} over: {_scores(view)}", flush=True)
 
 

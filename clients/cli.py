@@ -1,15 +1,16 @@
 """``boneyard``: play, watch and list games, and run bots, against a Boneyard server.
 
     boneyard play [--game PRESET] [--option NAME=VALUE ...] [--bots N | --house-bots N]
-                  [--join GAME_ID | --resume GAME_ID]
+                  [--strategy S [--move-ms N]] [--join GAME_ID | --resume GAME_ID]
     boneyard watch GAME_ID
     boneyard games [--status open|playing|finished|abandoned]
     boneyard bot --game GAME_ID --seat N [--token T] | --new PRESET [--option NAME=VALUE ...]
+                 [--strategy S[,S...]] [--move-ms N]
     boneyard bot --key KEY [--seek PRESET [--option NAME=VALUE ...] [--games N]
                             [--per-move-ms N [--bank-ms N] [--policy auto_play|forfeit]]]
                            [--accept PRESET[,PRESET...]]
     boneyard challenge NAME[@SEAT] ... --key KEY [--preset P] [--option NAME=VALUE ...]
-                       [--seat N] [--play] [--rated] [--expires SECONDS] [clock options]
+                       [--seat N] [--play [--move-ms N]] [--rated] [--expires SECONDS] [clock options]
     boneyard tournament create | run | standings | list      (clients/tournament_cli.py)
 
 Every command takes ``--server ADDR`` (default 127.0.0.1:50051, env BONEYARD_SERVER). An
@@ -41,6 +42,7 @@ from boneyard.clients.challenge_cli import CHALLENGE_COMMANDS
 from boneyard.clients.cli_common import (
     console,
     guard,
+    move_ms_option,
     option_option,
     parse_options,
     parse_time_control,
@@ -204,9 +206,11 @@ def _check_room(free: int, where: str, bots: int, house_bots: int) -> None:
     "bot_strategy",
     default="heuristic",
     show_default=True,
-    help=f"The bots' strategy: {', '.join(strategy_names())}, an installed one (entry point "
-    f"group boneyard.strategies), or MODULE:NAME. House bots play built-in ones only.",
+    help=f"The bots' strategy: {', '.join(strategy_names())} (expert: the strongest), an "
+    "installed one (entry point group boneyard.strategies), or MODULE:NAME. House bots play "
+    "built-in ones only.",
 )
+@move_ms_option
 @click.option(
     "--seats-file",
     type=click.Path(dir_okay=False),
@@ -226,6 +230,7 @@ def play(
     seat: int | None,
     name: str,
     bot_strategy: str,
+    move_ms: int | None,
     seats_file: str | None,
 ) -> None:
     """Play a game in the terminal, at a table drawn to fit 80x24.
@@ -239,7 +244,12 @@ def play(
         raise click.UsageError("--resume goes back to a seat: no --join, --bots or --house-bots")
     if house_bots and join:
         raise click.UsageError("--house-bots makes a new game: it does not go with --join")
-    _check_strategy(bot_strategy)
+    _check_strategy(bot_strategy, move_ms)
+    if move_ms is not None and not bots and not resume:
+        raise click.UsageError(
+            "--move-ms is the budget of the bots run here (--bots N); the server's house bots "
+            "think with their strategy's own budget"
+        )
     if house_bots and not is_builtin(bot_strategy):
         raise click.BadParameter(
             f"{bot_strategy!r}: the server's house bots play built-in strategies only "
@@ -255,7 +265,8 @@ def play(
     with Client(server) as client:
         if kept is not None and resume:
             game_id = resume
-            start_bots(client, game_id, kept.bots, kept.strategy, seed=len(game_id))
+            budget = move_ms if move_ms is not None else kept.move_ms
+            start_bots(client, game_id, kept.bots, kept.strategy, len(game_id), budget)
         else:
             if join:
                 game_id = join
@@ -283,9 +294,9 @@ def play(
                 client.take_seat(game_id, f"{bot_strategy} bot {i + 1}") for i in range(bots)
             )
             if tokens:
-                kept = KeptSeat(server, my_seat, token, name, tokens, bot_strategy)
+                kept = KeptSeat(server, my_seat, token, name, tokens, bot_strategy, move_ms)
                 store.put(game_id, kept)
-            start_bots(client, game_id, tokens, bot_strategy, seed=len(game_id))
+            start_bots(client, game_id, tokens, bot_strategy, len(game_id), move_ms)
         session = TableSession(
             client, console, game_id, kept, store, TableInfo.of(client.game(game_id))
         )
@@ -349,7 +360,10 @@ def _leave(session: TableSession) -> None:
     help="With --key: stop after this many games are over (and seek no more tables than that).",
 )
 @click.option("--strategy", "strategy_names_", default="heuristic", show_default=True,
-              help="A strategy, or one per seat separated by commas: random,heuristic,...")
+              help=f"A strategy, or one per seat separated by commas: "
+              f"{','.join(strategy_names())} (expert: the strongest), an installed one, or "
+              "MODULE:NAME.")
+@move_ms_option
 @click.option("--seed", default=0, show_default=True, help="Seed of the strategies' choices.")
 @click.option("--name", default="", help="The bot's name at the table.")
 @guard
@@ -368,6 +382,7 @@ def bot(
     policy: str | None,
     games_limit: int | None,
     strategy_names_: str,
+    move_ms: int | None,
     seed: int,
     name: str,
 ) -> None:
@@ -380,7 +395,7 @@ def bot(
         raise click.UsageError("give one of --game GAME_ID --seat N, --new PRESET, or --key KEY")
     kinds = [s.strip() for s in strategy_names_.split(",") if s.strip()]
     for kind in kinds:
-        _check_strategy(kind)
+        _check_strategy(kind, move_ms)
     if key:
         if len(kinds) != 1:
             raise click.BadParameter("one strategy with --key", param_hint="--strategy")
@@ -392,7 +407,7 @@ def bot(
             except engine.RulesetError as error:
                 raise click.BadParameter(str(error), param_hint="--accept") from None
         _bot_for_account(
-            server, key, kinds[0], seed, seek_preset, options, games_limit, clock, accept
+            server, key, kinds[0], seed, seek_preset, options, games_limit, clock, accept, move_ms
         )
         return
     if seek_preset or accept_presets or games_limit is not None or per_move_ms is not None:
@@ -421,7 +436,7 @@ def bot(
             kind = kinds[seat_number % len(kinds)]
             try:
                 results[seat_number] = Bot(
-                    client, game_id, seat_token, load_strategy(kind, seed + seat_number)
+                    client, game_id, seat_token, load_strategy(kind, seed + seat_number, move_ms)
                 ).run()
             except Exception as error:  # noqa: BLE001 -- re-raised below, after every bot stops
                 errors.append(error)
@@ -437,10 +452,10 @@ def bot(
         print(f"final score: {_final_text(final)}", flush=True)
 
 
-def _check_strategy(spec: str) -> None:
+def _check_strategy(spec: str, move_ms: int | None = None) -> None:
     """A ``--strategy`` that names nothing usable is a usage error, before anything is made."""
     try:
-        load_strategy(spec)
+        load_strategy(spec, move_ms=move_ms)
     except StrategySpecError as error:
         raise click.BadParameter(str(error), param_hint="--strategy") from None
 
@@ -462,6 +477,7 @@ def _bot_for_account(
     games_limit: int | None,
     clock: game_pb2.TimeControl | None,
     accept: list[str] | None = None,
+    move_ms: int | None = None,
 ) -> None:
     """``bot --key``: one line when a game starts and one when it ends (and one per challenge
     answered); Ctrl-C stops."""
@@ -518,6 +534,7 @@ def _bot_for_account(
             on_seek=waiting,
             accept=accept or (),
             on_challenge=answered,
+            move_ms=move_ms,
         )
         try:
             results = competitor.run()

@@ -11,6 +11,7 @@ import click
 import grpc
 from rich.console import Console
 
+from boneyard.bots import MOVE_MS_MAX
 from boneyard.clients.api import (
     DEFAULT_SERVER,
     TIMEOUT_POLICIES,
@@ -25,6 +26,7 @@ __all__ = [
     "fail",
     "guard",
     "key_option",
+    "move_ms_option",
     "option_option",
     "parse_options",
     "parse_time_control",
@@ -48,6 +50,17 @@ option_option = click.option(
     metavar="NAME=VALUE",
     help="A ruleset option, e.g. --option nello=true --option marks_to_win=5 (repeatable).",
 )
+
+move_ms_option = click.option(
+    "--move-ms",
+    type=click.IntRange(1, MOVE_MS_MAX),
+    help=f"Each decision's budget, in ms of solver nodes (1..{MOVE_MS_MAX}), for the searching "
+    "strategies run here: default the strategy's own (expert 1000 ms; sampler 200 ms a play "
+    "and 1 s an auction decision; with --move-ms N the sampler takes N/5 ms a play and N ms an "
+    "auction decision). random and heuristic, and outside strategies, ignore it.",
+)
+"""The budget is counted in solver nodes, not time: a bot's choices stay a function of its
+view, its seed and this number, on any machine."""
 
 
 def key_option(

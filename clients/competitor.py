@@ -115,7 +115,8 @@ class Competitor:
 
     ``seek``: also seek tables like this one, one at a time. ``games``: stop after this many
     games are over (and seek no more tables than that). ``max_games_at_once``: more games
-    than that wait for one to end (a tournament's duplicate deal needs up to three at once). Callbacks, called from the
+    than that wait for one to end (a tournament's duplicate deal needs up to three at once).
+    ``move_ms``: each decision's budget for a searching strategy (``None``: its own). Callbacks, called from the
     competitor's threads: ``on_start(assignment)`` when a game's bot starts, ``on_end(result)``
     when it ends (the game over, or an error), ``on_seek(waiting)`` for each word from an
     open seek.
@@ -137,8 +138,10 @@ class Competitor:
         max_games_at_once: int = 32,
         accept: Sequence[str] = (),
         on_challenge: Callable[[challenges_pb2.Challenge, bool], None] | None = None,
+        move_ms: int | None = None,
     ) -> None:
-        load_strategy(strategy_name, seed)  # an unknown name fails here, not in a game's thread
+        # An unknown name or a budget out of range fails here, not in a game's thread.
+        load_strategy(strategy_name, seed, move_ms)
         if max_games_at_once < 1:
             raise ValueError(f"max_games_at_once={max_games_at_once}: at least 1")
         if games is not None and games < 1:
@@ -147,6 +150,7 @@ class Competitor:
         self.key = key
         self.strategy_name = strategy_name
         self.seed = seed
+        self.move_ms = move_ms
         self.seek = SeekPlan(*seek) if seek is not None else None
         self.games = games
         self.patience = math.inf if patience is None else patience
@@ -456,7 +460,7 @@ class Competitor:
                 self.client,
                 game_id,
                 self.key,
-                load_strategy(self.strategy_name, self.seed + assignment.seat),
+                load_strategy(self.strategy_name, self.seed + assignment.seat, self.move_ms),
                 patience=self.patience,
                 stop=self._stop,
             )

@@ -33,12 +33,18 @@ _RESIGN = actions_pb2.Action(resign=actions_pb2.Resign())
 
 
 def start_bots(
-    client: Client, game_id: str, tokens: dict[int, str], strategy_name: str, seed: int
+    client: Client,
+    game_id: str,
+    tokens: dict[int, str],
+    strategy_name: str,
+    seed: int,
+    move_ms: int | None = None,
 ) -> list[threading.Thread]:
-    """Run a bot for each seat of ``tokens`` in this process (threads that end with it)."""
+    """Run a bot for each seat of ``tokens`` in this process (threads that end with it),
+    each decision with ``move_ms`` (``None``: the strategy's own budget)."""
     threads = []
     for seat, token in sorted(tokens.items()):
-        bot = Bot(client, game_id, token, load_strategy(strategy_name, seed + seat))
+        bot = Bot(client, game_id, token, load_strategy(strategy_name, seed + seat, move_ms))
         thread = threading.Thread(target=bot.run, name=f"bot-seat-{seat}", daemon=True)
         thread.start()
         threads.append(thread)

@@ -2,7 +2,7 @@
 goes back to one after the terminal was left (Ctrl-C, a closed window).
 
 The file is JSON, ``{game_id: {"server", "seat", "token", "name", "bots": {seat: token},
-"strategy"}}``, readable by its owner only (mode 0600: a seat's token is the seat). It lives at
+"strategy", "move_ms"}}``, readable by its owner only (mode 0600: a seat's token is the seat). It lives at
 ``$BONEYARD_SEATS_FILE``, else ``$XDG_STATE_HOME/boneyard/seats.json`` (``~/.local/state``
 when that is not set).
 """
@@ -27,6 +27,8 @@ class KeptSeat:
     name: str = ""
     bots: dict[int, str] = field(default_factory=dict)
     strategy: str = "heuristic"
+    move_ms: int | None = None
+    """The bots' budget a decision (``--move-ms``); ``None``: the strategy's own."""
 
 
 def default_path() -> Path:
@@ -35,6 +37,11 @@ def default_path() -> Path:
         return Path(given)
     state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(state) / "boneyard" / "seats.json"
+
+
+def _budget(value: object) -> int | None:
+    """A kept ``move_ms``: a file written before it was kept has none."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 class SeatStore:
@@ -65,6 +72,7 @@ class SeatStore:
             name=str(entry.get("name", "")),
             bots={int(s): str(t) for s, t in bots.items()},
             strategy=str(entry.get("strategy", "heuristic")),
+            move_ms=_budget(entry.get("move_ms")),
         )
 
     def put(self, game_id: str, seat: KeptSeat) -> None:

@@ -3,7 +3,8 @@
 
 A spec is one of:
 
-- a built-in strategy's name (``random``, ``heuristic``, ``sampler``: ``boneyard.bots``);
+- a built-in strategy's name (``random``, ``heuristic``, ``sampler``, ``expert``:
+  ``boneyard.bots``);
 - the name of an entry point in the group ``boneyard.strategies`` of an installed
   distribution (``[project.entry-points."boneyard.strategies"]`` in its pyproject.toml), whose
   object is as below;
@@ -60,10 +61,17 @@ def outside_names() -> tuple[str, ...]:
     return tuple(sorted({ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)}))
 
 
-def load_strategy(spec: str, seed: int = 0) -> Strategy:
-    """The strategy ``spec`` names, made with ``seed``. ``StrategySpecError`` saying why not."""
+def load_strategy(spec: str, seed: int = 0, move_ms: int | None = None) -> Strategy:
+    """The strategy ``spec`` names, made with ``seed``. ``StrategySpecError`` saying why not.
+
+    ``move_ms``: each decision's budget for a built-in searching strategy (``boneyard.bots.
+    strategy``; ``None``: the strategy's own default). An outside strategy is made with its
+    seed alone: how long it thinks is its own affair."""
     if is_builtin(spec):
-        return strategy(spec, seed)
+        try:
+            return strategy(spec, seed, move_ms)
+        except ValueError as error:  # a budget out of 1..MOVE_MS_MAX
+            raise StrategySpecError(str(error)) from None
     if ":" in spec:
         module_name, _, attribute = spec.partition(":")
         target = _imported(spec, module_name, attribute)

@@ -186,6 +186,47 @@ def test_bot_new_plays_a_whole_game(server: ServerProcess, api: Client, preset: 
     assert_no_action_twice(events)
 
 
+def test_bot_new_plays_the_expert_with_the_budget_given(server: ServerProcess, api: Client) -> None:
+    """``--move-ms`` reaches the strategies: the expert and the sampler, on a small budget,
+    play a one-mark game beside the heuristic to its end."""
+    done = run_cli(
+        "bot", "--server", server.address, "--new", "texas42", "--option", "marks_to_win=1",
+        "--strategy", "expert,sampler,expert,heuristic", "--move-ms", "50",
+    )  # fmt: skip
+    assert done.returncode == 0, done.explain()
+    game_id = game_id_of(done.lines[0])
+    final = parse_final(done.lines[-1])
+    assert_finished_as_printed(api, game_id, "texas42", final)
+    summary = api.game(game_id)
+    assert [s.player_name for s in summary.seats] == [
+        "expert bot", "sampler bot", "expert bot", "heuristic bot",
+    ]  # fmt: skip
+    assert_no_action_twice(full_log(api, game_id))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["bot", "--new", "texas42", "--strategy", "expert", "--move-ms", "0"],
+        ["bot", "--new", "moon", "--strategy", "sampler", "--move-ms", "60001"],
+        ["play", "--bots", "3", "--strategy", "expert", "--move-ms", "-5"],
+        ["play", "--house-bots", "3", "--strategy", "expert", "--move-ms", "100"],
+    ],
+)
+def test_a_budget_out_of_range_or_for_no_bot_here_is_a_usage_error_that_makes_nothing(
+    server: ServerProcess, api: Client, args: list[str], tmp_path: Path
+) -> None:
+    before = len(list(api.games()))
+    done = run_cli(
+        args[0], "--server", server.address, *args[1:],
+        *(["--seats-file", str(tmp_path / "seats.json")] if args[0] == "play" else []),
+    )  # fmt: skip
+    assert done.returncode == 2, done.explain()
+    assert "--move-ms" in done.stderr, done.explain()
+    assert len(list(api.games())) == before
+    assert not (tmp_path / "seats.json").exists()
+
+
 @pytest.mark.parametrize("preset", ["texas42", "moon"])
 def test_one_bot_process_per_seat(
     server: ServerProcess, api: Client, background: Callable[..., Background], preset: str

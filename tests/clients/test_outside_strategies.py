@@ -12,7 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from boneyard.bots.expert import DEFAULT_MOVE_MS, ExpertStrategy
+from boneyard.bots.random_play import RandomStrategy
 from boneyard.clients.api import Client
+from boneyard.clients.strategies import StrategySpecError, load_strategy
 from tests.clients.cli_helpers import BONEYARD, RUN_TIMEOUT
 from tests.server.process_helpers import ServerProcess, clean_env
 
@@ -108,3 +111,13 @@ def test_house_bots_play_built_in_strategies_only(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "house bots play built-in strategies only" in " ".join(done.stderr.split())
+
+
+def test_the_budget_reaches_a_built_in_strategy_and_an_outside_one_is_made_without_it() -> None:
+    expert = load_strategy("expert", 3, move_ms=50)
+    assert isinstance(expert, ExpertStrategy) and expert.move_ms == 50
+    assert load_strategy("expert", 3).move_ms == DEFAULT_MOVE_MS  # type: ignore[attr-defined]
+    outside = load_strategy("boneyard.bots.random_play:RandomStrategy", 3, move_ms=50)
+    assert isinstance(outside, RandomStrategy)
+    with pytest.raises(StrategySpecError, match="1..60000"):
+        load_strategy("sampler", 3, move_ms=0)
