@@ -86,7 +86,7 @@ class SeatSummary(_message.Message):
     """With a time control: what is left of the seat's bank, in milliseconds."""
     house_bot: _builtins.str
     """The seat is played by one of the server's house bots (CreateGameRequest.house_bots): its
-    strategy ("random", "heuristic", "sampler"); empty for a seat of a person or a bot of
+    strategy ("random", "heuristic", "sampler", "expert"); empty for a seat of a person or a bot of
     one's own. Its player_name is "<strategy> bot".
     """
     def __init__(

@@ -117,8 +117,9 @@ class HouseBot(_message.Message):
     seat: _builtins.int
     """The seat."""
     strategy: _builtins.str
-    """The bot's strategy: "random", "heuristic" or "sampler" (the strongest: it deals the
-    unseen tiles many ways and solves each deal).
+    """The bot's strategy: "random", "heuristic", "sampler" (strong: it deals the unseen tiles
+    many ways and solves each deal) or "expert" (the strongest: the sampler's search on deals
+    weighed by what the auction said, bidding from its chance of making each contract).
     """
     def __init__(
         self,

@@ -65,7 +65,7 @@ export type SeatSummary = Message<"boneyard.v1.SeatSummary"> & {
 
   /**
    * The seat is played by one of the server's house bots (CreateGameRequest.house_bots): its
-   * strategy ("random", "heuristic", "sampler"); empty for a seat of a person or a bot of
+   * strategy ("random", "heuristic", "sampler", "expert"); empty for a seat of a person or a bot of
    * one's own. Its player_name is "<strategy> bot".
    *
    * @generated from field: string house_bot = 6;

@@ -123,8 +123,9 @@ export type HouseBot = Message<"boneyard.v1.HouseBot"> & {
   seat: number;
 
   /**
-   * The bot's strategy: "random", "heuristic" or "sampler" (the strongest: it deals the
-   * unseen tiles many ways and solves each deal).
+   * The bot's strategy: "random", "heuristic", "sampler" (strong: it deals the unseen tiles
+   * many ways and solves each deal) or "expert" (the strongest: the sampler's search on deals
+   * weighed by what the auction said, bidding from its chance of making each contract).
    *
    * @generated from field: string strategy = 2;
    */
