@@ -66,6 +66,7 @@ NOT_TILES = frozenset(
         "hand_number",
         "tricks_won",
         "min_bid",
+        "moon_min_bid",
         "max_opening_marks",
         "marks_to_win",
         "points_to_win",
