@@ -1,0 +1,234 @@
+"""The expert bot: what the auction tells it (beliefs), sevens played out, how it bids, how it
+settles close plays, and that it plays legal actions that depend on the view alone."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from boneyard import engine
+from boneyard.bots import MOVE_MS_MAX, strategy
+from boneyard.bots.beliefs import FLOOR, Beliefs, Claim, claims
+from boneyard.bots.expert import ExpertStrategy, _opponents_to_bid, _Reading, _still_close
+from boneyard.bots.heuristic import hand_value
+from boneyard.bots.sevens import sevens_tricks
+from boneyard.engine import (
+    Bid,
+    Contract,
+    DeclareContract,
+    HandDealt,
+    Pass,
+    Phase,
+    PlaceBid,
+    PlayTile,
+    decide,
+    evolve,
+    legal_actions,
+)
+from boneyard.engine.tiles import parse_tiles
+from tests.bots.test_sampler import hidden_reshuffle
+
+QUICK = {"move_ms": 20, "samples": 8, "most_samples": 16}
+"""A small budget: enough deals for the chances these tests look at to be clear."""
+
+STRONG = "6-6 6-5 6-4 6-3 6-2 6-1 6-0"
+WEAK = "2-0 3-0 1-0 2-1 3-1 0-0 4-0"
+
+
+def dealt(hands: list[str], preset: str = "texas42", dealer: int = 3, **options):
+    rules = engine.ruleset(preset, **options)
+    state = engine.replay(engine.start(rules))
+    event = HandDealt(1, dealer, b"chosen", tuple(parse_tiles(h) for h in hands), 0)
+    return evolve(state, event)
+
+
+def after(state, *bids):
+    for bid in bids:
+        seat = state.hand.turn
+        command = Pass(seat) if bid is None else PlaceBid(seat, bid)
+        for event in decide(state, command):
+            state = evolve(state, event)
+    return state
+
+
+FOUR = [
+    "6-6 6-5 6-4 5-5 4-4 3-3 2-2",
+    "6-3 6-2 5-4 5-3 5-2 4-3 4-2",
+    "6-1 6-0 5-1 5-0 4-1 4-0 3-2",
+    "3-1 3-0 2-1 2-0 1-1 1-0 0-0",
+]
+
+
+# ---------------------------------------------------------------- beliefs
+
+
+def test_a_pass_claims_the_hand_does_not_make_the_cheapest_bid():
+    state = after(dealt(FOUR), None)
+    assert claims(engine.view(state, 1)) == (Claim(0, False, 30),)
+
+
+def test_a_point_bid_claims_the_hand_makes_it():
+    state = after(dealt(FOUR), Bid.points(34))
+    assert claims(engine.view(state, 1)) == (Claim(0, True, 34),)
+
+
+def test_a_pass_after_the_partners_bid_claims_nothing():
+    state = after(dealt(FOUR), Bid.points(31), None, None)
+    assert claims(engine.view(state, 3)) == (Claim(0, True, 31), Claim(1, False, 32))
+
+
+def test_a_seat_own_actions_and_mark_bids_claim_nothing():
+    state = after(dealt(FOUR), Bid.marks(1), None)
+    assert claims(engine.view(state, 0)) == ()
+    assert claims(engine.view(state, 2)) == ()  # a pass over a mark bid says little
+
+
+def test_a_forced_bid_claims_nothing():
+    state = after(dealt(FOUR), None, None, None, Bid.points(30))
+    assert claims(engine.view(state, 0)) == (Claim(1, False, 30), Claim(2, False, 30))
+
+
+def test_moon_bids_and_passes_claim_tricks():
+    hands = ["6-6 6-5 6-4 6-3 6-2 6-1 5-5", "5-4 5-3 5-2 5-1 4-4 4-3 4-2", "4-1 3-3 3-2 3-1 2-2 2-1 1-1"]
+    state = after(dealt(hands, "moon", dealer=2), Bid.tricks(5), None)
+    assert claims(engine.view(state, 2)) == (Claim(0, True, 5), Claim(1, False, 6))
+
+
+def test_a_deal_that_fits_the_auction_weighs_more_than_one_that_does_not():
+    state = after(dealt(FOUR), Bid.points(35))
+    beliefs = Beliefs(engine.view(state, 1))
+    strong = [parse_tiles(FOUR[0]), 0, 0, 0]
+    weak = [parse_tiles(WEAK), 0, 0, 0]
+    assert beliefs.weight(strong) > 0.5 > beliefs.weight(weak) >= FLOOR
+
+
+def test_the_auction_is_not_weighed_while_tricks_lie_face_down():
+    state = after(dealt(FOUR), Bid.marks(2), None, None, None)
+    for event in decide(state, DeclareContract(0, Contract.of_trump(6))):
+        state = evolve(state, event)
+    for event in decide(state, PlayTile(0, parse_tiles("6-6").bit_length() - 1)):
+        state = evolve(state, event)
+    assert Beliefs(engine.view(state, 1)).claims == ()
+
+
+def test_sampled_deals_lean_towards_what_a_pass_says():
+    # Seat 0 passed: the expert's deals should give it weaker hands than plain deals do.
+    state = after(dealt(FOUR), None)
+    view = engine.view(state, 1)
+    expert = ExpertStrategy(1, **QUICK)
+    reading = _Reading(view, 1)
+    rng = random.Random(3)
+    sampler_deal = super(ExpertStrategy, expert)._deal_hands
+    plain = [hand_value(sampler_deal(rng, reading)[0], view.rules) for _ in range(300)]
+    leaning = [hand_value(expert._deal_hands(rng, reading)[0], view.rules) for _ in range(300)]
+    assert sum(leaning) / 300 < sum(plain) / 300 - 1.0
+
+
+# ---------------------------------------------------------------- sevens
+
+
+def _engine_sevens(hands, leader, team):
+    """Sevens played through the engine, each seat laying a random one of its legal tiles."""
+    rng = random.Random(sum(hands))
+    rules = engine.ruleset("texas42-house", end_hand_when_decided=False)
+    state = engine.replay(engine.start(rules))
+    state = evolve(state, HandDealt(1, (leader - 1) % 4, b"s", tuple(hands), 0))
+    state = after(state, *([Bid.marks(1)] if state.hand.turn == leader else []))
+    while state.phase is Phase.BIDDING:
+        state = after(state, None if state.hand.turn != leader else Bid.marks(1))
+    for event in decide(state, DeclareContract(leader, Contract.sevens())):
+        state = evolve(state, event)
+    while state.phase is Phase.PLAY:
+        seat = state.hand.turn
+        for event in decide(state, rng.choice(legal_actions(state, seat))):
+            state = evolve(state, event)
+    return sum(1 for t in state.hand.tricks if t.winner in team)
+
+
+@pytest.mark.parametrize("deal", range(30))
+def test_sevens_played_out_agrees_with_the_engine_whatever_tile_of_a_tie_is_laid(deal):
+    rng = random.Random(deal)
+    tiles = list(range(28))
+    rng.shuffle(tiles)
+    hands = [sum(1 << t for t in tiles[7 * s : 7 * s + 7]) for s in range(4)]
+    leader = deal % 4
+    team = (leader, (leader + 2) % 4)
+    assert sevens_tricks(hands, leader, team) == _engine_sevens(hands, leader, team)
+
+
+# ---------------------------------------------------------------- the auction
+
+
+def test_with_opponents_to_bid_after_it_a_sure_hand_bids_marks():
+    hands = [STRONG, "5-5 5-4 5-3 5-2 5-1 5-0 4-4", "4-3 4-2 4-1 4-0 3-3 3-2 3-1", "3-0 2-2 2-1 2-0 1-1 1-0 0-0"]
+    view = engine.view(dealt(hands), 0)
+    assert _opponents_to_bid(_Reading(view, 0))
+    chosen = ExpertStrategy(2, **QUICK).choose(view)
+    assert isinstance(chosen, PlaceBid) and chosen.bid.is_mark_bid
+
+
+def test_the_dealer_with_nobody_left_to_bid_bids_the_cheapest_it_makes():
+    hands = ["5-5 5-4 5-3 5-2 5-1 5-0 4-4", "4-3 4-2 4-1 4-0 3-3 3-2 3-1", "3-0 2-2 2-1 2-0 1-1 1-0 0-0", STRONG]
+    state = after(dealt(hands), None, None, Bid.points(31))  # seat 2, an opponent, bid 31
+    view = engine.view(state, 3)
+    assert not _opponents_to_bid(_Reading(view, 3))
+    chosen = ExpertStrategy(2, **QUICK).choose(view)
+    assert chosen == PlaceBid(3, Bid.points(32)) or (
+        isinstance(chosen, PlaceBid) and chosen.bid.is_mark_bid
+    )
+
+
+def test_it_does_not_bid_over_its_partner():
+    hands = ["5-5 5-4 5-3 5-2 5-1 5-0 4-4", "4-3 4-2 4-1 4-0 3-3 3-2 3-1", STRONG, "3-0 2-2 2-1 2-0 1-1 1-0 0-0"]
+    state = after(dealt(hands), Bid.points(30), None)
+    assert ExpertStrategy(2, **QUICK).choose(engine.view(state, 2)) == Pass(2)
+
+
+def test_a_weak_hand_passes():
+    view = engine.view(dealt(FOUR, dealer=2), 3)  # seat 3: 3-1 3-0 2-1 2-0 1-1 1-0 0-0
+    assert view.turn == 3 and ExpertStrategy(2, **QUICK).choose(view) == Pass(3)
+
+
+# ---------------------------------------------------------------- play and budget
+
+
+def test_plays_too_close_to_tell_are_kept_and_clearly_worse_ones_dropped():
+    values = {1: [1.0, 1.0, 0.0, 1.0] * 4, 2: [1.0, 0.0, 1.0, 1.0] * 4, 3: [0.0] * 16}
+    assert _still_close([1, 2, 3], values) == [1, 2]
+
+
+def test_one_play_clearly_best_is_all_that_is_kept():
+    values = {1: [1.0] * 16, 2: [0.0] * 16}
+    assert _still_close([1, 2], values) == [1]
+
+
+@pytest.mark.parametrize("move_ms", [0, -5, MOVE_MS_MAX + 1])
+def test_a_budget_out_of_bounds_is_refused(move_ms):
+    with pytest.raises(ValueError, match="move_ms"):
+        strategy("expert", 1, move_ms=move_ms)
+
+
+def test_the_same_view_gets_the_same_action_whatever_the_hidden_tiles():
+    rng = random.Random(4)
+    rules = engine.ruleset("texas42-house")
+    bots = [ExpertStrategy(s, **QUICK) for s in range(4)]
+    state = engine.replay(engine.start(rules))
+    checked = 0
+    while state.phase is not Phase.GAME_OVER and checked < 12:
+        if state.phase is Phase.DEAL:
+            if state.deals >= 2:
+                break
+            command: engine.Command = engine.Deal(rng.randbytes(8))
+        else:
+            seat = state.hand.turn
+            view = engine.view(state, seat)
+            command = bots[seat].choose(view)
+            if len(view.legal) > 1:
+                other = engine.view(hidden_reshuffle(state, seat, rng), seat)
+                assert other == view
+                assert ExpertStrategy(seat, **QUICK).choose(other) == command
+                checked += 1
+        for event in decide(state, command):
+            state = evolve(state, event)
+    assert checked >= 6
