@@ -42,6 +42,7 @@ from collections.abc import Callable, Sequence
 
 from boneyard.bots.base import trump_menu
 from boneyard.bots.beliefs import Beliefs
+from boneyard.bots.heuristic import takes_every_trick
 from boneyard.bots.sampler import (
     _SHIFT_42,
     _TRUMPS_TRIED,
@@ -77,10 +78,15 @@ MAKE = 0.6
 """The chance of making a point bid it wants before bidding it (as the sampler's)."""
 PREEMPT = 0.8
 """With opponents still to bid: the chance it wants of the highest point bid it bids."""
-MAKE_MARKS = {1: 0.9, 2: 0.97, 3: 0.99}
-"""The chance of every trick it wants before bidding 1, 2, 3 or more marks: solved deals
-promise every trick far more often than a table gives it (at 0.75 and 0.9, as the sampler
-bids, the expert made 1 of 8 mark bids against the sampler)."""
+MAKE_MARKS = {1: 0.9, 2: 1.01, 3: 1.01}
+"""The chance of every trick it wants before bidding 1, 2, 3 or more marks, unless the hand
+takes every trick whatever the others hold (then it bids the most marks it may): solved deals
+promise every trick far more often than a table gives it. Against the sampler, mark bids of 2
+or more on solved chances of 0.9 made 1 of 8, and of 0.97 made 1 of 4: above 1 they are
+never bid on a chance."""
+MAKE_SPECIAL = 0.95
+"""The chance of every trick, the partner declaring and leading, it wants before a plunge or
+splash (its 3 or 4 doubles make the partner's trump choice strong: the doubles, or better)."""
 CLOSE = 2.0
 """Standard errors of the paired difference under which two plays are too close to tell."""
 BELIEF_TRIES = 12
@@ -216,11 +222,12 @@ class ExpertStrategy(SamplerStrategy):
         p_points, p_all, p_special = chances
         followers = _opponents_to_bid(k)
         made = [a for a in bids if a.bid.kind is BidKind.POINTS and p_points(a.bid.amount) >= MAKE]
+        sure = takes_every_trick(k.hand, k.rules)
         marks = [
             a
             for a in bids
-            if (a.bid.kind is BidKind.MARKS and p_all >= _needed_marks(a.bid.amount))
-            or (a.bid.kind in _SPECIALS and p_special >= _needed_marks(a.bid.amount))
+            if (a.bid.kind is BidKind.MARKS and (sure or p_all >= _needed_marks(a.bid.amount)))
+            or (a.bid.kind in _SPECIALS and p_special >= MAKE_SPECIAL)
         ]
         if followers:
             if marks:

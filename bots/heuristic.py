@@ -85,7 +85,7 @@ from boneyard.engine.tiles import (
     tileset,
 )
 
-__all__ = ["HeuristicStrategy", "hand_value", "p_makes"]
+__all__ = ["HeuristicStrategy", "hand_value", "p_makes", "takes_every_trick"]
 
 # --- tuning ---
 _TRICK_POINTS = 6.0
@@ -373,6 +373,13 @@ def hand_value(hand: TileSet, rules: Ruleset) -> float:
     if rules.is_moon:
         value += _WIDOW_MOON if rules.has_widow else _BOLD_MOON
     return value
+
+
+def takes_every_trick(hand: TileSet, rules: Ruleset) -> bool:
+    """The hand takes every trick, leading, whatever the others hold, under a trump the
+    ruleset lets it name: its trumps are the top ones and as many as are out, every other
+    tile the top of its suit."""
+    return any(_estimate(hand, t, rules).sure for t in trump_menu(rules))
 
 
 def p_makes(value: float, need: int, moon: bool) -> float:

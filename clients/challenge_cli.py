@@ -63,8 +63,8 @@ def _invitation(text: str) -> tuple[str, int | None]:
 @click.option("--seat", type=click.IntRange(min=0), help="The challenger plays this seat.")
 @click.option("--play", is_flag=True, help="With --seat: play the seat with a bot once accepted.")
 @click.option("--strategy", "strategy_name", default="heuristic", show_default=True,
-              help=f"The bot of --play: {', '.join(strategy_names())} (expert: the "
-              "strongest).")
+              help=f"The bot of --play: {', '.join(strategy_names())} (expert: "
+              "experimental, the sampler reading the auction).")
 @move_ms_option
 @click.option("--rated", is_flag=True, help="The game counts for ratings (every seat filled).")
 @click.option(

@@ -206,7 +206,7 @@ def _check_room(free: int, where: str, bots: int, house_bots: int) -> None:
     "bot_strategy",
     default="heuristic",
     show_default=True,
-    help=f"The bots' strategy: {', '.join(strategy_names())} (expert: the strongest), an "
+    help=f"The bots' strategy: {', '.join(strategy_names())} (expert: experimental, the sampler reading the auction), an "
     "installed one (entry point group boneyard.strategies), or MODULE:NAME. House bots play "
     "built-in ones only.",
 )
@@ -361,7 +361,7 @@ def _leave(session: TableSession) -> None:
 )
 @click.option("--strategy", "strategy_names_", default="heuristic", show_default=True,
               help=f"A strategy, or one per seat separated by commas: "
-              f"{','.join(strategy_names())} (expert: the strongest), an installed one, or "
+              f"{','.join(strategy_names())} (expert: experimental, the sampler reading the auction), an installed one, or "
               "MODULE:NAME.")
 @move_ms_option
 @click.option("--seed", default=0, show_default=True, help="Seed of the strategies' choices.")

@@ -1,7 +1,7 @@
 """The house bots under the house rules (issue 19): every strategy plays whole games of every
 new option to the end, and over random rulesets drawn from all the options (both games, the new
-ones and their combinations) the heuristic and the sampler always choose one of the view's
-legal actions, the same one for two states a seat cannot tell apart.
+ones and their combinations) and every preset, the heuristic, the sampler and the expert always
+choose one of the view's legal actions, the same one for two states a seat cannot tell apart.
 
 The engine refuses any command that is not legal (``engine.decide``), so a game that ends
 shows that every choice was legal.
@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from boneyard import engine
 from boneyard.bots import Strategy, strategy
+from boneyard.bots.expert import ExpertStrategy
 from boneyard.bots.heuristic import HeuristicStrategy
 from boneyard.bots.sampler import SamplerStrategy
 from boneyard.engine import Deal, GameState, Phase, Ruleset, RulesetError
@@ -25,6 +26,7 @@ from tests.bots.test_sampler import hidden_reshuffle
 
 TINY = {"time_budget": 0.002, "samples": 3}
 """A tiny sampler budget: these tests are about legal and repeatable choices, not strength."""
+TINY_EXPERT = {"move_ms": 2, "samples": 3, "most_samples": 6}
 
 HOUSE_TABLES: list[tuple[str, dict[str, Any]]] = [
     ("moon-no-widow", {}),
@@ -46,10 +48,13 @@ def _bots(name: str, players: int) -> list[Strategy]:
     if name == "sampler":  # one sampler among heuristics keeps the games short
         return [SamplerStrategy(s, **TINY) if s == 0 else strategy("heuristic", s)
                 for s in range(players)]  # fmt: skip
+    if name == "expert":
+        return [ExpertStrategy(s, **TINY_EXPERT) if s == 0 else strategy("heuristic", s)
+                for s in range(players)]  # fmt: skip
     return [strategy(name, s) for s in range(players)]
 
 
-@pytest.mark.parametrize("name", ["random", "heuristic", "sampler"])
+@pytest.mark.parametrize("name", ["random", "heuristic", "sampler", "expert"])
 @pytest.mark.parametrize(("preset", "options"), HOUSE_TABLES)
 def test_every_strategy_plays_whole_games_of_the_house_rules(
     name: str, preset: str, options: dict[str, Any]
@@ -139,7 +144,9 @@ def texas42_rulesets(draw: st.DrawFn) -> Ruleset:
         reject()
 
 
-rulesets = st.one_of(moon_rulesets(), texas42_rulesets())
+rulesets = st.one_of(
+    moon_rulesets(), texas42_rulesets(), st.sampled_from(list(engine.PRESETS.values()))
+)
 
 
 def _decision_points(rules: Ruleset, rng: random.Random) -> list[tuple[GameState, int]]:
@@ -178,7 +185,11 @@ def test_house_bots_choose_a_legal_action_that_depends_on_the_view_alone(
         view = engine.view(state, seat)
         other = engine.view(hidden_reshuffle(state, seat, rng), seat)
         assert other == view  # the seat cannot tell the two states apart ...
-        for bot in (lambda: HeuristicStrategy(7), lambda: SamplerStrategy(7, **TINY)):
+        for bot in (
+            lambda: HeuristicStrategy(7),
+            lambda: SamplerStrategy(7, **TINY),
+            lambda: ExpertStrategy(7, **TINY_EXPERT),
+        ):
             chosen = bot().choose(view)
             assert chosen in view.legal
             assert bot().choose(other) == chosen  # ... nor can the bot

@@ -16,8 +16,8 @@ const PAGE = 50;
 const HOUSE_BOTS: readonly { strategy: string; label: string }[] = [
   { strategy: "random", label: "random bot" },
   { strategy: "heuristic", label: "heuristic bot" },
-  { strategy: "sampler", label: "sampler bot (strong)" },
-  { strategy: "expert", label: "expert bot (strongest)" },
+  { strategy: "sampler", label: "sampler bot (strongest)" },
+  { strategy: "expert", label: "expert bot (experimental)" },
 ];
 
 function gameLink(game: GameSummary): HTMLElement {

@@ -117,9 +117,10 @@ class HouseBot(_message.Message):
     seat: _builtins.int
     """The seat."""
     strategy: _builtins.str
-    """The bot's strategy: "random", "heuristic", "sampler" (strong: it deals the unseen tiles
-    many ways and solves each deal) or "expert" (the strongest: the sampler's search on deals
-    weighed by what the auction said, bidding from its chance of making each contract).
+    """The bot's strategy: "random", "heuristic", "sampler" (the strongest: it deals the
+    unseen tiles many ways and solves each deal) or "expert" (experimental: the sampler's
+    search on deals weighed by what the auction said, bidding from its chance of making each
+    contract; not yet shown stronger).
     """
     def __init__(
         self,

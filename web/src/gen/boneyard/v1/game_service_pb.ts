@@ -123,9 +123,10 @@ export type HouseBot = Message<"boneyard.v1.HouseBot"> & {
   seat: number;
 
   /**
-   * The bot's strategy: "random", "heuristic", "sampler" (strong: it deals the unseen tiles
-   * many ways and solves each deal) or "expert" (the strongest: the sampler's search on deals
-   * weighed by what the auction said, bidding from its chance of making each contract).
+   * The bot's strategy: "random", "heuristic", "sampler" (the strongest: it deals the
+   * unseen tiles many ways and solves each deal) or "expert" (experimental: the sampler's
+   * search on deals weighed by what the auction said, bidding from its chance of making each
+   * contract; not yet shown stronger).
    *
    * @generated from field: string strategy = 2;
    */
