@@ -76,9 +76,7 @@ def legal_bids(rules: Ruleset, hand: HandState, seat: int) -> list[Bid]:
         if rules.moon_overcall and high == moon:
             bids.append(Bid.overcall())
         return bids
-    bids = [
-        Bid.points(n) for n in range(max(rules.min_bid, high_rank + 1), rules.all_tricks_points)
-    ]
+    bids = list(_POINT_BIDS[max(rules.min_bid, high_rank + 1) : rules.all_tricks_points])
     high_marks = high.amount if high is not None and high.is_mark_bid else 0
     if high_marks:
         bids.append(Bid.marks(high_marks + 1))
@@ -95,6 +93,9 @@ def legal_bids(rules: Ruleset, hand: HandState, seat: int) -> list[Bid]:
 
 SPLASH_CAP = 3
 """The most marks a splash is worth with ``splash_capped``."""
+
+_POINT_BIDS: tuple[Bid, ...] = tuple(Bid.points(n) for n in range(64))
+"""``_POINT_BIDS[n]`` is ``Bid.points(n)``, made once (point bids stop below 48)."""
 
 
 def check_bid(rules: Ruleset, hand: HandState, seat: int, bid: Bid) -> None:

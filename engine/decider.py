@@ -68,7 +68,9 @@ from boneyard.engine.events import (
     WidowExchanged,
 )
 from boneyard.engine.rulesets import Ruleset
-from boneyard.engine.state import GameState, HandState, Phase, Trick, replace
+from boneyard.engine.state import GameState, HandState, Phase, Trick, replace, with_fields
+
+_with_fields = with_fields
 from boneyard.engine.tiles import COUNT, TileSet, iter_tiles, tile_name
 
 __all__ = [
@@ -103,6 +105,20 @@ def replay(events: Iterable[Event]) -> GameState:
 
 def decide(state: GameState, command: Command) -> list[Event]:
     """The events ``command`` causes, or an ``IllegalAction`` saying why it may not happen."""
+    if type(command) is PlayTile:
+        # Most commands are plays: when it is a well-formed play of the seat on turn in the
+        # play phase, every check below would pass, so go straight to the rules of play.
+        hand = state.hand
+        seat, tile = command.seat, command.tile
+        if (
+            state.phase is Phase.PLAY
+            and type(seat) is int
+            and hand is not None
+            and hand.turn == seat
+            and type(tile) is int
+            and 0 <= tile < 28
+        ):
+            return _decide_play(state, hand, command)
     if state.phase is Phase.GAME_OVER:
         how = "was abandoned" if state.winner is None else f"is over (team {state.winner} won)"
         raise GameOver(f"the game {how}; no more {_what(command)}")
@@ -353,7 +369,7 @@ def _decide_play(state: GameState, hand: HandState, command: PlayTile) -> list[E
             tile=tile_name(tile),
         )
     play.check_play(rules, hand, seat, tile)
-    played = TilePlayed(seat, tile)
+    played = _TILE_PLAYED[seat][tile]
     plays = hand.trick + ((seat, tile),)
     if len(plays) < rules.players - len(hand.sitting_out):
         return [played]
@@ -399,6 +415,31 @@ _PHASE_OF = {
 
 # ---------------------------------------------------------------- legal actions
 
+_MOST_SEATS = 7
+_PLAYS: tuple[tuple[PlayTile, ...], ...] = tuple(
+    tuple(PlayTile(seat, t) for t in range(28)) for seat in range(_MOST_SEATS)
+)
+"""Every play there is, made once: commands are values, so the same one serves every game."""
+_TILE_PLAYED: tuple[tuple[TilePlayed, ...], ...] = tuple(
+    tuple(TilePlayed(seat, t) for t in range(28)) for seat in range(_MOST_SEATS)
+)
+_TILES_OF: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple(7 * part + t for t in range(7) if bits >> t & 1) for bits in range(128))
+    for part in range(4)
+)
+"""``_TILES_OF[part][bits]``: the tiles of a set's seven bits ``7 * part`` .. ``7 * part + 6``,
+lowest first: a set's tiles in four look-ups."""
+_BIDS_PLACED: dict[tuple[int, Bid], PlaceBid] = {}
+
+
+def _place_bid(seat: int, bid: Bid) -> PlaceBid:
+    """``PlaceBid(seat, bid)``, made once for each seat and bid."""
+    key = (seat, bid)
+    made = _BIDS_PLACED.get(key)
+    if made is None:
+        made = _BIDS_PLACED[key] = PlaceBid(seat, bid)
+    return made
+
 
 def legal_actions(state: GameState, seat: int) -> list[SeatCommand]:
     """Every command ``seat`` may send now; empty when it is not that seat's turn.
@@ -417,10 +458,18 @@ def legal_actions(state: GameState, seat: int) -> list[SeatCommand]:
     rules = state.rules
     phase = state.phase
     if phase is Phase.PLAY:
-        return [PlayTile(seat, t) for t in iter_tiles(play.legal_plays(rules, hand, seat))]
+        legal = play.legal_plays(rules, hand, seat)
+        plays = _PLAYS[seat]
+        return [
+            plays[t]
+            for t in _TILES_OF[0][legal & 127]
+            + _TILES_OF[1][legal >> 7 & 127]
+            + _TILES_OF[2][legal >> 14 & 127]
+            + _TILES_OF[3][legal >> 21]
+        ]
     if phase is Phase.BIDDING:
         actions: list[SeatCommand] = [] if bidding.is_forced(rules, hand) else [Pass(seat)]
-        actions.extend(PlaceBid(seat, b) for b in bidding.legal_bids(rules, hand, seat))
+        actions.extend(_place_bid(seat, b) for b in bidding.legal_bids(rules, hand, seat))
         return actions
     if phase is Phase.TRUMP:
         return [DeclareContract(seat, c) for c in legal_contracts(rules, hand)]
@@ -442,17 +491,23 @@ def _next_seat(rules: Ruleset, hand: HandState, seat: int) -> int:
 
 
 def _tile_played(rules: Ruleset, hand: HandState, event: TilePlayed) -> HandState:
+    seat = event.seat
     hands = list(hand.hands)
-    hands[event.seat] &= ~(1 << event.tile)
-    trick = hand.trick + ((event.seat, event.tile),)
+    hands[seat] &= ~(1 << event.tile)
+    trick = hand.trick + ((seat, event.tile),)
+    sitting_out = hand.sitting_out
     # A full trick waits for its TrickWon: nobody is to play until the winner leads.
-    full = len(trick) == rules.players - len(hand.sitting_out)
-    return replace(
-        hand,
-        hands=tuple(hands),
-        trick=trick,
-        turn=None if full else _next_seat(rules, hand, event.seat),
-    )
+    if len(trick) == rules.players - len(sitting_out):
+        turn = None
+    elif sitting_out:
+        turn = _next_seat(rules, hand, seat)
+    else:
+        turn = seat + 1 if seat + 1 < rules.players else 0
+    fields = hand.__dict__.copy()
+    fields["hands"] = tuple(hands)
+    fields["trick"] = trick
+    fields["turn"] = turn
+    return _with_fields(hand, fields)
 
 
 def _trick_won(rules: Ruleset, hand: HandState, event: TrickWon) -> HandState:
@@ -496,6 +551,14 @@ def evolve(state: GameState | None, event: Event) -> GameState:
     rules = state.rules
     hand = state.hand
     kind = type(event)
+    if kind is TilePlayed:
+        assert hand is not None
+        fields = state.__dict__.copy()
+        fields["hand"] = _tile_played(rules, hand, event)  # type: ignore[arg-type]
+        return _with_fields(state, fields)
+    if kind is TrickWon:
+        assert hand is not None
+        return replace(state, hand=_trick_won(rules, hand, event))  # type: ignore[arg-type]
     if kind is Resigned:
         return state  # the GameWon that follows ends the game
     if kind is GameWon:
@@ -504,12 +567,6 @@ def evolve(state: GameState | None, event: Event) -> GameState:
     if kind is GameAbandoned:
         turn_over = replace(hand, turn=None) if hand is not None else None
         return replace(state, phase=Phase.GAME_OVER, hand=turn_over, winner=None, next_dealer=None)
-    if kind is TilePlayed:
-        assert hand is not None
-        return replace(state, hand=_tile_played(rules, hand, event))  # type: ignore[arg-type]
-    if kind is TrickWon:
-        assert hand is not None
-        return replace(state, hand=_trick_won(rules, hand, event))  # type: ignore[arg-type]
     if kind is HandDealt:
         assert isinstance(event, HandDealt)
         new_hand = HandState(

@@ -36,7 +36,7 @@ class Trick:
     points: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class HandState:
     number: int
     """Deals so far in the game, counting this one (redeals included), from 1."""
@@ -68,7 +68,7 @@ class HandState:
     """The seat to act (in the auction, widow, trump or play)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class GameState:
     rules: Ruleset
     phase: Phase
@@ -87,10 +87,26 @@ class GameState:
 _T = TypeVar("_T", GameState, HandState)
 
 
+_new = object.__new__
+_set = object.__setattr__
+
+
 def replace(obj: _T, **changes: Any) -> _T:
-    """A copy with some fields changed (a lean ``dataclasses.replace`` for the hot path)."""
-    new = object.__new__(type(obj))
-    setter = object.__setattr__
-    for name in type(obj).__slots__:
-        setter(new, name, changes[name] if name in changes else getattr(obj, name))
+    """A copy with some fields changed (a lean ``dataclasses.replace`` for the hot path).
+
+    ``GameState`` and ``HandState`` keep their fields in an instance dict rather than slots
+    for this: a copy is one dict copy and one assignment, where slots took a call per field
+    (five times as long, and the engine makes two or three copies for every event)."""
+    new = _new(type(obj))
+    fields = obj.__dict__.copy()
+    fields.update(changes)
+    _set(new, "__dict__", fields)
+    return new
+
+
+def with_fields(obj: _T, fields: dict[str, Any]) -> _T:
+    """A new ``obj`` of the same class whose fields are ``fields`` (a changed copy of
+    ``obj.__dict__``, every field in it): ``replace`` for a caller that made the dict."""
+    new = _new(type(obj))
+    _set(new, "__dict__", fields)
     return new
