@@ -324,6 +324,8 @@ def command_of(event: Event) -> Command | None:
     """The command that makes ``event`` first, or ``None`` for an event that only follows
     from another (``GameCreated``, ``AuctionWon``, ``AllPassed``, ``TrickWon``,
     ``HandScored``, ``GameWon``)."""
+    if type(event) is TilePlayed:  # most events are plays
+        return engine.PlayTile(event.seat, event.tile)
     if isinstance(event, HandDealt):
         return engine.Deal(event.seed)
     if isinstance(event, BidPlaced):
@@ -443,21 +445,16 @@ def _verify(
             )
         prev = recorded.hash
         # c. the log form, canonically encoded; d. the seed commitment
-        try:
-            event = codec.event_from_proto(message)
-        except (codec.MalformedMessage, engine.RulesetError, ValueError) as e:
-            raise _fail(position, "format", "an event in the log form", str(e)) from None
-        if isinstance(event, HandDealt):
-            _check_seed(position, event, message.hand_dealt.seed_commitment, seeds)
-            dealt.append(event.number)
-        _, reencoded = codec.encode_event(event)
-        if reencoded != canonical:
-            raise _fail(
-                position,
-                "encoding",
-                f"the canonical log form of {describe(event)} ({len(reencoded)} bytes)",
-                f"other bytes ({len(canonical)}): {_encoding_difference(message, reencoded)}",
-            )
+        event = _CANONICAL.get(canonical)
+        if event is None:
+            try:
+                event = codec.event_from_proto(message)
+            except (codec.MalformedMessage, engine.RulesetError, ValueError) as e:
+                raise _fail(position, "format", "an event in the log form", str(e)) from None
+            if type(event) is HandDealt:
+                _check_seed(position, event, message.hand_dealt.seed_commitment, seeds)
+                dealt.append(event.number)
+            _check_canonical(position, message, event, canonical)
         # e. the rules
         if pending:
             wanted = pending.pop(0)
@@ -517,6 +514,32 @@ def _verify(
         signing_key=signer or b"",
         key_given=signer is not None and public_key is not None,
     )
+
+
+_CANONICAL: dict[bytes, Event] = {}
+"""Payloads already found to be the canonical log form of an event, and that event. The same
+few hundred (a seat plays a tile, a trick is won, a pass) make most of every record: each is
+decoded and re-encoded once, then known by its bytes. Only events that carry no seed are kept,
+and at most ``_CANONICAL_MOST`` of them."""
+_CANONICAL_MOST = 8192
+_NOT_KEPT = (GameCreated, HandDealt)
+
+
+def _check_canonical(position: int, message: Any, event: Event, canonical: bytes) -> None:
+    """Refuse ``event`` unless ``canonical`` (its message's bytes without ``seq``) is exactly
+    what the codec writes for it; then know those bytes as that event."""
+    _, reencoded = codec.encode_event(event)
+    if reencoded != canonical:
+        raise _fail(
+            position,
+            "encoding",
+            f"the canonical log form of {describe(event)} ({len(reencoded)} bytes)",
+            f"other bytes ({len(canonical)}): {_encoding_difference(message, reencoded)}",
+        )
+    if type(event) not in _NOT_KEPT:
+        if len(_CANONICAL) >= _CANONICAL_MOST:
+            _CANONICAL.clear()
+        _CANONICAL[canonical] = event
 
 
 def _decide(position: int, state: GameState, event: Event) -> list[Event]:
