@@ -97,6 +97,9 @@ proto: setup
 bench-browser: setup setup-web
 	$(PY) benchmarks/bench_browser.py $(BENCH_BROWSER_ARGS)
 
+# Random hands through decide/evolve; headline: every trick played, alternating with a bare
+# bitmask playout (benchmarks/bare_playout.py); last lines `texas42: N hands/s, ratio R to the
+# bare loop` and the same for moon.
 bench-engine: setup
 	$(PY) benchmarks/bench_engine.py
 
@@ -131,11 +134,10 @@ bench-competition: setup
 # against the heuristic, on 500 texas42, 300 texas42-house and 300 moon duplicate deals with
 # full auctions; per game the win rate and its 95% interval, score a deal, contracts bid and
 # made by each side, decision times; last lines `texas42: expert vs sampler 57.2% [52.8, 61.5]
-# over 500 deals, +0.21 marks a deal, clear of 50%`. Measured for sampler vs heuristic on one
-# core: 2.8 s a texas42 deal, 2.5 s a texas42-house deal, 1.2 s a moon deal, so about 42
-# minutes a run for one worker; expert's side adds its own budget (--move-ms) on top, and the
-# sampler as the other side costs as much again as the sampler here: plan on a few hours for
-# both runs with two workers. BENCH_BOTS_ARGS goes to both runs, e.g.
+# over 500 deals, +0.21 marks a deal, clear of 50%`. Measured for expert vs sampler, in one
+# worker: 6 s a texas42 deal, 7 s a texas42-house deal, 2.7 s a moon deal, so about 50 minutes
+# for the first run with two workers and somewhat less for the second. BENCH_BOTS_ARGS goes
+# to both runs, e.g.
 # `make bench-bots BENCH_BOTS_ARGS="--workers 2 --minutes 60"` (--minutes stops starting deals).
 BENCH_BOTS_ARGS ?=
 bench-bots: setup
