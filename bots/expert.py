@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from boneyard.bots.base import trump_menu
 from boneyard.bots.beliefs import Beliefs
@@ -135,18 +136,10 @@ class ExpertStrategy(SamplerStrategy):
         beliefs = getattr(k, "beliefs", None)
         if beliefs is None or not beliefs.claims:
             return super()._deal_hands(rng, k)
-        best: tuple[float, tuple[TileSet, ...]] | None = None
-        for _ in range(BELIEF_TRIES):
-            hands = super()._deal_hands(rng, k)
-            if hands is None:
-                return None
-            w = beliefs.weight([hands[s] | k.played_by(s) for s in range(k.players)])
-            if rng.random() < w:
-                return hands
-            if best is None or w > best[0]:
-                best = (w, hands)
-        assert best is not None
-        return best[1]
+        return _kept(
+            rng, lambda: super(ExpertStrategy, self)._deal_hands(rng, k),
+            lambda hands: beliefs.weight([hands[s] | k.played_by(s) for s in range(k.players)]),
+        )
 
     def _deal_with_widow(
         self, k: _Knowledge, rng: random.Random
@@ -154,18 +147,10 @@ class ExpertStrategy(SamplerStrategy):
         beliefs = getattr(k, "beliefs", None)
         if beliefs is None or not beliefs.claims:
             return super()._deal_with_widow(k, rng)
-        best: tuple[float, tuple[tuple[TileSet, ...], int]] | None = None
-        for _ in range(BELIEF_TRIES):
-            dealt = super()._deal_with_widow(k, rng)
-            if dealt is None:
-                return None
-            w = beliefs.weight(dealt[0])
-            if rng.random() < w:
-                return dealt
-            if best is None or w > best[0]:
-                best = (w, dealt)
-        assert best is not None
-        return best[1]
+        return _kept(
+            rng, lambda: super(ExpertStrategy, self)._deal_with_widow(k, rng),
+            lambda dealt: beliefs.weight(dealt[0]),
+        )
 
     # --- the play
 
@@ -346,6 +331,27 @@ class ExpertStrategy(SamplerStrategy):
 
 
 _SPECIALS = (BidKind.PLUNGE, BidKind.SPLASH)
+
+
+_D = TypeVar("_D")
+
+
+def _kept(
+    rng: random.Random, draw: Callable[[], _D | None], weight: Callable[[_D], float]
+) -> _D | None:
+    """A deal kept against the auction: each drawn deal is kept with its ``weight``; after
+    ``BELIEF_TRIES`` draws, the likeliest of them. ``None`` when nothing can be dealt."""
+    best: tuple[float, _D] | None = None
+    for _ in range(BELIEF_TRIES):
+        dealt = draw()
+        if dealt is None:
+            return None
+        w = weight(dealt)
+        if rng.random() < w:
+            return dealt
+        if best is None or w > best[0]:
+            best = (w, dealt)
+    return best[1] if best is not None else None
 
 
 def _needed_marks(marks: int) -> float:
