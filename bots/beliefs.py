@@ -81,11 +81,13 @@ def claims(view: SeatView) -> tuple[Claim, ...]:
                     out.append(Claim(seat, False, need))
             elif bid.kind is BidKind.POINTS or bid.kind is BidKind.TRICKS:
                 out.append(Claim(seat, True, bid.amount))
-            elif bid.kind is BidKind.MOON:
+            elif bid.shoots_the_moon:
                 out.append(Claim(seat, True, 7))
         if bid is not None:
             high, bidder = bid, seat
-    return tuple(out)
+    # Going round, a seat may bid several times: its last bid says the most about its hand.
+    last_bid = {c.seat: i for i, c in enumerate(out) if c.bid}
+    return tuple(c for i, c in enumerate(out) if not c.bid or last_bid[c.seat] == i)
 
 
 class Beliefs:

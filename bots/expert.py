@@ -214,9 +214,10 @@ class ExpertStrategy(SamplerStrategy):
             if (a.bid.kind is BidKind.MARKS and (sure or p_all >= _needed_marks(a.bid.amount)))
             or (a.bid.kind in _SPECIALS and p_special >= MAKE_SPECIAL)
         ]
+        if (followers or sure) and marks:
+            # A hand that takes every trick bids the most marks it may, whoever is to bid.
+            return max(marks, key=lambda a: (a.bid.amount, a.bid.kind is BidKind.MARKS))
         if followers:
-            if marks:
-                return max(marks, key=lambda a: (a.bid.amount, a.bid.kind is BidKind.MARKS))
             strong = [a for a in made if p_points(a.bid.amount) >= PREEMPT]
             if strong:
                 return max(strong, key=lambda a: a.bid.amount)
@@ -383,6 +384,8 @@ def _still_close(candidates: Sequence[int], values: dict[int, list[float]]) -> l
         if t == best:
             continue
         diffs = [a - b for a, b in zip(values[best], values[t], strict=True)]
+        if not any(diffs):
+            continue  # worth the same on every deal: more deals would not tell them apart
         mean = sum(diffs) / n
         var = sum((d - mean) ** 2 for d in diffs) / max(n - 1, 1)
         if mean <= CLOSE * math.sqrt(var / n):

@@ -95,7 +95,7 @@ SPLASH_CAP = 3
 """The most marks a splash is worth with ``splash_capped``."""
 
 _POINT_BIDS: tuple[Bid, ...] = tuple(Bid.points(n) for n in range(64))
-"""``_POINT_BIDS[n]`` is ``Bid.points(n)``, made once (point bids stop below 48)."""
+"""``_POINT_BIDS[n]`` is ``Bid.points(n)``, made once (point bids stop at 48, with 2 players)."""
 
 
 def check_bid(rules: Ruleset, hand: HandState, seat: int, bid: Bid) -> None:
@@ -122,6 +122,8 @@ def check_bid(rules: Ruleset, hand: HandState, seat: int, bid: Bid) -> None:
             raise BidTooLow(f"nothing beats the overcall ({where})")
         raise BidNotAllowed(f"the overcall may be bid only over a moon ({where})")
     if bid.kind is BidKind.MOON:
+        if bid.amount != Bid.moon().amount:
+            raise BidNotAllowed(f"a moon is worth 21, not {bid.amount} ({where})")
         if high is not None and high.rank >= bid.rank:
             raise BidTooLow(f"seat {seat} bid {bid}, which does not beat the high bid ({where})")
         raise BidNotAllowed(f"the moon may be bid only over a 7 (moon_only_over_seven) ({where})")

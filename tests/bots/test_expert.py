@@ -168,15 +168,28 @@ def test_with_opponents_to_bid_after_it_a_sure_hand_bids_marks():
     assert isinstance(chosen, PlaceBid) and chosen.bid.is_mark_bid
 
 
-def test_the_dealer_with_nobody_left_to_bid_bids_the_cheapest_it_makes():
-    hands = ["5-5 5-4 5-3 5-2 5-1 5-0 4-4", "4-3 4-2 4-1 4-0 3-3 3-2 3-1", "3-0 2-2 2-1 2-0 1-1 1-0 0-0", STRONG]
+def _priced(monkeypatch, makes_up_to):
+    """An expert whose chances are given: every point bid up to ``makes_up_to`` is sure, none
+    above, and no trick-taking contract."""
+    expert = ExpertStrategy(2, **QUICK)
+    monkeypatch.setattr(
+        expert, "_chances", lambda k, bids, rng: (lambda b: 1.0 if b <= makes_up_to else 0.0, 0.0, 0.0)
+    )
+    return expert
+
+
+def test_the_dealer_with_nobody_left_to_bid_bids_the_cheapest_it_makes(monkeypatch):
+    hands = ["5-5 5-4 5-3 5-2 5-1 5-0 4-4", "4-3 4-2 4-1 4-0 3-3 3-2 3-1", "3-0 2-2 2-1 2-0 1-1 1-0 0-0", WEAK]
     state = after(dealt(hands), None, None, Bid.points(31))  # seat 2, an opponent, bid 31
     view = engine.view(state, 3)
     assert not _opponents_to_bid(_Reading(view, 3))
-    chosen = ExpertStrategy(2, **QUICK).choose(view)
-    assert chosen == PlaceBid(3, Bid.points(32)) or (
-        isinstance(chosen, PlaceBid) and chosen.bid.is_mark_bid
-    )
+    assert _priced(monkeypatch, 35).choose(view) == PlaceBid(3, Bid.points(32))
+
+
+def test_with_opponents_to_bid_after_it_it_bids_the_highest_it_makes_surely(monkeypatch):
+    view = engine.view(dealt(FOUR, dealer=2), 3)  # seat 3 bids first, a hand of no marks
+    assert _opponents_to_bid(_Reading(view, 3))
+    assert _priced(monkeypatch, 35).choose(view) == PlaceBid(3, Bid.points(35))
 
 
 def test_it_does_not_bid_over_its_partner():
@@ -232,3 +245,27 @@ def test_the_same_view_gets_the_same_action_whatever_the_hidden_tiles():
         for event in decide(state, command):
             state = evolve(state, event)
     assert checked >= 6
+
+
+def test_going_round_only_a_seats_last_bid_is_a_claim():
+    hands = ["6-6 6-5 6-4 6-3 6-2 6-1 5-5", "5-4 5-3 5-2 5-1 4-4 4-3 4-2", "4-1 3-3 3-2 3-1 2-2 2-1 1-1"]
+    state = dealt(hands, "moon", dealer=2, auction_goes_round=True)
+    state = after(state, Bid.tricks(4), Bid.tricks(5), None, Bid.tricks(6))
+    assert claims(engine.view(state, 1)) == (Claim(2, False, 6), Claim(0, True, 6))
+
+
+def test_an_overcall_claims_every_trick():
+    hands = ["6-6 6-5 6-4 6-3 6-2 6-1 5-5", "5-4 5-3 5-2 5-1 4-4 4-3 4-2", "4-1 3-3 3-2 3-1 2-2 2-1 1-1"]
+    state = after(dealt(hands, "moon", dealer=2, moon_overcall=True), Bid.moon(), Bid.overcall())
+    assert claims(engine.view(state, 2)) == (Claim(0, True, 7), Claim(1, True, 7))
+
+
+def test_plays_worth_the_same_on_every_deal_are_not_solved_again():
+    values = {1: [1.0, 0.0] * 8, 2: [1.0, 0.0] * 8}
+    assert _still_close([1, 2], values) == [1]
+
+
+def test_a_dealer_holding_every_trick_bids_the_most_marks_it_may():
+    hands = ["5-5 5-4 5-3 5-2 5-1 5-0 4-4", "4-3 4-2 4-1 4-0 3-3 3-2 3-1", "3-0 2-2 2-1 2-0 1-1 1-0 0-0", STRONG]
+    state = after(dealt(hands), None, None, Bid.points(31))
+    assert ExpertStrategy(2, **QUICK).choose(engine.view(state, 3)) == PlaceBid(3, Bid.marks(2))
