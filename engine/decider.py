@@ -69,8 +69,6 @@ from boneyard.engine.events import (
 )
 from boneyard.engine.rulesets import Ruleset
 from boneyard.engine.state import GameState, HandState, Phase, Trick, replace, with_fields
-
-_with_fields = with_fields
 from boneyard.engine.tiles import COUNT, TileSet, iter_tiles, tile_name
 
 __all__ = [
@@ -507,7 +505,7 @@ def _tile_played(rules: Ruleset, hand: HandState, event: TilePlayed) -> HandStat
     fields["hands"] = tuple(hands)
     fields["trick"] = trick
     fields["turn"] = turn
-    return _with_fields(hand, fields)
+    return with_fields(hand, fields)
 
 
 def _trick_won(rules: Ruleset, hand: HandState, event: TrickWon) -> HandState:
@@ -555,7 +553,7 @@ def evolve(state: GameState | None, event: Event) -> GameState:
         assert hand is not None
         fields = state.__dict__.copy()
         fields["hand"] = _tile_played(rules, hand, event)  # type: ignore[arg-type]
-        return _with_fields(state, fields)
+        return with_fields(state, fields)
     if kind is TrickWon:
         assert hand is not None
         return replace(state, hand=_trick_won(rules, hand, event))  # type: ignore[arg-type]
