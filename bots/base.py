@@ -6,9 +6,8 @@ import hashlib
 import random
 from typing import Protocol
 
-from boneyard.engine import Bid, BidKind, Ruleset, SeatCommand, SeatView
+from boneyard.engine import Bid, BidKind, Ruleset, SeatCommand, SeatView, trump_menu
 from boneyard.engine.bidding import forced_bid
-from boneyard.engine.contracts import DOUBLES, FOLLOW_ME
 from boneyard.engine.tiles import Tile, TileSet, iter_tiles
 
 __all__ = [
@@ -34,25 +33,6 @@ BID_ORDER: dict[BidKind, int] = {
 }
 """The kinds of bid in the order the API numbers them: the cheapest bid of a forced auction is
 the least by ``(BID_ORDER[kind], amount)``, as the strategies chose when they read the API."""
-
-
-_MOON_MENUS: dict[str, tuple[int, ...]] = {
-    "all": (DOUBLES, FOLLOW_ME),
-    "suits_and_follow_me": (FOLLOW_ME,),
-    "suits": (),
-    "suits_and_doubles": (DOUBLES,),
-}
-
-
-def trump_menu(rules: Ruleset) -> tuple[int, ...]:
-    """The trumps a declarer may name under ``rules`` (suits 0..6, ``DOUBLES``, ``FOLLOW_ME``):
-    a hand is only worth what it makes with a trump it may name. Moon reads ``moon_trumps``,
-    and without a widow there are no blanks (``0-0`` is out of the game); Texas 42 names any.
-    The engine's ``legal_contracts`` says the same once the auction is won."""
-    if not rules.is_moon:
-        return tuple(range(7)) + (DOUBLES, FOLLOW_ME)
-    suits = tuple(range(7)) if rules.has_widow else tuple(range(1, 7))
-    return suits + _MOON_MENUS[rules.moon_trumps]
 
 
 def stuck_dealer_bid(view: SeatView) -> Bid | None:

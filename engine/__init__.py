@@ -35,7 +35,15 @@ from boneyard.engine.contracts import (
     trump_name,
 )
 from boneyard.engine.deal import deal, shuffle
-from boneyard.engine.decider import decide, evolve, legal_actions, legal_contracts, replay, start
+from boneyard.engine.decider import (
+    decide,
+    evolve,
+    legal_actions,
+    legal_contracts,
+    replay,
+    start,
+    trump_menu,
+)
 from boneyard.engine.errors import (
     BidNotAllowed,
     BidTooLow,
@@ -171,6 +179,7 @@ __all__ = [
     "tile",
     "tile_name",
     "tileset",
+    "trump_menu",
     "trump_name",
     "view",
 ]

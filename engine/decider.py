@@ -68,7 +68,7 @@ from boneyard.engine.events import (
     WidowExchanged,
 )
 from boneyard.engine.rulesets import Ruleset
-from boneyard.engine.state import GameState, HandState, Phase, Trick, replace, with_fields
+from boneyard.engine.state import GameState, HandState, Phase, Trick, replace
 from boneyard.engine.tiles import COUNT, TileSet, iter_tiles, tile_name
 
 __all__ = [
@@ -78,6 +78,7 @@ __all__ = [
     "legal_contracts",
     "replay",
     "start",
+    "trump_menu",
 ]
 
 _PIP_TRUMPS = tuple(range(7))
@@ -307,20 +308,30 @@ def _decide_decline(state: GameState, hand: HandState, command: DeclineWidow) ->
     return [WidowDeclined(command.seat)]
 
 
+_MOON_TRUMPS_BEYOND_SUITS: dict[str, tuple[int, ...]] = {
+    "all": (DOUBLES, FOLLOW_ME),
+    "suits_and_follow_me": (FOLLOW_ME,),
+    "suits": (),
+    "suits_and_doubles": (DOUBLES,),
+}
+
+
+def trump_menu(rules: Ruleset) -> tuple[int, ...]:
+    """The trumps a declarer may name at this table, blanks .. sixes, then doubles and
+    follow-me: any in Texas 42; in Moon what ``moon_trumps`` allows, and without a widow no
+    blanks (``0-0`` is out of the game, so no tile is a blank)."""
+    if not rules.is_moon:
+        return _PIP_TRUMPS + (DOUBLES, FOLLOW_ME)
+    pips = _PIP_TRUMPS if rules.has_widow else _PIP_TRUMPS[1:]
+    return pips + _MOON_TRUMPS_BEYOND_SUITS[rules.moon_trumps]
+
+
 def legal_contracts(rules: Ruleset, hand: HandState) -> list[Contract]:
-    """What the declarer may declare in this hand, in this order: the trumps blanks .. sixes,
-    doubles, follow-me, then nello and sevens."""
+    """What the declarer may declare in this hand, in this order: the trumps of
+    ``trump_menu`` (blanks .. sixes, doubles, follow-me), then nello and sevens."""
+    contracts = [Contract.of_trump(t) for t in trump_menu(rules)]
     if rules.is_moon:
-        # Without a widow the 0-0 is out too: no tile is a blank, so blanks cannot be trump.
-        pips = _PIP_TRUMPS if rules.has_widow else _PIP_TRUMPS[1:]
-        trumps = {
-            "all": pips + (DOUBLES, FOLLOW_ME),
-            "suits_and_follow_me": pips + (FOLLOW_ME,),
-            "suits": pips,
-            "suits_and_doubles": pips + (DOUBLES,),
-        }[rules.moon_trumps]
-        return [Contract.of_trump(t) for t in trumps]
-    contracts = [Contract.of_trump(t) for t in _PIP_TRUMPS + (DOUBLES, FOLLOW_ME)]
+        return contracts
     bid = hand.high_bid
     if bid is not None and bid.kind is BidKind.MARKS and hand.declarer == hand.bidder:
         if rules.nello:
@@ -501,11 +512,7 @@ def _tile_played(rules: Ruleset, hand: HandState, event: TilePlayed) -> HandStat
         turn = _next_seat(rules, hand, seat)
     else:
         turn = seat + 1 if seat + 1 < rules.players else 0
-    fields = hand.__dict__.copy()
-    fields["hands"] = tuple(hands)
-    fields["trick"] = trick
-    fields["turn"] = turn
-    return with_fields(hand, fields)
+    return replace(hand, hands=tuple(hands), trick=trick, turn=turn)
 
 
 def _trick_won(rules: Ruleset, hand: HandState, event: TrickWon) -> HandState:
@@ -551,9 +558,7 @@ def evolve(state: GameState | None, event: Event) -> GameState:
     kind = type(event)
     if kind is TilePlayed:
         assert hand is not None
-        fields = state.__dict__.copy()
-        fields["hand"] = _tile_played(rules, hand, event)  # type: ignore[arg-type]
-        return with_fields(state, fields)
+        return replace(state, hand=_tile_played(rules, hand, event))  # type: ignore[arg-type]
     if kind is TrickWon:
         assert hand is not None
         return replace(state, hand=_trick_won(rules, hand, event))  # type: ignore[arg-type]
