@@ -103,10 +103,3 @@ def replace(obj: _T, **changes: Any) -> _T:
     _set(new, "__dict__", fields)
     return new
 
-
-def with_fields(obj: _T, fields: dict[str, Any]) -> _T:
-    """A new ``obj`` of the same class whose fields are ``fields`` (a changed copy of
-    ``obj.__dict__``, every field in it): ``replace`` for a caller that made the dict."""
-    new = _new(type(obj))
-    _set(new, "__dict__", fields)
-    return new
