@@ -25,8 +25,6 @@ __all__ = [
     "next_bidder",
 ]
 
-MOON_MIN_TRICKS = 4
-"""The lowest Moon bid by default (``Ruleset.moon_min_bid``)."""
 MOON_MAX_TRICKS = 7
 
 Bids = tuple[tuple[int, Bid | None], ...]
@@ -51,7 +49,6 @@ def is_stuck(rules: Ruleset, hand: HandState) -> bool:
 def forced_bid(rules: Ruleset) -> Bid:
     """The bid a forced (or stuck) dealer is held to: the lowest bid."""
     return Bid.tricks(rules.moon_min_bid) if rules.is_moon else Bid.points(rules.min_bid)
-
 
 
 def _doubles_in(hand: HandState, seat: int) -> int:

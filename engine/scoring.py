@@ -119,9 +119,7 @@ def game_winner(
     if bid.shoots_the_moon and made and rules.moon_wins_game:
         return bidder_team
     if bid.shoots_the_moon and not made and rules.missed_moon_loses_game:
-        others = [t for t in range(len(rules.teams)) if t != bidder_team]
-        best = max(scores[t] for t in others)
-        return _first_clockwise(rules, [t for t in others if scores[t] == best], bidder)
+        return forfeit_winner(rules, scores, bidder)  # the bidder loses as if it forfeited
     target = rules.points_to_win or rules.marks_to_win
     over = [t for t, s in enumerate(scores) if s >= target and (made or t != bidder_team)]
     if not over:
