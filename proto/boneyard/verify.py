@@ -338,8 +338,6 @@ def command_of(event: Event) -> Command | None:
         return engine.DeclineWidow(event.seat)
     if isinstance(event, ContractDeclared):
         return engine.DeclareContract(event.seat, event.contract)
-    if isinstance(event, TilePlayed):
-        return engine.PlayTile(event.seat, event.tile)
     if isinstance(event, ClockExpired):
         return engine.TimeOut(event.seat, event.policy)
     if isinstance(event, engine.Resigned):
