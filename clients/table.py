@@ -26,7 +26,6 @@ from boneyard.v1 import game_pb2, rules_pb2, view_pb2
 __all__ = ["TableInfo", "menu_lines", "rule_differences", "table_screen"]
 
 WIDTH = 80
-_NBSP = "\u00a0"
 HEIGHT = 24
 
 

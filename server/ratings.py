@@ -46,7 +46,6 @@ from openskill.models import PlackettLuce
 from sqlalchemy.orm import Session
 
 from boneyard import codec, engine
-from boneyard.engine.rulesets import MOON, TEXAS42
 from boneyard.server import account_events
 from boneyard.server.standings import GameResult, finishing_order
 from boneyard.server.store.account_events import append_account_events
@@ -61,7 +60,6 @@ from boneyard.server.store.ratings import (
 from boneyard.server.store.repository import EventStore
 
 __all__ = [
-    "GAME_TYPES",
     "PROVISIONAL_GAMES",
     "GameOutcome",
     "Rater",
@@ -74,7 +72,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-GAME_TYPES = (TEXAS42, MOON)
 PROVISIONAL_GAMES = 10
 """An account's rating in a game type is provisional until this many rated games of it."""
 

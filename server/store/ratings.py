@@ -86,7 +86,6 @@ def mark_rated(session: Session, game_id: str, game_type: str, now: datetime) ->
 
 class RatingStore:
     def __init__(self, store: EventStore) -> None:
-        self._store = store
         self._read = store._read
         self._write = store._write
         self._now = store._clock
