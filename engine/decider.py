@@ -82,6 +82,8 @@ __all__ = [
 ]
 
 _PIP_TRUMPS = tuple(range(7))
+_new = object.__new__
+_set = object.__setattr__
 
 
 def start(rules: Ruleset) -> list[Event]:
@@ -370,23 +372,33 @@ def _decide_declare(state: GameState, hand: HandState, command: DeclareContract)
 def _decide_play(state: GameState, hand: HandState, command: PlayTile) -> list[Event]:
     rules = state.rules
     seat, tile = command.seat, command.tile
-    if not hand.hands[seat] >> tile & 1:
-        raise TileNotInHand(
-            f"seat {seat} does not hold {tile_name(tile)} (hand {hand.number}, "
-            f"trick {len(hand.tricks) + 1})",
-            seat=seat,
-            tile=tile_name(tile),
-        )
-    play.check_play(rules, hand, seat, tile)
+    if not _legal_tiles(rules, hand, seat) >> tile & 1:
+        if not hand.hands[seat] >> tile & 1:
+            raise TileNotInHand(
+                f"seat {seat} does not hold {tile_name(tile)} (hand {hand.number}, "
+                f"trick {len(hand.tricks) + 1})",
+                seat=seat,
+                tile=tile_name(tile),
+            )
+        play.check_play(rules, hand, seat, tile)
     played = _TILE_PLAYED[seat][tile]
-    plays = hand.trick + ((seat, tile),)
-    if len(plays) < rules.players - len(hand.sitting_out):
+    if len(hand.trick) + 1 < rules.players - len(hand.sitting_out):
         return [played]
-    winner = play.trick_winner(hand, plays)
-    points = 1 if rules.is_moon else 1 + sum(COUNT[t] for _, t in plays)
-    won = TrickWon(winner, points)
+    # The trick is full: deciding whether the hand is over needs the state after it, which
+    # evolve will be asked for next, so make it now and hand it over (``_prepare``).
+    full = _tile_played(rules, hand, played)
+    winner = play.trick_winner(full, full.trick)
+    if rules.is_moon:
+        points = 1
+    else:
+        points = 1
+        for _, t in full.trick:
+            points += COUNT[t]
+    won = _TRICK_WON[winner][points]
     events: list[Event] = [played, won]
-    after = _trick_won(rules, _tile_played(rules, hand, played), won)
+    after = _trick_won(rules, full, won)
+    played_state = _with_hand(state, full)
+    _prepare(state, played, played_state, won, _with_hand(played_state, after))
     made = scoring.hand_result(rules, after, winner)
     if made is None:
         return events
@@ -401,6 +413,37 @@ def _decide_play(state: GameState, hand: HandState, command: PlayTile) -> list[E
     if champion is not None:
         events.append(GameWon(champion, rules.teams[champion]))
     return events
+
+
+_Prepared = tuple[Any, Any, Any, Any, Any]
+_prepared: _Prepared = (None, None, None, None, None)
+"""The states ``decide`` made for the events it returned at a trick's end: (state, the last
+play, the state after it, the ``TrickWon``, the state after that). ``evolve`` hands them back
+when asked for exactly those events of exactly that state (by identity: states and events are
+immutable, so a hit is the same answer it would compute). One entry; it holds its states."""
+
+
+def _prepare(
+    state: GameState, played: Event, played_state: GameState, won: Event, won_state: GameState
+) -> None:
+    global _prepared
+    _prepared = (state, played, played_state, won, won_state)
+
+
+_LEGAL_NONE: tuple[Any, Any, int, int] = (None, None, -1, 0)
+_legal_memo = _LEGAL_NONE
+"""The last legal plays found: (rules, hand, seat, tiles). A bot or a client asks for the legal
+actions and then decides one of them on the same state: the second look is free."""
+
+
+def _legal_tiles(rules: Ruleset, hand: HandState, seat: int) -> TileSet:
+    global _legal_memo
+    memo = _legal_memo
+    if memo[1] is hand and memo[2] == seat and memo[0] is rules:
+        return memo[3]
+    tiles = play.legal_plays(rules, hand, seat)
+    _legal_memo = (rules, hand, seat, tiles)
+    return tiles
 
 
 _Handler = Callable[[GameState, HandState, Any], list[Event]]
@@ -432,12 +475,26 @@ _PLAYS: tuple[tuple[PlayTile, ...], ...] = tuple(
 _TILE_PLAYED: tuple[tuple[TilePlayed, ...], ...] = tuple(
     tuple(TilePlayed(seat, t) for t in range(28)) for seat in range(_MOST_SEATS)
 )
-_TILES_OF: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
-    tuple(tuple(7 * part + t for t in range(7) if bits >> t & 1) for bits in range(128))
-    for part in range(4)
+_PLAYS_OF: tuple[tuple[tuple[tuple[PlayTile, ...], ...], ...], ...] = tuple(
+    tuple(
+        tuple(tuple(plays[7 * part + t] for t in range(7) if bits >> t & 1) for bits in range(128))
+        for part in range(4)
+    )
+    for plays in _PLAYS
 )
-"""``_TILES_OF[part][bits]``: the tiles of a set's seven bits ``7 * part`` .. ``7 * part + 6``,
-lowest first: a set's tiles in four look-ups."""
+"""``_PLAYS_OF[seat][part][bits]``: the plays of the tiles of a set's seven bits ``7 * part``
+.. ``7 * part + 6``, lowest first: a set's plays in four look-ups."""
+_PAIRS: tuple[tuple[tuple[int, int], ...], ...] = tuple(
+    tuple((seat, t) for t in range(28)) for seat in range(_MOST_SEATS)
+)
+"""``(seat, tile)`` of every play in a trick, made once."""
+_WITHOUT: tuple[int, ...] = tuple(~(1 << t) for t in range(28))
+_TRICK_WON: tuple[tuple[TrickWon, ...], ...] = tuple(
+    tuple(TrickWon(seat, points) for points in range(1 + sum(COUNT) + 1))
+    for seat in range(_MOST_SEATS)
+)
+"""``TrickWon(seat, points)`` for every seat and every trick's worth (1 and all the count at
+most), made once."""
 _BIDS_PLACED: dict[tuple[int, Bid], PlaceBid] = {}
 
 
@@ -462,20 +519,21 @@ def legal_actions(state: GameState, seat: int) -> list[SeatCommand]:
     first (tile numbers as in ``boneyard.engine.tiles``: ``0-0`` is 0 ... ``6-6`` is 27).
     """
     hand = state.hand
-    if hand is None or hand.turn != seat or state.phase in (Phase.DEAL, Phase.GAME_OVER):
+    if hand is None or hand.turn != seat:
         return []
-    rules = state.rules
     phase = state.phase
+    rules = state.rules
     if phase is Phase.PLAY:
-        legal = play.legal_plays(rules, hand, seat)
-        plays = _PLAYS[seat]
-        return [
-            plays[t]
-            for t in _TILES_OF[0][legal & 127]
-            + _TILES_OF[1][legal >> 7 & 127]
-            + _TILES_OF[2][legal >> 14 & 127]
-            + _TILES_OF[3][legal >> 21]
-        ]
+        legal = _legal_tiles(rules, hand, seat)
+        plays = _PLAYS_OF[seat]
+        return list(
+            plays[0][legal & 127]
+            + plays[1][legal >> 7 & 127]
+            + plays[2][legal >> 14 & 127]
+            + plays[3][legal >> 21]
+        )
+    if phase is Phase.DEAL or phase is Phase.GAME_OVER:
+        return []
     if phase is Phase.BIDDING:
         actions: list[SeatCommand] = [] if bidding.is_forced(rules, hand) else [Pass(seat)]
         actions.extend(_place_bid(seat, b) for b in bidding.legal_bids(rules, hand, seat))
@@ -500,31 +558,46 @@ def _next_seat(rules: Ruleset, hand: HandState, seat: int) -> int:
 
 
 def _tile_played(rules: Ruleset, hand: HandState, event: TilePlayed) -> HandState:
-    seat = event.seat
-    hands = list(hand.hands)
-    hands[seat] &= ~(1 << event.tile)
-    trick = hand.trick + ((seat, event.tile),)
-    sitting_out = hand.sitting_out
+    seat, tile = event.seat, event.tile
+    fields = hand.__dict__.copy()  # state.replace, inlined: this is the engine's hottest line
+    hands = list(fields["hands"])
+    hands[seat] &= _WITHOUT[tile]
+    fields["hands"] = tuple(hands)
+    trick = fields["trick"] = fields["trick"] + (_PAIRS[seat][tile],)
+    sitting_out = fields["sitting_out"]
     # A full trick waits for its TrickWon: nobody is to play until the winner leads.
     if len(trick) == rules.players - len(sitting_out):
-        turn = None
+        fields["turn"] = None
     elif sitting_out:
-        turn = _next_seat(rules, hand, seat)
+        fields["turn"] = _next_seat(rules, hand, seat)
     else:
-        turn = seat + 1 if seat + 1 < rules.players else 0
-    return replace(hand, hands=tuple(hands), trick=trick, turn=turn)
+        fields["turn"] = seat + 1 if seat + 1 < rules.players else 0
+    new = _new(HandState)
+    _set(new, "__dict__", fields)
+    return new
 
 
 def _trick_won(rules: Ruleset, hand: HandState, event: TrickWon) -> HandState:
-    taken = list(hand.taken)
-    taken[rules.team_of[event.seat]] += event.points
-    return replace(
-        hand,
-        tricks=hand.tricks + (Trick(hand.trick, event.seat, event.points),),
-        trick=(),
-        taken=tuple(taken),
-        turn=event.seat,
-    )
+    seat, points = event.seat, event.points
+    fields = hand.__dict__.copy()
+    taken = list(fields["taken"])
+    taken[rules.team_of[seat]] += points
+    fields["taken"] = tuple(taken)
+    fields["tricks"] = fields["tricks"] + (Trick(fields["trick"], seat, points),)
+    fields["trick"] = ()
+    fields["turn"] = seat
+    new = _new(HandState)
+    _set(new, "__dict__", fields)
+    return new
+
+
+def _with_hand(state: GameState, hand: HandState) -> GameState:
+    """``replace(state, hand=hand)``, inlined for the events of play."""
+    fields = state.__dict__.copy()
+    fields["hand"] = hand
+    new = _new(GameState)
+    _set(new, "__dict__", fields)
+    return new
 
 
 def _after_widow_or_trump(rules: Ruleset, hand: HandState) -> tuple[Phase, int | None]:
@@ -553,15 +626,20 @@ def evolve(state: GameState | None, event: Event) -> GameState:
         return GameState(rules, Phase.DEAL, (0,) * len(rules.teams), next_dealer=dealer)
     if state is None:
         raise ValueError(f"a log must start with GameCreated, not {event!r}")
+    kind = type(event)
+    if kind is TilePlayed or kind is TrickWon:
+        prepared = _prepared
+        if prepared[0] is state and prepared[1] is event:
+            return prepared[2]  # type: ignore[no-any-return]
+        if prepared[2] is state and prepared[3] is event:
+            return prepared[4]  # type: ignore[no-any-return]
+        hand = state.hand
+        assert hand is not None
+        if kind is TilePlayed:
+            return _with_hand(state, _tile_played(state.rules, hand, event))  # type: ignore[arg-type]
+        return _with_hand(state, _trick_won(state.rules, hand, event))  # type: ignore[arg-type]
     rules = state.rules
     hand = state.hand
-    kind = type(event)
-    if kind is TilePlayed:
-        assert hand is not None
-        return replace(state, hand=_tile_played(rules, hand, event))  # type: ignore[arg-type]
-    if kind is TrickWon:
-        assert hand is not None
-        return replace(state, hand=_trick_won(rules, hand, event))  # type: ignore[arg-type]
     if kind is Resigned:
         return state  # the GameWon that follows ends the game
     if kind is GameWon:

@@ -50,7 +50,11 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "set_scores": ("minus_bid", "opponents_get_bid"),
 }
 
-_NOT_OPTIONS = ("name", "teams", "team_of")
+_NOT_OPTIONS = (
+    "name", "teams", "team_of", "is_moon", "has_widow", "tiles", "hand_size",
+    "all_tricks_points", "plays_for_marks",
+)
+"""Fields that are not options: the name, and what follows from the options."""
 
 _TEXAS42_ONLY = (
     "six_player_teams", "min_bid", "max_opening_marks", "end_hand_when_decided",
@@ -209,44 +213,38 @@ class Ruleset:
     team_of: tuple[int, ...] = field(init=False, compare=False, repr=False)
     """``team_of[seat]``: the team a seat plays for."""
 
+    is_moon: bool = field(init=False, compare=False, repr=False)
+    has_widow: bool = field(init=False, compare=False, repr=False)
+    """Moon with a widow (22 tiles); ``widow=none`` deals 21."""
+    tiles: TileSet = field(init=False, compare=False, repr=False)
+    """The tiles in the game: 28, or Moon's 22 (21 with ``widow=none``)."""
+    hand_size: int = field(init=False, compare=False, repr=False)
+    """Tiles dealt to each player, and tricks per hand."""
+    all_tricks_points: int = field(init=False, compare=False, repr=False)
+    """Points in a 42 hand: one a trick plus 35 count (42 with 4 players)."""
+    plays_for_marks: bool = field(init=False, compare=False, repr=False)
+
     def __post_init__(self) -> None:
         _validate(self)
         teams = _teams(self)
-        object.__setattr__(self, "teams", teams)
-        object.__setattr__(
-            self, "team_of", tuple(next(i for i, t in enumerate(teams) if s in t) for s in range(self.players))
-        )
-
-    # --- what follows from the options ---
-    @property
-    def is_moon(self) -> bool:
-        return self.family == MOON
-
-    @property
-    def tiles(self) -> TileSet:
-        """The tiles in the game: 28, or Moon's 22."""
-        if self.family != MOON:
-            return FULL_SET
-        return _MOON_TILES_NO_WIDOW if self.widow == "none" else _MOON_TILES
-
-    @property
-    def has_widow(self) -> bool:
-        """Moon with a widow (22 tiles); ``widow=none`` deals 21."""
-        return self.family == MOON and self.widow != "none"
-
-    @property
-    def hand_size(self) -> int:
-        """Tiles dealt to each player, and tricks per hand."""
-        return 7 if self.family == MOON else 28 // self.players
-
-    @property
-    def all_tricks_points(self) -> int:
-        """Points in a 42 hand: one a trick plus 35 count (42 with 4 players)."""
-        return self.hand_size + 35
-
-    @property
-    def plays_for_marks(self) -> bool:
-        return self.points_to_win == 0
+        # What follows from the options is worked out once: the engine reads these on every
+        # play, and a field is several times quicker to read than a property.
+        derived: dict[str, object] = {
+            "teams": teams,
+            "team_of": tuple(
+                next(i for i, t in enumerate(teams) if s in t) for s in range(self.players)
+            ),
+            "is_moon": self.family == MOON,
+            "has_widow": self.family == MOON and self.widow != "none",
+            "tiles": FULL_SET
+            if self.family != MOON
+            else _MOON_TILES_NO_WIDOW if self.widow == "none" else _MOON_TILES,
+            "hand_size": 7 if self.family == MOON else 28 // self.players,
+            "plays_for_marks": self.points_to_win == 0,
+        }
+        derived["all_tricks_points"] = derived["hand_size"] + 35  # type: ignore[operator]
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
 
     def options(self) -> dict[str, Any]:
         """Every option, by name."""
@@ -299,7 +297,7 @@ def _validate(r: Ruleset) -> None:
         if not 2 <= r.players <= 7:
             raise RulesetError(f"Texas 42 is for 2 to 7 players [S2], not {r.players}")
         foreign = [n for n in _MOON_ONLY if getattr(r, n) != _default(n)]
-        top = r.all_tricks_points - 1
+        top = 28 // r.players + 35 - 1  # all_tricks_points, not yet worked out
         if not 1 <= r.min_bid <= top:
             raise RulesetError(
                 f"min_bid={r.min_bid}: point bids run from min_bid to {top} with {r.players} players"

@@ -732,6 +732,8 @@ def _walk(node: ast.expr, value: Any, path: str) -> Iterator[tuple[str, int]]:
 
 
 def walk_dataclass(obj: Any, path: str) -> Iterator[tuple[str, int]]:
+    if isinstance(obj, Ruleset):
+        return  # the rules are the same for every seat and known before the deal
     for f in dataclasses.fields(obj):
         assert isinstance(f.type, str), f"{type(obj).__name__}.{f.name}: annotation not a string"
         yield from tiles_in(getattr(obj, f.name), f.type, f"{path}.{f.name}")
