@@ -8,6 +8,7 @@ every command, the events of ``decide`` folded with ``evolve``; ``replay`` folds
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -69,7 +70,7 @@ from boneyard.engine.events import (
 )
 from boneyard.engine.rulesets import Ruleset
 from boneyard.engine.state import GameState, HandState, Phase, Trick, replace
-from boneyard.engine.tiles import COUNT, TileSet, iter_tiles, tile_name
+from boneyard.engine.tiles import COUNT, DOUBLE_TILES, TileSet, iter_tiles, tile_name
 
 __all__ = [
     "decide",
@@ -201,7 +202,8 @@ def _holder_of_lowest(hands: tuple[TileSet, ...]) -> int:
 
 def _decide_bid(state: GameState, hand: HandState, command: PlaceBid) -> list[Event]:
     rules = state.rules
-    bidding.check_bid(rules, hand, command.seat, command.bid)
+    if command.bid not in _auction_choices(rules, hand, command.seat)[1]:
+        bidding.check_bid(rules, hand, command.seat, command.bid)
     events: list[Event] = [BidPlaced(command.seat, command.bid)]
     if bidding.auction_over(rules, hand.bids + ((command.seat, command.bid),)):
         events.append(_auction_won(rules, command.seat, command))
@@ -331,11 +333,12 @@ def trump_menu(rules: Ruleset) -> tuple[int, ...]:
 def legal_contracts(rules: Ruleset, hand: HandState) -> list[Contract]:
     """What the declarer may declare in this hand, in this order: the trumps of
     ``trump_menu`` (blanks .. sixes, doubles, follow-me), then nello and sevens."""
+    return list(_declarations(rules, hand)[0])
+
+
+def _contracts(rules: Ruleset, specials: bool) -> list[Contract]:
     contracts = [Contract.of_trump(t) for t in trump_menu(rules)]
-    if rules.is_moon:
-        return contracts
-    bid = hand.high_bid
-    if bid is not None and bid.kind is BidKind.MARKS and hand.declarer == hand.bidder:
+    if specials and not rules.is_moon:
         if rules.nello:
             contracts.append(Contract.nello())
         if rules.sevens:
@@ -343,10 +346,66 @@ def legal_contracts(rules: Ruleset, hand: HandState) -> list[Contract]:
     return contracts
 
 
+def _declarations(
+    rules: Ruleset, hand: HandState
+) -> tuple[tuple[Contract, ...], frozenset[Contract], tuple[tuple[DeclareContract, ...], ...]]:
+    """The legal contracts in order, as a set, and as each seat's commands: they depend on the
+    ruleset and on whether a mark bid was won by its declarer (nello and sevens), so they are
+    made once for each."""
+    bid = hand.high_bid
+    specials = bid is not None and bid.kind is BidKind.MARKS and hand.declarer == hand.bidder
+    table = _per_ruleset(rules)
+    key = ("declare", specials)
+    found = table.get(key)
+    if found is None:
+        contracts = _contracts(rules, specials)
+        found = table[key] = (
+            tuple(contracts),
+            frozenset(contracts),
+            tuple(tuple(DeclareContract(s, c) for c in contracts) for s in range(rules.players)),
+        )
+    return found
+
+
+_PER_RULESET_MOST = 256
+_per_ruleset_tables: dict[int, tuple[Ruleset, dict[Any, Any]]] = {}
+"""Answers that depend on the ruleset and a few facts of the hand, made once for each: by the
+ruleset's identity (hashing one reads its 40 fields), holding the ruleset so that the identity
+stays its own. At most ``_PER_RULESET_MOST`` rulesets; then it starts again."""
+
+
+def _per_ruleset(rules: Ruleset) -> dict[Any, Any]:
+    entry = _per_ruleset_tables.get(id(rules))
+    if entry is None or entry[0] is not rules:
+        if len(_per_ruleset_tables) >= _PER_RULESET_MOST:
+            _per_ruleset_tables.clear()
+        entry = _per_ruleset_tables[id(rules)] = (rules, {})
+    return entry[1]
+
+
+def _auction_choices(
+    rules: Ruleset, hand: HandState, seat: int
+) -> tuple[tuple[SeatCommand, ...], frozenset[Bid]]:
+    """``seat``'s legal actions in the auction, and its legal bids as a set. They depend on
+    the ruleset, the high bid, whether the seat is a forced dealer and (with plunge or splash)
+    its doubles: made once for each."""
+    doubles = (hand.hands[seat] & DOUBLE_TILES).bit_count() if rules.plunge or rules.splash else 0
+    forced = bidding.is_forced(rules, hand)
+    table = _per_ruleset(rules)
+    key = (seat, hand.high_bid, forced, doubles)
+    found = table.get(key)
+    if found is None:
+        bids = bidding.legal_bids(rules, hand, seat)
+        actions: list[SeatCommand] = [] if forced else [Pass(seat)]
+        actions.extend(PlaceBid(seat, b) for b in bids)
+        found = table[key] = (tuple(actions), frozenset(bids))
+    return found
+
+
 def _decide_declare(state: GameState, hand: HandState, command: DeclareContract) -> list[Event]:
     rules = state.rules
     contract = command.contract
-    if contract not in legal_contracts(rules, hand):
+    if contract not in _declarations(rules, hand)[1]:
         bid = hand.high_bid
         if contract.kind is not ContractKind.TRUMP:
             enabled = rules.nello if contract.kind is ContractKind.NELLO else rules.sevens
@@ -414,6 +473,11 @@ def _decide_play(state: GameState, hand: HandState, command: PlayTile) -> list[E
         events.append(GameWon(champion, rules.teams[champion]))
     return events
 
+
+_NEW_HAND: dict[str, Any] = {
+    f.name: f.default for f in dataclasses.fields(HandState) if f.default is not dataclasses.MISSING
+}
+"""A new hand's fields that start at their defaults (the auction, the contract, the tricks)."""
 
 _Prepared = tuple[Any, Any, Any, Any, Any]
 _prepared: _Prepared = (None, None, None, None, None)
@@ -495,18 +559,6 @@ _TRICK_WON: tuple[tuple[TrickWon, ...], ...] = tuple(
 )
 """``TrickWon(seat, points)`` for every seat and every trick's worth (1 and all the count at
 most), made once."""
-_BIDS_PLACED: dict[tuple[int, Bid], PlaceBid] = {}
-
-
-def _place_bid(seat: int, bid: Bid) -> PlaceBid:
-    """``PlaceBid(seat, bid)``, made once for each seat and bid."""
-    key = (seat, bid)
-    made = _BIDS_PLACED.get(key)
-    if made is None:
-        made = _BIDS_PLACED[key] = PlaceBid(seat, bid)
-    return made
-
-
 def legal_actions(state: GameState, seat: int) -> list[SeatCommand]:
     """Every command ``seat`` may send now; empty when it is not that seat's turn.
 
@@ -535,11 +587,9 @@ def legal_actions(state: GameState, seat: int) -> list[SeatCommand]:
     if phase is Phase.DEAL or phase is Phase.GAME_OVER:
         return []
     if phase is Phase.BIDDING:
-        actions: list[SeatCommand] = [] if bidding.is_forced(rules, hand) else [Pass(seat)]
-        actions.extend(_place_bid(seat, b) for b in bidding.legal_bids(rules, hand, seat))
-        return actions
+        return list(_auction_choices(rules, hand, seat)[0])
     if phase is Phase.TRUMP:
-        return [DeclareContract(seat, c) for c in legal_contracts(rules, hand)]
+        return list(_declarations(rules, hand)[2][seat])
     widow: list[SeatCommand] = [ExchangeWidow(seat, t) for t in iter_tiles(hand.hands[seat])]
     if rules.widow == "may_exchange":
         widow.append(DeclineWidow(seat))
@@ -650,37 +700,38 @@ def evolve(state: GameState | None, event: Event) -> GameState:
         return replace(state, phase=Phase.GAME_OVER, hand=turn_over, winner=None, next_dealer=None)
     if kind is HandDealt:
         assert isinstance(event, HandDealt)
-        new_hand = HandState(
-            number=event.number,
-            dealer=event.dealer,
-            seed=event.seed,
-            dealt=event.hands,
-            hands=event.hands,
-            rest=event.rest,
-            taken=(0,) * len(rules.teams),
-            turn=(event.dealer + 1) % rules.players,
+        new_hand = _new(HandState)
+        _set(
+            new_hand,
+            "__dict__",
+            _NEW_HAND
+            | {
+                "number": event.number,
+                "dealer": event.dealer,
+                "seed": event.seed,
+                "dealt": event.hands,
+                "hands": event.hands,
+                "rest": event.rest,
+                "taken": (0,) * len(rules.teams),
+                "turn": (event.dealer + 1) % rules.players,
+            },
         )
         return replace(state, phase=Phase.BIDDING, hand=new_hand, deals=event.number, next_dealer=None)
     assert hand is not None
-    if kind is BidPlaced:
-        assert isinstance(event, BidPlaced)
-        bids = hand.bids + ((event.seat, event.bid),)
-        return replace(
-            state,
-            hand=replace(
-                hand,
-                bids=bids,
-                high_bid=event.bid,
-                bidder=event.seat,
-                turn=bidding.next_bidder(rules, bids),
-            ),
-        )
-    if kind is Passed:
-        assert isinstance(event, Passed)
-        bids = hand.bids + ((event.seat, None),)
-        return replace(
-            state, hand=replace(hand, bids=bids, turn=bidding.next_bidder(rules, bids))
-        )
+    if kind is BidPlaced or kind is Passed:
+        fields = hand.__dict__.copy()
+        seat = event.seat  # type: ignore[union-attr]
+        if kind is BidPlaced:
+            bid = event.bid  # type: ignore[union-attr]
+            bids = fields["bids"] = fields["bids"] + ((seat, bid),)
+            fields["high_bid"] = bid
+            fields["bidder"] = seat
+        else:
+            bids = fields["bids"] = fields["bids"] + ((seat, None),)
+        fields["turn"] = bidding.next_bidder(rules, bids)
+        bid_hand = _new(HandState)
+        _set(bid_hand, "__dict__", fields)
+        return _with_hand(state, bid_hand)
     if kind is AuctionWon:
         assert isinstance(event, AuctionWon)
         won = replace(hand, bidder=event.seat, high_bid=event.bid, declarer=event.declarer)
