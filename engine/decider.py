@@ -161,7 +161,7 @@ def decide(state: GameState, command: Command) -> list[Event]:
 
 def _check_well_formed(command: Command) -> None:
     """Bad syntax, told apart from bad rules before anything else is looked at."""
-    if isinstance(command, PlayTile | ExchangeWidow):
+    if isinstance(command, (PlayTile, ExchangeWidow)):
         t = command.tile if isinstance(command, PlayTile) else command.discard
         if type(t) is not int or not 0 <= t < 28:
             raise InvalidCommand(f"not a tile: {t!r} (tiles are 0..27, 0-0 to 6-6)")
@@ -539,6 +539,9 @@ _PLAYS: tuple[tuple[PlayTile, ...], ...] = tuple(
 _TILE_PLAYED: tuple[tuple[TilePlayed, ...], ...] = tuple(
     tuple(TilePlayed(seat, t) for t in range(28)) for seat in range(_MOST_SEATS)
 )
+_EXCHANGES: tuple[tuple[ExchangeWidow, ...], ...] = tuple(
+    tuple(ExchangeWidow(seat, t) for t in range(28)) for seat in range(_MOST_SEATS)
+)
 _PLAYS_OF: tuple[tuple[tuple[tuple[PlayTile, ...], ...], ...], ...] = tuple(
     tuple(
         tuple(tuple(plays[7 * part + t] for t in range(7) if bits >> t & 1) for bits in range(128))
@@ -590,7 +593,8 @@ def legal_actions(state: GameState, seat: int) -> list[SeatCommand]:
         return list(_auction_choices(rules, hand, seat)[0])
     if phase is Phase.TRUMP:
         return list(_declarations(rules, hand)[2][seat])
-    widow: list[SeatCommand] = [ExchangeWidow(seat, t) for t in iter_tiles(hand.hands[seat])]
+    exchanges = _EXCHANGES[seat]
+    widow: list[SeatCommand] = [exchanges[t] for t in iter_tiles(hand.hands[seat])]
     if rules.widow == "may_exchange":
         widow.append(DeclineWidow(seat))
     return widow

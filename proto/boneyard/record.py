@@ -160,12 +160,34 @@ def chain_hash(prev_hash: bytes, payload: bytes) -> bytes:
 def canonical_bytes(event: events_pb2.Event) -> bytes:
     """The bytes an event's hash covers: the message with ``seq`` = 0, serialized
     deterministically (the store's payload)."""
-    if event.seq == 0:
-        return event.SerializeToString(deterministic=True)
+    data = event.SerializeToString(deterministic=True)
+    seq = event.seq
+    if seq == 0:
+        return data
+    # seq is field 1, so a deterministic serialization writes it first: the bytes after its
+    # tag and value are those of the message with seq 0 (nothing else depends on it). When
+    # they do not start so, copy the message and clear seq, which is what this means.
+    prefix = _SEQ_FIELDS[seq] if seq < len(_SEQ_FIELDS) else _seq_field(seq)
+    if data.startswith(prefix):
+        return data[len(prefix) :]
     bare = events_pb2.Event()
     bare.CopyFrom(event)
     bare.seq = 0
     return bare.SerializeToString(deterministic=True)
+
+
+def _seq_field(seq: int) -> bytes:
+    """Field 1 (``seq``) as a varint, tag and value, as protobuf writes it."""
+    out = bytearray(b"\x08")
+    while seq > 0x7F:
+        out.append(seq & 0x7F | 0x80)
+        seq >>= 7
+    out.append(seq)
+    return bytes(out)
+
+
+_SEQ_FIELDS = tuple(_seq_field(seq) for seq in range(4096))
+"""The seq fields of the first events of a log, made once."""
 
 
 def stored_log(events: Iterable[Event]) -> list[StoredRow]:

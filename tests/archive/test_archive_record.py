@@ -32,7 +32,7 @@ from boneyard.record import (
 from boneyard.server.errors import PreconditionFailed
 from boneyard.server.store.hashing import chain_hash as store_chain_hash
 from boneyard.server.store.models import HandSeedRow
-from boneyard.v1 import archive_pb2
+from boneyard.v1 import archive_pb2, events_pb2
 from boneyard.verify import Verdict, verify_bytes, verify_record
 from tests.server.process_helpers import fresh_pg_database
 
@@ -99,6 +99,21 @@ def test_the_chain_is_the_stores_chain() -> None:
         assert row.payload == payload == canonical_bytes(codec.event_to_proto(event, row.seq))
         assert row.hash == chain_hash(prev, payload) == store_chain_hash(prev, payload)
         prev = row.hash
+
+
+@pytest.mark.parametrize("seq", [0, 1, 127, 128, 300, 16383, 16384, 2**35, 2**64 - 1])
+def test_the_bytes_hashed_are_the_event_with_seq_zero_whatever_its_number(seq: int) -> None:
+    # canonical_bytes cuts seq's field off the serialization instead of copying the message:
+    # the same bytes as clearing it, for every length of number, and with unknown fields.
+    unknown = b"\xf8\x07\x05"  # field 127, a varint: a field some later version might add
+    for event in random_game("moon", seed=3)[:40]:
+        message = codec.event_to_proto(event, seq)
+        with_unknown = events_pb2.Event.FromString(message.SerializeToString() + unknown)
+        for m in (message, with_unknown):
+            cleared = events_pb2.Event()
+            cleared.CopyFrom(m)
+            cleared.seq = 0
+            assert canonical_bytes(m) == cleared.SerializeToString(deterministic=True)
 
 
 def test_a_game_not_over_has_no_record(tmp_path: Path) -> None:
