@@ -32,9 +32,20 @@ def _bytes(seed: bytes) -> Iterator[int]:
         counter += 1
 
 
+_DECKS: dict[TileSet, list[Tile]] = {}
+"""The decks of the tile sets dealt so far, in order (a game deals 28 tiles, or Moon's 22 or
+21: a handful of sets)."""
+_DECKS_MOST = 64
+
+
 def shuffle(seed: bytes, tiles: TileSet) -> list[Tile]:
     """The deck of ``tiles`` shuffled by ``seed`` (steps 1-3 above)."""
-    deck = list(iter_tiles(tiles))
+    ordered = _DECKS.get(tiles)
+    if ordered is None:
+        if len(_DECKS) >= _DECKS_MOST:
+            _DECKS.clear()
+        ordered = _DECKS[tiles] = list(iter_tiles(tiles))
+    deck = ordered.copy()
     stream = _bytes(seed)
     for i in range(len(deck) - 1, 0, -1):
         bound = i + 1

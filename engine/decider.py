@@ -368,19 +368,28 @@ def _declarations(
 
 
 _PER_RULESET_MOST = 256
-_per_ruleset_tables: dict[int, tuple[Ruleset, dict[Any, Any]]] = {}
-"""Answers that depend on the ruleset and a few facts of the hand, made once for each: by the
-ruleset's identity (hashing one reads its 40 fields), holding the ruleset so that the identity
-stays its own. At most ``_PER_RULESET_MOST`` rulesets; then it starts again."""
+_tables_by_value: dict[Ruleset, dict[Any, Any]] = {}
+_tables_by_identity: dict[int, tuple[Ruleset, dict[Any, Any]]] = {}
+"""Answers that depend on the ruleset and a few facts of the hand, made once for each ruleset
+(by value: every game, and every record verified, has a ruleset object of its own). Found by
+the object's identity, holding the object so that the identity stays its own, since hashing a
+ruleset reads its 40 fields. At most ``_PER_RULESET_MOST`` rulesets, and four times as many
+objects; then each starts again."""
 
 
 def _per_ruleset(rules: Ruleset) -> dict[Any, Any]:
-    entry = _per_ruleset_tables.get(id(rules))
-    if entry is None or entry[0] is not rules:
-        if len(_per_ruleset_tables) >= _PER_RULESET_MOST:
-            _per_ruleset_tables.clear()
-        entry = _per_ruleset_tables[id(rules)] = (rules, {})
-    return entry[1]
+    entry = _tables_by_identity.get(id(rules))
+    if entry is not None and entry[0] is rules:
+        return entry[1]
+    table = _tables_by_value.get(rules)
+    if table is None:
+        if len(_tables_by_value) >= _PER_RULESET_MOST:
+            _tables_by_value.clear()
+        table = _tables_by_value[rules] = {}
+    if len(_tables_by_identity) >= 4 * _PER_RULESET_MOST:
+        _tables_by_identity.clear()
+    _tables_by_identity[id(rules)] = (rules, table)
+    return table
 
 
 def _auction_choices(
