@@ -124,6 +124,14 @@ def decide(state: GameState, command: Command) -> list[Event]:
             and type(tile) is int
             and 0 <= tile < 28
         ):
+            rules = state.rules
+            memo = _legal_memo
+            if memo[1] is hand and memo[2] == seat and memo[0] is rules:
+                legal: TileSet = memo[3]
+            else:
+                legal = _legal_tiles(rules, hand, seat)
+            if legal >> tile & 1 and len(hand.trick) + 1 < rules.players - len(hand.sitting_out):
+                return [_TILE_PLAYED[seat][tile]]  # a legal play that does not end the trick
             return _decide_play(state, hand, command)
     if state.phase is _GAME_OVER:
         how = "was abandoned" if state.winner is None else f"is over (team {state.winner} won)"
@@ -702,9 +710,14 @@ def evolve(state: GameState | None, event: Event) -> GameState:
             return prepared[4]  # type: ignore[no-any-return]
         hand = state.hand
         assert hand is not None
+        fields = state.__dict__.copy()  # _with_hand, inlined
         if kind is TilePlayed:
-            return _with_hand(state, _tile_played(state.rules, hand, event))  # type: ignore[arg-type]
-        return _with_hand(state, _trick_won(state.rules, hand, event))  # type: ignore[arg-type]
+            fields["hand"] = _tile_played(state.rules, hand, event)  # type: ignore[arg-type]
+        else:
+            fields["hand"] = _trick_won(state.rules, hand, event)  # type: ignore[arg-type]
+        new = _new(GameState)
+        _set(new, "__dict__", fields)
+        return new
     rules = state.rules
     hand = state.hand
     if kind is Resigned:
