@@ -583,6 +583,8 @@ _TRICK_WON: tuple[tuple[TrickWon, ...], ...] = tuple(
 )
 """``TrickWon(seat, points)`` for every seat and every trick's worth (1 and all the count at
 most), made once."""
+
+
 def legal_actions(state: GameState, seat: int) -> list[SeatCommand]:
     """Every command ``seat`` may send now; empty when it is not that seat's turn.
 
