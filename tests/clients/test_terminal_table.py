@@ -51,6 +51,12 @@ class Choice:
     text: str
 
 
+def _interrupt_as_at_a_terminal() -> None:
+    # A test run started in the background (`.ci/run &`, nohup) inherits SIGINT ignored, and so
+    # would the child: Ctrl-C would then do nothing. A person at a terminal has it at default.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Terminal:
     """``boneyard play`` in an 80×24 pseudo-terminal, read through a terminal emulator."""
 
@@ -66,6 +72,7 @@ class Terminal:
             timeout=180,  # a hang fails the test; a slow, busy machine does not
             env=clean_env(TERM="xterm", BONEYARD_SEATS_FILE=str(seats_file), **env),
             dimensions=(24, 80),
+            preexec_fn=_interrupt_as_at_a_terminal,
         )
         self.child.logfile_read = self.log
         self.screen = pyte.Screen(80, 24)
