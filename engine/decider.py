@@ -677,13 +677,21 @@ def _with_hand(state: GameState, hand: HandState) -> GameState:
     return new
 
 
-def _after_widow_or_trump(rules: Ruleset, hand: HandState) -> tuple[Phase, int | None]:
-    """Moon exchanges with the widow before or after trump; then the declarer leads."""
-    if rules.has_widow and not hand.widow_settled:
-        return Phase.WIDOW, hand.bidder
-    if hand.contract is None:
-        return Phase.TRUMP, hand.declarer
-    return Phase.PLAY, hand.declarer
+def _after_widow_or_trump(
+    rules: Ruleset, hand: HandState, changes: dict[str, Any]
+) -> tuple[Phase, HandState]:
+    """The hand with ``changes``, and the phase and turn that follow from them: Moon exchanges
+    with the widow before or after trump; then the declarer leads."""
+    fields = hand.__dict__ | changes
+    if rules.has_widow and not fields["widow_settled"]:
+        phase, fields["turn"] = Phase.WIDOW, fields["bidder"]
+    elif fields["contract"] is None:
+        phase, fields["turn"] = Phase.TRUMP, fields["declarer"]
+    else:
+        phase, fields["turn"] = _PLAY, fields["declarer"]
+    new = _new(HandState)
+    _set(new, "__dict__", fields)
+    return phase, new
 
 
 def _table_for(rules: Ruleset, contract: Contract) -> SuitTable | None:
@@ -774,24 +782,25 @@ def evolve(state: GameState | None, event: Event) -> GameState:
         assert isinstance(event, AllPassed)
         return replace(state, phase=Phase.DEAL, hand=replace(hand, turn=None), next_dealer=event.next_dealer)
     if kind is WidowExchanged or kind is WidowDeclined:
-        changes: dict[str, object] = {"widow_settled": True}
+        changes: dict[str, Any] = {"widow_settled": True}
         if isinstance(event, WidowExchanged):
             hands = list(hand.hands)
             hands[event.seat] = hands[event.seat] & ~(1 << event.discard) | 1 << event.taken
             changes.update(hands=tuple(hands), rest=1 << event.discard)
-        settled = replace(hand, **changes)
-        phase, actor = _after_widow_or_trump(rules, settled)
-        return replace(state, phase=phase, hand=replace(settled, turn=actor))
+        phase, settled = _after_widow_or_trump(rules, hand, changes)
+        return replace(state, phase=phase, hand=settled)
     if kind is ContractDeclared:
         assert isinstance(event, ContractDeclared)
-        declared = replace(
+        phase, declared = _after_widow_or_trump(
+            rules,
             hand,
-            contract=event.contract,
-            table=_table_for(rules, event.contract),
-            sitting_out=event.sitting_out,
+            {
+                "contract": event.contract,
+                "table": _table_for(rules, event.contract),
+                "sitting_out": event.sitting_out,
+            },
         )
-        phase, actor = _after_widow_or_trump(rules, declared)
-        return replace(state, phase=phase, hand=replace(declared, turn=actor))
+        return replace(state, phase=phase, hand=declared)
     if kind is HandScored:
         assert isinstance(event, HandScored)
         return replace(
