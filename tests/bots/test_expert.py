@@ -8,7 +8,7 @@ import random
 import pytest
 
 from boneyard import engine
-from boneyard.bots import MOVE_MS_MAX, strategy
+from boneyard.bots import MOVE_MS_MAX, expert, strategy
 from boneyard.bots.beliefs import FLOOR, Beliefs, Claim, claims
 from boneyard.bots.expert import ExpertStrategy, _opponents_to_bid, _Reading, _still_close
 from boneyard.bots.heuristic import hand_value
@@ -168,14 +168,16 @@ def test_with_opponents_to_bid_after_it_a_sure_hand_bids_marks():
     assert isinstance(chosen, PlaceBid) and chosen.bid.is_mark_bid
 
 
-def _priced(monkeypatch, makes_up_to):
-    """An expert whose chances are given: every point bid up to ``makes_up_to`` is sure, none
-    above, and no trick-taking contract."""
-    expert = ExpertStrategy(2, **QUICK)
+def _priced(monkeypatch, makes_up_to, chance=1.0):
+    """An expert whose chances are given: every point bid up to ``makes_up_to`` is made with
+    ``chance`` (sure by default), none above, and no trick-taking contract."""
+    bot = ExpertStrategy(2, **QUICK)
     monkeypatch.setattr(
-        expert, "_chances", lambda k, bids, rng: (lambda b: 1.0 if b <= makes_up_to else 0.0, 0.0, 0.0)
+        bot,
+        "_chances",
+        lambda k, bids, rng: (lambda b: chance if b <= makes_up_to else 0.0, 0.0, 0.0),
     )
-    return expert
+    return bot
 
 
 def test_the_dealer_with_nobody_left_to_bid_bids_the_cheapest_it_makes(monkeypatch):
@@ -190,6 +192,27 @@ def test_with_opponents_to_bid_after_it_it_bids_the_highest_it_makes_surely(monk
     view = engine.view(dealt(FOUR, dealer=2), 3)  # seat 3 bids first, a hand of no marks
     assert _opponents_to_bid(_Reading(view, 3))
     assert _priced(monkeypatch, 35).choose(view) == PlaceBid(3, Bid.points(35))
+
+
+@pytest.mark.parametrize(("opponent_bid", "chosen"), [(30, Bid.points(31)), (31, None)])
+def test_over_an_opponents_31_it_wants_a_surer_hand_than_over_30(
+    monkeypatch, opponent_bid, chosen
+):
+    hands = ["5-5 5-4 5-3 5-2 5-1 5-0 4-4", "4-3 4-2 4-1 4-0 3-3 3-2 3-1", "3-0 2-2 2-1 2-0 1-1 1-0 0-0", WEAK]
+    state = after(dealt(hands), None, None, Bid.points(opponent_bid))  # seat 2, an opponent
+    view = engine.view(state, 3)
+    assert expert.MAKE <= 0.8 < expert.CONTESTED
+    expected = Pass(3) if chosen is None else PlaceBid(3, chosen)
+    assert _priced(monkeypatch, 35, chance=0.8).choose(view) == expected
+
+
+def test_over_an_opponents_bid_it_bids_the_cheapest_it_makes_even_with_opponents_to_come(
+    monkeypatch,
+):
+    state = after(dealt(FOUR), Bid.points(30))  # seat 0 bid 30; seat 2 bids after seat 1
+    view = engine.view(state, 1)
+    assert _opponents_to_bid(_Reading(view, 1))
+    assert _priced(monkeypatch, 35).choose(view) == PlaceBid(1, Bid.points(31))
 
 
 def test_it_does_not_bid_over_its_partner():
