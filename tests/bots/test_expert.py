@@ -26,7 +26,7 @@ from boneyard.engine import (
     evolve,
     legal_actions,
 )
-from boneyard.engine.tiles import parse_tiles
+from boneyard.engine.tiles import parse_tile, parse_tiles
 from tests.bots.test_sampler import hidden_reshuffle
 
 QUICK = {"move_ms": 20, "samples": 8, "most_samples": 16}
@@ -123,6 +123,16 @@ def test_sampled_deals_lean_towards_what_a_pass_says():
     plain = [hand_value(sampler_deal(rng, reading)[0], view.rules) for _ in range(300)]
     leaning = [hand_value(expert._deal_hands(rng, reading)[0], view.rules) for _ in range(300)]
     assert sum(leaning) / 300 < sum(plain) / 300 - 1.0
+
+
+@pytest.mark.parametrize("families", [frozenset({"texas42", "moon"}), frozenset()])
+def test_the_auction_weighs_the_deals_only_in_the_families_beliefs_are_kept_for(
+    monkeypatch, families
+):
+    monkeypatch.setattr(expert, "BELIEFS_IN", families)
+    view = engine.view(after(dealt(FOUR), None), 1)
+    reading = ExpertStrategy(1, **QUICK)._read(view, 1)
+    assert isinstance(reading, _Reading) == ("texas42" in families)
 
 
 # ---------------------------------------------------------------- sevens
@@ -237,6 +247,32 @@ def test_plays_too_close_to_tell_are_kept_and_clearly_worse_ones_dropped():
 def test_one_play_clearly_best_is_all_that_is_kept():
     values = {1: [1.0] * 16, 2: [0.0] * 16}
     assert _still_close([1, 2], values) == [1]
+
+
+def test_a_moon_defender_takes_a_trick_for_itself_when_the_bid_is_set_whatever_it_plays(
+    monkeypatch,
+):
+    # Seat 0 bid 7 with fives trump; seat 2 holds 5-5, so the bid is set whatever it plays. On
+    # 2-1 led and 4-2 from seat 1, its 6-2 takes the trick for itself and 3-2 leaves it to
+    # seat 1: both keep the trick from the bidder, but only the first scores for seat 2.
+    hands = [
+        "6-6 6-5 6-4 6-3 5-4 5-3 2-1",
+        "6-1 5-2 4-4 4-3 4-2 3-3 2-2",
+        "6-2 5-5 5-1 4-1 3-2 3-1 1-1",
+    ]
+    state = after(dealt(hands, "moon-no-widow", dealer=2), Bid.tricks(7), None, None)
+    for command in (
+        DeclareContract(0, Contract.of_trump(5)),
+        PlayTile(0, parse_tile("2-1")),
+        PlayTile(1, parse_tile("4-2")),
+    ):
+        for event in decide(state, command):
+            state = evolve(state, event)
+    view = engine.view(state, 2)
+    assert ExpertStrategy(1, **QUICK).choose(view) == PlayTile(2, parse_tile("6-2"))
+    # Counting only the bidder's tricks, as the sampler does, the two plays are worth the same.
+    monkeypatch.setattr(expert, "OWN_TRICK", 0.0)
+    assert ExpertStrategy(1, **QUICK).choose(view) == PlayTile(2, parse_tile("3-2"))
 
 
 @pytest.mark.parametrize("move_ms", [0, -5, MOVE_MS_MAX + 1])
