@@ -125,7 +125,7 @@ def test_sampled_deals_lean_towards_what_a_pass_says():
     assert sum(leaning) / 300 < sum(plain) / 300 - 1.0
 
 
-@pytest.mark.parametrize("families", [frozenset({"texas42", "moon"}), frozenset()])
+@pytest.mark.parametrize("families", [frozenset({"texas42"}), frozenset({"moon"})])
 def test_the_auction_weighs_the_deals_only_in_the_families_beliefs_are_kept_for(
     monkeypatch, families
 ):
