@@ -28,7 +28,9 @@ choice). The last lines, one a game, read e.g.::
     texas42: expert vs sampler 57.2% [52.8, 61.5] over 500 deals, +0.21 marks a deal, clear of 50%
 
 Plays ``--deals`` of each game, alternating the games, or as many as start within
-``--minutes`` when that is given. A benchmark reports: the exit code is 0 whatever the figures say.
+``--minutes`` when that is given. ``--dump FILE`` writes one JSON line a deal (its game, seed,
+score, and each play's auction, contract, result and score changes by role), to study the
+decisive deals. A benchmark reports: the exit code is 0 whatever the figures say.
 
     make bench-bots
     python benchmarks/bench_duplicate.py --hero sampler --against heuristic --deals 20,10,10
@@ -38,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import math
 import os
 import random
@@ -61,7 +64,9 @@ from boneyard.engine import (
     ContractKind,
     Deal,
     HandScored,
+    Pass,
     Phase,
+    PlaceBid,
     PlayTile,
     Ruleset,
 )
@@ -99,6 +104,10 @@ class Outcome:
     made: Counter[tuple[str, str]] = field(default_factory=Counter)
     times: dict[tuple[str, str], list[float]] = field(default_factory=dict)
     """``(role, "play" | "setup")``: seconds a decision."""
+    seed: int = 0
+    plays: list[dict[str, object]] = field(default_factory=list)
+    """Each play of the deal (one a seating), for ``--dump``: the auction by role, the
+    contract, whether it was made and the score changes by role."""
 
     def time(self, role: str, kind: str, seconds: float) -> None:
         self.times.setdefault((role, kind), []).append(seconds)
@@ -151,6 +160,7 @@ def play_hand(
     deals = 0
     won: AuctionWon | None = None
     declared: ContractDeclared | None = None
+    auction: list[tuple[str, str]] = []
     while True:
         if state.phase is Phase.DEAL:
             digest = hashlib.sha256(f"{seed}/{deals}".encode()).digest()
@@ -167,8 +177,12 @@ def play_hand(
                 outcome.time(
                     roles[seat], "play" if isinstance(command, PlayTile) else "setup", spent
                 )
+        if isinstance(command, PlaceBid | Pass):
+            auction.append((roles[seat], "pass" if isinstance(command, Pass) else _bid(command)))
         for event in engine.decide(state, command):
             state = engine.evolve(state, event)
+            if isinstance(event, AllPassed):
+                auction.clear()
             if isinstance(event, AuctionWon):
                 won = event
             elif isinstance(event, ContractDeclared):
@@ -178,14 +192,38 @@ def play_hand(
                 row = (roles[event.bidder], contract_row(won, declared))
                 outcome.bids[row] += 1
                 outcome.made[row] += event.made
+                outcome.plays.append(
+                    {
+                        "auction": auction,
+                        "bidder": roles[event.bidder],
+                        "contract": row[1],
+                        "declared": str(declared.contract) if declared is not None else None,
+                        "made": event.made,
+                        "taken": _by_role(rules, roles, event.taken),
+                        "changes": _by_role(rules, roles, event.changes),
+                    }
+                )
                 return event.changes
             elif isinstance(event, AllPassed) and deals > MAX_REDEALS:
                 return (0,) * len(rules.teams)
 
 
+def _bid(command: PlaceBid) -> str:
+    bid = command.bid
+    return str(bid.amount) if bid.kind is BidKind.POINTS else f"{bid.kind.value} {bid.amount}"
+
+
+def _by_role(rules: Ruleset, roles: tuple[str, ...], values: tuple[int, ...]) -> dict[str, int]:
+    """A team's (Moon: a seat's) figures summed by the role that sat there."""
+    out = {HERO: 0, AGAINST: 0}
+    for team, value in zip(rules.teams, values, strict=True):
+        out[roles[team[0]]] += value
+    return out
+
+
 def play_deal(job: Job) -> Outcome:
     """Every seating of one deal; the hero's score over them."""
-    outcome = Outcome(job.game)
+    outcome = Outcome(job.game, seed=job.seed)
     started = time.perf_counter()
     rules = engine.ruleset(job.game)
     if rules.family == "texas42":
@@ -345,6 +383,9 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--hero-ms", type=int, default=None, help="the hero's move_ms")
     parser.add_argument("--against-ms", type=int, default=None, help="the other side's move_ms")
+    parser.add_argument(
+        "--dump", default=None, help="write one JSON line a deal to this file (see the doc)"
+    )
     args = parser.parse_args()
     try:
         deals = parse_deals(args.deals, args.games)
@@ -369,6 +410,7 @@ def main() -> int:
     deadline = math.inf if args.minutes is None else started + args.minutes * 60
     outcomes: dict[str, list[Outcome]] = {game: [] for game in deals}
     todo = jobs(deals, args.seed, hero, against)
+    dump = open(args.dump, "w") if args.dump is not None else None  # noqa: SIM115
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         running: set[Future[Outcome]] = set()
         while True:
@@ -383,6 +425,11 @@ def main() -> int:
             for future in finished:
                 outcome = future.result()
                 outcomes[outcome.game].append(outcome)
+                if dump is not None:
+                    record = {"game": outcome.game, "seed": outcome.seed, "score": outcome.score}
+                    print(json.dumps(record | {"plays": outcome.plays}), file=dump, flush=True)
+    if dump is not None:
+        dump.close()
     elapsed = time.perf_counter() - started
     summaries = [
         report(game, results, hero, against) for game, results in outcomes.items() if results

@@ -5,6 +5,7 @@ one summary line a game."""
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import subprocess
@@ -142,3 +143,25 @@ def test_an_unknown_preset_is_refused_before_any_deal() -> None:
     done = run("--hero heuristic --against random --games chess")
     assert done.returncode == 2 and "no preset 'chess'" in done.stderr
     assert done.stdout == ""
+
+
+def test_dump_writes_each_deal_with_its_plays_whose_changes_add_up_to_its_score(
+    tmp_path: Path,
+) -> None:
+    dump = tmp_path / "deals.jsonl"
+    done = run(
+        f"--hero heuristic --against random --games texas42 --deals 3 --workers 1 --dump {dump}"
+    )
+    assert done.returncode == 0, done.stderr
+    deals = [json.loads(line) for line in dump.read_text().splitlines()]
+    assert len(deals) == 3
+    for deal in deals:
+        assert deal["game"] == "texas42" and isinstance(deal["seed"], int)
+        assert len(deal["plays"]) == 2  # one a seating
+        score = sum(p["changes"]["hero"] - p["changes"]["against"] for p in deal["plays"])
+        assert score == deal["score"]
+        for play in deal["plays"]:
+            assert play["bidder"] in ("hero", "against") and play["contract"]
+            assert [role for role, _ in play["auction"]] == ["hero", "against"] * 2 or [
+                role for role, _ in play["auction"]
+            ] == ["against", "hero"] * 2

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from boneyard import engine
-from boneyard.bots import MOVE_MS_MAX, strategy
+from boneyard.bots import MOVE_MS_MAX, expert, strategy
 from boneyard.bots.beliefs import FLOOR, Beliefs, Claim, claims
 from boneyard.bots.expert import ExpertStrategy, _opponents_to_bid, _Reading, _still_close
 from boneyard.bots.heuristic import hand_value
@@ -26,7 +26,7 @@ from boneyard.engine import (
     evolve,
     legal_actions,
 )
-from boneyard.engine.tiles import parse_tiles
+from boneyard.engine.tiles import parse_tile, parse_tiles
 from tests.bots.test_sampler import hidden_reshuffle
 
 QUICK = {"move_ms": 20, "samples": 8, "most_samples": 16}
@@ -125,6 +125,16 @@ def test_sampled_deals_lean_towards_what_a_pass_says():
     assert sum(leaning) / 300 < sum(plain) / 300 - 1.0
 
 
+@pytest.mark.parametrize("families", [frozenset({"texas42"}), frozenset({"moon"})])
+def test_the_auction_weighs_the_deals_only_in_the_families_beliefs_are_kept_for(
+    monkeypatch, families
+):
+    monkeypatch.setattr(expert, "BELIEFS_IN", families)
+    view = engine.view(after(dealt(FOUR), None), 1)
+    reading = ExpertStrategy(1, **QUICK)._read(view, 1)
+    assert isinstance(reading, _Reading) == ("texas42" in families)
+
+
 # ---------------------------------------------------------------- sevens
 
 
@@ -168,14 +178,16 @@ def test_with_opponents_to_bid_after_it_a_sure_hand_bids_marks():
     assert isinstance(chosen, PlaceBid) and chosen.bid.is_mark_bid
 
 
-def _priced(monkeypatch, makes_up_to):
-    """An expert whose chances are given: every point bid up to ``makes_up_to`` is sure, none
-    above, and no trick-taking contract."""
-    expert = ExpertStrategy(2, **QUICK)
+def _priced(monkeypatch, makes_up_to, chance=1.0):
+    """An expert whose chances are given: every point bid up to ``makes_up_to`` is made with
+    ``chance`` (sure by default), none above, and no trick-taking contract."""
+    bot = ExpertStrategy(2, **QUICK)
     monkeypatch.setattr(
-        expert, "_chances", lambda k, bids, rng: (lambda b: 1.0 if b <= makes_up_to else 0.0, 0.0, 0.0)
+        bot,
+        "_chances",
+        lambda k, bids, rng: (lambda b: chance if b <= makes_up_to else 0.0, 0.0, 0.0),
     )
-    return expert
+    return bot
 
 
 def test_the_dealer_with_nobody_left_to_bid_bids_the_cheapest_it_makes(monkeypatch):
@@ -190,6 +202,27 @@ def test_with_opponents_to_bid_after_it_it_bids_the_highest_it_makes_surely(monk
     view = engine.view(dealt(FOUR, dealer=2), 3)  # seat 3 bids first, a hand of no marks
     assert _opponents_to_bid(_Reading(view, 3))
     assert _priced(monkeypatch, 35).choose(view) == PlaceBid(3, Bid.points(35))
+
+
+@pytest.mark.parametrize(("opponent_bid", "chosen"), [(30, Bid.points(31)), (31, None)])
+def test_over_an_opponents_31_it_wants_a_surer_hand_than_over_30(
+    monkeypatch, opponent_bid, chosen
+):
+    hands = ["5-5 5-4 5-3 5-2 5-1 5-0 4-4", "4-3 4-2 4-1 4-0 3-3 3-2 3-1", "3-0 2-2 2-1 2-0 1-1 1-0 0-0", WEAK]
+    state = after(dealt(hands), None, None, Bid.points(opponent_bid))  # seat 2, an opponent
+    view = engine.view(state, 3)
+    assert expert.MAKE <= 0.8 < expert.CONTESTED
+    expected = Pass(3) if chosen is None else PlaceBid(3, chosen)
+    assert _priced(monkeypatch, 35, chance=0.8).choose(view) == expected
+
+
+def test_over_an_opponents_bid_it_bids_the_cheapest_it_makes_even_with_opponents_to_come(
+    monkeypatch,
+):
+    state = after(dealt(FOUR), Bid.points(30))  # seat 0 bid 30; seat 2 bids after seat 1
+    view = engine.view(state, 1)
+    assert _opponents_to_bid(_Reading(view, 1))
+    assert _priced(monkeypatch, 35).choose(view) == PlaceBid(1, Bid.points(31))
 
 
 def test_it_does_not_bid_over_its_partner():
@@ -214,6 +247,32 @@ def test_plays_too_close_to_tell_are_kept_and_clearly_worse_ones_dropped():
 def test_one_play_clearly_best_is_all_that_is_kept():
     values = {1: [1.0] * 16, 2: [0.0] * 16}
     assert _still_close([1, 2], values) == [1]
+
+
+def test_a_moon_defender_takes_a_trick_for_itself_when_the_bid_is_set_whatever_it_plays(
+    monkeypatch,
+):
+    # Seat 0 bid 7 with fives trump; seat 2 holds 5-5, so the bid is set whatever it plays. On
+    # 2-1 led and 4-2 from seat 1, its 6-2 takes the trick for itself and 3-2 leaves it to
+    # seat 1: both keep the trick from the bidder, but only the first scores for seat 2.
+    hands = [
+        "6-6 6-5 6-4 6-3 5-4 5-3 2-1",
+        "6-1 5-2 4-4 4-3 4-2 3-3 2-2",
+        "6-2 5-5 5-1 4-1 3-2 3-1 1-1",
+    ]
+    state = after(dealt(hands, "moon-no-widow", dealer=2), Bid.tricks(7), None, None)
+    for command in (
+        DeclareContract(0, Contract.of_trump(5)),
+        PlayTile(0, parse_tile("2-1")),
+        PlayTile(1, parse_tile("4-2")),
+    ):
+        for event in decide(state, command):
+            state = evolve(state, event)
+    view = engine.view(state, 2)
+    assert ExpertStrategy(1, **QUICK).choose(view) == PlayTile(2, parse_tile("6-2"))
+    # Counting only the bidder's tricks, as the sampler does, the two plays are worth the same.
+    monkeypatch.setattr(expert, "OWN_TRICK", 0.0)
+    assert ExpertStrategy(1, **QUICK).choose(view) == PlayTile(2, parse_tile("3-2"))
 
 
 @pytest.mark.parametrize("move_ms", [0, -5, MOVE_MS_MAX + 1])
