@@ -229,6 +229,7 @@ class Ruleset:
         teams = _teams(self)
         # What follows from the options is worked out once: the engine reads these on every
         # play, and a field is several times quicker to read than a property.
+        hand_size = 7 if self.family == MOON else 28 // self.players
         derived: dict[str, object] = {
             "teams": teams,
             "team_of": tuple(
@@ -239,10 +240,10 @@ class Ruleset:
             "tiles": FULL_SET
             if self.family != MOON
             else _MOON_TILES_NO_WIDOW if self.widow == "none" else _MOON_TILES,
-            "hand_size": 7 if self.family == MOON else 28 // self.players,
+            "hand_size": hand_size,
+            "all_tricks_points": hand_size + 35,
             "plays_for_marks": self.points_to_win == 0,
         }
-        derived["all_tricks_points"] = derived["hand_size"] + 35  # type: ignore[operator]
         for name, value in derived.items():
             object.__setattr__(self, name, value)
 
