@@ -464,25 +464,27 @@ def test_tournament_run_follows_through_a_server_restart(
     try:
         site = Site(servers[0], url)
         entrants = _entrants(site, "restart")
+        seeded = list(enumerate(entrants.items()))
+        # Every game seats every entrant: with the last entrant's bot held back until after
+        # the restart, no game can finish before it, so the kill is surely mid-tournament.
         bots = {
             name: background("bot", "--server", listen, "--key", key, "--seed", str(i))
-            for i, (name, key) in enumerate(entrants.items())
+            for i, (name, key) in seeded[:-1]
         }
         tid, total = _create_tournament(site, "through a restart", entrants, deals=3)
         run = background("tournament", "run", tid, "--server", listen, "--key", site.organiser)
         with Client(listen) as watcher:
             deadline = time.monotonic() + 120
-            # Killed while a game is being played: waiting for a finished game instead let
-            # the games, played side by side, all finish before the kill now and then.
-            while not any(
-                g.status == game_pb2.GAME_STATUS_PLAYING
-                for g in watcher.tournament(tid, timeout=10).games
-            ):
+            while not any(g.game_id for g in watcher.tournament(tid, timeout=10).games):
                 assert time.monotonic() < deadline, "the tournament did not get going"
                 time.sleep(0.1)
         servers[-1].kill()  # SIGKILL, mid-tournament
         time.sleep(2.0)
         servers.append(ServerProcess.start(log, url, listen))
+        last, (last_name, last_key) = seeded[-1]
+        bots[last_name] = background(
+            "bot", "--server", listen, "--key", last_key, "--seed", str(last)
+        )
         done = run.wait()
         assert done.returncode == 0, done.explain() + "\n--- server:\n" + log.read_text()[-5000:]
         assert "server unavailable" in done.stdout, done.explain()
