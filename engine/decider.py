@@ -69,7 +69,7 @@ from boneyard.engine.events import (
     WidowExchanged,
 )
 from boneyard.engine.rulesets import Ruleset
-from boneyard.engine.state import GameState, HandState, Phase, Trick, replace
+from boneyard.engine.state import GameState, HandState, Phase, Trick, replace, with_fields
 from boneyard.engine.tiles import COUNT, DOUBLE_TILES, TileSet, iter_tiles, tile_name
 
 __all__ = [
@@ -87,8 +87,6 @@ _PIP_TRUMPS = tuple(range(7))
 _DEAL, _BIDDING, _TRUMP, _PLAY, _GAME_OVER = (
     Phase.DEAL, Phase.BIDDING, Phase.TRUMP, Phase.PLAY, Phase.GAME_OVER
 )
-_new = object.__new__
-_set = object.__setattr__
 
 
 def start(rules: Ruleset) -> list[Event]:
@@ -125,12 +123,7 @@ def decide(state: GameState, command: Command) -> list[Event]:
             and 0 <= tile < 28
         ):
             rules = state.rules
-            memo = _legal_memo
-            if memo[1] is hand and memo[2] == seat and memo[0] is rules:
-                legal: TileSet = memo[3]
-            else:
-                legal = _legal_tiles(rules, hand, seat)
-            if legal >> tile & 1 and len(hand.trick) + 1 < rules.players - len(hand.sitting_out):
+            if _legal_tiles(rules, hand, seat) >> tile & 1 and len(hand.trick) + 1 < rules.players - len(hand.sitting_out):
                 return [_TILE_PLAYED[seat][tile]]  # a legal play that does not end the trick
             return _decide_play(state, hand, command)
     if state.phase is _GAME_OVER:
@@ -636,7 +629,7 @@ def _next_seat(rules: Ruleset, hand: HandState, seat: int) -> int:
 
 def _tile_played(rules: Ruleset, hand: HandState, event: TilePlayed) -> HandState:
     seat, tile = event.seat, event.tile
-    fields = hand.__dict__.copy()  # state.replace, inlined: this is the engine's hottest line
+    fields = hand.__dict__.copy()  # a changed copy, as state.replace makes: the hottest line
     hands = list(fields["hands"])
     hands[seat] &= _WITHOUT[tile]
     fields["hands"] = tuple(hands)
@@ -649,9 +642,7 @@ def _tile_played(rules: Ruleset, hand: HandState, event: TilePlayed) -> HandStat
         fields["turn"] = _next_seat(rules, hand, seat)
     else:
         fields["turn"] = seat + 1 if seat + 1 < rules.players else 0
-    new = _new(HandState)
-    _set(new, "__dict__", fields)
-    return new
+    return with_fields(HandState, fields)
 
 
 def _trick_won(rules: Ruleset, hand: HandState, event: TrickWon) -> HandState:
@@ -663,18 +654,14 @@ def _trick_won(rules: Ruleset, hand: HandState, event: TrickWon) -> HandState:
     fields["tricks"] = fields["tricks"] + (Trick(fields["trick"], seat, points),)
     fields["trick"] = ()
     fields["turn"] = seat
-    new = _new(HandState)
-    _set(new, "__dict__", fields)
-    return new
+    return with_fields(HandState, fields)
 
 
 def _with_hand(state: GameState, hand: HandState) -> GameState:
     """``replace(state, hand=hand)``, inlined for the events of play."""
     fields = state.__dict__.copy()
     fields["hand"] = hand
-    new = _new(GameState)
-    _set(new, "__dict__", fields)
-    return new
+    return with_fields(GameState, fields)
 
 
 def _after_widow_or_trump(
@@ -689,9 +676,7 @@ def _after_widow_or_trump(
         phase, fields["turn"] = Phase.TRUMP, fields["declarer"]
     else:
         phase, fields["turn"] = _PLAY, fields["declarer"]
-    new = _new(HandState)
-    _set(new, "__dict__", fields)
-    return phase, new
+    return phase, with_fields(HandState, fields)
 
 
 def _table_for(rules: Ruleset, contract: Contract) -> SuitTable | None:
@@ -720,14 +705,9 @@ def evolve(state: GameState | None, event: Event) -> GameState:
             return prepared[4]  # type: ignore[no-any-return]
         hand = state.hand
         assert hand is not None
-        fields = state.__dict__.copy()  # _with_hand, inlined
         if kind is TilePlayed:
-            fields["hand"] = _tile_played(state.rules, hand, event)  # type: ignore[arg-type]
-        else:
-            fields["hand"] = _trick_won(state.rules, hand, event)  # type: ignore[arg-type]
-        new = _new(GameState)
-        _set(new, "__dict__", fields)
-        return new
+            return _with_hand(state, _tile_played(state.rules, hand, event))  # type: ignore[arg-type]
+        return _with_hand(state, _trick_won(state.rules, hand, event))  # type: ignore[arg-type]
     rules = state.rules
     hand = state.hand
     if kind is Resigned:
@@ -740,10 +720,8 @@ def evolve(state: GameState | None, event: Event) -> GameState:
         return replace(state, phase=Phase.GAME_OVER, hand=turn_over, winner=None, next_dealer=None)
     if kind is HandDealt:
         assert isinstance(event, HandDealt)
-        new_hand = _new(HandState)
-        _set(
-            new_hand,
-            "__dict__",
+        new_hand = with_fields(
+            HandState,
             _NEW_HAND
             | {
                 "number": event.number,
@@ -769,9 +747,7 @@ def evolve(state: GameState | None, event: Event) -> GameState:
         else:
             bids = fields["bids"] = fields["bids"] + ((seat, None),)
         fields["turn"] = bidding.next_bidder(rules, bids)
-        bid_hand = _new(HandState)
-        _set(bid_hand, "__dict__", fields)
-        return _with_hand(state, bid_hand)
+        return _with_hand(state, with_fields(HandState, fields))
     if kind is AuctionWon:
         assert isinstance(event, AuctionWon)
         won = replace(hand, bidder=event.seat, high_bid=event.bid, declarer=event.declarer)
