@@ -479,7 +479,13 @@ def test_tournament_run_follows_through_a_server_restart(
                 assert time.monotonic() < deadline, "the tournament did not get going"
                 time.sleep(0.1)
         servers[-1].kill()  # SIGKILL, mid-tournament
-        time.sleep(2.0)
+        # The server stays down until the run has said so: a short outage is hidden by the
+        # channel's own retries, and the run would then have nothing to tell.
+        deadline = time.monotonic() + 60
+        while not any("server unavailable" in line for line in run.lines):
+            assert run.proc.poll() is None, run.explain()
+            assert time.monotonic() < deadline, "the run never saw the server go\n" + run.explain()
+            time.sleep(0.1)
         servers.append(ServerProcess.start(log, url, listen))
         last, (last_name, last_key) = seeded[-1]
         bots[last_name] = background(
