@@ -28,22 +28,30 @@ from boneyard.engine import Deal, HandScored, Phase
 def play_hands(
     preset: str, hands: int, seed: int, options: dict[str, object] | None = None
 ) -> tuple[int, int, int]:
-    """Play ``hands`` complete hands; returns (hands, commands, events)."""
+    """Play ``hands`` complete hands; returns (hands, commands, events).
+
+    Written as a bot author's simulation loop would be (and as the bare loop is): the engine's
+    functions and the phases read once into local names."""
     rng = random.Random(seed)
+    choice, randbytes = rng.choice, rng.randbytes
+    legal_actions, decide, evolve = engine.legal_actions, engine.decide, engine.evolve
+    game_over, to_deal = Phase.GAME_OVER, Phase.DEAL
     rules = engine.ruleset(preset, options or {})
     state = engine.replay(engine.start(rules))
     scored = commands = events = 0
     while scored < hands:
-        if state.phase is Phase.GAME_OVER:
+        phase = state.phase
+        if phase is game_over:
             state = engine.replay(engine.start(rules))
-        if state.phase is Phase.DEAL:
-            command: engine.Command = Deal(rng.randbytes(16))
+            phase = state.phase
+        if phase is to_deal:
+            command: engine.Command = Deal(randbytes(16))
         else:
             assert state.hand is not None and state.hand.turn is not None
-            command = rng.choice(engine.legal_actions(state, state.hand.turn))
+            command = choice(legal_actions(state, state.hand.turn))
         commands += 1
-        for event in engine.decide(state, command):
-            state = engine.evolve(state, event)
+        for event in decide(state, command):
+            state = evolve(state, event)
             events += 1
             if type(event) is HandScored:
                 scored += 1

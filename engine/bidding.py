@@ -180,11 +180,16 @@ def _is_top(rules: Ruleset, bid: Bid | None) -> bool:
     return bid.kind is BidKind.OVERCALL or (bid.kind is BidKind.MOON and not rules.moon_overcall)
 
 
+_MOON, _OVERCALL = BidKind.MOON, BidKind.OVERCALL
+"""The kinds of bid ``_is_top`` may find on top, read once a bid: a call only for those."""
+
+
 def auction_over(rules: Ruleset, bids: Bids) -> bool:
     """After ``bids`` (the auction so far, the latest last): one round, everyone has bid or
     passed once; going round, every player but the high bidder has passed (or all have). The
     top bid ends it at once either way."""
-    if _is_top(rules, bids[-1][1]):
+    last = bids[-1][1]
+    if last is not None and (last.kind is _MOON or last.kind is _OVERCALL) and _is_top(rules, last):
         return True
     if not rules.auction_goes_round:
         return len(bids) == rules.players

@@ -87,6 +87,9 @@ _PIP_TRUMPS = tuple(range(7))
 _DEAL, _BIDDING, _TRUMP, _PLAY, _GAME_OVER = (
     Phase.DEAL, Phase.BIDDING, Phase.TRUMP, Phase.PLAY, Phase.GAME_OVER
 )
+_SEVENS = ContractKind.SEVENS
+_new = object.__new__  # a state built from its fields' dict, as state.with_fields does
+_set = object.__setattr__
 
 
 def start(rules: Ruleset) -> list[Event]:
@@ -123,9 +126,29 @@ def decide(state: GameState, command: Command) -> list[Event]:
             and 0 <= tile < 28
         ):
             rules = state.rules
-            if _legal_tiles(rules, hand, seat) >> tile & 1 and len(hand.trick) + 1 < rules.players - len(hand.sitting_out):
+            memo = _legal_memo
+            if memo[1] is hand and memo[2] == seat and memo[0] is rules:
+                legal = memo[3]
+            else:
+                legal = _legal_tiles(rules, hand, seat)
+            if legal >> tile & 1 and len(hand.trick) + 1 < rules.players - len(hand.sitting_out):
                 return [_TILE_PLAYED[seat][tile]]  # a legal play that does not end the trick
             return _decide_play(state, hand, command)
+    elif type(command) is PlaceBid or type(command) is Pass:
+        # The other common command, in the auction: as for a play, when it is well formed and
+        # the seat's turn in the bidding phase, every check below would pass.
+        hand = state.hand
+        seat = command.seat
+        if (
+            state.phase is _BIDDING
+            and type(seat) is int
+            and hand is not None
+            and hand.turn == seat
+            and (type(command) is Pass or isinstance(command.bid, Bid))  # type: ignore[union-attr]
+        ):
+            if type(command) is Pass:
+                return _decide_pass(state, hand, command)
+            return _decide_bid(state, hand, command)  # type: ignore[arg-type]
     if state.phase is _GAME_OVER:
         how = "was abandoned" if state.winner is None else f"is over (team {state.winner} won)"
         raise GameOver(f"the game {how}; no more {_what(command)}")
@@ -403,6 +426,10 @@ def _auction_choices(
     """``seat``'s legal actions in the auction, and its legal bids as a set. They depend on
     the ruleset, the high bid, whether the seat is a forced dealer and (with plunge or splash)
     its doubles: made once for each."""
+    global _auction_memo
+    memo = _auction_memo
+    if memo[1] is hand and memo[2] == seat and memo[0] is rules:
+        return memo[3]  # type: ignore[no-any-return]
     doubles = (hand.hands[seat] & DOUBLE_TILES).bit_count() if rules.plunge or rules.splash else 0
     forced = bidding.is_forced(rules, hand)
     table = _per_ruleset(rules)
@@ -413,7 +440,13 @@ def _auction_choices(
         actions: list[SeatCommand] = [] if forced else [Pass(seat)]
         actions.extend(PlaceBid(seat, b) for b in bids)
         found = table[key] = (tuple(actions), frozenset(bids))
+    _auction_memo = (rules, hand, seat, found)
     return found
+
+
+_AUCTION_NONE: tuple[Any, Any, int, Any] = (None, None, -1, None)
+_auction_memo = _AUCTION_NONE
+"""The last auction choices found: (rules, hand, seat, choices), as ``_legal_memo`` for plays."""
 
 
 def _decide_declare(state: GameState, hand: HandState, command: DeclareContract) -> list[Event]:
@@ -443,6 +476,7 @@ def _decide_declare(state: GameState, hand: HandState, command: DeclareContract)
 
 
 def _decide_play(state: GameState, hand: HandState, command: PlayTile) -> list[Event]:
+    global _prepared
     rules = state.rules
     seat, tile = command.seat, command.tile
     if not _legal_tiles(rules, hand, seat) >> tile & 1:
@@ -458,20 +492,36 @@ def _decide_play(state: GameState, hand: HandState, command: PlayTile) -> list[E
     if len(hand.trick) + 1 < rules.players - len(hand.sitting_out):
         return [played]
     # The trick is full: deciding whether the hand is over needs the state after it, which
-    # evolve will be asked for next, so make it now and hand it over (``_prepare``).
+    # evolve will be asked for next, so make it now and hand it over (``_prepared``).
     full = _tile_played(rules, hand, played)
-    winner = play.trick_winner(full, full.trick)
-    if rules.is_moon:
-        points = 1
+    trick = full.trick
+    table = full.table
+    if table is not None and full.contract.kind is not _SEVENS:  # type: ignore[union-attr]
+        # play.trick_winner, written out for the hot path
+        power = table.power[table.lead_suit[trick[0][1]]]
+        winner, best = trick[0]
+        best = power[best]
+        for s, t in trick:
+            if power[t] > best:
+                winner, best = s, power[t]
     else:
-        points = 1
-        for _, t in full.trick:
+        winner = play.trick_winner(full, trick)
+    points = 1
+    if not rules.is_moon:
+        for _, t in trick:
             points += COUNT[t]
     won = _TRICK_WON[winner][points]
-    events: list[Event] = [played, won]
     after = _trick_won(rules, full, won)
-    played_state = _with_hand(state, full)
-    _prepare(state, played, played_state, won, _with_hand(played_state, after))
+    game = state.__dict__.copy()
+    game["hand"] = full
+    played_state = _new(GameState)
+    _set(played_state, "__dict__", game)
+    game = game.copy()
+    game["hand"] = after
+    won_state = _new(GameState)
+    _set(won_state, "__dict__", game)
+    _prepared = (state, played, played_state, won, won_state)
+    events: list[Event] = [played, won]
     made = scoring.hand_result(rules, after, winner)
     if made is None:
         return events
@@ -499,13 +549,6 @@ _prepared: _Prepared = (None, None, None, None, None)
 play, the state after it, the ``TrickWon``, the state after that). ``evolve`` hands them back
 when asked for exactly those events of exactly that state (by identity: states and events are
 immutable, so a hit is the same answer it would compute). One entry; it holds its states."""
-
-
-def _prepare(
-    state: GameState, played: Event, played_state: GameState, won: Event, won_state: GameState
-) -> None:
-    global _prepared
-    _prepared = (state, played, played_state, won, won_state)
 
 
 _LEGAL_NONE: tuple[Any, Any, int, int] = (None, None, -1, 0)
@@ -576,6 +619,10 @@ _TRICK_WON: tuple[tuple[TrickWon, ...], ...] = tuple(
 )
 """``TrickWon(seat, points)`` for every seat and every trick's worth (1 and all the count at
 most), made once."""
+_PLAY_LISTS: dict[int, tuple[PlayTile, ...]] = {}
+"""The plays of a seat's legal tiles, by ``seat << 28 | tiles``: a seat holds one of a few
+thousand sets in practice, so most lists are a look-up. At most ``_PLAY_LISTS_MOST``."""
+_PLAY_LISTS_MOST = 1 << 16
 
 
 def legal_actions(state: GameState, seat: int) -> list[SeatCommand]:
@@ -595,14 +642,25 @@ def legal_actions(state: GameState, seat: int) -> list[SeatCommand]:
     phase = state.phase
     rules = state.rules
     if phase is _PLAY:
-        legal = _legal_tiles(rules, hand, seat)
-        plays = _PLAYS_OF[seat]
-        return list(
-            plays[0][legal & 127]
-            + plays[1][legal >> 7 & 127]
-            + plays[2][legal >> 14 & 127]
-            + plays[3][legal >> 21]
-        )
+        memo = _legal_memo
+        if memo[1] is hand and memo[2] == seat and memo[0] is rules:
+            legal = memo[3]
+        else:
+            legal = _legal_tiles(rules, hand, seat)
+        key = seat << 28 | legal
+        found = _PLAY_LISTS.get(key)
+        if found is None:
+            plays = _PLAYS_OF[seat]
+            found = (
+                plays[0][legal & 127]
+                + plays[1][legal >> 7 & 127]
+                + plays[2][legal >> 14 & 127]
+                + plays[3][legal >> 21]
+            )
+            if len(_PLAY_LISTS) >= _PLAY_LISTS_MOST:
+                _PLAY_LISTS.clear()
+            _PLAY_LISTS[key] = found
+        return list(found)
     if phase is _DEAL or phase is _GAME_OVER:
         return []
     if phase is _BIDDING:
@@ -689,25 +747,48 @@ def _table_for(rules: Ruleset, contract: Contract) -> SuitTable | None:
 
 def evolve(state: GameState | None, event: Event) -> GameState:
     """The state after ``event``."""
-    if type(event) is GameCreated:
-        rules = event.rules
-        opener = rules.first_hand_opener
-        dealer = None if opener == "holds_1_0" else (int(opener) - 1) % rules.players
-        return GameState(rules, Phase.DEAL, (0,) * len(rules.teams), next_dealer=dealer)
-    if state is None:
-        raise ValueError(f"a log must start with GameCreated, not {event!r}")
     kind = type(event)
-    if kind is TilePlayed or kind is TrickWon:
+    if kind is TilePlayed or kind is TrickWon:  # most events: first
         prepared = _prepared
         if prepared[0] is state and prepared[1] is event:
             return prepared[2]  # type: ignore[no-any-return]
         if prepared[2] is state and prepared[3] is event:
             return prepared[4]  # type: ignore[no-any-return]
+        if state is None:
+            raise ValueError(f"a log must start with GameCreated, not {event!r}")
         hand = state.hand
         assert hand is not None
-        if kind is TilePlayed:
-            return _with_hand(state, _tile_played(state.rules, hand, event))  # type: ignore[arg-type]
-        return _with_hand(state, _trick_won(state.rules, hand, event))  # type: ignore[arg-type]
+        if kind is TrickWon:
+            return _with_hand(state, _trick_won(state.rules, hand, event))  # type: ignore[arg-type]
+        # _tile_played and _with_hand, written out: a call costs as much as a field copied.
+        rules = state.rules
+        seat, tile = event.seat, event.tile  # type: ignore[union-attr]
+        fields = hand.__dict__.copy()
+        hands = list(fields["hands"])
+        hands[seat] &= _WITHOUT[tile]
+        fields["hands"] = tuple(hands)
+        trick = fields["trick"] = fields["trick"] + (_PAIRS[seat][tile],)
+        sitting_out = fields["sitting_out"]
+        if len(trick) == rules.players - len(sitting_out):
+            fields["turn"] = None
+        elif sitting_out:
+            fields["turn"] = _next_seat(rules, hand, seat)
+        else:
+            fields["turn"] = seat + 1 if seat + 1 < rules.players else 0
+        played = _new(HandState)
+        _set(played, "__dict__", fields)
+        game = state.__dict__.copy()
+        game["hand"] = played
+        after = _new(GameState)
+        _set(after, "__dict__", game)
+        return after
+    if kind is GameCreated:
+        rules = event.rules  # type: ignore[union-attr]
+        opener = rules.first_hand_opener
+        dealer = None if opener == "holds_1_0" else (int(opener) - 1) % rules.players
+        return GameState(rules, Phase.DEAL, (0,) * len(rules.teams), next_dealer=dealer)
+    if state is None:
+        raise ValueError(f"a log must start with GameCreated, not {event!r}")
     rules = state.rules
     hand = state.hand
     if kind is Resigned:

@@ -22,6 +22,9 @@ def _bid_points(rules: Ruleset, bid: Bid) -> int:
     return bid.amount if bid.kind is BidKind.POINTS else bid.amount * rules.all_tricks_points
 
 
+_NELLO, _POINTS = ContractKind.NELLO, BidKind.POINTS  # read once a trick: module names are faster
+
+
 def hand_result(rules: Ruleset, hand: HandState, last_winner: int) -> bool | None:
     """After a trick: ``True`` made, ``False`` set, ``None`` play on.
 
@@ -31,18 +34,21 @@ def hand_result(rules: Ruleset, hand: HandState, last_winner: int) -> bool | Non
     bid = hand.high_bid
     assert bidder is not None and bid is not None and hand.contract is not None
     over = len(hand.tricks) == rules.hand_size
-    team = rules.team_of[bidder]
     if rules.is_moon:
         if not over:
             return None
+        team = rules.team_of[bidder]
         return hand.taken[team] >= (rules.hand_size if bid.shoots_the_moon else bid.amount)
     early = rules.end_hand_when_decided
-    if hand.contract.kind is ContractKind.NELLO:
+    if hand.contract.kind is _NELLO:
         # RULES.md: "the hand ends, set, as soon as the bidder wins a trick" (whatever the option).
         if last_winner == bidder:
             return False
         return True if over else None
-    if bid.kind is BidKind.POINTS:
+    if not over and not early:
+        return None  # without end_hand_when_decided, only the last trick decides
+    team = rules.team_of[bidder]
+    if bid.kind is _POINTS:
         ours = hand.taken[team]
         theirs = sum(hand.taken) - ours
         if over or early:

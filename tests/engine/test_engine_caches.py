@@ -1,7 +1,8 @@
-"""The engine keeps a few answers for speed (the last legal plays, the states ``decide`` made at
-a trick's end, the auction's and the declaration's choices per ruleset): none of them may ever
-change an answer. Each test plays random games twice, once as usual and once with every cache
-emptied before each call, and asks for the same decisions, events and states."""
+"""The engine keeps a few answers for speed (the last legal plays and auction choices, the plays
+of a set of tiles, the states ``decide`` made at a trick's end, the auction's and the
+declaration's choices per ruleset): none of them may ever change an answer. Each test plays
+random games twice, once as usual and once with every cache emptied before each call, and asks
+for the same decisions, events and states."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from boneyard.engine import Deal, GameState, Phase, decider
 
 def _forget() -> None:
     decider._legal_memo = decider._LEGAL_NONE
+    decider._auction_memo = decider._AUCTION_NONE
+    decider._PLAY_LISTS.clear()
     decider._prepared = (None, None, None, None, None)
     decider._tables_by_identity.clear()
     decider._tables_by_value.clear()
