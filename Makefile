@@ -5,7 +5,7 @@ PYTHON ?= python3
 PYTEST_ARGS ?=
 
 .DELETE_ON_ERROR:
-.PHONY: setup setup-web test stress lint dist typecheck-tree proto web web-gen bench-browser bench-engine bench-server bench-fanout bench-verify bench-solver bench-sampler bench-bots bench-competition run clean FORCE demo
+.PHONY: setup setup-web test stress lint dist typecheck-tree proto web web-gen bench-browser bench-engine bench-engine-instructions bench-server bench-fanout bench-verify bench-solver bench-sampler bench-bots bench-competition run clean FORCE demo
 
 setup: $(VENV)/.installed
 
@@ -102,6 +102,11 @@ bench-browser: setup setup-web
 # bare loop` and the same for moon.
 bench-engine: setup
 	$(PY) benchmarks/bench_engine.py
+
+# The same hands counted in instructions under valgrind (steady on a busy machine): a guide to
+# compare two versions of the engine, beside bench-engine's timed ratio.
+bench-engine-instructions: setup
+	$(PY) benchmarks/bench_engine_instructions.py
 
 bench-server: setup
 	$(PY) benchmarks/bench_server.py $(BENCH_SERVER_ARGS)

@@ -760,28 +760,7 @@ def evolve(state: GameState | None, event: Event) -> GameState:
         assert hand is not None
         if kind is TrickWon:
             return _with_hand(state, _trick_won(state.rules, hand, event))  # type: ignore[arg-type]
-        # _tile_played and _with_hand, written out: a call costs as much as a field copied.
-        rules = state.rules
-        seat, tile = event.seat, event.tile  # type: ignore[union-attr]
-        fields = hand.__dict__.copy()
-        hands = list(fields["hands"])
-        hands[seat] &= _WITHOUT[tile]
-        fields["hands"] = tuple(hands)
-        trick = fields["trick"] = fields["trick"] + (_PAIRS[seat][tile],)
-        sitting_out = fields["sitting_out"]
-        if len(trick) == rules.players - len(sitting_out):
-            fields["turn"] = None
-        elif sitting_out:
-            fields["turn"] = _next_seat(rules, hand, seat)
-        else:
-            fields["turn"] = seat + 1 if seat + 1 < rules.players else 0
-        played = _new(HandState)
-        _set(played, "__dict__", fields)
-        game = state.__dict__.copy()
-        game["hand"] = played
-        after = _new(GameState)
-        _set(after, "__dict__", game)
-        return after
+        return _with_hand(state, _tile_played(state.rules, hand, event))  # type: ignore[arg-type]
     if kind is GameCreated:
         rules = event.rules  # type: ignore[union-attr]
         opener = rules.first_hand_opener
