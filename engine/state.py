@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, TypeVar
@@ -97,9 +98,20 @@ def replace(obj: _T, **changes: Any) -> _T:
     ``GameState`` and ``HandState`` keep their fields in an instance dict rather than slots
     for this: a copy is one dict copy and one assignment, where slots took a call per field
     (five times as long, and the engine makes two or three copies for every event)."""
+    cls = type(obj)
+    if not _FIELDS[cls].issuperset(changes):
+        unknown = ", ".join(sorted(set(changes) - _FIELDS[cls]))
+        raise TypeError(f"{cls.__name__} has no field {unknown}")
     fields = obj.__dict__.copy()
     fields.update(changes)
-    return with_fields(type(obj), fields)
+    return with_fields(cls, fields)
+
+
+_FIELDS: dict[type, frozenset[str]] = {
+    cls: frozenset(f.name for f in dataclasses.fields(cls)) for cls in (GameState, HandState)
+}
+"""The names ``replace`` may change: a misspelt one is refused, as ``dataclasses.replace``
+refuses it, rather than kept as a stray attribute."""
 
 
 def with_fields(cls: type[_T], fields: dict[str, Any]) -> _T:
