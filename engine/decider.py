@@ -127,7 +127,7 @@ def decide(state: GameState, command: Command) -> list[Event]:
         ):
             rules = state.rules
             memo = _legal_memo
-            if memo[1] is hand and memo[2] == seat and memo[0] is rules:
+            if memo[1] is hand and memo[2] is seat and memo[0] is rules:
                 legal = memo[3]
             else:
                 legal = _legal_tiles(rules, hand, seat)
@@ -428,7 +428,7 @@ def _auction_choices(
     its doubles: made once for each."""
     global _auction_memo
     memo = _auction_memo
-    if memo[1] is hand and memo[2] == seat and memo[0] is rules:
+    if memo[1] is hand and memo[2] is seat and memo[0] is rules:
         return memo[3]  # type: ignore[no-any-return]
     doubles = (hand.hands[seat] & DOUBLE_TILES).bit_count() if rules.plunge or rules.splash else 0
     forced = bidding.is_forced(rules, hand)
@@ -554,13 +554,15 @@ immutable, so a hit is the same answer it would compute). One entry; it holds it
 _LEGAL_NONE: tuple[Any, Any, int, int] = (None, None, -1, 0)
 _legal_memo = _LEGAL_NONE
 """The last legal plays found: (rules, hand, seat, tiles). A bot or a client asks for the legal
-actions and then decides one of them on the same state: the second look is free."""
+actions and then decides one of them on the same state: the second look is free. The seat is
+matched by identity too, so that one equal to it but of another type (``2.0``, ``True``) is
+looked at afresh and answered as it always was."""
 
 
 def _legal_tiles(rules: Ruleset, hand: HandState, seat: int) -> TileSet:
     global _legal_memo
     memo = _legal_memo
-    if memo[1] is hand and memo[2] == seat and memo[0] is rules:
+    if memo[1] is hand and memo[2] is seat and memo[0] is rules:
         return memo[3]
     tiles = play.legal_plays(rules, hand, seat)
     _legal_memo = (rules, hand, seat, tiles)
@@ -643,7 +645,7 @@ def legal_actions(state: GameState, seat: int) -> list[SeatCommand]:
     rules = state.rules
     if phase is _PLAY:
         memo = _legal_memo
-        if memo[1] is hand and memo[2] == seat and memo[0] is rules:
+        if memo[1] is hand and memo[2] is seat and memo[0] is rules:
             legal = memo[3]
         else:
             legal = _legal_tiles(rules, hand, seat)
