@@ -35,6 +35,7 @@ from boneyard.server.errors import (
 from boneyard.server.feed import Feed
 from boneyard.server.games import GameHost, LiveGame, face_down_through, stream_message
 from boneyard.server.interceptors import credentials
+from boneyard.server.paging import page_size
 from boneyard.server.quotas import Quotas, peer_of
 from boneyard.server.store.competition import Account
 from boneyard.server.time_controls import time_control_from_proto, time_control_to_proto
@@ -56,8 +57,6 @@ _T = TypeVar("_T")
 MAX_NAME = 200
 MAX_PLAYER_NAME = 100
 MAX_REQUEST_ID = 128
-DEFAULT_PAGE_SIZE = 50
-MAX_PAGE_SIZE = 200
 
 GAME_STATUS_TO_PROTO = {
     "open": game_pb2.GAME_STATUS_OPEN,
@@ -265,9 +264,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     async def ListGames(
         self, request: game_service_pb2.ListGamesRequest, context: grpc.aio.ServicerContext
     ) -> game_service_pb2.ListGamesResponse:
-        if request.page_size < 0:
-            raise InvalidArgument(f"page_size must not be negative, not {request.page_size}")
-        size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        size = page_size(request.page_size)
         status = None
         if request.status:
             if request.status not in _STATUS_FROM_PROTO:

@@ -16,8 +16,6 @@ finished game whose reveal a crash cut off, goes through ``EventStore.reveal_see
 
 from __future__ import annotations
 
-import base64
-import binascii
 import logging
 import time
 import uuid
@@ -39,7 +37,9 @@ from boneyard.record import (
     canonical_bytes,
     record_bounds_error,
 )
+from boneyard.server import paging
 from boneyard.server.errors import DeadlineExceeded, InvalidArgument, NotFound, PreconditionFailed
+from boneyard.server.paging import DEFAULT_PAGE_SIZE, decode_token, encode_token
 from boneyard.server.signing import RecordSigner
 from boneyard.server.store.models import (
     EventRow,
@@ -57,8 +57,6 @@ __all__ = ["MAX_VERIFY_SECONDS", "Archive", "ArchivedGame", "check_game_id"]
 
 log = logging.getLogger(__name__)
 
-DEFAULT_PAGE_SIZE = 50
-MAX_PAGE_SIZE = 200
 MAX_FILTER = 200
 MAX_VERIFY_SECONDS = 30.0
 """The most time one VerifyRecord may take, whatever the client's deadline. A record within
@@ -127,9 +125,7 @@ class Archive:
         """One page of finished games, the most recently finished first, and the token of the
         next page ("" at the end). Keyset pagination on (finish time, id): a game finished
         while paging does not shift the pages after it."""
-        if page_size < 0:
-            raise InvalidArgument(f"page_size must not be negative, not {page_size}")
-        size = min(page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        size = paging.page_size(page_size)
         if max(len(preset), len(player_name), len(tournament_id)) > MAX_FILTER:
             raise InvalidArgument(f"a filter is at most {MAX_FILTER} characters")
         last = aliased(EventRow)
@@ -350,21 +346,20 @@ class Archive:
 
 
 def _encode_token(finished: datetime, game_id: str) -> str:
-    raw = f"{finished.astimezone(UTC).isoformat()}|{game_id}".encode()
-    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+    return encode_token(finished.astimezone(UTC).isoformat(), game_id)
 
 
 def _decode_token(token: str) -> tuple[datetime, str]:
+    bad = InvalidArgument(
+        f"not a page token of this listing: {token[:40]!r}", reason="BAD_PAGE_TOKEN"
+    )
+    fields = decode_token(token, 2)
+    if fields is None:
+        raise bad
     try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode("utf-8")
-        stamp, game_id = raw.split("|", 1)
-        finished = datetime.fromisoformat(stamp)
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        raise InvalidArgument(
-            f"not a page token of this listing: {token[:40]!r}", reason="BAD_PAGE_TOKEN"
-        ) from None
-    if finished.tzinfo is None or not game_id:
-        raise InvalidArgument(
-            f"not a page token of this listing: {token[:40]!r}", reason="BAD_PAGE_TOKEN"
-        )
-    return finished, game_id
+        finished = datetime.fromisoformat(fields[0])
+    except ValueError:
+        raise bad from None
+    if finished.tzinfo is None or not fields[1]:
+        raise bad
+    return finished, fields[1]

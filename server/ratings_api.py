@@ -5,8 +5,6 @@ public: no credentials."""
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -14,19 +12,17 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from boneyard.engine.rulesets import MOON, TEXAS42
 from boneyard.server.api import check_account_name_given
 from boneyard.server.errors import InvalidArgument, NotFound
+from boneyard.server.paging import decode_token, encode_token, page_size
 from boneyard.server.ratings import is_provisional
 from boneyard.server.store.competition import CompetitionStore
 from boneyard.server.store.ratings import RatingHistory, RatingStore, StoredRating
 from boneyard.server.store.repository import EventStore
 from boneyard.v1 import ratings_pb2, ratings_pb2_grpc, rules_pb2
 
-__all__ = ["DEFAULT_PAGE_SIZE", "MAX_PAGE_SIZE", "RATING_SERVICE_NAME", "RatingServicer"]
+__all__ = ["RATING_SERVICE_NAME", "RatingServicer"]
 
 RATING_SERVICE_NAME = ratings_pb2.DESCRIPTOR.services_by_name["RatingService"].full_name
 
-DEFAULT_PAGE_SIZE = 50
-MAX_PAGE_SIZE = 200
-"""Leaderboard lines (and history lines per game type) in one answer, at most."""
 
 _TYPES: dict[int, str] = {rules_pb2.FAMILY_TEXAS42: TEXAS42, rules_pb2.FAMILY_MOON: MOON}
 _FAMILIES: dict[str, rules_pb2.Family.ValueType] = {
@@ -44,7 +40,7 @@ class RatingServicer(ratings_pb2_grpc.RatingServiceServicer):
         self, request: ratings_pb2.GetLeaderboardRequest, context: grpc.aio.ServicerContext
     ) -> ratings_pb2.GetLeaderboardResponse:
         game_type = _game_type(request.game_type)
-        size = _size(request.page_size, "page_size")
+        size = page_size(request.page_size, "page_size")
         after, rank = _decode_token(request.page_token) if request.page_token else (None, 0)
         # One more than asked: whether there is a next page, without counting.
         lines = await asyncio.to_thread(self._ratings.leaderboard, game_type, size + 1, after)
@@ -62,7 +58,7 @@ class RatingServicer(ratings_pb2_grpc.RatingServiceServicer):
         self, request: ratings_pb2.GetRatingRequest, context: grpc.aio.ServicerContext
     ) -> ratings_pb2.GetRatingResponse:
         check_account_name_given(request.account_name, "account_name")
-        size = _size(request.history_size, "history_size")
+        size = page_size(request.history_size, "history_size")
         account = await asyncio.to_thread(self._competition.account_named, request.account_name)
         if account is None:
             raise NotFound(
@@ -94,12 +90,6 @@ def _game_type(family: int) -> str:
     return game_type
 
 
-def _size(size: int, what: str) -> int:
-    if size < 0:
-        raise InvalidArgument(f"{what} must not be negative, not {size}", reason="BAD_ARGUMENT")
-    return min(size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
-
-
 def _rating(r: StoredRating) -> ratings_pb2.Rating:
     return ratings_pb2.Rating(
         account_name=r.name,
@@ -126,8 +116,7 @@ def _change(h: RatingHistory) -> ratings_pb2.RatingHistoryEntry:
 
 
 def _encode_token(ordinal: float, account_id: str, rank: int) -> str:
-    raw = f"{ordinal.hex()}|{account_id}|{rank}".encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return encode_token(ordinal.hex(), account_id, str(rank))
 
 
 def _decode_token(token: str) -> tuple[tuple[float, str], int]:
@@ -135,12 +124,14 @@ def _decode_token(token: str) -> tuple[tuple[float, str], int]:
     bad = InvalidArgument(
         f"not a page token of this leaderboard: {token[:40]!r}", reason="BAD_PAGE_TOKEN"
     )
+    fields = decode_token(token, 3)
+    if fields is None:
+        raise bad
+    ordinal, account_id, rank = fields
     try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode("utf-8")
-        ordinal, account_id, rank = raw.split("|")
         after = (float.fromhex(ordinal), account_id)
         number = int(rank)
-    except (binascii.Error, UnicodeDecodeError, ValueError):
+    except ValueError:
         raise bad from None
     if not account_id or len(account_id) > 36 or number < 0 or after[0] != after[0]:
         raise bad

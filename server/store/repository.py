@@ -13,8 +13,6 @@ writers at one version exactly one wins and the other gets ``VersionConflict``.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hmac
 import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -28,6 +26,7 @@ from sqlalchemy.engine import URL, CursorResult, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
+from boneyard.server.paging import decode_token, encode_token
 from boneyard.server.store.db import WRITE, create_engine
 from boneyard.server.store.errors import (
     ChainBroken,
@@ -989,17 +988,17 @@ def _seed_record(row: HandSeedRow) -> SeedRecord:
 
 
 def _encode_cursor(created_at: datetime, game_id: str) -> str:
-    raw = f"{created_at.astimezone(UTC).isoformat()}|{game_id}".encode()
-    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+    return encode_token(created_at.astimezone(UTC).isoformat(), game_id)
 
 
 def _decode_cursor(cursor: str) -> tuple[datetime, str]:
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("utf-8")
-        stamp, game_id = raw.split("|", 1)
-        created_at = datetime.fromisoformat(stamp)
-    except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
-        raise InvalidCursor(cursor) from exc
-    if created_at.tzinfo is None or not game_id:
+    fields = decode_token(cursor, 2)
+    if fields is None:
         raise InvalidCursor(cursor)
-    return created_at, game_id
+    try:
+        created_at = datetime.fromisoformat(fields[0])
+    except ValueError as exc:
+        raise InvalidCursor(cursor) from exc
+    if created_at.tzinfo is None or not fields[1]:
+        raise InvalidCursor(cursor)
+    return created_at, fields[1]
