@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from boneyard.clients.describe import contract_text
+from boneyard.clients.describe import contract_text, count_text
 from boneyard.engine.tiles import parse_tile, tile_name
 from boneyard.v1 import actions_pb2, rules_pb2
 
@@ -59,25 +59,21 @@ _OVERCALL_WORDS = {"overcall", "the overcall", "42", "overcall 42", "shoot for 4
 _VERBS = ("bid ", "play ", "declare ", "call ")
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def choice_label(action: actions_pb2.Action) -> str:
     """The action as the menu shows it, short, and typeable as it stands."""
     which = action.WhichOneof("kind")
     if which == "bid":
         bid = action.bid
         if bid.kind == _MARKS:
-            return f"{42 * bid.amount} ({_plural(bid.amount, 'mark')})"
+            return f"{42 * bid.amount} ({count_text(bid.amount, 'marks')})"
         if bid.kind == rules_pb2.BID_KIND_MOON:
             return "moon"
         if bid.kind == rules_pb2.BID_KIND_OVERCALL:
             return "overcall (42)"
         if bid.kind == rules_pb2.BID_KIND_PLUNGE:
-            return f"plunge {_plural(bid.amount, 'mark')}"
+            return f"plunge {count_text(bid.amount, 'marks')}"
         if bid.kind == rules_pb2.BID_KIND_SPLASH:
-            return f"splash {_plural(bid.amount, 'mark')}"
+            return f"splash {count_text(bid.amount, 'marks')}"
         return str(bid.amount)
     if which == "pass_bid":
         return "pass"
@@ -108,9 +104,9 @@ def _spellings(action: actions_pb2.Action) -> set[str]:
         bid = action.bid
         n = bid.amount
         if bid.kind == _MARKS:
-            names |= {str(42 * n), _plural(n, "mark"), f"{n} marks", f"{n} mark"}
+            names |= {str(42 * n), count_text(n, "marks"), f"{n} marks", f"{n} mark"}
         elif bid.kind == rules_pb2.BID_KIND_TRICKS:
-            names |= {_plural(n, "trick"), f"{n} tricks"}
+            names |= {count_text(n, "tricks"), f"{n} tricks"}
         elif bid.kind == rules_pb2.BID_KIND_MOON:
             names |= _MOON_WORDS
         elif bid.kind == rules_pb2.BID_KIND_OVERCALL:

@@ -19,6 +19,7 @@ from datetime import datetime
 from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.orm import Session
 
+from boneyard.server.store.db import is_postgresql
 from boneyard.server.store.models import (
     AccountRow,
     GameRow,
@@ -89,7 +90,7 @@ class RatingStore:
         self._read = store._read
         self._write = store._write
         self._now = store._clock
-        self._postgresql = store.engine.dialect.name == "postgresql"
+        self._postgresql = is_postgresql(store.engine.url)
 
     # --- rating ------------------------------------------------------------------------
 
