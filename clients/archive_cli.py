@@ -25,6 +25,7 @@ import json
 import sys
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -133,9 +134,10 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def _read_record(path: str) -> archive_pb2.GameRecord:
-    """The record in a file (``-``: stdin), read no further than one byte past the bound of a
-    record file: a huge file is refused (``RecordTooLarge``) without being read whole."""
+def _read_bounded(path: str, what: str) -> bytes:
+    """A file's bytes (``-``: stdin), read no further than one byte past the bound of a record
+    file: a huge file is refused (``RecordTooLarge``, saying it is no ``what``) without being
+    read whole."""
     if path == "-":
         data = sys.stdin.buffer.read(MAX_RECORD_FILE_BYTES + 1)
     else:
@@ -143,10 +145,15 @@ def _read_record(path: str) -> archive_pb2.GameRecord:
             data = file.read(MAX_RECORD_FILE_BYTES + 1)
     if len(data) > MAX_RECORD_FILE_BYTES:
         raise RecordTooLarge(
-            f"a file of more than {MAX_RECORD_FILE_BYTES} bytes; a record file is at most "
+            f"a file of more than {MAX_RECORD_FILE_BYTES} bytes; a {what} is at most "
             f"{MAX_RECORD_FILE_BYTES // (1024 * 1024)} MiB"
         )
-    return load_record(data)
+    return data
+
+
+def _read_record(path: str) -> archive_pb2.GameRecord:
+    """The record in a file (``-``: stdin), bounded as ``_read_bounded`` reads."""
+    return load_record(_read_bounded(path, "record file"))
 
 
 # ---------------------------------------------------------------- export
@@ -156,13 +163,18 @@ _FORMATS = ("json", "binary", "text", "jsonl")
 _LABELS = {"json": "JSON", "binary": "protobuf", "text": "text", "jsonl": "JSON lines"}
 
 
-def _open_output(output: str) -> IO[bytes]:
+@contextmanager
+def _output(output: str) -> Iterator[IO[bytes]]:
+    """Where to write (``-``: stdout, left open), closed after."""
     if output == "-":
-        return sys.stdout.buffer
+        yield sys.stdout.buffer
+        return
     try:
-        return open(output, "wb")  # closed by the caller
+        target = open(output, "wb")  # noqa: SIM115 - closed below
     except OSError as e:
         raise click.FileError(output, hint=e.strerror or str(e)) from None
+    with target:
+        yield target
 
 
 def _record_bytes(record: archive_pb2.GameRecord, form: str, site: str) -> bytes:
@@ -230,13 +242,9 @@ def export(
             assert game_id is not None
             record = client.record(game_id)
             data = _record_bytes(record, form, server)
-            target = _open_output(output)
-            try:
+            with _output(output) as target:
                 target.write(data)
                 target.flush()
-            finally:
-                if target is not sys.stdout.buffer:
-                    target.close()
             if output != "-":
                 click.echo(
                     f"wrote {output}: game {record.game_id}, {len(record.events)} events "
@@ -244,9 +252,8 @@ def export(
                     err=True,
                 )
             return
-        target = _open_output(output)
         count = 0
-        try:
+        with _output(output) as target:
             for game in client.games(player_name=player, tournament_id=tournament):
                 record = client.record(game.game_id)
                 if count and form == "text":
@@ -254,9 +261,6 @@ def export(
                 target.write(_record_bytes(record, form, server))
                 target.flush()
                 count += 1
-        finally:
-            if target is not sys.stdout.buffer:
-                target.close()
     whose = f"player {player}" if player else f"tournament {tournament}"
     where = "" if output == "-" else f"wrote {output}: "
     click.echo(f"{where}{count} finished games of {whose} ({_LABELS[form]})", err=True)
@@ -284,18 +288,11 @@ def import_text(file: str, output: str) -> None:
     export --player`) gives one record per game, as JSON lines. The record is unsigned unless
     the text carries the server's [SignedBy] and [Signature] tags."""
     try:
-        if file == "-":
-            data = sys.stdin.buffer.read(MAX_RECORD_FILE_BYTES + 1)
-        else:
-            with open(file, "rb") as source:
-                data = source.read(MAX_RECORD_FILE_BYTES + 1)
+        data = _read_bounded(file, "text game file")
     except OSError as e:
         raise click.FileError(file, hint=e.strerror or str(e)) from None
-    if len(data) > MAX_RECORD_FILE_BYTES:
-        raise click.ClickException(
-            f"{file}: more than {MAX_RECORD_FILE_BYTES} bytes; a text game file is at most "
-            f"{MAX_RECORD_FILE_BYTES // (1024 * 1024)} MiB"
-        )
+    except RecordTooLarge as e:
+        raise click.ClickException(f"{file}: {e}") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -314,13 +311,9 @@ def import_text(file: str, output: str) -> None:
         data = dump_record(records[0])
     else:
         data = b"".join(_record_bytes(r, "jsonl", "") for r in records)
-    target = _open_output(output)
-    try:
+    with _output(output) as target:
         target.write(data)
         target.flush()
-    finally:
-        if target is not sys.stdout.buffer:
-            target.close()
     if output != "-":
         for record in records:
             signed = "signed" if record.HasField("signature") else "unsigned"
