@@ -139,6 +139,12 @@ def _passed_by(event: events_pb2.Event | None, seat: int) -> bool:
     return event is not None and event.WhichOneof("kind") == "passed" and event.passed.seat == seat
 
 
+def family_preset(rules: rules_pb2.Ruleset) -> str:
+    """The standard preset of the rules' game, ``moon`` or ``texas42``: what a table without a
+    preset of its own is called, and what its options are told apart from."""
+    return "moon" if rules.family == rules_pb2.FAMILY_MOON else "texas42"
+
+
 def count_text(n: int, unit: str) -> str:
     """``1 mark``, ``2 marks``, ``0 points``: a number of marks, points or tricks as said."""
     return f"{n} {unit.removesuffix('s')}" if n == 1 else f"{n} {unit}"

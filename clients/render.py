@@ -12,6 +12,7 @@ from boneyard.clients.describe import (
     bid_text,
     contract_text,
     count_text,
+    family_preset,
     hand_by_suit,
     phase_text,
 )
@@ -89,7 +90,7 @@ def render_view(view: view_pb2.SeatView, game_name: str = "") -> Panel:
         lines.append(Text(f"{who} turn", style="green"))
     if view.HasField("winner"):
         lines.append(Text(f"game over: {_team_label(view, view.winner)} won", style="bold green"))
-    preset = view.rules.preset or ("moon" if moon else "texas42")
+    preset = view.rules.preset or family_preset(view.rules)
     title = preset + (f" · {game_name}" if game_name else "")
     seat = f"seat {view.seat}" if view.HasField("seat") else "spectator"
     return Panel(Group(scores, *lines), title=title, subtitle=f"{seat} · version {view.version}")

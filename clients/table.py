@@ -19,7 +19,14 @@ from rich.table import Table
 from rich.text import Text
 
 from boneyard import engine
-from boneyard.clients.describe import bid_text, contract_text, count_text, hand_by_suit, phase_text
+from boneyard.clients.describe import (
+    bid_text,
+    contract_text,
+    count_text,
+    family_preset,
+    hand_by_suit,
+    phase_text,
+)
 from boneyard.engine.tiles import COUNT, tile_name
 from boneyard.v1 import game_pb2, rules_pb2, view_pb2
 
@@ -44,8 +51,7 @@ class TableInfo:
 def rule_differences(rules: rules_pb2.Ruleset) -> list[str]:
     """The options in which ``rules`` differ from their game's standard preset (``texas42``,
     ``moon``): ``nello``, ``no nello``, ``marks_to_win=5``, ``widow=may_exchange``."""
-    family = "moon" if rules.family == rules_pb2.FAMILY_MOON else "texas42"
-    base = engine.ruleset(family)
+    base = engine.ruleset(family_preset(rules))
     out: list[str] = []
     for fd in rules_pb2.Ruleset.DESCRIPTOR.fields:
         name = fd.name
@@ -236,7 +242,7 @@ def _panel(view: view_pb2.SeatView, info: TableInfo) -> Panel:
         lines.append(Text(f"you laid out {tile_name(view.discard)}", style="dim"))
     if view.HasField("winner"):
         lines.append(Text(f"game over: {_team_name(view, view.winner, names)} won", style="bold green"))
-    preset = view.rules.preset or ("moon" if view.rules.family == rules_pb2.FAMILY_MOON else "texas42")
+    preset = view.rules.preset or family_preset(view.rules)
     title = preset + (f" · {info.name}" if info.name else "")
     differences = rule_differences(view.rules)
     subtitle = (" · ".join(differences) + " · " if differences else "") + f"version {view.version}"
