@@ -173,23 +173,21 @@ def check_pass(rules: Ruleset, hand: HandState, seat: int) -> None:
         )
 
 
+_MOON, _OVERCALL = BidKind.MOON, BidKind.OVERCALL  # read once a bid: module names are faster
+
+
 def _is_top(rules: Ruleset, bid: Bid | None) -> bool:
     """A bid nothing can beat: the moon [S0], or with ``moon_overcall`` the overcall."""
     if bid is None:
         return False
-    return bid.kind is BidKind.OVERCALL or (bid.kind is BidKind.MOON and not rules.moon_overcall)
-
-
-_MOON, _OVERCALL = BidKind.MOON, BidKind.OVERCALL
-"""The kinds of bid ``_is_top`` may find on top, read once a bid: a call only for those."""
+    return bid.kind is _OVERCALL or (bid.kind is _MOON and not rules.moon_overcall)
 
 
 def auction_over(rules: Ruleset, bids: Bids) -> bool:
     """After ``bids`` (the auction so far, the latest last): one round, everyone has bid or
     passed once; going round, every player but the high bidder has passed (or all have). The
     top bid ends it at once either way."""
-    last = bids[-1][1]
-    if last is not None and (last.kind is _MOON or last.kind is _OVERCALL) and _is_top(rules, last):
+    if _is_top(rules, bids[-1][1]):
         return True
     if not rules.auction_goes_round:
         return len(bids) == rules.players

@@ -87,9 +87,6 @@ _PIP_TRUMPS = tuple(range(7))
 _DEAL, _BIDDING, _TRUMP, _PLAY, _GAME_OVER = (
     Phase.DEAL, Phase.BIDDING, Phase.TRUMP, Phase.PLAY, Phase.GAME_OVER
 )
-_SEVENS = ContractKind.SEVENS
-_new = object.__new__  # a state built from its fields' dict, as state.with_fields does
-_set = object.__setattr__
 
 
 def start(rules: Ruleset) -> list[Event]:
@@ -126,12 +123,7 @@ def decide(state: GameState, command: Command) -> list[Event]:
             and 0 <= tile < 28
         ):
             rules = state.rules
-            memo = _legal_memo
-            if memo[1] is hand and memo[2] is seat and memo[0] is rules:
-                legal = memo[3]
-            else:
-                legal = _legal_tiles(rules, hand, seat)
-            if legal >> tile & 1 and len(hand.trick) + 1 < rules.players - len(hand.sitting_out):
+            if _legal_tiles(rules, hand, seat) >> tile & 1 and len(hand.trick) + 1 < rules.players - len(hand.sitting_out):
                 return [_TILE_PLAYED[seat][tile]]  # a legal play that does not end the trick
             return _decide_play(state, hand, command)
     elif type(command) is PlaceBid or type(command) is Pass:
@@ -494,34 +486,16 @@ def _decide_play(state: GameState, hand: HandState, command: PlayTile) -> list[E
     # The trick is full: deciding whether the hand is over needs the state after it, which
     # evolve will be asked for next, so make it now and hand it over (``_prepared``).
     full = _tile_played(rules, hand, played)
-    trick = full.trick
-    table = full.table
-    if table is not None and full.contract.kind is not _SEVENS:  # type: ignore[union-attr]
-        # play.trick_winner, written out for the hot path
-        power = table.power[table.lead_suit[trick[0][1]]]
-        winner, best = trick[0]
-        best = power[best]
-        for s, t in trick:
-            if power[t] > best:
-                winner, best = s, power[t]
-    else:
-        winner = play.trick_winner(full, trick)
+    winner = play.trick_winner(full, full.trick)
     points = 1
     if not rules.is_moon:
-        for _, t in trick:
+        for _, t in full.trick:
             points += COUNT[t]
     won = _TRICK_WON[winner][points]
-    after = _trick_won(rules, full, won)
-    game = state.__dict__.copy()
-    game["hand"] = full
-    played_state = _new(GameState)
-    _set(played_state, "__dict__", game)
-    game = game.copy()
-    game["hand"] = after
-    won_state = _new(GameState)
-    _set(won_state, "__dict__", game)
-    _prepared = (state, played, played_state, won, won_state)
     events: list[Event] = [played, won]
+    after = _trick_won(rules, full, won)
+    played_state = _with_hand(state, full)
+    _prepared = (state, played, played_state, won, _with_hand(played_state, after))
     made = scoring.hand_result(rules, after, winner)
     if made is None:
         return events
@@ -644,11 +618,7 @@ def legal_actions(state: GameState, seat: int) -> list[SeatCommand]:
     phase = state.phase
     rules = state.rules
     if phase is _PLAY:
-        memo = _legal_memo
-        if memo[1] is hand and memo[2] is seat and memo[0] is rules:
-            legal = memo[3]
-        else:
-            legal = _legal_tiles(rules, hand, seat)
+        legal = _legal_tiles(rules, hand, seat)
         key = seat << 28 | legal
         found = _PLAY_LISTS.get(key)
         if found is None:
