@@ -51,19 +51,18 @@ def hand_result(rules: Ruleset, hand: HandState, last_winner: int) -> bool | Non
     if bid.kind is _POINTS:
         ours = hand.taken[team]
         theirs = sum(hand.taken) - ours
-        if over or early:
-            if ours >= bid.amount:
-                return True
-            # Count tiles left out of play (3, 5 or 6 players) can be taken by nobody.
-            available = rules.all_tricks_points - count_of(hand.rest)
-            if theirs > available - bid.amount:
-                return False
-        return None if not over else ours >= bid.amount
+        if ours >= bid.amount:
+            return True
+        # Count tiles left out of play (3, 5 or 6 players) can be taken by nobody.
+        available = rules.all_tricks_points - count_of(hand.rest)
+        if theirs > available - bid.amount:
+            return False
+        return False if over else None
     # Every trick is needed.
     lost = rules.team_of[last_winner] != team or any(
         rules.team_of[t.winner] != team for t in hand.tricks
     )
-    if lost and (early or over):
+    if lost:
         return False
     return True if over else None
 
