@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sqlalchemy import and_, exists, func, or_, select
 from sqlalchemy.orm import Session, aliased, sessionmaker
@@ -39,7 +39,7 @@ from boneyard.record import (
 )
 from boneyard.server import paging
 from boneyard.server.errors import DeadlineExceeded, InvalidArgument, NotFound, PreconditionFailed
-from boneyard.server.paging import DEFAULT_PAGE_SIZE, decode_token, encode_token
+from boneyard.server.paging import DEFAULT_PAGE_SIZE, decode_time_token, encode_time_token
 from boneyard.server.signing import RecordSigner
 from boneyard.server.store.models import (
     EventRow,
@@ -176,7 +176,7 @@ class Archive:
             ]
         token = ""
         if len(rows) > size:
-            token = _encode_token(games[-1].finish_time, games[-1].game_id)
+            token = encode_time_token(games[-1].finish_time, games[-1].game_id)
         return games, token
 
     def _archived(
@@ -345,21 +345,10 @@ class Archive:
         return archive_pb2.STORED_COPY_SAME if same else archive_pb2.STORED_COPY_DIFFERENT
 
 
-def _encode_token(finished: datetime, game_id: str) -> str:
-    return encode_token(finished.astimezone(UTC).isoformat(), game_id)
-
-
 def _decode_token(token: str) -> tuple[datetime, str]:
-    bad = InvalidArgument(
-        f"not a page token of this listing: {token[:40]!r}", reason="BAD_PAGE_TOKEN"
-    )
-    fields = decode_token(token, 2)
-    if fields is None:
-        raise bad
-    try:
-        finished = datetime.fromisoformat(fields[0])
-    except ValueError:
-        raise bad from None
-    if finished.tzinfo is None or not fields[1]:
-        raise bad
-    return finished, fields[1]
+    found = decode_time_token(token)
+    if found is None:
+        raise InvalidArgument(
+            f"not a page token of this listing: {token[:40]!r}", reason="BAD_PAGE_TOKEN"
+        )
+    return found

@@ -6,10 +6,19 @@ from __future__ import annotations
 
 import base64
 import binascii
+from datetime import UTC, datetime
 
 from boneyard.server.errors import InvalidArgument
 
-__all__ = ["DEFAULT_PAGE_SIZE", "MAX_PAGE_SIZE", "decode_token", "encode_token", "page_size"]
+__all__ = [
+    "DEFAULT_PAGE_SIZE",
+    "MAX_PAGE_SIZE",
+    "decode_time_token",
+    "decode_token",
+    "encode_time_token",
+    "encode_token",
+    "page_size",
+]
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200
@@ -38,3 +47,21 @@ def decode_token(token: str, count: int) -> list[str] | None:
         return None
     fields = raw.split("|", count - 1)
     return fields if len(fields) == count else None
+
+
+def encode_time_token(at: datetime, game_id: str) -> str:
+    """The token of a page of games ordered by a time, then by id, after this one."""
+    return encode_token(at.astimezone(UTC).isoformat(), game_id)
+
+
+def decode_time_token(token: str) -> tuple[datetime, str] | None:
+    """The (time with its zone, game id) of ``encode_time_token``, or ``None`` for anything
+    else."""
+    fields = decode_token(token, 2)
+    if fields is None or not fields[1]:
+        return None
+    try:
+        at = datetime.fromisoformat(fields[0])
+    except ValueError:
+        return None
+    return (at, fields[1]) if at.tzinfo is not None else None

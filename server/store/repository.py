@@ -26,7 +26,7 @@ from sqlalchemy.engine import URL, CursorResult, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from boneyard.server.paging import decode_token, encode_token
+from boneyard.server.paging import decode_time_token, encode_time_token
 from boneyard.server.store.db import WRITE, create_engine
 from boneyard.server.store.errors import (
     ChainBroken,
@@ -523,7 +523,7 @@ class EventStore:
         next_cursor = None
         if len(rows) > page_size:
             last = games[-1]
-            next_cursor = _encode_cursor(last.created_at, last.id)
+            next_cursor = encode_time_token(last.created_at, last.id)
         return games, next_cursor
 
     def set_status(self, game_id: str, status: GameStatus) -> None:
@@ -987,18 +987,8 @@ def _seed_record(row: HandSeedRow) -> SeedRecord:
     return SeedRecord(row.hand_number, bytes(row.commitment), bytes(row.seed), bool(row.revealed))
 
 
-def _encode_cursor(created_at: datetime, game_id: str) -> str:
-    return encode_token(created_at.astimezone(UTC).isoformat(), game_id)
-
-
 def _decode_cursor(cursor: str) -> tuple[datetime, str]:
-    fields = decode_token(cursor, 2)
-    if fields is None:
+    found = decode_time_token(cursor)
+    if found is None:
         raise InvalidCursor(cursor)
-    try:
-        created_at = datetime.fromisoformat(fields[0])
-    except ValueError as exc:
-        raise InvalidCursor(cursor) from exc
-    if created_at.tzinfo is None or not fields[1]:
-        raise InvalidCursor(cursor)
-    return created_at, fields[1]
+    return found
