@@ -381,10 +381,27 @@ class ExpertStrategy(SamplerStrategy):
         chosen = super()._declare(k, [a for a in legal if a not in sevens], rng)
         if not sevens:
             return chosen
-        p = self._p_sevens(k, rng)
-        if p >= MAKE_MARKS[1] or chosen is None:
+        if chosen is None:
+            return sevens[0]
+        # Sevens is a mark bid: the declaration that takes every trick more often. Its chance is
+        # played out, not solved, so it is not the one a solved deal overstates; and on fresh
+        # deals a hand bid for sevens must not fall back on a trump that never takes them all.
+        if self._p_sevens(k, rng) >= self._p_every_trick(k, chosen, rng):
             return sevens[0]
         return chosen
+
+    def _p_every_trick(self, k: _Knowledge, chosen: SeatCommand, rng: random.Random) -> float:
+        """The chance of every trick (nello: of none) with the declaration ``chosen``."""
+        assert isinstance(chosen, DeclareContract)
+        contract = chosen.contract
+        if contract.kind is ContractKind.NELLO:
+            results = self._simulate(k, rng, [], moon=False, nello=True)
+            nello = results.get((-1, -1), [])
+            return sum(v == 0 for v in nello) / len(nello) if nello else 0.0
+        total = k.rules.all_tricks_points
+        results = self._simulate(k, rng, [contract.trump], moon=False, floor=total - 1)
+        vs = results.get((contract.trump, -1), [])
+        return sum(v >= total for v in vs) / len(vs) if vs else 0.0
 
 
 _SPECIALS = (BidKind.PLUNGE, BidKind.SPLASH)

@@ -236,6 +236,41 @@ def test_a_weak_hand_passes():
     assert view.turn == 3 and ExpertStrategy(2, **QUICK).choose(view) == Pass(3)
 
 
+@pytest.mark.parametrize(
+    ("p_sevens", "p_trump", "declared"),
+    [(0.85, 0.3, Contract.sevens()), (0.3, 0.85, Contract.of_trump(6)), (0.6, 0.6, Contract.sevens())],
+)
+def test_a_mark_bid_is_declared_sevens_when_sevens_takes_every_trick_as_often_or_more(
+    monkeypatch, p_sevens, p_trump, declared
+):
+    # Seat 3 opened a mark and everyone passed: its chance of sevens, played out on fresh
+    # deals, may fall short of the one it bid on, and is still the better declaration.
+    state = after(dealt(FOUR, "texas42-house", dealer=2), Bid.marks(1), None, None, None)
+    view = engine.view(state, 3)
+    assert view.phase is Phase.TRUMP
+    bot = ExpertStrategy(2, **QUICK)
+    monkeypatch.setattr(bot, "_p_sevens", lambda k, rng: p_sevens)
+    monkeypatch.setattr(bot, "_p_every_trick", lambda k, chosen, rng: p_trump)
+    monkeypatch.setattr(
+        expert.SamplerStrategy, "_declare",
+        lambda self, k, legal, rng: DeclareContract(3, Contract.of_trump(6)),
+    )
+    assert bot.choose(view) == DeclareContract(3, declared)
+
+
+def test_the_chance_of_every_trick_is_solved_for_the_declaration_named():
+    # Seat 0 holds the six highest sixes and the 5-5: sixes take every trick, blanks seldom.
+    hands = [STRONG.replace("6-0", "5-5"), "5-4 5-3 5-2 5-1 5-0 4-4 4-3", "4-2 4-1 4-0 3-3 3-2 3-1 3-0", "6-0 2-2 2-1 2-0 1-1 1-0 0-0"]
+    state = after(dealt(hands, "texas42-house"), Bid.marks(1), None, None, None)
+    view = engine.view(state, 0)
+    bot = ExpertStrategy(2, **QUICK)
+    k = bot._read(view, 0)
+    rng = random.Random(0)
+    assert bot._p_every_trick(k, DeclareContract(0, Contract.of_trump(6)), rng) == 1.0
+    assert bot._p_every_trick(k, DeclareContract(0, Contract.of_trump(0)), rng) < 0.1
+    assert bot._p_every_trick(k, DeclareContract(0, Contract.nello()), rng) == 0.0
+
+
 # ---------------------------------------------------------------- play and budget
 
 
