@@ -795,9 +795,10 @@ class SamplerStrategy:
             return marks[0]
         return None
 
-    def _bid_moon(
-        self, k: _Knowledge, bids: list[PlaceBid], rng: random.Random, stuck: Bid | None
-    ) -> PlaceBid | None:
+    def _moon_hand_tricks(self, k: _Knowledge, rng: random.Random) -> list[int]:
+        """Before a Moon auction: over deals of the other hands (and the widow, taken with the
+        worst tile laid out), the tricks this hand takes leading under its better of two
+        trumps, one number a deal (none when nothing could be solved)."""
         menu = trump_menu(k.rules)
         if k.rules.has_widow:  # the widow is dealt too, and the worst tile laid out
             discard = self._quick_discard(k.hand, k.universe, menu)
@@ -806,9 +807,14 @@ class SamplerStrategy:
         else:
             trumps = _ranked_trumps(k.hand, menu, k.universe, 2)
             results = self._simulate(k, rng, trumps, moon=True)
-        if not results:
+        return [max(vs) for vs in zip(*results.values(), strict=True)]
+
+    def _bid_moon(
+        self, k: _Knowledge, bids: list[PlaceBid], rng: random.Random, stuck: Bid | None
+    ) -> PlaceBid | None:
+        per_deal = self._moon_hand_tricks(k, rng)
+        if not per_deal:
             return None
-        per_deal = [max(vs) for vs in zip(*results.values(), strict=True)]
         n = len(per_deal)
         overcall_risk = _OVERCALL_RISK if may_be_overcalled(k.view) else 0.0
 
