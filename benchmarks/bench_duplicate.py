@@ -28,7 +28,8 @@ choice). The last lines, one a game, read e.g.::
     texas42: expert vs sampler 57.2% [52.8, 61.5] over 500 deals, +0.21 marks a deal, clear of 50%
 
 Plays ``--deals`` of each game, alternating the games, or as many as start within
-``--minutes`` when that is given. ``--dump FILE`` writes one JSON line a deal (its game, seed,
+``--minutes`` when that is given (or the deals of an earlier ``--dump`` file, ``--replay
+FILE``). ``--dump FILE`` writes one JSON line a deal (its game, seed,
 score, and each play's auction, contract, result and score changes by role), to study the
 decisive deals. A benchmark reports: the exit code is 0 whatever the figures say.
 
@@ -263,6 +264,17 @@ def jobs(deals: dict[str, int], seed: int, hero: Side, against: Side) -> Iterato
                 yield Job(game, deal_seed(seed, game, index), hero, against)
 
 
+def replayed(path: str, games: tuple[str, ...], hero: Side, against: Side) -> Iterator[Job]:
+    """The deals of a ``--dump`` file, of the games chosen, in its order: a change to a
+    strategy that alters only some deals is measured on those alone (the others are played
+    the same, decisions being a function of the view, the seed and the budget)."""
+    with open(path) as lines:
+        for line in lines:
+            record = json.loads(line)
+            if record["game"] in games:
+                yield Job(record["game"], int(record["seed"]), hero, against)
+
+
 def percentile(values: list[float], fraction: float) -> float:
     """The nearest-rank percentile: the smallest value with ``fraction`` of them at or below."""
     ordered = sorted(values)
@@ -386,6 +398,11 @@ def main() -> int:
     parser.add_argument(
         "--dump", default=None, help="write one JSON line a deal to this file (see the doc)"
     )
+    parser.add_argument(
+        "--replay",
+        default=None,
+        help="play the deals of a --dump file (of the games chosen) instead of --deals",
+    )
     args = parser.parse_args()
     try:
         deals = parse_deals(args.deals, args.games)
@@ -401,15 +418,23 @@ def main() -> int:
             parser.error(f"{option} {side.move_ms}: strategy {side.name!r} refuses it ({error})")
     print(
         f"duplicate benchmark: {hero.name} vs {against.name}, "
-        f"{', '.join(f'{n} {g}' for g, n in deals.items())} deals at most, "
-        f"{'no time bound' if args.minutes is None else f'{args.minutes:g} minutes'}, "
+        + (
+            f"{', '.join(f'{n} {g}' for g, n in deals.items())} deals at most, "
+            if args.replay is None
+            else f"the {', '.join(deals)} deals of {args.replay}, "
+        )
+        + f"{'no time bound' if args.minutes is None else f'{args.minutes:g} minutes'}, "
         f"{args.workers} worker process(es), seed {args.seed}"
     )
     sys.stdout.flush()
     started = time.perf_counter()
     deadline = math.inf if args.minutes is None else started + args.minutes * 60
     outcomes: dict[str, list[Outcome]] = {game: [] for game in deals}
-    todo = jobs(deals, args.seed, hero, against)
+    todo = (
+        jobs(deals, args.seed, hero, against)
+        if args.replay is None
+        else replayed(args.replay, args.games, hero, against)
+    )
     dump = open(args.dump, "w") if args.dump is not None else None  # noqa: SIM115
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         running: set[Future[Outcome]] = set()

@@ -165,3 +165,23 @@ def test_dump_writes_each_deal_with_its_plays_whose_changes_add_up_to_its_score(
             assert [role for role, _ in play["auction"]] == ["hero", "against"] * 2 or [
                 role for role, _ in play["auction"]
             ] == ["against", "hero"] * 2
+
+
+def test_replay_plays_the_deals_of_a_dump_of_the_games_chosen_the_same_way(
+    tmp_path: Path,
+) -> None:
+    first, again = tmp_path / "first.jsonl", tmp_path / "again.jsonl"
+    done = run(
+        "--hero heuristic --against random --games texas42,moon --deals 3,2 --workers 1 "
+        f"--seed 5 --dump {first}"
+    )
+    assert done.returncode == 0, done.stderr
+    done = run(
+        f"--hero heuristic --against random --games moon --workers 1 --replay {first} "
+        f"--dump {again}"
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"the moon deals of {first}" in done.stdout
+    played = [json.loads(line) for line in first.read_text().splitlines()]
+    replayed = [json.loads(line) for line in again.read_text().splitlines()]
+    assert replayed == [deal for deal in played if deal["game"] == "moon"]
