@@ -558,6 +558,9 @@ class SamplerStrategy:
     built)."""
 
     name = "sampler"
+    every_trick_shift: float = _SHIFT_MOON
+    """``_SHIFT_MOON`` for a Moon bid of every trick (7 tricks, the moon, the overcall): a
+    subclass may calibrate its own."""
 
     def __init__(
         self,
@@ -572,6 +575,10 @@ class SamplerStrategy:
         self.samples = samples
         self.auction_budget = 5 * time_budget if auction_budget is None else auction_budget
         self.core: CoreName = core or best_core()
+
+    def _shift(self, need: int) -> float:
+        """The correction of the solved tricks for a Moon bid of ``need`` tricks."""
+        return self.every_trick_shift if need >= 7 else _SHIFT_MOON
 
     def _budget(self, seconds: float) -> _Budget:
         return _Budget(int(seconds * NODES_PER_SECOND[self.core]), self.samples)
@@ -820,7 +827,7 @@ class SamplerStrategy:
 
         def worth(a: PlaceBid) -> float:
             need = _tricks_needed(a.bid)
-            shift = _SHIFT_MOON + (overcall_risk if a.bid.kind is BidKind.MOON else 0.0)
+            shift = self._shift(need) + (overcall_risk if a.bid.kind is BidKind.MOON else 0.0)
             p = sum(_made(v, need, shift) for v in per_deal) / n
             # The moon scores 21 and the overcall 42 (their amounts), a number of tricks its number.
             return moon_bid_worth(k.rules, a.bid, p)
@@ -870,14 +877,14 @@ class SamplerStrategy:
             if not rows:
                 return -1.0
             per_deal: list[int] = [max(vs) for vs in zip(*rows, strict=True)]
-            return sum(_made(v, need, _SHIFT_MOON) + _TIE_BREAK * v / 7 for v in per_deal) / len(per_deal)
+            return sum(_made(v, need, self._shift(need)) + _TIE_BREAK * v / 7 for v in per_deal) / len(per_deal)
 
         best = max(candidates, key=lambda d: (worth(d), -d))
         if declines:
             kept = self._simulate(k, rng, best_trumps, moon=True)
             if kept:
                 per_deal = [max(vs) for vs in zip(*kept.values(), strict=True)]
-                stay = sum(_made(v, need, _SHIFT_MOON) + _TIE_BREAK * v / 7 for v in per_deal) / len(per_deal)
+                stay = sum(_made(v, need, self._shift(need)) + _TIE_BREAK * v / 7 for v in per_deal) / len(per_deal)
                 if stay > worth(best):
                     return declines[0]
         return exchanges[best]
@@ -913,7 +920,7 @@ class SamplerStrategy:
 
             def worth(t: int) -> float:
                 vs = next((v for (tt, _), v in results.items() if tt == t), [])
-                return sum(_made(v, need, _SHIFT_MOON) + _TIE_BREAK * v / 7 for v in vs) / max(len(vs), 1)
+                return sum(_made(v, need, self._shift(need)) + _TIE_BREAK * v / 7 for v in vs) / max(len(vs), 1)
 
             return trump_actions[max(trumps, key=lambda t: (worth(t), -t))]
         bid = view.high_bid
