@@ -10,7 +10,12 @@ import pytest
 from boneyard import engine
 from boneyard.bots import MOVE_MS_MAX, expert, strategy
 from boneyard.bots.beliefs import FLOOR, Beliefs, Claim, claims
-from boneyard.bots.expert import ExpertStrategy, _opponents_to_bid, _Reading, _still_close
+from boneyard.bots.expert import (
+    ExpertStrategy,
+    _opponents_to_bid,
+    _Reading,
+    _still_close,
+)
 from boneyard.bots.heuristic import hand_value
 from boneyard.bots.sevens import sevens_tricks
 from boneyard.engine import (
@@ -234,6 +239,22 @@ def test_it_does_not_bid_over_its_partner():
 def test_a_weak_hand_passes():
     view = engine.view(dealt(FOUR, dealer=2), 3)  # seat 3: 3-1 3-0 2-1 2-0 1-1 1-0 0-0
     assert view.turn == 3 and ExpertStrategy(2, **QUICK).choose(view) == Pass(3)
+
+
+@pytest.mark.parametrize(
+    ("strategy_name", "chosen"), [("sampler", Bid.moon()), ("expert", Bid.tricks(6))]
+)
+def test_a_moon_is_priced_on_the_deals_that_take_all_seven_not_six(
+    monkeypatch, strategy_name, chosen
+):
+    # Half the deals take seven tricks, half six: the sampler counts a six as half a moon
+    # (a moon at 75%, worth 10.5 points), the expert a quarter (62.5%, worth 5.25), and
+    # bids the six it always takes (worth 6).
+    hands = ["6-6 6-5 6-4 6-3 6-2 6-1 5-5", "5-4 5-3 5-2 5-1 4-4 4-3 4-2", "4-1 3-3 3-2 3-1 2-2 2-1 1-1"]
+    view = engine.view(dealt(hands, "moon", dealer=2), 0)
+    bot = strategy(strategy_name, 2)
+    monkeypatch.setattr(bot, "_moon_hand_tricks", lambda k, rng: [6, 7] * 12)
+    assert bot.choose(view) == PlaceBid(0, chosen)
 
 
 @pytest.mark.parametrize(
