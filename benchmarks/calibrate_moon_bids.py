@@ -3,7 +3,7 @@
 The expert (and the sampler) price a Moon bid by solving the hand over deals of the others'
 tiles: the share of deals in which the hand takes the bid's tricks. Solved deals see every
 hand, so they promise more than a table gives, and by how much depends on the bid: one lost
-trick sets the moon. This script measures it, for the expert's own ``MOON_CALIBRATION``.
+trick sets the moon. This script measures it, for the expert's own ``EVERY_TRICK_SHIFT``.
 
 For each deal (the first hand of a game dealt from a seed, the opener in seat 0): the opener's
 solved tricks over the deals the expert draws for its bid (``_moon_hand_tricks``); then, for
@@ -57,14 +57,12 @@ def _play(preset: str, seed: int, opener: int, tricks: int, move_ms: int) -> boo
     """The hand played out with ``opener`` forced to bid ``tricks``: made or not."""
     state = _deal(preset, seed)
     rng = random.Random(seed)
-    bots = {
-        s: (ExpertStrategy if s == opener else SamplerStrategy) for s in range(state.rules.players)
-    }
+    seconds = move_ms / 1000
     players = {
-        s: cls(rng.randrange(2**31), move_ms=move_ms)
-        if cls is ExpertStrategy
-        else cls(rng.randrange(2**31), time_budget=move_ms / 1000, auction_budget=move_ms / 1000)
-        for s, cls in bots.items()
+        s: ExpertStrategy(rng.randrange(2**31), move_ms=move_ms)
+        if s == opener
+        else SamplerStrategy(rng.randrange(2**31), time_budget=seconds, auction_budget=seconds)
+        for s in range(state.rules.players)
     }
     while True:
         assert state.hand is not None and state.hand.turn is not None

@@ -872,19 +872,21 @@ class SamplerStrategy:
         if not results:
             return exchanges[candidates[0]]
 
+        shift = self._shift(need)
+
         def worth(d: int) -> float:
             rows = [vs for (t, dd), vs in results.items() if dd == d]
             if not rows:
                 return -1.0
             per_deal: list[int] = [max(vs) for vs in zip(*rows, strict=True)]
-            return sum(_made(v, need, self._shift(need)) + _TIE_BREAK * v / 7 for v in per_deal) / len(per_deal)
+            return sum(_made(v, need, shift) + _TIE_BREAK * v / 7 for v in per_deal) / len(per_deal)
 
         best = max(candidates, key=lambda d: (worth(d), -d))
         if declines:
             kept = self._simulate(k, rng, best_trumps, moon=True)
             if kept:
                 per_deal = [max(vs) for vs in zip(*kept.values(), strict=True)]
-                stay = sum(_made(v, need, self._shift(need)) + _TIE_BREAK * v / 7 for v in per_deal) / len(per_deal)
+                stay = sum(_made(v, need, shift) + _TIE_BREAK * v / 7 for v in per_deal) / len(per_deal)
                 if stay > worth(best):
                     return declines[0]
         return exchanges[best]
@@ -918,9 +920,11 @@ class SamplerStrategy:
             else:
                 results = self._simulate(k, rng, trumps, moon=True)
 
+            shift = self._shift(need)
+
             def worth(t: int) -> float:
                 vs = next((v for (tt, _), v in results.items() if tt == t), [])
-                return sum(_made(v, need, self._shift(need)) + _TIE_BREAK * v / 7 for v in vs) / max(len(vs), 1)
+                return sum(_made(v, need, shift) + _TIE_BREAK * v / 7 for v in vs) / max(len(vs), 1)
 
             return trump_actions[max(trumps, key=lambda t: (worth(t), -t))]
         bid = view.high_bid
