@@ -74,7 +74,7 @@ from boneyard.engine import (
 )
 from boneyard.engine.contracts import DOUBLES, suit_table
 from boneyard.engine.solver import CoreName, Game, Position, Solver, remaining_points
-from boneyard.engine.tiles import TileSet, tileset
+from boneyard.engine.tiles import ALL_TILES, COUNT, TileSet, tileset
 
 __all__ = ["DEFAULT_MOVE_MS", "ExpertStrategy"]
 
@@ -320,14 +320,15 @@ class ExpertStrategy(SamplerStrategy):
         lowest = min((a.bid.amount for a in bids if a.bid.kind is BidKind.POINTS), default=42)
         mark_bid = any(a.bid.kind is BidKind.MARKS for a in bids)
         trumps = _ranked_trumps(k.hand, trump_menu(rules), k.universe, _TRUMPS_TRIED)
+        every_trick: list[int] = []
         results = self._simulate(
             k, rng, trumps, moon=False, nello=rules.nello and mark_bid,
-            floor=lowest + _SHIFT_42 - 1,
+            floor=_floor(k, lowest + _SHIFT_42 - 1) if mark_bid else lowest + _SHIFT_42 - 1,
+            every_trick=every_trick,
         )
         if not results:
             return None
         by_trump = {t: vs for (t, _), vs in results.items() if t >= 0}
-        total = k.rules.all_tricks_points
 
         def p_points(points: int) -> float:
             need = points + _SHIFT_42
@@ -335,7 +336,7 @@ class ExpertStrategy(SamplerStrategy):
 
         p_all = 0.0
         if mark_bid:
-            p_all = max(sum(v >= total for v in vs) / len(vs) for vs in by_trump.values())
+            p_all = max(_share_of_every_trick(vs, every_trick) for vs in by_trump.values())
             nello = results.get((-1, -1))
             if nello:
                 p_all = max(p_all, sum(v == 0 for v in nello) / len(nello))
@@ -425,10 +426,13 @@ class ExpertStrategy(SamplerStrategy):
             results = self._simulate(k, rng, [], moon=False, nello=True)
             nello = results.get((-1, -1), [])
             return sum(v == 0 for v in nello) / len(nello) if nello else 0.0
-        total = k.rules.all_tricks_points
-        results = self._simulate(k, rng, [contract.trump], moon=False, floor=total - 1)
+        every_trick: list[int] = []
+        results = self._simulate(
+            k, rng, [contract.trump], moon=False,
+            floor=_floor(k, k.rules.all_tricks_points - 1), every_trick=every_trick,
+        )
         vs = results.get((contract.trump, -1), [])
-        return sum(v >= total for v in vs) / len(vs) if vs else 0.0
+        return _share_of_every_trick(vs, every_trick) if vs else 0.0
 
 
 _SPECIALS = (BidKind.PLUNGE, BidKind.SPLASH)
@@ -464,6 +468,21 @@ def _moon_defence(k: _Knowledge) -> float:
     if not k.moon or view.bidder is None or view.bidder == k.seat or view.high_bid is None:
         return 0.0
     return OWN_TRICK / _tricks_needed(view.high_bid)
+
+
+def _floor(k: _Knowledge, floor: int) -> int:
+    """``floor``, or lower, for a search that must also tell every trick: with 3, 5 or 6
+    players some tiles lie out of play, and every trick is worth less by their count."""
+    out = len(ALL_TILES) - k.rules.hand_size * k.players
+    if out <= 0:
+        return floor
+    unseen = sorted((COUNT[t] for t in ALL_TILES if not k.hand >> t & 1), reverse=True)
+    return min(floor, k.rules.all_tricks_points - sum(unseen[:out]) - 1)
+
+
+def _share_of_every_trick(values: Sequence[int], every_trick: Sequence[int]) -> float:
+    """The share of the deals whose value is every trick's worth on that deal."""
+    return sum(v >= e for v, e in zip(values, every_trick, strict=True)) / len(values)
 
 
 def _needed_marks(marks: int) -> float:

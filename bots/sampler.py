@@ -103,6 +103,7 @@ from boneyard.engine.tiles import (
     LOW,
     Tile,
     TileSet,
+    count_of,
     tileset,
 )
 
@@ -655,13 +656,17 @@ class SamplerStrategy:
         widow_discards: Sequence[int] | None = None,
         nello: bool = False,
         floor: int = -1,
+        every_trick: list[int] | None = None,
     ) -> dict[tuple[int, int], list[int]]:
         """Deals of the other hands, each solved from this seat's opening lead: for each
         ``(trump, discard)`` (discard -1 when there is none) the values over the deals, all of
         the same deals: its team's points (Texas 42) or its tricks (Moon). In Moon before the
         widow is taken (``widow_discards``), the widow is dealt too and joins the hand in place
         of each discard. ``nello`` adds ``(-1, -1)``: the bidder's tricks in nello. Values at or
-        below ``floor`` only need to be known to be there: the search is cut off below it."""
+        below ``floor`` only need to be known to be there: the search is cut off below it.
+        ``every_trick`` (Texas 42), when given, gets what every trick is worth on each deal
+        solved, in the same order: the tricks and the count dealt (with 3, 5 or 6 players
+        some count may lie out of play, so it is not always ``all_tricks_points``)."""
         seat = k.seat
         team = k.team_of(seat)
         solvers: dict[tuple[int, bool], Solver] = {}
@@ -726,6 +731,11 @@ class SamplerStrategy:
             budget.done += 1
             for key, v in sample.items():
                 results.setdefault(key, []).append(v)
+            if every_trick is not None:
+                dealt_tiles = 0
+                for h in hands:
+                    dealt_tiles |= h
+                every_trick.append(k.rules.hand_size + count_of(dealt_tiles))
         return results
 
     def _deal_with_widow(

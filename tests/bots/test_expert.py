@@ -384,3 +384,45 @@ def test_a_dealer_holding_every_trick_bids_the_most_marks_it_may():
     hands = ["5-5 5-4 5-3 5-2 5-1 5-0 4-4", "4-3 4-2 4-1 4-0 3-3 3-2 3-1", "3-0 2-2 2-1 2-0 1-1 1-0 0-0", STRONG]
     state = after(dealt(hands), None, None, Bid.points(31))
     assert ExpertStrategy(2, **QUICK).choose(engine.view(state, 3)) == PlaceBid(3, Bid.marks(2))
+
+
+def _three_players_count_out():
+    """Three players hold nine tiles each; the 28th, the 5-0 (5 count), lies out of play.
+    Seat 0 takes every trick whatever the others hold: 44 points less what lies out."""
+    hands = [
+        STRONG + " 5-5 4-4",
+        "5-4 5-3 5-2 5-1 4-3 4-2 4-1 4-0 3-3",
+        "3-2 3-1 3-0 2-2 2-1 2-0 1-1 1-0 0-0",
+    ]
+    state = engine.replay(engine.start(engine.ruleset("texas42", players=3)))
+    rest = 1 << parse_tile("5-0")
+    return evolve(state, HandDealt(1, 2, b"chosen", tuple(parse_tiles(h) for h in hands), rest))
+
+
+def test_each_deal_solved_says_what_every_trick_is_worth_on_it():
+    state = _three_players_count_out()
+    bot = ExpertStrategy(2, move_ms=100)  # nine tricks a hand: a bigger search than QUICK's
+    k = bot._read(engine.view(state, 0), 0)
+    every_trick: list[int] = []
+    results = bot._simulate(k, random.Random(0), [6], moon=False, every_trick=every_trick)
+    assert every_trick and len(every_trick) == len(results[6, -1])
+    # Seat 0 holds 15 of the 35 count; the tile out of play is one of the 19 it cannot see.
+    assert all(e in (44, 39) for e in every_trick)
+    assert results[6, -1] == every_trick
+
+
+def test_a_deal_taking_every_trick_counts_whatever_count_lies_out_of_play(monkeypatch):
+    state = _three_players_count_out()
+    bot = ExpertStrategy(2, **QUICK)
+    k = bot._read(engine.view(state, 0), 0)
+
+    def simulate(k, rng, trumps, moon, nello=False, floor=-1, every_trick=None, **_):
+        every_trick.extend([44, 39, 39, 44])  # on two deals a 5-count tile lay out
+        return {(t, -1): [44, 39, 38, 40] for t in trumps}
+
+    monkeypatch.setattr(bot, "_simulate", simulate)
+    bids = [a for a in legal_actions(state, 0) if isinstance(a, PlaceBid)]
+    chances = bot._chances(k, bids, random.Random(0))
+    assert chances is not None and chances[1] == 0.5
+    sixes = DeclareContract(0, Contract.of_trump(6))
+    assert bot._p_every_trick(k, sixes, random.Random(0)) == 0.5
