@@ -271,7 +271,7 @@ def test_a_mark_bid_is_declared_sevens_when_sevens_takes_every_trick_as_often_or
     assert view.phase is Phase.TRUMP
     bot = ExpertStrategy(2, **QUICK)
     monkeypatch.setattr(bot, "_p_sevens", lambda k, rng: p_sevens)
-    monkeypatch.setattr(bot, "_p_every_trick", lambda k, chosen, rng: p_trump)
+    monkeypatch.setattr(bot, "_p_every_trick", lambda k, contract, rng: p_trump)
     monkeypatch.setattr(
         expert.SamplerStrategy, "_declare",
         lambda self, k, legal, rng: DeclareContract(3, Contract.of_trump(6)),
@@ -287,9 +287,9 @@ def test_the_chance_of_every_trick_is_solved_for_the_declaration_named():
     bot = ExpertStrategy(2, **QUICK)
     k = bot._read(view, 0)
     rng = random.Random(0)
-    assert bot._p_every_trick(k, DeclareContract(0, Contract.of_trump(6)), rng) == 1.0
-    assert bot._p_every_trick(k, DeclareContract(0, Contract.of_trump(0)), rng) < 0.1
-    assert bot._p_every_trick(k, DeclareContract(0, Contract.nello()), rng) == 0.0
+    assert bot._p_every_trick(k, Contract.of_trump(6), rng) == 1.0
+    assert bot._p_every_trick(k, Contract.of_trump(0), rng) < 0.1
+    assert bot._p_every_trick(k, Contract.nello(), rng) == 0.0
 
 
 # ---------------------------------------------------------------- play and budget
@@ -424,5 +424,32 @@ def test_a_deal_taking_every_trick_counts_whatever_count_lies_out_of_play(monkey
     bids = [a for a in legal_actions(state, 0) if isinstance(a, PlaceBid)]
     chances = bot._chances(k, bids, random.Random(0))
     assert chances is not None and chances[1] == 0.5
-    sixes = DeclareContract(0, Contract.of_trump(6))
-    assert bot._p_every_trick(k, sixes, random.Random(0)) == 0.5
+    assert bot._p_every_trick(k, Contract.of_trump(6), random.Random(0)) == 0.5
+
+
+@pytest.mark.parametrize(("solved", "confirmed", "p_all"), [(1.0, 0.35, 0.35), (0.95, 0.97, 0.97), (0.8, None, 0.8)])
+def test_a_chance_of_every_trick_worth_a_mark_is_solved_again_on_fresh_deals(
+    monkeypatch, solved, confirmed, p_all
+):
+    # The auction solves every declaration on the same few deals; the best of them, when it
+    # looks worth a mark (90%), is solved again alone, and that chance is the one bid on.
+    state = after(dealt(FOUR, "texas42-house"), None)  # seat 1 to bid, marks legal
+    bot = ExpertStrategy(2, **QUICK)
+    k = bot._read(engine.view(state, 1), 1)
+    asked = []
+
+    def simulate(k, rng, trumps, moon, nello=False, floor=-1, every_trick=None, **_):
+        every_trick.extend([42] * 20)
+        return {(t, -1): [42 if i < solved * 20 else 30 for i in range(20)] for t in trumps[:1]}
+
+    def again(k, contract, rng):
+        asked.append(contract)
+        return confirmed
+
+    monkeypatch.setattr(bot, "_simulate", simulate)
+    monkeypatch.setattr(bot, "_p_every_trick", again)
+    monkeypatch.setattr(bot, "_p_sevens", lambda k, rng: 0.0)
+    bids = [a for a in legal_actions(state, 1) if isinstance(a, PlaceBid)]
+    chances = bot._chances(k, bids, random.Random(0))
+    assert chances is not None and chances[1] == p_all
+    assert len(asked) == (confirmed is not None)
