@@ -13,7 +13,9 @@ its partner's included.
 own hand from its lead under the best few trumps, doubles and follow-me, nello (by the
 ruleset's ``nello_doubles``) and sevens (played out, ``boneyard.bots.sevens``), and with 3 or 4
 doubles the partner's plunge or splash (the partner leading under its best trump): that gives
-the chance of making every legal bid with the declaration that makes it most often. With
+the chance of making every legal bid with the declaration that makes it most often (a
+declaration that looks worth a mark on those deals is solved again alone, on fresh deals: the
+best of several chances on a few deals is seldom as high as it looks). With
 opponents still to bid after it, it opens with the *highest* point bid it makes with a chance
 of ``PREEMPT`` (so that they must bid over a made hand), else the lowest it makes with
 ``MAKE``; over an opponent's bid, or with nobody left to bid against it, the lowest it makes,
