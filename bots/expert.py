@@ -331,10 +331,10 @@ class ExpertStrategy(SamplerStrategy):
         mark_bid = any(a.bid.kind is BidKind.MARKS for a in bids)
         trumps = _ranked_trumps(k.hand, trump_menu(rules), k.universe, _TRUMPS_TRIED)
         every_trick: list[int] = []
+        floor = lowest + _SHIFT_42 - 1
         results = self._simulate(
             k, rng, trumps, moon=False, nello=rules.nello and mark_bid,
-            floor=_floor(k, lowest + _SHIFT_42 - 1) if mark_bid else lowest + _SHIFT_42 - 1,
-            every_trick=every_trick,
+            floor=_floor(k, floor) if mark_bid else floor, every_trick=every_trick,
         )
         if not results:
             return None

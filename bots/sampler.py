@@ -103,7 +103,6 @@ from boneyard.engine.tiles import (
     LOW,
     Tile,
     TileSet,
-    count_of,
     tileset,
 )
 
@@ -664,9 +663,10 @@ class SamplerStrategy:
         widow is taken (``widow_discards``), the widow is dealt too and joins the hand in place
         of each discard. ``nello`` adds ``(-1, -1)``: the bidder's tricks in nello. Values at or
         below ``floor`` only need to be known to be there: the search is cut off below it.
-        ``every_trick`` (Texas 42), when given, gets what every trick is worth on each deal
-        solved, in the same order: the tricks and the count dealt (with 3, 5 or 6 players
-        some count may lie out of play, so it is not always ``all_tricks_points``)."""
+        ``every_trick`` (Texas 42, with at least one trump), when given, gets what every trick
+        is worth on each deal solved, in the same order: the tricks and the count dealt (with
+        3, 5 or 6 players some count may lie out of play, so it is not always
+        ``all_tricks_points``)."""
         seat = k.seat
         team = k.team_of(seat)
         solvers: dict[tuple[int, bool], Solver] = {}
@@ -732,10 +732,7 @@ class SamplerStrategy:
             for key, v in sample.items():
                 results.setdefault(key, []).append(v)
             if every_trick is not None:
-                dealt_tiles = 0
-                for h in hands:
-                    dealt_tiles |= h
-                every_trick.append(k.rules.hand_size + count_of(dealt_tiles))
+                every_trick.append(remaining_points(solver_for(trumps[0]).game, Position(hands, seat)))
         return results
 
     def _deal_with_widow(
