@@ -135,24 +135,28 @@ bench-competition: setup
 
 # The heuristic bot against random play, whole Texas 42 and Moon games in process: win rates
 # with 95% Wilson intervals; fails unless the heuristic is clearly better than random (~30 s).
-# Then issue 17's figures (benchmarks/bench_duplicate.py): the expert against the sampler
-# (seed 45), then against the heuristic (seed 46), on 500 texas42, 600 texas42-house and 600
-# moon duplicate deals with full auctions, 100 ms a decision for both sides; per game the win
-# rate and its 95% interval, score a deal, contracts bid and made by each side, decision
-# times; last lines `texas42: expert vs sampler 54.8% [50.4, 59.1] over 500 deals, +0.22 marks
-# a deal, clear of 50%`. Decisions depend on the view, the seed and the node budget alone, so
-# these runs print the README's figures exactly (with the C solver core). 600 deals, not 300:
-# over 300 the interval is about 11 points wide, wider than twice the edge being measured.
-# About 1 hour against the sampler and 45 minutes against the heuristic with two workers; at
-# the strategies' default budgets (BENCH_BOTS_BUDGET= : 1000 ms for the expert) some six hours
-# against the sampler (39 deals took 8 minutes). BENCH_BOTS_ARGS goes to both runs, e.g.
+# Then issue 17's figures (benchmarks/bench_duplicate.py): the expert against the sampler on
+# 2000 texas42 deals (seed 50) and 600 texas42-house and 600 moon deals (seed 45), then against
+# the heuristic (seed 46) on 500, 600 and 600, duplicate deals with full auctions, 100 ms a
+# decision for both sides; per game the win rate and its 95% interval, score a deal, contracts
+# bid and made by each side, decision times; last lines e.g. `texas42: expert vs sampler
+# 54.4% [52.2, 56.6] over 2000 deals, +0.21 marks a deal, clear of 50%`. Decisions depend on
+# the view, the seed and the node budget alone, so these runs print the README's figures
+# exactly (with the C solver core). The sizes: the interval must be narrower than the edge
+# (about 11 points wide over 300 deals, 4.4 over 2000); texas42 against the sampler, whose
+# edge is the smallest (51-55% on 500-deal seeds), gets 2000. About 1 hour 45 minutes against
+# the sampler and 45 minutes against the heuristic with two workers; at the strategies'
+# default budgets (BENCH_BOTS_BUDGET= : 1000 ms for the expert) some eleven hours against the
+# sampler (39 deals took 8 minutes). BENCH_BOTS_ARGS goes to every run, e.g.
 # `make bench-bots BENCH_BOTS_ARGS="--workers 2 --minutes 60"` (--minutes stops starting deals).
 BENCH_BOTS_BUDGET ?= --hero-ms 100 --against-ms 100
 BENCH_BOTS_ARGS ?=
 bench-bots: setup
 	$(PY) benchmarks/bench_bots.py
+	$(PY) benchmarks/bench_duplicate.py --hero expert --against sampler --seed 50 \
+	  --games texas42 --deals 2000 $(BENCH_BOTS_BUDGET) $(BENCH_BOTS_ARGS)
 	$(PY) benchmarks/bench_duplicate.py --hero expert --against sampler --seed 45 \
-	  --games texas42,texas42-house,moon --deals 500,600,600 $(BENCH_BOTS_BUDGET) $(BENCH_BOTS_ARGS)
+	  --games texas42-house,moon --deals 600,600 $(BENCH_BOTS_BUDGET) $(BENCH_BOTS_ARGS)
 	$(PY) benchmarks/bench_duplicate.py --hero expert --against heuristic --seed 46 \
 	  --games texas42,texas42-house,moon --deals 500,600,600 $(BENCH_BOTS_BUDGET) $(BENCH_BOTS_ARGS)
 
