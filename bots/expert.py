@@ -7,7 +7,10 @@ four changes, each where the sampler was weakest:
 that passed at 30 seldom holds a hand that makes 30, one that bid 35 seldom a weak one. Each
 deal drawn is kept with the chance that players holding it would have bid as they did (the
 heuristic's model of a hand), so the search plays against the hands the table has described,
-its partner's included.
+its partner's included. In Texas 42 they are weighed by the plays too (``READ_PLAYS``,
+``boneyard.bots.play_reading``): the last seat to a trick throws count on its partner's trick,
+keeps count off the opponents' and takes their trick when it can, so a deal in which a seat
+had the tile to do so and did not is that much less likely.
 
 **Bidding from the chance of making it.** Over common deals of the other hands it solves its
 own hand from its lead under the best few trumps, doubles and follow-me, nello (by the
@@ -53,6 +56,7 @@ from typing import TypeVar
 from boneyard.bots.base import trump_menu
 from boneyard.bots.beliefs import Beliefs
 from boneyard.bots.heuristic import takes_every_trick
+from boneyard.bots.play_reading import PlayReading
 from boneyard.bots.sampler import (
     _SHIFT_42,
     _TRUMPS_TRIED,
@@ -150,6 +154,9 @@ sampler's half trick, they had made no difference: +0.36 points a deal, ±0.51.)
 In Texas 42 for want of a measured difference: on 150 texas42 deals, without them
 +0.11 marks a deal (paired, ±0.26; 77 deals changed), though plays took a quarter of the
 time (median 25 ms, not 92: the rejection draws cost time, not solver nodes)."""
+READ_PLAYS = True
+"""Whether deals are weighed by the plays too (``boneyard.bots.play_reading``), beside the
+auction, where ``BELIEFS_IN`` has them read."""
 BELIEF_TRIES = 12
 """Deals drawn for each one kept against the auction (then the most likely is kept)."""
 SEVENS_DEALS = 48
@@ -177,11 +184,23 @@ SPECIAL_DEALS = 24
 
 
 class _Reading(_Knowledge):
-    """What the view tells, and what its auction says about the hands."""
+    """What the view tells, and what its auction and plays say about the hands."""
 
     def __init__(self, view: SeatView, seat: int) -> None:
         super().__init__(view, seat)
         self.beliefs = Beliefs(view)
+        self.plays = PlayReading(view) if READ_PLAYS else None
+
+    def weight(self, hands: Sequence[TileSet]) -> float:
+        """The chance, by the models, of the auction and plays seen, the others holding
+        ``hands`` now."""
+        w = self.beliefs.weight([hands[s] | self.played_by(s) for s in range(self.players)])
+        if self.plays is not None and w > 0.0:
+            w *= self.plays.weight(hands)
+        return w
+
+    def says_something(self) -> bool:
+        return bool(self.beliefs.claims or (self.plays is not None and self.plays.moments))
 
 
 class ExpertStrategy(SamplerStrategy):
@@ -214,13 +233,9 @@ class ExpertStrategy(SamplerStrategy):
         return _Knowledge(view, seat)
 
     def _deal_hands(self, rng: random.Random, k: _Knowledge) -> tuple[TileSet, ...] | None:
-        beliefs = getattr(k, "beliefs", None)
-        if beliefs is None or not beliefs.claims:
+        if not isinstance(k, _Reading) or not k.says_something():
             return super()._deal_hands(rng, k)
-        return _kept(
-            rng, lambda: super(ExpertStrategy, self)._deal_hands(rng, k),
-            lambda hands: beliefs.weight([hands[s] | k.played_by(s) for s in range(k.players)]),
-        )
+        return _kept(rng, lambda: super(ExpertStrategy, self)._deal_hands(rng, k), k.weight)
 
     def _deal_with_widow(
         self, k: _Knowledge, rng: random.Random
