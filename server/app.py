@@ -155,6 +155,9 @@ class GameApp:
             state = engine.evolve(state, event)
         full = len(reservations) + len(house_bots) == rules.players
         clock = None
+        # One instant for the game's creation and its clock's start: a turn never starts
+        # before the game it belongs to exists.
+        created = self._now()
         if time_control is not None:
             turn = turn_of(state) if full else None
             clock = (
@@ -162,7 +165,7 @@ class GameApp:
                 ClockState(
                     (time_control.bank_ms,) * rules.players,
                     turn,
-                    self._now() if turn is not None else None,
+                    created if turn is not None else None,
                 ),
             )
         reserved = [(seat, account.id) for seat, account in reservations]
@@ -200,6 +203,7 @@ class GameApp:
             status="playing" if full else "open",
             setup=setup,
             request_id=CREATE_REQUEST + request_id if request_id else None,
+            now=created,
         )
         self._secrets[game_id] = deal_secret
         if self.on_created is not None:

@@ -234,19 +234,21 @@ class EventStore:
         seeds: Sequence[NewSeed] = (),
         setup: GameSetup | None = None,
         request_id: str | None = None,
+        now: datetime | None = None,
     ) -> GameRecord:
         """Create a game whose log starts with ``first_events`` (its version is their number).
 
         ``seeds`` are recorded in the same transaction, as by ``append``; so is ``setup`` (seats
         reserved for accounts, the clock, a fixed deal secret, and the caller's own writes, such
         as marking the seeks that formed the table). Raises ``GameExists`` when ``game_id`` is
-        taken; whatever ``setup.also`` raises undoes the whole creation.
+        taken; whatever ``setup.also`` raises undoes the whole creation. ``now``: the creation
+        time (the caller's, when its clock starts with the game).
         """
         _check_seeds(game_id, seeds)
         _check_status(status)
         if players < 1:
             raise ValueError(f"game {game_id!r}: players must be at least 1, got {players}")
-        now = self._clock()
+        now = now or self._clock()
         row = GameRow(
             id=game_id,
             preset=preset,

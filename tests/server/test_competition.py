@@ -22,9 +22,12 @@ from boneyard.bots import strategy
 from boneyard.clients.api import Client as ApiClient
 from boneyard.clients.bot import Bot
 from boneyard.server.accounts import key_hash, new_api_key
+from boneyard.server.app import GameApp
 from boneyard.server.archive import Archive
 from boneyard.server.lobby import table_key
+from boneyard.server.store.game_setup import TimeControl
 from boneyard.server.store.models import AccountRow, GameClockRow, SeekRow
+from boneyard.server.store.repository import EventStore
 from boneyard.server.tournaments import schedule, seating_count, seatings
 from boneyard.v1 import (
     archive_pb2,
@@ -543,6 +546,28 @@ def test_a_seat_out_of_per_move_time_spends_its_bank_before_the_policy(
     created = game.create_time.ToDatetime()
     expired_at = game.update_time.ToDatetime()
     assert (expired_at - created).total_seconds() >= 0.44
+
+
+def test_a_full_tables_clock_starts_the_instant_its_game_is_created(tmp_path) -> None:
+    # Each reading of the clock a second later than the last: a turn begun before the game's
+    # own creation time would show here.
+    ticks = iter(range(10**6))
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    store = EventStore.open(f"sqlite:///{tmp_path / 'clock.db'}", migrate=True)
+    try:
+        app = GameApp(store, now=lambda: start + timedelta(seconds=next(ticks)))
+        game_id, _ = app.create_game(
+            "texas42",
+            {},
+            time_control=TimeControl(100, 1000, "auto_play"),
+            reservations=[(3, app.competition.create_account("a1", "ann", "player", "0" * 64))],
+            house_bots=[(seat, "heuristic") for seat in range(3)],
+        )
+        clock = app.competition.clock(game_id)
+        assert clock is not None
+        assert clock.state.turn_started_at == store.get_game(game_id).created_at
+    finally:
+        store.close()
 
 
 def test_a_game_without_a_clock_never_times_out(server: RunningServer, client: Client) -> None:
