@@ -27,7 +27,8 @@ from boneyard.engine import ContractKind, Phase, PlayTile
 
 
 def _hand(preset: str, seed: int, bots: tuple[str, ...], move_ms: int) -> Counter[tuple[str, bool]]:
-    """One hand played out: each rule applied at a last play, and whether it was kept."""
+    """The first hand played out (after any redeals): each rule applied at a last play, and
+    whether it was kept."""
     rules = engine.ruleset(preset)
     rng = random.Random(seed)
     players = [
@@ -38,9 +39,9 @@ def _hand(preset: str, seed: int, bots: tuple[str, ...], move_ms: int) -> Counte
     state = engine.replay(engine.start(rules))
     deals = 0
     seen: Counter[tuple[str, bool]] = Counter()
-    while state.phase is not Phase.GAME_OVER and (state.hand is None or state.hand.number == 1):
+    while state.phase is not Phase.GAME_OVER:
         if state.phase is Phase.DEAL:
-            if deals > 5:
+            if deals > 5:  # all passed, redealt, again and again
                 break
             command: engine.Command = engine.Deal(hashlib.sha256(f"{seed}/{deals}".encode()).digest()[:16])
             deals += 1

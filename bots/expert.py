@@ -195,9 +195,7 @@ class _Reading(_Knowledge):
         """The chance, by the models, of the auction and plays seen, the others holding
         ``hands`` now."""
         w = self.beliefs.weight([hands[s] | self.played_by(s) for s in range(self.players)])
-        if self.plays is not None and w > 0.0:
-            w *= self.plays.weight(hands)
-        return w
+        return w if self.plays is None else w * self.plays.weight(hands)
 
     def says_something(self) -> bool:
         return bool(self.beliefs.claims or (self.plays is not None and self.plays.moments))
