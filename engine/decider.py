@@ -69,7 +69,16 @@ from boneyard.engine.events import (
     WidowExchanged,
 )
 from boneyard.engine.rulesets import Ruleset
-from boneyard.engine.state import GameState, HandState, Phase, Trick, replace, with_fields
+from boneyard.engine.state import (
+    GameState,
+    HandState,
+    Phase,
+    completed_trick,
+    replace,
+    with_fields,
+)
+
+_new = object.__new__
 from boneyard.engine.tiles import COUNT, DOUBLE_TILES, TileSet, iter_tiles, tile_name
 
 __all__ = [
@@ -123,8 +132,10 @@ def decide(state: GameState, command: Command) -> list[Event]:
             and 0 <= tile < 28
         ):
             rules = state.rules
-            if _legal_tiles(rules, hand, seat) >> tile & 1 and len(hand.trick) + 1 < rules.players - len(hand.sitting_out):
-                return [_TILE_PLAYED[seat][tile]]  # a legal play that does not end the trick
+            if _legal_tiles(rules, hand, seat) >> tile & 1:
+                if len(hand.trick) + 1 < rules.players - len(hand.sitting_out):
+                    return [_TILE_PLAYED[seat][tile]]
+                return _trick_ends(state, rules, hand, seat, tile)
             return _decide_play(state, hand, command)
     elif type(command) is PlaceBid or type(command) is Pass:
         # The other common command, in the auction: as for a play, when it is well formed and
@@ -468,7 +479,6 @@ def _decide_declare(state: GameState, hand: HandState, command: DeclareContract)
 
 
 def _decide_play(state: GameState, hand: HandState, command: PlayTile) -> list[Event]:
-    global _prepared
     rules = state.rules
     seat, tile = command.seat, command.tile
     if not _legal_tiles(rules, hand, seat) >> tile & 1:
@@ -480,25 +490,51 @@ def _decide_play(state: GameState, hand: HandState, command: PlayTile) -> list[E
                 tile=tile_name(tile),
             )
         play.check_play(rules, hand, seat, tile)
-    played = _TILE_PLAYED[seat][tile]
     if len(hand.trick) + 1 < rules.players - len(hand.sitting_out):
-        return [played]
-    # The trick is full: deciding whether the hand is over needs the state after it, which
-    # evolve will be asked for next, so make it now and hand it over (``_prepared``).
-    full = _tile_played(rules, hand, played)
-    winner = play.trick_winner(full, full.trick)
-    points = 1
-    if not rules.is_moon:
-        for _, t in full.trick:
+        return [_TILE_PLAYED[seat][tile]]
+    return _trick_ends(state, rules, hand, seat, tile)
+
+
+def _trick_ends(state: GameState, rules: Ruleset, hand: HandState, seat: int, tile: int) -> list[Event]:
+    """The events of a legal play that completes the trick: the play, who won the trick, and
+    whether that ends the hand (and the game)."""
+    global _prepared
+    # Deciding whether the hand is over needs the state after the trick, which evolve will be
+    # asked for next, so make it now and hand it over (``_prepared``).
+    played = _TILE_PLAYED[seat][tile]
+    full = _tile_played(rules, hand, seat, tile)
+    trick = full.trick
+    table = hand.table
+    if table is None:  # sevens
+        winner = play.trick_winner(full, trick)
+        points = 1
+        for _, t in trick:
             points += COUNT[t]
+    else:  # play.trick_winner, inlined with the count: once a trick
+        winner, lead = trick[0]
+        power = table.power[table.lead_suit[lead]]
+        best = power[lead]
+        points = 1 + COUNT[lead]
+        for s, t in trick[1:]:
+            points += COUNT[t]
+            if power[t] > best:
+                winner, best = s, power[t]
+    if rules.is_moon:
+        points = 1
     won = _TRICK_WON[winner][points]
-    events: list[Event] = [played, won]
-    after = _trick_won(rules, full, won)
+    after = _trick_won(rules, full, winner, points)
     played_state = _with_hand(state, full)
     _prepared = (state, played, played_state, won, _with_hand(played_state, after))
+    if (
+        len(after.tricks) < rules.hand_size
+        and (rules.is_moon or not rules.end_hand_when_decided)
+        and hand.contract.kind is not _NELLO  # type: ignore[union-attr]
+    ):
+        return [played, won]  # what scoring.hand_result says before the last trick then
     made = scoring.hand_result(rules, after, winner)
     if made is None:
-        return events
+        return [played, won]
+    events: list[Event] = [played, won]
     bidder, bid = after.bidder, after.high_bid
     assert bidder is not None and bid is not None
     changes = scoring.score_changes(rules, after, made)
@@ -510,6 +546,9 @@ def _decide_play(state: GameState, hand: HandState, command: PlayTile) -> list[E
     if champion is not None:
         events.append(GameWon(champion, rules.teams[champion]))
     return events
+
+
+_NELLO = ContractKind.NELLO
 
 
 _NEW_HAND: dict[str, Any] = {
@@ -657,41 +696,51 @@ def _next_seat(rules: Ruleset, hand: HandState, seat: int) -> int:
     return seat
 
 
-def _tile_played(rules: Ruleset, hand: HandState, event: TilePlayed) -> HandState:
-    seat, tile = event.seat, event.tile
-    fields = hand.__dict__.copy()  # a changed copy, as state.replace makes: the hottest line
+def _tile_played(rules: Ruleset, hand: HandState, seat: int, tile: int) -> HandState:
+    """The hand after ``seat`` plays ``tile``: the hottest lines of the engine.
+
+    Each builder of the play path fills a new object's own dict from the old one's (one call,
+    where copying a dict and then setting it as the ``__dict__`` of a frozen object took two
+    and half as long again), then changes what the event changes."""
+    new = _new(HandState)
+    fields = new.__dict__
+    fields.update(hand.__dict__)
     hands = list(fields["hands"])
     hands[seat] &= _WITHOUT[tile]
     fields["hands"] = tuple(hands)
     trick = fields["trick"] = fields["trick"] + (_PAIRS[seat][tile],)
     sitting_out = fields["sitting_out"]
+    players = rules.players
     # A full trick waits for its TrickWon: nobody is to play until the winner leads.
-    if len(trick) == rules.players - len(sitting_out):
+    if len(trick) == players - len(sitting_out):
         fields["turn"] = None
     elif sitting_out:
         fields["turn"] = _next_seat(rules, hand, seat)
     else:
-        fields["turn"] = seat + 1 if seat + 1 < rules.players else 0
-    return with_fields(HandState, fields)
+        fields["turn"] = seat + 1 if seat + 1 < players else 0
+    return new
 
 
-def _trick_won(rules: Ruleset, hand: HandState, event: TrickWon) -> HandState:
-    seat, points = event.seat, event.points
-    fields = hand.__dict__.copy()
+def _trick_won(rules: Ruleset, hand: HandState, seat: int, points: int) -> HandState:
+    new = _new(HandState)
+    fields = new.__dict__
+    fields.update(hand.__dict__)
     taken = list(fields["taken"])
     taken[rules.team_of[seat]] += points
     fields["taken"] = tuple(taken)
-    fields["tricks"] = fields["tricks"] + (Trick(fields["trick"], seat, points),)
+    fields["tricks"] = fields["tricks"] + (completed_trick(fields["trick"], seat, points),)
     fields["trick"] = ()
     fields["turn"] = seat
-    return with_fields(HandState, fields)
+    return new
 
 
 def _with_hand(state: GameState, hand: HandState) -> GameState:
-    """``replace(state, hand=hand)``, inlined for the events of play."""
-    fields = state.__dict__.copy()
+    """``replace(state, hand=hand)``, as the builders of the play path make it."""
+    new = _new(GameState)
+    fields = new.__dict__
+    fields.update(state.__dict__)
     fields["hand"] = hand
-    return with_fields(GameState, fields)
+    return new
 
 
 def _after_widow_or_trump(
@@ -730,9 +779,14 @@ def evolve(state: GameState | None, event: Event) -> GameState:
             raise ValueError(f"a log must start with GameCreated, not {event!r}")
         hand = state.hand
         assert hand is not None
-        if kind is TrickWon:
-            return _with_hand(state, _trick_won(state.rules, hand, event))  # type: ignore[arg-type]
-        return _with_hand(state, _tile_played(state.rules, hand, event))  # type: ignore[arg-type]
+        after = _new(GameState)
+        fields = after.__dict__
+        fields.update(state.__dict__)
+        if kind is TilePlayed:
+            fields["hand"] = _tile_played(state.rules, hand, event.seat, event.tile)  # type: ignore[union-attr]
+        else:
+            fields["hand"] = _trick_won(state.rules, hand, event.seat, event.points)  # type: ignore[union-attr]
+        return after
     if kind is GameCreated:
         rules = event.rules  # type: ignore[union-attr]
         opener = rules.first_hand_opener

@@ -37,6 +37,21 @@ class Trick:
     points: int
 
 
+_set_plays, _set_winner, _set_points = (
+    getattr(Trick, name).__set__ for name in ("plays", "winner", "points")
+)
+
+
+def completed_trick(plays: tuple[Play, ...], winner: Seat, points: int) -> Trick:
+    """``Trick(plays, winner, points)`` as the engine makes one at every trick's end: set
+    through its slots, where a frozen dataclass's ``__init__`` takes half as long again."""
+    trick = object.__new__(Trick)
+    _set_plays(trick, plays)
+    _set_winner(trick, winner)
+    _set_points(trick, points)
+    return trick
+
+
 @dataclass(frozen=True)
 class HandState:
     number: int
@@ -120,4 +135,3 @@ def with_fields(cls: type[_T], fields: dict[str, Any]) -> _T:
     new = _new(cls)
     _set(new, "__dict__", fields)
     return new
-

@@ -434,7 +434,7 @@ def _verify(
     dealt: list[int] = []
     known = _CANONICAL.get
     game_over = Phase.GAME_OVER  # an enum member read through its class is slow, once an event
-    evolve = engine.evolve
+    decide, evolve = engine.decide, engine.evolve
     same_digest = hmac.compare_digest
     for position, recorded in enumerate(record.events, start=1):
         if stop is not None and position % STOP_EVERY == 1 and stop():
@@ -459,6 +459,13 @@ def _verify(
         # c. the log form, canonically encoded; d. the seed commitment
         event = known(canonical)
         if event is None:
+            event = _dealt_as_decided(state, pending, message, canonical)
+            if event is not None:
+                # d. and e. in one: the engine dealt exactly this from the recorded seed
+                _check_seed(position, event, message.hand_dealt.seed_commitment, seeds)
+                dealt.append(event.number)
+                state = evolve(state, event)
+                continue
             try:
                 event = codec.event_from_proto(message)
             except (codec.MalformedMessage, engine.RulesetError, ValueError) as e:
@@ -470,15 +477,17 @@ def _verify(
         # e. the rules
         if pending:
             wanted = pending.pop(0)
-            if event is not wanted and event != wanted:
-                expected_text, found_text = _difference(wanted, event)
-                raise _fail(
-                    position,
-                    _KIND_OF_MISMATCH.get(type(wanted), "event"),
-                    expected_text,
-                    found_text,
-                )
-            event = wanted
+            if event is not wanted:
+                if event != wanted:
+                    expected_text, found_text = _difference(wanted, event)
+                    raise _fail(
+                        position,
+                        _KIND_OF_MISMATCH.get(type(wanted), "event"),
+                        expected_text,
+                        found_text,
+                    )
+                _know(canonical, wanted)
+                event = wanted
         elif state is None:
             if not isinstance(event, GameCreated):
                 raise _fail(position, "format", "GameCreated first", describe(event))
@@ -490,7 +499,30 @@ def _verify(
                 describe(event),
             )
         else:
-            event, pending = _decide(position, state, event)
+            # Rebuild the command of the event and let the engine decide it: the first event
+            # it produces must equal this one; the record must show the rest next.
+            command = command_of(event)
+            if command is None:
+                raise _fail(position, "illegal_action", _awaited(state), describe(event))
+            try:
+                produced = decide(state, command)
+            except engine.IllegalAction as e:
+                raise _fail(
+                    position,
+                    "illegal_action",
+                    _awaited(state),
+                    f"{describe(event)}, which is illegal: {e}",
+                ) from None
+            first = produced[0]
+            if first is not event:
+                if first != event:
+                    expected_text, found_text = _difference(first, event)
+                    kind = "deal" if isinstance(event, HandDealt) else "event"
+                    raise _fail(position, kind, expected_text, found_text)
+                _know(canonical, first)
+                event = first
+            if len(produced) > 1:
+                pending = produced[1:]
         # The engine's own event from here on, equal to the record's: evolve knows the states
         # that decide made for it (at a trick's end) by its identity.
         state = evolve(state, event)
@@ -553,30 +585,40 @@ def _check_canonical(position: int, message: Any, event: Event, canonical: bytes
             f"the canonical log form of {describe(event)} ({len(reencoded)} bytes)",
             f"other bytes ({len(canonical)}): {_encoding_difference(message, reencoded)}",
         )
+    _know(canonical, event)
+
+
+def _know(canonical: bytes, event: Event) -> None:
+    """Know ``canonical`` as ``event`` from now on. The engine's own event, once one equal to
+    the record's is found, replaces the decoded one: the engine makes each play, trick and
+    pass once, so the next record's compare with what it decides is one of identity."""
     if type(event) not in _NOT_KEPT:
         if len(_CANONICAL) >= _CANONICAL_MOST:
             _CANONICAL.clear()
         _CANONICAL[canonical] = event
 
 
-def _decide(position: int, state: GameState, event: Event) -> tuple[Event, list[Event]]:
-    """Rebuild the command of ``event`` and let the engine decide it: the first event it
-    produces (which must equal ``event``) and the events after it."""
-    command = command_of(event)
-    if command is None:
-        raise _fail(position, "illegal_action", _awaited(state), describe(event))
-    try:
-        produced = engine.decide(state, command)
-    except engine.IllegalAction as e:
-        raise _fail(
-            position, "illegal_action", _awaited(state), f"{describe(event)}, which is illegal: {e}"
-        ) from None
-    first = produced[0]
-    if first is not event and first != event:
-        expected_text, found_text = _difference(first, event)
-        kind = "deal" if isinstance(event, HandDealt) else "event"
-        raise _fail(position, kind, expected_text, found_text)
-    return first, produced[1:]
+def _dealt_as_decided(
+    state: GameState | None, pending: list[Event], message: Any, canonical: bytes
+) -> HandDealt | None:
+    """The engine's ``HandDealt`` from the recorded seed when ``canonical`` is exactly its log
+    form and the game waits for a deal: every deal of a valid record, checked by encoding one
+    event rather than decoding the record's and encoding it again (a deal is the costliest
+    event to decode, and no two are alike). ``None``: check it the long way, which says what
+    is wrong."""
+    if (
+        pending
+        or state is None
+        or state.phase is not Phase.DEAL
+        or message.WhichOneof("kind") != "hand_dealt"
+    ):
+        return None
+    seed = message.hand_dealt.deal.seed
+    if not seed:
+        return None
+    dealt = engine.decide(state, engine.Deal(seed))[0]
+    assert isinstance(dealt, HandDealt)
+    return dealt if codec.encode_event(dealt)[1] == canonical else None
 
 
 def _check_seed(
