@@ -43,6 +43,8 @@ DOUBLE_TILES: TileSet = sum(1 << t for t in ALL_TILES if HIGH[t] == LOW[t])
 
 _COUNT_TILES = {(5, 0): 5, (4, 1): 5, (3, 2): 5, (6, 4): 10, (5, 5): 10}
 COUNT: tuple[int, ...] = tuple(_COUNT_TILES.get((HIGH[t], LOW[t]), 0) for t in ALL_TILES)
+_FIVES = sum(1 << t for t in ALL_TILES if COUNT[t] == 5)
+_TENS = sum(1 << t for t in ALL_TILES if COUNT[t] == 10)
 """Count points of each tile: ``5-0``, ``4-1``, ``3-2`` are worth 5, ``6-4`` and ``5-5`` 10."""
 
 _NAMES: tuple[str, ...] = tuple(f"{HIGH[t]}-{LOW[t]}" for t in ALL_TILES)
@@ -107,4 +109,4 @@ def format_tiles(tiles: TileSet) -> str:
 
 def count_of(tiles: TileSet) -> int:
     """Count points in a set of tiles."""
-    return sum(COUNT[t] for t in iter_tiles(tiles))
+    return 5 * (tiles & _FIVES).bit_count() + 10 * (tiles & _TENS).bit_count()

@@ -130,7 +130,20 @@ class MalformedView(MalformedMessage):
 
 
 def _tiles_to_proto(tiles: TileSet) -> list[int]:
-    return list(engine.iter_tiles(tiles))
+    return list(
+        _TILES_OF[0][tiles & 127]
+        + _TILES_OF[1][tiles >> 7 & 127]
+        + _TILES_OF[2][tiles >> 14 & 127]
+        + _TILES_OF[3][tiles >> 21 & 127]
+    )
+
+
+_TILES_OF: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple(7 * part + t for t in range(7) if bits >> t & 1) for bits in range(128))
+    for part in range(4)
+)
+"""``_TILES_OF[part][bits]``: the tiles of a set's seven bits ``7 * part`` .. ``7 * part + 6``,
+lowest first: a set's tiles in four look-ups (every deal, view and hand is a list of tiles)."""
 
 
 def _tile_from_proto(value: int, what: str, error: type[MalformedMessage]) -> int:
@@ -624,23 +637,29 @@ def _hand_scored_from_proto(
     )
 
 
+def _fill_hand_dealt(message: events_pb2.HandDealt, event: HandDealt) -> events_pb2.HandDealt:
+    """``message`` (empty) made the log form of ``event``, in place: a deal is the largest
+    event and every hand has one, and building its parts as messages of their own to copy them
+    in took half as long again."""
+    message.number = event.number
+    message.dealer = event.dealer
+    message.hand_sizes.extend([h.bit_count() for h in event.hands])
+    message.rest_size = event.rest.bit_count()
+    message.seed_commitment = hashlib.sha256(event.seed).digest()
+    deal = message.deal
+    deal.seed = event.seed
+    for held in event.hands:
+        deal.hands.add().tiles.extend(_tiles_to_proto(held))
+    deal.rest.extend(_tiles_to_proto(event.rest))
+    return message
+
+
 def _payload_to_proto(event: Event) -> Any:
     """The message of one event in the log form."""
     if isinstance(event, GameCreated):
         return events_pb2.GameCreated(rules=rules_to_proto(event.rules))
     if isinstance(event, HandDealt):
-        return events_pb2.HandDealt(
-            number=event.number,
-            dealer=event.dealer,
-            hand_sizes=[h.bit_count() for h in event.hands],
-            rest_size=event.rest.bit_count(),
-            seed_commitment=hashlib.sha256(event.seed).digest(),
-            deal=events_pb2.Deal(
-                seed=event.seed,
-                hands=[events_pb2.TileList(tiles=_tiles_to_proto(h)) for h in event.hands],
-                rest=_tiles_to_proto(event.rest),
-            ),
-        )
+        return _fill_hand_dealt(events_pb2.HandDealt(), event)
     if isinstance(event, BidPlaced):
         return events_pb2.BidPlaced(seat=event.seat, bid=bid_to_proto(event.bid))
     if isinstance(event, Passed):
@@ -696,6 +715,10 @@ def _wrap(kind: str, payload: Any, seq: int) -> events_pb2.Event:
 def event_to_proto(event: Event, seq: int = 0) -> events_pb2.Event:
     """The event in the log form (everything, the deal included): for the store and the
     archive, never for a live stream (see ``redact_event``)."""
+    if type(event) is HandDealt:
+        message = events_pb2.Event(seq=seq)
+        _fill_hand_dealt(message.hand_dealt, event)
+        return message
     return _wrap(event_kind(event), _payload_to_proto(event), seq)
 
 

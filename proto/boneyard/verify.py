@@ -68,8 +68,7 @@ from boneyard.record import (
     GENESIS_HASH,
     MalformedRecord,
     RecordTooLarge,
-    canonical_bytes,
-    chain_hash,
+    chained,
     load_record,
     record_bounds_error,
 )
@@ -446,8 +445,7 @@ def _verify(
                 position, "sequence", f"event {position} here", f"event numbered {message.seq}"
             )
         # b. the hash chain
-        canonical = canonical_bytes(message)
-        expected_hash = chain_hash(prev, canonical)
+        canonical, expected_hash = chained(prev, message)
         prev = recorded.hash
         if not same_digest(expected_hash, prev):
             raise _fail(
@@ -457,14 +455,16 @@ def _verify(
                 f"hash {prev.hex() or '(none)'}",
             )
         # c. the log form, canonically encoded; d. the seed commitment
-        event = known(canonical)
-        if event is None:
-            event = _dealt_as_decided(state, pending, message, canonical)
-            if event is not None:
+        found = known(canonical)
+        if found is not None:
+            event, command = found
+        else:
+            dealt_here = _dealt_as_decided(state, pending, message, canonical)
+            if dealt_here is not None:
                 # d. and e. in one: the engine dealt exactly this from the recorded seed
-                _check_seed(position, event, message.hand_dealt.seed_commitment, seeds)
-                dealt.append(event.number)
-                state = evolve(state, event)
+                _check_seed(position, dealt_here, message.hand_dealt.seed_commitment, seeds)
+                dealt.append(dealt_here.number)
+                state = evolve(state, dealt_here)
                 continue
             try:
                 event = codec.event_from_proto(message)
@@ -474,6 +474,7 @@ def _verify(
                 _check_seed(position, event, message.hand_dealt.seed_commitment, seeds)
                 dealt.append(event.number)
             _check_canonical(position, message, event, canonical)
+            command = command_of(event)
         # e. the rules
         if pending:
             wanted = pending.pop(0)
@@ -486,7 +487,8 @@ def _verify(
                         expected_text,
                         found_text,
                     )
-                _know(canonical, wanted)
+                if type(wanted) in _MADE_ONCE:
+                    _know(canonical, wanted)
                 event = wanted
         elif state is None:
             if not isinstance(event, GameCreated):
@@ -501,7 +503,6 @@ def _verify(
         else:
             # Rebuild the command of the event and let the engine decide it: the first event
             # it produces must equal this one; the record must show the rest next.
-            command = command_of(event)
             if command is None:
                 raise _fail(position, "illegal_action", _awaited(state), describe(event))
             try:
@@ -519,7 +520,8 @@ def _verify(
                     expected_text, found_text = _difference(first, event)
                     kind = "deal" if isinstance(event, HandDealt) else "event"
                     raise _fail(position, kind, expected_text, found_text)
-                _know(canonical, first)
+                if type(first) in _MADE_ONCE:
+                    _know(canonical, first)
                 event = first
             if len(produced) > 1:
                 pending = produced[1:]
@@ -563,13 +565,13 @@ def _verify(
     )
 
 
-_CANONICAL: dict[bytes, Event] = {}
+_CANONICAL: dict[bytes, tuple[Event, Command | None]] = {}
 """Payloads already found to be the canonical log form of an event, and that event. The same
 few hundred (a seat plays a tile, a trick is won, a pass) make most of every record: each is
 decoded and re-encoded once, then known by its bytes; so is the ``GameCreated`` of a ruleset
 (decoding one builds and checks the ruleset, a tenth of a millisecond). Only events that carry
 no seed are kept (a deal is checked against its record's seed), and at most
-``_CANONICAL_MOST`` of them."""
+``_CANONICAL_MOST`` of them. Each is kept with its command (``command_of``)."""
 _CANONICAL_MOST = 8192
 _NOT_KEPT = (HandDealt,)
 
@@ -588,14 +590,18 @@ def _check_canonical(position: int, message: Any, event: Event, canonical: bytes
     _know(canonical, event)
 
 
+_MADE_ONCE = frozenset({TilePlayed, TrickWon})
+"""Events the engine makes once and hands out again: once one equal to the record's is found,
+it replaces the decoded one, so that the next record's compare with what the engine decides is
+one of identity (most events of every record)."""
+
+
 def _know(canonical: bytes, event: Event) -> None:
-    """Know ``canonical`` as ``event`` from now on. The engine's own event, once one equal to
-    the record's is found, replaces the decoded one: the engine makes each play, trick and
-    pass once, so the next record's compare with what it decides is one of identity."""
+    """Know ``canonical`` as ``event`` from now on."""
     if type(event) not in _NOT_KEPT:
         if len(_CANONICAL) >= _CANONICAL_MOST:
             _CANONICAL.clear()
-        _CANONICAL[canonical] = event
+        _CANONICAL[canonical] = (event, command_of(event))
 
 
 def _dealt_as_decided(
