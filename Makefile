@@ -11,7 +11,7 @@ setup: $(VENV)/.installed
 
 # The editable install maps the packages pyproject.toml lists (boneyard.engine -> engine/ ...)
 # and compiles engine/_solver_c.c in place: reinstall when either changes.
-$(VENV)/.installed: pyproject.toml engine/_solver_c.c
+$(VENV)/.installed: pyproject.toml engine/_solver_c.c engine/_decider_c.c
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
 	$(PY) -m pip install -e '.[dev]'

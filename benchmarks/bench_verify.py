@@ -8,17 +8,24 @@ that games last as real ones do; uniformly random bids would make most hands 84s
 Then ``boneyard.verify.verify_record`` checks each one completely (hash chain, seeds, every
 move through ``engine.decide``, every score and the winner). One process, one core.
 
+The headline is the engine as installed: its compiled play path (``boneyard.engine._decider_c``)
+when the install built it. Then the same records are verified again in a child process with
+``BONEYARD_ENGINE_CORE=python``, the pure-Python engine, whose figure comes on the line before.
+
     make bench-verify          # the last line is `verify: N records/s`
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import subprocess
+import sys
 import time
 
 from boneyard import engine
-from boneyard.engine import Deal, Event, Pass, Phase, PlaceBid
+from boneyard.engine import Deal, Event, Pass, Phase, PlaceBid, decider
 from boneyard.record import build_record, dump_record, stored_log
 from boneyard.v1 import archive_pb2
 from boneyard.verify import verify_bytes, verify_record
@@ -62,8 +69,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=300, help="records to verify")
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    print(f"verify benchmark: {args.records} random Texas 42 games to 7 marks, one process")
+    print(
+        f"verify benchmark: {args.records} random Texas 42 games to 7 marks, one process, "
+        f"engine core {decider.CORE}"
+    )
     start = time.perf_counter()
     records = build(args.records, args.seed)
     built = time.perf_counter() - start
@@ -89,7 +100,19 @@ def main() -> None:
         f"  verified {len(records)} records ({events} events) in {elapsed:.2f} s: "
         f"{events / elapsed:,.0f} events/s"
     )
-    print(f"verify: {len(records) / elapsed:.0f} records/s")
+    rate = len(records) / elapsed
+    if decider.CORE == "c" and not args.child:
+        pure = subprocess.run(
+            [sys.executable, __file__, "--records", str(args.records), "--seed", str(args.seed)]
+            + ["--child"],
+            env={**os.environ, "BONEYARD_ENGINE_CORE": "python"},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        print(f"  pure-Python engine ({pure.stdout.splitlines()[-1]})")
+        print(f"  compiled play path: {rate:.0f} records/s")
+    print(f"verify: {rate:.0f} records/s")
 
 
 if __name__ == "__main__":

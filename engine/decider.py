@@ -9,8 +9,10 @@ every command, the events of ``decide`` folded with ``evolve``; ``replay`` folds
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from collections.abc import Callable, Iterable
-from typing import Any
+from types import ModuleType
+from typing import Any, Literal
 
 from boneyard.engine import bidding, play, scoring
 from boneyard.engine.bids import Bid, BidKind
@@ -73,6 +75,7 @@ from boneyard.engine.state import (
     GameState,
     HandState,
     Phase,
+    Trick,
     completed_trick,
     replace,
     with_fields,
@@ -93,8 +96,8 @@ __all__ = [
 
 _PIP_TRUMPS = tuple(range(7))
 # Enum members read through the class cost ten times a module name: the hot paths use these.
-_DEAL, _BIDDING, _TRUMP, _PLAY, _GAME_OVER = (
-    Phase.DEAL, Phase.BIDDING, Phase.TRUMP, Phase.PLAY, Phase.GAME_OVER
+_DEAL, _BIDDING, _WIDOW, _TRUMP, _PLAY, _GAME_OVER = (
+    Phase.DEAL, Phase.BIDDING, Phase.WIDOW, Phase.TRUMP, Phase.PLAY, Phase.GAME_OVER
 )
 
 
@@ -152,6 +155,31 @@ def decide(state: GameState, command: Command) -> list[Event]:
             if type(command) is Pass:
                 return _decide_pass(state, hand, command)
             return _decide_bid(state, hand, command)  # type: ignore[arg-type]
+    elif type(command) is DeclareContract:
+        # Once a hand, as the widow's exchange below: the same shortcut, since Moon's hands
+        # are short enough for the checks below to weigh.
+        hand = state.hand
+        seat = command.seat
+        if (
+            state.phase is _TRUMP
+            and type(seat) is int
+            and hand is not None
+            and hand.turn == seat
+            and isinstance(command.contract, Contract)
+        ):
+            return _decide_declare(state, hand, command)
+    elif type(command) is ExchangeWidow:
+        hand = state.hand
+        seat, tile = command.seat, command.discard
+        if (
+            state.phase is _WIDOW
+            and type(seat) is int
+            and hand is not None
+            and hand.turn == seat
+            and type(tile) is int
+            and 0 <= tile < 28
+        ):
+            return _decide_exchange(state, hand, command)
     if state.phase is _GAME_OVER:
         how = "was abandoned" if state.winner is None else f"is over (team {state.winner} won)"
         raise GameOver(f"the game {how}; no more {_what(command)}")
@@ -531,6 +559,21 @@ def _trick_ends(state: GameState, rules: Ruleset, hand: HandState, seat: int, ti
         and hand.contract.kind is not _NELLO  # type: ignore[union-attr]
     ):
         return [played, won]  # what scoring.hand_result says before the last trick then
+    return _hand_may_end(state, rules, hand, after, winner, played, won)
+
+
+def _hand_may_end(
+    state: GameState,
+    rules: Ruleset,
+    hand: HandState,
+    after: HandState,
+    winner: int,
+    played: TilePlayed,
+    won: TrickWon,
+) -> list[Event]:
+    """The events of a trick's end that may end the hand (``after``: the hand with the trick
+    won): the play, the trick, and the score and the game's winner when it does. The compiled
+    core, which finds the winner and makes the states itself, leaves this to Python too."""
     made = scoring.hand_result(rules, after, winner)
     if made is None:
         return [played, won]
@@ -614,15 +657,25 @@ _TILE_PLAYED: tuple[tuple[TilePlayed, ...], ...] = tuple(
 _EXCHANGES: tuple[tuple[ExchangeWidow, ...], ...] = tuple(
     tuple(ExchangeWidow(seat, t) for t in range(28)) for seat in range(_MOST_SEATS)
 )
-_PLAYS_OF: tuple[tuple[tuple[tuple[PlayTile, ...], ...], ...], ...] = tuple(
-    tuple(
-        tuple(tuple(plays[7 * part + t] for t in range(7) if bits >> t & 1) for bits in range(128))
+def _by_parts(commands: tuple[Any, ...]) -> tuple[tuple[tuple[Any, ...], ...], ...]:
+    """``[part][bits]``: the commands of the tiles of a set's seven bits ``7 * part`` ..
+    ``7 * part + 6``, lowest first: a set's commands in four look-ups."""
+    return tuple(
+        tuple(
+            tuple(commands[7 * part + t] for t in range(7) if bits >> t & 1) for bits in range(128)
+        )
         for part in range(4)
     )
-    for plays in _PLAYS
+
+
+_PLAYS_OF: tuple[tuple[tuple[tuple[PlayTile, ...], ...], ...], ...] = tuple(
+    _by_parts(plays) for plays in _PLAYS
 )
-"""``_PLAYS_OF[seat][part][bits]``: the plays of the tiles of a set's seven bits ``7 * part``
-.. ``7 * part + 6``, lowest first: a set's plays in four look-ups."""
+"""``_PLAYS_OF[seat][part][bits]``: each seat's plays of a set of tiles, by ``_by_parts``."""
+_EXCHANGES_OF: tuple[tuple[tuple[tuple[ExchangeWidow, ...], ...], ...], ...] = tuple(
+    _by_parts(exchanges) for exchanges in _EXCHANGES
+)
+_DECLINES = tuple(DeclineWidow(seat) for seat in range(_MOST_SEATS))
 _PAIRS: tuple[tuple[tuple[int, int], ...], ...] = tuple(
     tuple((seat, t) for t in range(28)) for seat in range(_MOST_SEATS)
 )
@@ -678,10 +731,16 @@ def legal_actions(state: GameState, seat: int) -> list[SeatCommand]:
         return list(_auction_choices(rules, hand, seat)[0])
     if phase is _TRUMP:
         return list(_declarations(rules, hand)[2][seat])
-    exchanges = _EXCHANGES[seat]
-    widow: list[SeatCommand] = [exchanges[t] for t in iter_tiles(hand.hands[seat])]
+    held = hand.hands[seat]
+    exchanges = _EXCHANGES_OF[seat]
+    widow: list[SeatCommand] = list(
+        exchanges[0][held & 127]
+        + exchanges[1][held >> 7 & 127]
+        + exchanges[2][held >> 14 & 127]
+        + exchanges[3][held >> 21]
+    )
     if rules.widow == "may_exchange":
-        widow.append(DeclineWidow(seat))
+        widow.append(_DECLINES[seat])
     return widow
 
 
@@ -823,7 +882,9 @@ def evolve(state: GameState | None, event: Event) -> GameState:
         return replace(state, phase=Phase.BIDDING, hand=new_hand, deals=event.number, next_dealer=None)
     assert hand is not None
     if kind is BidPlaced or kind is Passed:
-        fields = hand.__dict__.copy()
+        new_hand = _new(HandState)
+        fields = new_hand.__dict__
+        fields.update(hand.__dict__)
         seat = event.seat  # type: ignore[union-attr]
         if kind is BidPlaced:
             bid = event.bid  # type: ignore[union-attr]
@@ -833,13 +894,15 @@ def evolve(state: GameState | None, event: Event) -> GameState:
         else:
             bids = fields["bids"] = fields["bids"] + ((seat, None),)
         fields["turn"] = bidding.next_bidder(rules, bids)
-        return _with_hand(state, with_fields(HandState, fields))
+        return _with_hand(state, new_hand)
     if kind is AuctionWon:
         assert isinstance(event, AuctionWon)
-        won = replace(hand, bidder=event.seat, high_bid=event.bid, declarer=event.declarer)
-        phase = Phase.WIDOW if rules.has_widow and rules.widow_before_trump else Phase.TRUMP
-        turn = event.seat if phase is Phase.WIDOW else event.declarer
-        return replace(state, phase=phase, hand=replace(won, turn=turn))
+        phase = _WIDOW if rules.has_widow and rules.widow_before_trump else _TRUMP
+        turn = event.seat if phase is _WIDOW else event.declarer
+        won = replace(
+            hand, bidder=event.seat, high_bid=event.bid, declarer=event.declarer, turn=turn
+        )
+        return replace(state, phase=phase, hand=won)
     if kind is AllPassed:
         assert isinstance(event, AllPassed)
         return replace(state, phase=Phase.DEAL, hand=replace(hand, turn=None), next_dealer=event.next_dealer)
@@ -877,3 +940,70 @@ def evolve(state: GameState | None, event: Event) -> GameState:
         return state  # what the policy makes of it follows as events of their own
     raise ValueError(f"not an event: {event!r}")
 
+
+# ---------------------------------------------------------------- the compiled core
+
+pure_decide, pure_evolve, pure_legal_actions = decide, evolve, legal_actions
+"""The pure-Python engine, always here: the reference of the compiled core (which falls back
+to these for all but the play path) and the core in use without it."""
+
+
+def _compiled_core() -> ModuleType | None:
+    """The compiled play path, ``boneyard.engine._decider_c``, when the install built it
+    (optional, as the solver's core): found by name, since it has no stub for mypy."""
+    try:
+        return importlib.import_module("boneyard.engine._decider_c")
+    except ImportError:  # pragma: no cover - depends on the build
+        return None
+
+
+_C = _compiled_core()
+_C_WANTED = False
+if _C is not None:
+    # Everything the C code reads or returns comes from here, so that it holds no copy of a
+    # rule: the classes it builds and checks exactly, the cached commands and events it hands
+    # out (the very objects the Python paths return), and the Python functions for the rest.
+    _C_WANTED = _C.init(
+        namespace=globals(),  # `_prepared` is shared through it with _trick_ends and evolve
+        GameState=GameState,
+        HandState=HandState,
+        PlayTile=PlayTile,
+        TilePlayed=TilePlayed,
+        TrickWon=TrickWon,
+        Contract=Contract,
+        SuitTable=SuitTable,
+        Ruleset=Ruleset,
+        Trick=Trick,
+        play_phase=_PLAY,
+        sevens=ContractKind.SEVENS,
+        nello=_NELLO,
+        decide=pure_decide,
+        evolve=pure_evolve,
+        legal_actions=pure_legal_actions,
+        trick_ends=_trick_ends,
+        hand_may_end=_hand_may_end,
+        plays=_PLAYS,
+        tile_played=_TILE_PLAYED,
+        trick_won=_TRICK_WON,
+        pairs=_PAIRS,
+        without=_WITHOUT,
+        count=COUNT,
+        distance=play._DISTANCE,
+    )
+
+CoreName = Literal["c", "python"]
+CORES: tuple[CoreName, ...] = ("c", "python") if _C is not None else ("python",)
+"""The cores of the decider this install has, fastest first."""
+CORE: CoreName = "c" if _C_WANTED else "python"
+"""The core behind ``decide``, ``evolve`` and ``legal_actions``: the compiled one when built,
+unless the environment says ``BONEYARD_ENGINE_CORE=python`` (read by the extension)."""
+
+c_decide: Callable[[GameState, Command], list[Event]] | None = None
+c_evolve: Callable[[GameState | None, Event], GameState] | None = None
+c_legal_actions: Callable[[GameState, int], list[SeatCommand]] | None = None
+if _C is not None:
+    c_decide, c_evolve, c_legal_actions = _C.decide, _C.evolve, _C.legal_actions
+if CORE == "c":
+    # Rebound before engine/__init__.py and views.py import these names, and read through this
+    # module's globals by its own callers (replay, timeouts): every caller gets the same core.
+    decide, evolve, legal_actions = _C.decide, _C.evolve, _C.legal_actions  # type: ignore[union-attr]
