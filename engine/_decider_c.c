@@ -89,7 +89,7 @@ static inline int small_int(PyObject *v, long lo, long hi, long *out) {
 static inline int flag(PyObject *v) { return v == Py_True ? 1 : v == Py_False ? 0 : PASS; }
 
 static int tuple_int(PyObject *tuple, Py_ssize_t i, long lo, long hi, long *out) {
-    if (!PyTuple_CheckExact(tuple) || i < 0 || i >= PyTuple_GET_SIZE(tuple)) return PASS;
+    if (!tuple || !PyTuple_CheckExact(tuple) || i < 0 || i >= PyTuple_GET_SIZE(tuple)) return PASS;
     return small_int(PyTuple_GET_ITEM(tuple, i), lo, hi, out);
 }
 
@@ -244,6 +244,7 @@ static int tile_played_ok(PyObject *rules, PyObject *hd, long seat, long *player
     PyObject *hands = field(hd, s_hands), *trick = field(hd, s_trick),
              *out = field(hd, s_sitting_out);
     if (!hands || !PyTuple_CheckExact(hands) || seat >= PyTuple_GET_SIZE(hands)) return PASS;
+    if (!PyLong_CheckExact(PyTuple_GET_ITEM(hands, seat))) return PASS; /* `&=` is Python's */
     if (!trick || !PyTuple_CheckExact(trick)) return PASS;
     if (!out || !PyTuple_CheckExact(out) || PyTuple_GET_SIZE(out) != 0) return PASS;
     return small_int(slot(rules, o_players), 1, MAXP + 1, players);
@@ -256,12 +257,20 @@ static PyObject *build_tile_played(PyObject *hd, long players, long seat, long t
     if (!new) return NULL;
     PyObject *hands = field(hd, s_hands), *trick = field(hd, s_trick);
     Py_ssize_t played = PyTuple_GET_SIZE(trick) + 1;
+    /* Every new value made before any is set, so that a failure leaks none of them. */
     PyObject *turn = played == players ? Py_NewRef(Py_None)
                                        : PyLong_FromLong(seat + 1 < players ? seat + 1 : 0);
-    if (set_new(fields, s_hands,
-                replaced(hands, seat, PyNumber_And(PyTuple_GET_ITEM(hands, seat), without[tile]))) <
-            0 ||
-        set_new(fields, s_trick, appended(trick, pairs[seat][tile])) < 0 ||
+    PyObject *now_held =
+        replaced(hands, seat, PyNumber_InPlaceAnd(PyTuple_GET_ITEM(hands, seat), without[tile]));
+    PyObject *now_trick = appended(trick, pairs[seat][tile]);
+    if (!turn || !now_held || !now_trick) {
+        Py_XDECREF(turn);
+        Py_XDECREF(now_held);
+        Py_XDECREF(now_trick);
+        Py_DECREF(new);
+        return NULL;
+    }
+    if (set_new(fields, s_hands, now_held) < 0 | set_new(fields, s_trick, now_trick) < 0 |
         set_new(fields, s_turn, turn) < 0) {
         Py_DECREF(new);
         return NULL;
@@ -274,7 +283,8 @@ static int trick_won_ok(PyObject *rules, PyObject *hd, long seat, long *team) {
     PyObject *taken = field(hd, s_taken), *tricks = field(hd, s_tricks);
     if (!field(hd, s_trick) || !tricks || !PyTuple_CheckExact(tricks)) return PASS;
     if (!taken || !PyTuple_CheckExact(taken)) return PASS;
-    return tuple_int(slot(rules, o_team_of), seat, 0, PyTuple_GET_SIZE(taken), team);
+    if (tuple_int(slot(rules, o_team_of), seat, 0, PyTuple_GET_SIZE(taken), team)) return PASS;
+    return PyLong_CheckExact(PyTuple_GET_ITEM(taken, *team)) ? OK : PASS; /* `+=` is Python's */
 }
 
 /* state.completed_trick(plays, winner, points): a Trick set through its slots. */
@@ -296,12 +306,19 @@ static PyObject *build_trick_won(PyObject *hd, long team, PyObject *seat, PyObje
     PyObject *new = copy_of(HandStateType, hd, &fields);
     if (!new) return NULL;
     PyObject *taken = field(hd, s_taken), *tricks = field(hd, s_tricks), *trick = field(hd, s_trick);
+    /* Every new value made before any is set, so that a failure leaks none of them. */
     PyObject *done = completed_trick(trick, seat, points);
     PyObject *more = done ? appended(tricks, done) : NULL;
     Py_XDECREF(done);
-    if (set_new(fields, s_taken,
-                replaced(taken, team, PyNumber_Add(PyTuple_GET_ITEM(taken, team), points))) < 0 ||
-        set_new(fields, s_tricks, more) < 0 ||
+    PyObject *now_taken =
+        replaced(taken, team, PyNumber_InPlaceAdd(PyTuple_GET_ITEM(taken, team), points));
+    if (!more || !now_taken) {
+        Py_XDECREF(more);
+        Py_XDECREF(now_taken);
+        Py_DECREF(new);
+        return NULL;
+    }
+    if (set_new(fields, s_taken, now_taken) < 0 | set_new(fields, s_tricks, more) < 0 ||
         PyDict_SetItem(fields, s_trick, empty_tuple) < 0 || PyDict_SetItem(fields, s_turn, seat) < 0) {
         Py_DECREF(new);
         return NULL;
@@ -478,6 +495,7 @@ static PyObject *c_decide(PyObject *self, PyObject *const *args, Py_ssize_t narg
         PyObject *events = trick_ends_here(state, sd, rules, hand, hd, seat, tile, moon, may_end);
         if (events || PyErr_Occurred()) return events;
     }
+    if (PyErr_Occurred()) return NULL; /* a field's look-up raised */
     return PyObject_CallFunctionObjArgs(trick_ends, state, rules, hand, seat_obj, tile_obj, NULL);
 }
 

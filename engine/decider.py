@@ -957,13 +957,12 @@ def _compiled_core() -> ModuleType | None:
         return None
 
 
-_C = _compiled_core()
-_C_WANTED = False
-if _C is not None:
-    # Everything the C code reads or returns comes from here, so that it holds no copy of a
-    # rule: the classes it builds and checks exactly, the cached commands and events it hands
-    # out (the very objects the Python paths return), and the Python functions for the rest.
-    _C_WANTED = _C.init(
+def _init_compiled_core(core: ModuleType) -> bool:
+    """Hand the compiled core what it needs; whether it is to be used. Everything the C code
+    reads or returns comes from here, so that it holds no copy of a rule: the classes it builds
+    and checks exactly, the cached commands and events it hands out (the very objects the Python
+    paths return), and the Python functions for the rest."""
+    wanted: bool = core.init(
         namespace=globals(),  # `_prepared` is shared through it with _trick_ends and evolve
         GameState=GameState,
         HandState=HandState,
@@ -990,6 +989,16 @@ if _C is not None:
         count=COUNT,
         distance=play._DISTANCE,
     )
+    return wanted
+
+
+_C = _compiled_core()
+_C_WANTED = False
+if _C is not None:
+    try:
+        _C_WANTED = _init_compiled_core(_C)
+    except RuntimeError:  # initialised by an earlier import of this module (a reload)
+        _C = None
 
 CoreName = Literal["c", "python"]
 CORES: tuple[CoreName, ...] = ("c", "python") if _C is not None else ("python",)
