@@ -16,6 +16,7 @@ import pytest
 
 from boneyard import engine
 from boneyard.engine import Deal, GameState, Phase, PlayTile, TimeOut, decider
+from boneyard.engine.state import HandState, replace, with_fields
 
 needs_c = pytest.mark.skipif(
     "c" not in decider.CORES, reason="the decider's C extension (_decider_c) is not built"
@@ -225,3 +226,56 @@ def test_a_prepared_state_is_handed_back_by_either_core() -> None:
             state = evolve_with(state, event)  # type: ignore[misc]
         if state.phase is Phase.GAME_OVER:
             state = decider.pure_evolve(None, engine.start(rules)[0])
+
+
+def _state_where(want: Callable[[GameState], bool]) -> GameState:
+    """The first state of a random Texas 42 game that ``want`` accepts."""
+    rng = random.Random(3)
+    rules = engine.ruleset("texas42", {"end_hand_when_decided": False})
+    state = decider.pure_evolve(None, engine.start(rules)[0])
+    while not (state.phase is Phase.PLAY and want(state)):
+        if state.phase is Phase.DEAL:
+            command: Any = Deal(rng.randbytes(16))
+        else:
+            assert state.hand is not None and state.hand.turn is not None
+            command = rng.choice(decider.pure_legal_actions(state, state.hand.turn))
+        for event in decider.pure_decide(state, command):
+            state = decider.pure_evolve(state, event)
+    return state
+
+
+def _broken(state: GameState, **changes: Any) -> GameState:
+    """``state`` with its hand's fields changed, or dropped where the change is ``None``."""
+    assert state.hand is not None
+    fields = {**state.hand.__dict__, **changes}
+    for name in [n for n, v in changes.items() if v is None]:
+        del fields[name]
+    return replace(state, hand=with_fields(HandState, fields))
+
+
+@needs_c
+def test_both_cores_refuse_a_malformed_state_alike() -> None:
+    # A hand-built state no game makes (a store's corruption, a bot's experiment): the compiled
+    # core must answer as Python does, raise what it raises, and leak nothing on the way.
+    at_end = _state_where(lambda s: s.hand is not None and len(s.hand.trick) == 3)
+    first = _state_where(lambda s: s.hand is not None and len(s.hand.trick) == 1)
+    for state in (at_end, first):
+        assert state.hand is not None and state.hand.turn is not None
+        turn = state.hand.turn
+        play = decider.pure_legal_actions(state, turn)[0]
+        hands = list(state.hand.hands)
+        hands[turn] = float(hands[turn])
+        for broken in (
+            _broken(state, taken=(None, None)),
+            _broken(state, hands=tuple(hands)),
+            _broken(state, hands=None),
+        ):
+            _check_one(broken, play)
+            c = _outcome(lambda: decider.c_legal_actions(broken, turn))  # type: ignore[misc]  # noqa: B023
+            with _pure():
+                py = _outcome(lambda: decider.pure_legal_actions(broken, turn))  # noqa: B023
+            assert c == py
+    won = engine.TrickWon(0, 3)
+    broken = _broken(at_end, taken=(None, None))
+    c = _outcome(lambda: decider.c_evolve(broken, won))  # type: ignore[misc]
+    assert c == _outcome(lambda: decider.pure_evolve(broken, won))
