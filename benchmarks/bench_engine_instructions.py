@@ -9,6 +9,9 @@ the cost of a hand without the interpreter's start. Instructions are not time (t
 are mostly new objects, dearer than the bare loop's arithmetic), so this is a guide for
 comparing two versions of the engine, beside the timed ratio, not a replacement for it.
 
+The pure-Python core is the headline (the last lines); where the compiled play path is built,
+its counts come on the lines before.
+
     make bench-engine-instructions   # `texas42: N instructions a hand, bare loop M, ratio R`
 """
 
@@ -20,6 +23,8 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from bench_engine import CORES
 
 HERE = Path(__file__).resolve().parent
 _COLLECTED = re.compile(r"Collected : (\d+)")
@@ -54,7 +59,7 @@ def main() -> None:
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         sys.exit("bench_engine_instructions: needs valgrind (Debian's package valgrind)")
-    lines = []
+    lines, compiled_lines = [], []
     for preset in ("texas42", "moon"):
         # doubled braces: the code is a format string of {hands}
         options = "{{}}" if preset == "moon" else "{{'end_hand_when_decided': False}}"
@@ -72,7 +77,17 @@ def main() -> None:
             f"{preset}: {engine:,.0f} instructions a hand, bare loop {bare:,.0f}, "
             f"ratio {bare / engine:.2f}"
         )
-    for line in lines:
+        if "c" in CORES:
+            compiled = per_hand(
+                "from bench_engine import play_hands; "
+                f"play_hands({preset!r}, {{hands}}, {args.seed}, {options}, 'c')",
+                args.hands,
+            )
+            compiled_lines.append(
+                f"{preset} compiled core: {compiled:,.0f} instructions a hand, "
+                f"ratio {bare / compiled:.2f}"
+            )
+    for line in compiled_lines + lines:
         print(line)
 
 
