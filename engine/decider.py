@@ -657,6 +657,8 @@ _TILE_PLAYED: tuple[tuple[TilePlayed, ...], ...] = tuple(
 _EXCHANGES: tuple[tuple[ExchangeWidow, ...], ...] = tuple(
     tuple(ExchangeWidow(seat, t) for t in range(28)) for seat in range(_MOST_SEATS)
 )
+
+
 def _by_parts(commands: tuple[Any, ...]) -> tuple[tuple[tuple[Any, ...], ...], ...]:
     """``[part][bits]``: the commands of the tiles of a set's seven bits ``7 * part`` ..
     ``7 * part + 6``, lowest first: a set's commands in four look-ups."""
