@@ -43,9 +43,9 @@ DOUBLE_TILES: TileSet = sum(1 << t for t in ALL_TILES if HIGH[t] == LOW[t])
 
 _COUNT_TILES = {(5, 0): 5, (4, 1): 5, (3, 2): 5, (6, 4): 10, (5, 5): 10}
 COUNT: tuple[int, ...] = tuple(_COUNT_TILES.get((HIGH[t], LOW[t]), 0) for t in ALL_TILES)
+"""Count points of each tile: ``5-0``, ``4-1``, ``3-2`` are worth 5, ``6-4`` and ``5-5`` 10."""
 _FIVES = sum(1 << t for t in ALL_TILES if COUNT[t] == 5)
 _TENS = sum(1 << t for t in ALL_TILES if COUNT[t] == 10)
-"""Count points of each tile: ``5-0``, ``4-1``, ``3-2`` are worth 5, ``6-4`` and ``5-5`` 10."""
 
 _NAMES: tuple[str, ...] = tuple(f"{HIGH[t]}-{LOW[t]}" for t in ALL_TILES)
 

@@ -57,7 +57,6 @@ __all__ = [
     "build_record",
     "canonical_bytes",
     "chain_hash",
-    "chained",
     "dump_record",
     "load_record",
     "record_bounds_error",
@@ -177,22 +176,6 @@ def canonical_bytes(event: events_pb2.Event) -> bytes:
     return bare.SerializeToString(deterministic=True)
 
 
-def chained(prev_hash: bytes, event: events_pb2.Event) -> tuple[bytes, bytes]:
-    """``canonical_bytes(event)`` and its hash after ``prev_hash`` (``chain_hash``) in one
-    call: what the verifier asks of every event, and most of its time outside the rules."""
-    data = event.SerializeToString(deterministic=True)
-    seq = event.seq
-    if 0 < seq < _SEQ_FIELDS_COUNT:
-        prefix = _SEQ_FIELDS[seq]
-        canonical = data[len(prefix) :] if data.startswith(prefix) else canonical_bytes(event)
-    else:
-        canonical = canonical_bytes(event)
-    return canonical, _sha256(prev_hash + canonical).digest()
-
-
-_sha256 = hashlib.sha256
-
-
 def _seq_field(seq: int) -> bytes:
     """Field 1 (``seq``) as a varint, tag and value, as protobuf writes it."""
     out = bytearray(b"\x08")
@@ -204,7 +187,6 @@ def _seq_field(seq: int) -> bytes:
 
 
 _SEQ_FIELDS = tuple(_seq_field(seq) for seq in range(4096))
-_SEQ_FIELDS_COUNT = len(_SEQ_FIELDS)
 """The seq fields of the first events of a log, made once."""
 
 

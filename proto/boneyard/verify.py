@@ -68,7 +68,8 @@ from boneyard.record import (
     GENESIS_HASH,
     MalformedRecord,
     RecordTooLarge,
-    chained,
+    canonical_bytes,
+    chain_hash,
     load_record,
     record_bounds_error,
 )
@@ -445,7 +446,8 @@ def _verify(
                 position, "sequence", f"event {position} here", f"event numbered {message.seq}"
             )
         # b. the hash chain
-        canonical, expected_hash = chained(prev, message)
+        canonical = canonical_bytes(message)
+        expected_hash = chain_hash(prev, canonical)
         prev = recorded.hash
         if not same_digest(expected_hash, prev):
             raise _fail(
