@@ -300,3 +300,8 @@ def test_the_replay_steps_through_an_archived_game_verified(
 def _seconds(clock: str) -> int:
     minutes, seconds = clock.split(":")
     return int(minutes) * 60 + int(seconds)
+
+
+def test_typing_in_the_lobby_survives_its_redraw(server: ServerProcess, tmp_path: Path) -> None:
+    report = _ok(run_script("lobby_typing.mjs", server.http_url, tmp_path))
+    assert report == {"focused": "lobby-name", "name": "alice"}

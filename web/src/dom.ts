@@ -73,6 +73,22 @@ export function draw(root: Element, ...children: Child[]): void {
   append(root, children);
 }
 
+/** Replace what `root` shows with what `build` makes, where `build` reuses elements of the
+ * last draw (the lobby's name field, its new-game form). Building moves such an element out of
+ * the page, which drops its focus and caret, and a person typing in it would type into
+ * nothing: both are noted before and given back after. */
+export function redraw(root: Element, build: () => Child[]): void {
+  const active = document.activeElement;
+  const focused = active instanceof HTMLElement && root.contains(active) ? active : null;
+  const caret = focused instanceof HTMLInputElement || focused instanceof HTMLTextAreaElement ? [focused.selectionStart, focused.selectionEnd] : null;
+  draw(root, build());
+  if (!focused || document.activeElement === focused || !root.contains(focused)) return;
+  focused.focus({ preventScroll: true });
+  if (caret && caret[0] !== null && caret[1] !== null) {
+    (focused as HTMLInputElement | HTMLTextAreaElement).setSelectionRange(caret[0], caret[1]);
+  }
+}
+
 /** An SVG element (the tiles' pips). */
 export function svg(tag: string, attrs: Record<string, string | number>, ...children: Node[]): SVGElement {
   const element = document.createElementNS("http://www.w3.org/2000/svg", tag);

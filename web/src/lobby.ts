@@ -3,7 +3,7 @@
 // and the seat to take.
 
 import { games, refusal, requestId } from "./api";
-import { draw, h } from "./dom";
+import { h, redraw } from "./dom";
 import { TimeoutPolicy } from "./gen/boneyard/v1/events_pb";
 import { GameStatus, type GameSummary } from "./gen/boneyard/v1/game_pb";
 import { optionsForm, PRESETS } from "./options";
@@ -249,12 +249,11 @@ class Lobby {
   }
 
   render(): void {
-    draw(
-      this.root,
+    redraw(this.root, () => [
       h("header", {}, h("h1", {}, "Boneyard"), h("p", {}, "Texas 42 and Moon. ", h("label", { for: "lobby-name" }, "Your name: "), this.nameInput, " ", h("button", { type: "button", onclick: () => void this.load() }, "Refresh"))),
       this.error ? h("p", { class: "refusal", role: "alert" }, this.error) : null,
       h("div", { class: "lobby" }, h("div", {}, this.heldGames(), this.openGames(), this.playingGames()), this.form),
-    );
+    ]);
   }
 }
 
