@@ -178,12 +178,29 @@ export async function checkOnlyLegalClickable(page, gameId) {
   return true;
 }
 
-/** Click `target` (a locator) and wait until the page shows a later version. */
+/** Click `target` (a locator) and wait until the page shows a later version or a refusal of
+ * this click. A refusal already on the page answered an earlier click, and it stays drawn until
+ * the next frame, so only a refusal drawn after the click counts (the page draws its state as
+ * it is at the frame, and the click has cleared the old refusal by then). */
 export async function clickAndWait(page, target) {
   const before = await shownVersion(page);
+  await page.evaluate(() => {
+    window.__refusalWatch?.disconnect();
+    window.__refused = false;
+    let clicked = false;
+    document.addEventListener("click", () => { clicked = true; }, { capture: true, once: true });
+    const isRefusal = (n) => n instanceof Element && (n.matches(".refusal") || n.querySelector(".refusal"));
+    window.__refusalWatch = new MutationObserver((records) => {
+      if (clicked && records.some((r) => [...r.addedNodes].some(isRefusal))) {
+        window.__refused = true;
+        window.__refusalWatch.disconnect();
+      }
+    });
+    window.__refusalWatch.observe(document.body, { childList: true, subtree: true });
+  });
   await target.click();
   await page.waitForFunction(
-    (v) => Number(document.querySelector(".table-view")?.getAttribute("data-version")) > v || document.querySelector(".refusal"),
+    (v) => Number(document.querySelector(".table-view")?.getAttribute("data-version")) > v || window.__refused,
     before,
     { timeout: TIMEOUT },
   );

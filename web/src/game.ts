@@ -161,6 +161,8 @@ class GamePage {
     if (!view || !this.held || this.busy) return;
     this.busy = true;
     this.confirmResign = false;
+    // The last refusal answered the last choice; this choice waits for its own answer.
+    this.error = undefined;
     this.render();
     try {
       const answer = await games.submitAction(
