@@ -187,8 +187,15 @@ export async function clickAndWait(page, target) {
   await page.evaluate(() => {
     window.__refusalWatch?.disconnect();
     window.__refused = false;
+    // Armed by a click on a button only: one that lands elsewhere (the page redrawn under the
+    // pointer) answers nothing, and an old refusal drawn again after it must not count.
     let clicked = false;
-    document.addEventListener("click", () => { clicked = true; }, { capture: true, once: true });
+    const arm = (e) => {
+      if (!(e.target instanceof Element && e.target.closest("button"))) return;
+      clicked = true;
+      document.removeEventListener("click", arm, { capture: true });
+    };
+    document.addEventListener("click", arm, { capture: true });
     const isRefusal = (n) => n instanceof Element && (n.matches(".refusal") || n.querySelector(".refusal"));
     window.__refusalWatch = new MutationObserver((records) => {
       if (clicked && records.some((r) => [...r.addedNodes].some(isRefusal))) {
