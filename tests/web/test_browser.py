@@ -305,3 +305,14 @@ def _seconds(clock: str) -> int:
 def test_typing_in_the_lobby_survives_its_redraw(server: ServerProcess, tmp_path: Path) -> None:
     report = _ok(run_script("lobby_typing.mjs", server.http_url, tmp_path))
     assert report == {"focused": "lobby-name", "name": "alice"}
+
+
+def test_a_stream_refused_for_good_is_said_beside_the_game_after_a_choice_too(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    report = _ok(run_script("stream_refused.mjs", server.http_url, tmp_path))
+    assert "not following the game (PermissionDenied" in report["stopped"], report
+    assert report["alert"].startswith("PermissionDenied"), report
+    # The choice succeeded (its answer cleared the refusal); the page still says it is not live.
+    assert report["alerts"] == 0, report
+    assert "not following the game" in report["after"], report

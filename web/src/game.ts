@@ -48,7 +48,8 @@ class GamePage {
   private error?: string;
   private busy = false;
   private confirmResign = false;
-  private connection: Connection | "loading" = "loading";
+  /** "stopped": the stream was refused for good (the page must be reloaded to follow again). */
+  private connection: Connection | "loading" | "stopped" = "loading";
   private connectionNote = "";
   private follower?: AbortController;
   private summaryWanted = false;
@@ -113,7 +114,12 @@ class GamePage {
         },
       },
       controller.signal,
-    ).catch((error) => this.fail(error));
+    ).catch((error) => {
+      // Said beside the game's name as well as in the refusal, which the next choice clears.
+      this.connection = "stopped";
+      this.connectionNote = refusal(error);
+      this.fail(error);
+    });
   }
 
   private onMessage(m: WatchGameResponse): void {
@@ -287,6 +293,7 @@ class GamePage {
     const who = this.held ? `you play seat ${this.held.seat}` : "you are watching as a spectator";
     const connection = this.connection === "reconnecting"
       ? `reconnecting (${this.connectionNote})`
+      : this.connection === "stopped" ? `not following the game (${this.connectionNote}): reload to try again`
       : this.connection === "live" ? "live" : this.connection === "ended" ? "" : "loading";
     draw(
       this.root,

@@ -1,0 +1,25 @@
+// The game's stream is refused for good (the server answers WatchGame 403, as for a seat whose
+// token no longer holds it): the page says it is not following the game, beside the game's name
+// and not only in the refusal, and still says so after a choice of the person's succeeds (which
+// clears the refusal).
+
+import { check, createGame, newPage, pickRandom, random, report, run, takeTurn, waitTurn } from "./lib.mjs";
+
+const WATCH = "**/boneyard.v1.GameService/WatchGame";
+
+run(async (browser) => {
+  const page = await newPage(browser);
+  const bots = { 1: "heuristic", 2: "heuristic", 3: "heuristic" };
+  const gameId = await createGame(page, { preset: "texas42", name: "refused stream", seat: "0", houseBots: bots });
+  await waitTurn(page);
+  await page.route(WATCH, (route) => route.fulfill({ status: 403, contentType: "text/plain", body: "no" }));
+  await page.reload();
+  const meta = page.locator(".game-head .meta");
+  await page.locator(".connection.stopped").waitFor();
+  const stopped = (await meta.textContent()) ?? "";
+  const alert = (await page.getByRole("alert").textContent()) ?? "";
+  check((await waitTurn(page)) === "turn", "no turn to take on the refused page");
+  await takeTurn(page, pickRandom(random()));
+  const after = (await meta.textContent()) ?? "";
+  report({ gameId, stopped, alert, after, alerts: await page.getByRole("alert").count() });
+});
