@@ -14,6 +14,8 @@ import { chromium } from "playwright-core";
 export const URL = process.env.BONEYARD_URL ?? "http://127.0.0.1:8080";
 export const OUT_DIR = process.env.OUT_DIR ?? "build/e2e";
 export const TIMEOUT = Number(process.env.TIMEOUT_MS ?? 120000);
+/** The game stream's route, for page.route: a script cuts or refuses it there. */
+export const WATCH = "**/boneyard.v1.GameService/WatchGame";
 
 /** A line for pytest on stdout. */
 export function say(...words) {

@@ -3,9 +3,7 @@
 // and not only in the refusal, and still says so after a choice of the person's succeeds (which
 // clears the refusal).
 
-import { check, createGame, newPage, pickRandom, random, report, run, takeTurn, waitTurn } from "./lib.mjs";
-
-const WATCH = "**/boneyard.v1.GameService/WatchGame";
+import { check, createGame, newPage, pickRandom, random, report, run, takeTurn, waitTurn, WATCH } from "./lib.mjs";
 
 run(async (browser) => {
   const page = await newPage(browser);

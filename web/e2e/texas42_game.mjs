@@ -8,10 +8,8 @@
 
 import {
   check, checkOnlyLegalClickable, clickable, createGame, newPage, pickRandom, random, report, run,
-  shot, shownScores, shownVersion, statusLine, takeTurn, TIMEOUT, URL, waitTurn,
+  shot, shownScores, shownVersion, statusLine, takeTurn, TIMEOUT, URL, waitTurn, WATCH,
 } from "./lib.mjs";
-
-const WATCH = "**/boneyard.v1.GameService/WatchGame";
 
 run(async (browser) => {
   const page = await newPage(browser);
