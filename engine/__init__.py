@@ -9,6 +9,7 @@ No I/O, no clock, no randomness: the deal takes a seed (see ``engine.deal``), an
 that runs out is the server's command ``TimeOut``.
 """
 
+from boneyard.engine.absence import Absence, absence
 from boneyard.engine.bids import Bid, BidKind, parse_bid
 from boneyard.engine.commands import (
     ABANDON_REASONS,
@@ -80,7 +81,15 @@ from boneyard.engine.events import (
     WidowDeclined,
     WidowExchanged,
 )
-from boneyard.engine.rulesets import PRESETS, Ruleset, option_names, preset_names, ruleset
+from boneyard.engine.rulesets import (
+    DEAL_LIMIT,
+    MAX_HAND_LIMIT,
+    PRESETS,
+    Ruleset,
+    option_names,
+    preset_names,
+    ruleset,
+)
 from boneyard.engine.state import GameState, HandState, Phase, Trick
 from boneyard.engine.tiles import (
     Tile,
@@ -97,12 +106,15 @@ from boneyard.engine.views import SPECTATOR, SeatView, TrickView, view
 
 __all__ = [
     "ABANDON_REASONS",
+    "DEAL_LIMIT",
     "DOUBLES",
     "FOLLOW_ME",
+    "MAX_HAND_LIMIT",
     "PRESETS",
     "SPECTATOR",
     "TIMEOUT_POLICIES",
     "Abandon",
+    "Absence",
     "AllPassed",
     "AuctionWon",
     "Bid",
@@ -159,6 +171,7 @@ __all__ = [
     "WidowDeclined",
     "WidowExchanged",
     "WrongPhase",
+    "absence",
     "deal",
     "decide",
     "evolve",

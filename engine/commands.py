@@ -126,15 +126,16 @@ class Resign:
         return f"seat {self.seat} resigns"
 
 
-ABANDON_REASONS = ("idle", "unstarted")
+ABANDON_REASONS = ("idle", "unstarted", "absent")
 """Why the server closes a game nobody will finish (see ``Abandon``)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Abandon:
     """The server closes a game with no winner: ``idle``, nobody acted for the server's
-    allowed time (games without a clock); ``unstarted``, its seats were never all taken.
-    Issued by the server, like ``Deal``, never by a seat."""
+    allowed time (games without a clock); ``unstarted``, its seats were never all taken;
+    ``absent``, every seat the server does not play itself ran out of time several times in a
+    row (``engine.absence``). Issued by the server, like ``Deal``, never by a seat."""
 
     reason: str
 

@@ -345,6 +345,10 @@ def _decide_pass(state: GameState, hand: HandState, command: Pass) -> list[Event
             events.append(AuctionWon(command.seat, bid, declarer))
         elif hand.high_bid is None or hand.bidder is None:
             events.append(AllPassed((hand.dealer + 1) % rules.players))
+            if rules.deal_limit and state.deals >= rules.deal_limit:
+                # No more deals: the game ends on the scores as they stand.
+                champion = scoring.limit_winner(rules, state.scores, None, hand.dealer)
+                events.append(GameWon(champion, rules.teams[champion]))
         else:
             bid = hand.high_bid
             events.append(AuctionWon(hand.bidder, bid, bidding.declarer_for(rules, hand.bidder, bid)))
@@ -584,7 +588,10 @@ def _hand_may_end(
     scores = tuple(s + c for s, c in zip(state.scores, changes, strict=True))
     events.append(HandScored(bidder, bid, made, after.taken, changes, scores))
     champion = scoring.game_winner(rules, scores, bidder, bid, made, hand.dealer)
-    if champion is None and rules.hand_limit and len(state.results) + 1 >= rules.hand_limit:
+    if champion is None and (
+        (rules.hand_limit and len(state.results) + 1 >= rules.hand_limit)
+        or (rules.deal_limit and state.deals >= rules.deal_limit)
+    ):
         champion = scoring.limit_winner(rules, scores, bidder)
     if champion is not None:
         events.append(GameWon(champion, rules.teams[champion]))

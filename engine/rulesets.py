@@ -18,6 +18,7 @@ from boneyard.engine.errors import RulesetError
 from boneyard.engine.tiles import FULL_SET, HIGH, LOW, TileSet
 
 __all__ = [
+    "DEAL_LIMIT",
     "MAX_HAND_LIMIT",
     "MAX_MARKS_TO_WIN",
     "MAX_OPENING_MARKS",
@@ -75,6 +76,13 @@ MAX_OPENING_MARKS = 7
 MAX_MARKS_TO_WIN = 100
 MAX_POINTS_TO_WIN = 10_000
 MAX_HAND_LIMIT = 10_000
+DEAL_LIMIT = 100
+"""The ``deal_limit`` a server gives every game it makes unless asked for another: far beyond
+any real game (Texas 42 to 7 marks is over within 13 scored hands, to 250 points within a
+dozen; a Moon game to 21 rarely needs 20), so it ends only a game that nobody was playing,
+passed out hand after hand. The presets themselves have none, so that a game written down
+before the limit existed (a record's text names its preset and the options that differ from
+it) reads as it was played."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +129,13 @@ class Ruleset:
     that last hand wins as usual; otherwise the team with the highest score wins, a tie going to
     the last hand's bidding team if it is among the tied, else to the first tied team clockwise
     from the last bidder."""
+    deal_limit: int = 0
+    """0: no limit. N > 0: the game also ends once N hands have been dealt, redeals included
+    (a hand passed out by everyone counts), so that no game goes on for ever: a server gives
+    every game it makes ``DEAL_LIMIT`` unless asked for another. Not in the seed texts. It ends as ``hand_limit`` does: a winner by the target
+    in that last hand wins as usual; otherwise the highest score wins, a tie going to the last
+    hand's bidding team if it is among the tied, else to the first tied team clockwise from the
+    last hand's bidder, or from its dealer when everyone passed it."""
 
     # --- Texas 42 (RULES.md section 2) ---
     six_player_teams: str = "pairs"
@@ -247,6 +262,18 @@ class Ruleset:
         for name, value in derived.items():
             object.__setattr__(self, name, value)
 
+    def __repr__(self) -> str:
+        # As the dataclass writes it, but ``deal_limit`` left out while it is 0: options added
+        # later must not change what an older ruleset reads as, since bots draw their deals
+        # from a view's text (``bots.base.view_rng``): a view without a limit is drawn as it
+        # was before the option existed.
+        shown = (
+            f"{f.name}={getattr(self, f.name)!r}"
+            for f in dataclasses.fields(self)
+            if f.repr and (f.name != "deal_limit" or self.deal_limit)
+        )
+        return f"{type(self).__qualname__}({', '.join(shown)})"
+
     def options(self) -> dict[str, Any]:
         """Every option, by name."""
         return {name: getattr(self, name) for name in option_names()}
@@ -333,11 +360,12 @@ def _validate(r: Ruleset) -> None:
         raise RulesetError(f"{', '.join(foreign)}: {other} options, not for {r.family}")
     if r.points_to_win > MAX_POINTS_TO_WIN:
         raise RulesetError(f"points_to_win={r.points_to_win} must be at most {MAX_POINTS_TO_WIN}")
-    if not 0 <= r.hand_limit <= MAX_HAND_LIMIT:
-        raise RulesetError(
-            f"hand_limit={r.hand_limit} must be 0 (no limit) or a number of hands up to "
-            f"{MAX_HAND_LIMIT}"
-        )
+    for limit in ("hand_limit", "deal_limit"):
+        if not 0 <= getattr(r, limit) <= MAX_HAND_LIMIT:
+            raise RulesetError(
+                f"{limit}={getattr(r, limit)} must be 0 (no limit) or a number of hands up to "
+                f"{MAX_HAND_LIMIT}"
+            )
     opener = r.first_hand_opener
     if opener != "holds_1_0" and not (opener.isdigit() and int(opener) < r.players):
         raise RulesetError(

@@ -138,12 +138,17 @@ def game_winner(
     return _first_clockwise(rules, leaders, dealer) if rules.tie_to_earliest_seat else None
 
 
-def limit_winner(rules: Ruleset, scores: tuple[int, ...], bidder: int) -> int:
-    """The winner of a game that ends by ``hand_limit`` with no winner by the target: the
-    highest score; among tied teams the bidding team of the last hand, else the first tied team
-    clockwise from the last bidder (``Ruleset.hand_limit``)."""
+def limit_winner(
+    rules: Ruleset, scores: tuple[int, ...], bidder: int | None, dealer: int = 0
+) -> int:
+    """The winner of a game that ends by ``hand_limit`` or ``deal_limit`` with no winner by the
+    target: the highest score; among tied teams the bidding team of the last hand, else the
+    first tied team clockwise from the last bidder (``bidder=None``: everyone passed the last
+    hand; then the first tied team clockwise from its ``dealer``)."""
     best = max(scores)
     leaders = [t for t, s in enumerate(scores) if s == best]
+    if bidder is None:
+        return _first_clockwise(rules, leaders, dealer)
     team = rules.team_of[bidder]
     if team in leaders:
         return team

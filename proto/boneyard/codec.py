@@ -297,6 +297,7 @@ OPTIONS_ADDED_AFTER_V1: dict[str, Any] = {
     "missed_moon_loses_game": False,
     "tie_to_earliest_seat": False,
     "moon_overcall": False,
+    "deal_limit": 0,
 }
 """Options added to ``Ruleset`` after the first version of the API, each with the value that
 means "play as before it existed". A complete ruleset leaves such an option unset when it has

@@ -220,3 +220,83 @@ def test_moon_one_hand_game_a_made_moon_wins_as_usual_with_moon_wins_game():
     _, events = plays(declare(exchange(state, "6-1"), SIXES), ALL_SEVEN)
     assert scored_scores(events) == (11, 15, 15)
     assert events[-1] == GameWon(0, (0,))
+
+
+# ---------------------------------------------------------------- deal_limit (issue 31)
+# No game goes on for ever: ``deal_limit`` counts every deal, redeals included, and a server
+# gives every game one. Reaching it ends the game as ``hand_limit`` does.
+
+
+def test_a_preset_alone_has_no_deal_limit():
+    # A game written down before the limit existed names its preset and the options that
+    # differ from it: it reads as it was played. A server gives every game it makes one.
+    from boneyard.engine.rulesets import DEAL_LIMIT, PRESETS
+
+    assert DEAL_LIMIT > 0
+    for preset in PRESETS:
+        assert ruleset(preset).deal_limit == 0, preset
+
+
+def test_a_ruleset_without_a_deal_limit_reads_as_it_did_before_the_option_existed():
+    # Bots draw their deals from a view's text: a view without a limit must not change.
+    assert "deal_limit" not in repr(ruleset("moon"))
+    assert "deal_limit=12" in repr(ruleset("moon", deal_limit=12))
+    assert repr(ruleset("texas42")).startswith("Ruleset(name='texas42', family='texas42', ")
+
+
+def test_deal_limit_is_an_option_of_both_games():
+    assert "deal_limit" in option_names()
+    assert ruleset("texas42", {"deal_limit": "100"}).deal_limit == 100
+    assert ruleset("moon", deal_limit=7).options()["deal_limit"] == 7
+
+
+def test_a_deal_limit_out_of_bounds_is_refused():
+    with pytest.raises(RulesetError, match="deal_limit=-1"):
+        ruleset("moon", deal_limit=-1)
+    with pytest.raises(RulesetError, match="deal_limit=10001"):
+        ruleset("moon", deal_limit=10_001)
+
+
+def pass_out(state):
+    """Deal and let every seat pass."""
+    state = run(state, Deal(b"deal %d" % state.deals))
+    events = []
+    while state.phase is Phase.BIDDING:
+        state, events = act(state, Pass(turn(state)))
+    return state, events
+
+
+def test_moon_passed_out_hand_after_hand_ends_at_the_deal_limit():
+    state = new_game("moon", deal_limit=3)
+    for _ in range(2):
+        state, events = pass_out(state)
+        assert isinstance(events[-1], AllPassed) and state.phase is Phase.DEAL
+    state, events = pass_out(state)
+    # Three deals, no hand scored, 0 / 0 / 0: the first seat clockwise from the last dealer.
+    dealer = state.hand.dealer
+    assert state.deals == 3 and not state.results
+    assert isinstance(events[-2], AllPassed)
+    assert events[-1] == GameWon((dealer + 1) % 3, ((dealer + 1) % 3,))
+    assert state.phase is Phase.GAME_OVER
+    with pytest.raises(GameOver):
+        decide(state, Deal(b"one more"))
+
+
+def test_the_deal_limit_counts_a_redeal_as_a_deal():
+    state, _ = pass_out(new_game("texas42-redeal", deal_limit=2))
+    bidder = (state.next_dealer + 1) % 4
+    state, events = texas42_hand(state, bidder=bidder)
+    # The second deal is the last: the bidder's team made its mark and has the most.
+    assert state.deals == 2 and len(state.results) == 1
+    assert events[-1] == GameWon(bidder % 2, (bidder % 2, bidder % 2 + 2))
+
+
+def test_a_scored_hand_at_the_deal_limit_ends_the_game_on_the_scores():
+    rules = ruleset("texas42", deal_limit=2)
+    state, events = texas42_hand(rules)
+    assert not any(isinstance(e, GameWon) for e in events)
+    state, events = texas42_hand(state, bidder=1)
+    # A mark each after two deals: the tie goes to the last hand's bidding team, as by
+    # hand_limit.
+    assert scored_scores(events) == (1, 1)
+    assert events[-1] == GameWon(1, (1, 3))

@@ -241,7 +241,7 @@ def test_a_game_created_stored_before_hand_limit_reads_as_no_limit_and_keeps_its
     event = codec.decode_event(payload)
     assert isinstance(event, GameCreated)
     assert event.rules == engine.ruleset(preset)
-    assert event.rules.hand_limit == 0
+    assert event.rules.hand_limit == 0 and event.rules.deal_limit == 0
     assert codec.encode_event(event) == ("game_created", payload)
 
 
@@ -252,6 +252,21 @@ def test_a_ruleset_with_hand_limit_round_trips() -> None:
     assert codec.rules_from_proto(msg) == rules
     (created,) = engine.start(rules)
     assert codec.decode_event(codec.encode_event(created)[1]) == created
+
+
+def test_a_deal_limit_is_set_in_its_ruleset_and_round_trips() -> None:
+    rules = engine.ruleset("moon", deal_limit=engine.DEAL_LIMIT)
+    msg = codec.rules_to_proto(rules)
+    assert msg.HasField("deal_limit") and msg.deal_limit == engine.DEAL_LIMIT
+    assert codec.rules_from_proto(msg) == rules
+    (created,) = engine.start(rules)
+    assert codec.decode_event(codec.encode_event(created)[1]) == created
+
+
+def test_deal_limit_0_is_left_unset_as_in_rulesets_made_before_it() -> None:
+    msg = codec.rules_to_proto(engine.ruleset("moon", deal_limit=0))
+    assert not msg.HasField("deal_limit")
+    assert codec.OPTIONS_ADDED_AFTER_V1["deal_limit"] == 0
 
 
 def test_hand_limit_0_is_left_unset_as_in_rulesets_made_before_it() -> None:
@@ -269,6 +284,7 @@ AS_BEFORE = {
     "missed_moon_loses_game": False,
     "tie_to_earliest_seat": False,
     "moon_overcall": False,
+    "deal_limit": 0,
 }
 
 

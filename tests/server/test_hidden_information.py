@@ -73,6 +73,7 @@ NOT_TILES = frozenset(
         "splash_marks",
         "opener_seat",
         "hand_limit",
+        "deal_limit",
         "per_move_ms",
         "bank_ms",
         "bank_remaining_ms",

@@ -91,7 +91,9 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     of range, an action with no kind).
     """
     ERROR_REASON_REQUEST_TOO_LARGE: _ErrorReason.ValueType  # 23
-    """A request over its method's byte limit (refused unread); metadata `size`, `limit`."""
+    """A request over its method's byte limit (refused unread): RESOURCE_EXHAUSTED; metadata
+    `size`, `limit`.
+    """
     ERROR_REASON_BAD_PAGE_TOKEN: _ErrorReason.ValueType  # 24
     """A page token or cursor this listing did not give."""
     ERROR_REASON_BAD_GAME_ID: _ErrorReason.ValueType  # 25
@@ -260,7 +262,9 @@ ERROR_REASON_MALFORMED_REQUEST: ErrorReason.ValueType  # 22
 of range, an action with no kind).
 """
 ERROR_REASON_REQUEST_TOO_LARGE: ErrorReason.ValueType  # 23
-"""A request over its method's byte limit (refused unread); metadata `size`, `limit`."""
+"""A request over its method's byte limit (refused unread): RESOURCE_EXHAUSTED; metadata
+`size`, `limit`.
+"""
 ERROR_REASON_BAD_PAGE_TOKEN: ErrorReason.ValueType  # 24
 """A page token or cursor this listing did not give."""
 ERROR_REASON_BAD_GAME_ID: ErrorReason.ValueType  # 25

@@ -91,6 +91,10 @@ class _AbandonReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Abandon
     """A game whose seats were not all taken in the server's allowed time
     (boneyard-server --expire-open-after).
     """
+    ABANDON_REASON_ABSENT: _AbandonReason.ValueType  # 3
+    """A game with a clock in which every seat that is not a house bot ran out of time several
+    times in a row without acting (boneyard-server --abandon-absent-after): nobody was playing.
+    """
 
 class AbandonReason(_AbandonReason, metaclass=_AbandonReasonEnumTypeWrapper):
     """Why the server closed a game nobody will finish."""
@@ -104,6 +108,10 @@ ABANDON_REASON_IDLE: AbandonReason.ValueType  # 1
 ABANDON_REASON_UNSTARTED: AbandonReason.ValueType  # 2
 """A game whose seats were not all taken in the server's allowed time
 (boneyard-server --expire-open-after).
+"""
+ABANDON_REASON_ABSENT: AbandonReason.ValueType  # 3
+"""A game with a clock in which every seat that is not a house bot ran out of time several
+times in a row without acting (boneyard-server --abandon-absent-after): nobody was playing.
 """
 Global___AbandonReason: _TypeAlias = AbandonReason  # noqa: Y015
 

@@ -166,7 +166,8 @@ export enum ErrorReason {
   MALFORMED_REQUEST = 22,
 
   /**
-   * A request over its method's byte limit (refused unread); metadata `size`, `limit`.
+   * A request over its method's byte limit (refused unread): RESOURCE_EXHAUSTED; metadata
+   * `size`, `limit`.
    *
    * @generated from enum value: ERROR_REASON_REQUEST_TOO_LARGE = 23;
    */
