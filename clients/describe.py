@@ -109,8 +109,11 @@ def event_text(event: events_pb2.Event, previous: events_pb2.Event | None = None
         out = f" (seat {', '.join(map(str, e.sitting_out))} sits out)" if e.sitting_out else ""
         return f"seat {e.seat} declares {contract_text(e.contract)}{out}"
     if which == "tile_played":
-        return f"seat {e.seat} plays {tile_name(e.tile)}"
+        # A play re-sent face down carries tile 0, which is no 0-0.
+        return f"seat {e.seat} plays {'a tile face down' if e.face_down else tile_name(e.tile)}"
     if which == "trick_won":
+        if e.face_down:
+            return f"seat {e.seat} wins the trick (face down)"
         return f"seat {e.seat} wins the trick ({e.points} point{'s' if e.points != 1 else ''})"
     if which == "hand_scored":
         verdict = "made" if e.made else "set"

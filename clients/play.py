@@ -10,7 +10,7 @@ for ``play --resume GAME_ID``).
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import grpc
@@ -24,7 +24,7 @@ from boneyard.clients.seat_store import KeptSeat, SeatStore
 from boneyard.clients.strategies import load_strategy
 from boneyard.clients.table import TableInfo, table_screen
 from boneyard.engine.tiles import tile_name
-from boneyard.v1 import actions_pb2, view_pb2
+from boneyard.v1 import actions_pb2, game_service_pb2, view_pb2
 
 __all__ = ["PROMPT", "TableSession", "start_bots"]
 
@@ -97,43 +97,44 @@ class TableSession:
     def run(self) -> view_pb2.SeatView:
         """Play to the end of the game; the last view."""
         view = self.client.view(self.game_id, self.token)
-        position = view.version
         seat = self.kept.seat
         if not self.full_screen:
             self.draw(view)
-        while view.phase != view_pb2.PHASE_GAME_OVER:
-            mine = view.HasField("turn") and view.turn == seat and view.legal_actions
-            if mine and not self.ask_and_send(view):
-                view = self.client.view(self.game_id, self.token)
-                continue
-            view, position = self.follow(view, position)
+        # One stream for the whole game, open while the person thinks: one asked for after this
+        # seat acts may reach the server after the trick is won, and a trick won face down (2
+        # marks or more) is then sent face down, this seat's own tile with it.
+        stream = self.client.watch(self.game_id, self.token, view.version)
+        try:
+            while view.phase != view_pb2.PHASE_GAME_OVER:
+                mine = view.HasField("turn") and view.turn == seat and view.legal_actions
+                if mine and not self.ask_and_send(view):
+                    view = self.client.view(self.game_id, self.token)
+                    continue
+                view = self.follow(stream)
+        finally:
+            stream.cancel()
         self.store.forget(self.game_id)
         self.draw(view)
         return view
 
-    def follow(self, view: view_pb2.SeatView, position: int) -> tuple[view_pb2.SeatView, int]:
-        """Tell the stream's events from ``position`` until this seat is to act (at the latest
-        version) or the game is over."""
-        stream = self.client.watch(self.game_id, self.token, position)
+    def follow(self, stream: Iterator[game_service_pb2.WatchGameResponse]) -> view_pb2.SeatView:
+        """Tell the stream's next events until this seat is to act (at the latest version) or
+        the game is over."""
         previous = None
-        try:
-            for message in stream:
-                position = message.version
-                view = message.view
-                self.note_widow(message)
-                line = event_text(message.event, previous)
-                previous = message.event
-                if line:
-                    self.tell(line, view)
-                if view.phase == view_pb2.PHASE_GAME_OVER:
-                    return view, position
-                if view.HasField("turn") and view.turn == self.kept.seat:
-                    latest = self.client.view(self.game_id, self.token)
-                    if latest.version == message.version:
-                        return latest, position
-            return self.client.view(self.game_id, self.token), position
-        finally:
-            stream.cancel()
+        for message in stream:
+            view = message.view
+            self.note_widow(message)
+            line = event_text(message.event, previous)
+            previous = message.event
+            if line:
+                self.tell(line, view)
+            if view.phase == view_pb2.PHASE_GAME_OVER:
+                return view
+            if view.HasField("turn") and view.turn == self.kept.seat:
+                latest = self.client.view(self.game_id, self.token)
+                if latest.version == message.version:
+                    return latest
+        return self.client.view(self.game_id, self.token)  # a seat's stream ends with the game
 
     def note_widow(self, message: object) -> None:
         event = message.event  # type: ignore[attr-defined]

@@ -64,3 +64,12 @@ def test_the_overcall_is_named_with_its_42() -> None:
         f"seat {seat} bids the overcall (42)",
         f"seat {seat} wins the auction with the overcall (42)",
     ]
+
+
+def test_a_trick_re_sent_face_down_is_told_without_its_tiles_or_worth() -> None:
+    played = events_pb2.Event(tile_played=events_pb2.TilePlayed(seat=1, tile=0, face_down=True))
+    won = events_pb2.Event(trick_won=events_pb2.TrickWon(seat=1, points=0, face_down=True))
+    assert _said([played, won]) == [
+        "seat 1 plays a tile face down",
+        "seat 1 wins the trick (face down)",
+    ]

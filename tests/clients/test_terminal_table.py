@@ -5,18 +5,26 @@ Against a real server whose house bots play the other seats."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 import signal
+import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pexpect
 import pyte
 import pytest
+from rich.console import Console
 
 from boneyard.clients.api import Client
-from boneyard.v1 import game_pb2, rules_pb2
+from boneyard.clients.play import TableSession
+from boneyard.clients.seat_store import KeptSeat, SeatStore
+from boneyard.clients.table import TableInfo
+from boneyard.engine.tiles import tile_name
+from boneyard.v1 import game_pb2, game_service_pb2, rules_pb2, view_pb2
 from tests.clients.cli_helpers import BONEYARD, run_cli
 from tests.clients.test_end_to_end import (
     ANSI,
@@ -377,6 +385,88 @@ def test_person_plays_a_whole_texas42_game_by_menu_numbers_against_bots_run_here
     events = full_log(api, t.game_id)
     assert len(events_by(events, "contract_declared", 0)) == declared
     assert_no_action_twice(events)
+
+
+class _SlowLink(Client):
+    """A link so slow that a stream asked for reaches the server only once the other seats
+    have played on to this seat's next turn (or the game's end)."""
+
+    def watch(
+        self, game_id: str, token: str | None = None, from_version: int = 0
+    ) -> Iterator[game_service_pb2.WatchGameResponse]:
+        deadline = time.monotonic() + 60
+        while True:
+            view = self.view(game_id, token)
+            mine = view.HasField("turn") and view.turn == view.seat
+            if mine or view.phase == view_pb2.PHASE_GAME_OVER:
+                break
+            assert time.monotonic() < deadline, "the other seats never came round to this one"
+            time.sleep(0.01)
+        return super().watch(game_id, token, from_version)
+
+
+@dataclass
+class _Person:
+    """Answers the table's questions by menu number: the highest bid (2 marks or more, so that
+    the tricks won are turned face down), any trump, then a tile; notes what the table wrote
+    after each tile it played, up to the next question. Leaves (EOF) after ``plays`` tiles."""
+
+    api: Client
+    game_id: str
+    token: str
+    plays: int
+    screen: io.StringIO = field(default_factory=io.StringIO)
+    played: list[tuple[str, bool, str]] = field(default_factory=list)
+    """Each tile played, whether the hand's tricks lay face down, what was written after it."""
+    _seen: int = 0
+
+    def note(self) -> None:
+        written = self.screen.getvalue()
+        if self.played:
+            tile, hidden, told = self.played[-1]
+            self.played[-1] = (tile, hidden, told + written[self._seen :])
+        self._seen = len(written)
+
+    def input(self, prompt: str = "") -> str:
+        assert prompt == "your choice> ", prompt
+        self.note()
+        if len(self.played) == self.plays:
+            raise EOFError
+        view = self.api.view(self.game_id, self.token)
+        legal = list(view.legal_actions)
+        tiles = [a for a in legal if a.WhichOneof("kind") == "play_tile"]
+        if tiles:
+            # Not the 0-0: a tile sent face down comes as tile 0, which would pass for it.
+            pick = next((a for a in tiles if tile_name(a.play_tile.tile) != "0-0"), tiles[0])
+            self.played.append((tile_name(pick.play_tile.tile), view.tricks_hidden, ""))
+        else:
+            bids = [a for a in legal if a.WhichOneof("kind") == "bid"]
+            pick = bids[-1] if bids else legal[0]
+        return str(legal.index(pick) + 1)
+
+
+def test_a_seats_own_play_is_told_before_the_next_question_on_a_slow_link(
+    server: ServerProcess, api: Client, tmp_path: Path
+) -> None:
+    """On a slow link the other seats may finish the trick before a stream asked for after this
+    seat's play reaches the server; in a hand of 2 marks or more that trick is face down by
+    then. The seat's own tile is told all the same, as the person saw it played."""
+    summary = api.create_game("texas42", name="slow", house_bots=dict.fromkeys((1, 2, 3), "random"))
+    seat, token = api.take_seat(summary.game_id, "slow")
+    person = _Person(api, summary.game_id, token, plays=4)
+    console = Console(file=person.screen, width=80, height=24)
+    console.input = person.input  # type: ignore[method-assign]
+    with _SlowLink(server.address) as slow:
+        session = TableSession(
+            slow, console, summary.game_id, KeptSeat(server.address, seat, token, "slow"),
+            SeatStore(tmp_path / "seats.json"), TableInfo.of(api.game(summary.game_id)),
+        )
+        with contextlib.suppress(EOFError):
+            session.run()
+    person.note()
+    assert any(hidden for _, hidden, _ in person.played), person.played
+    for tile, _, told in person.played:
+        assert f"seat {seat} plays {tile}" in told, f"{tile} was not told:\n{told}"
 
 
 def test_person_plays_moon_against_the_servers_house_bots(
