@@ -9,7 +9,7 @@ its database (as ``boneyard-server admin create-bot`` does), and runs the bots i
    deal); wall time from StartTournament to FINISHED, games and actions per second;
 2. seek: ``--tables`` times, three accounts seek a Moon table at once; time from the last Seek
    call to the last seat told;
-3. clock: ``--timeouts`` timeouts of a 50 ms per-move clock nobody answers; how long after the
+3. clock: ``--timeouts`` timeouts of a 100 ms per-move clock (the shortest a server allows) nobody answers; how long after the
    deadline each ClockExpired was appended (the keeper sleeps until the next deadline).
 
     make bench-competition   # last line: `competition: N games/s, ...`
@@ -190,7 +190,7 @@ def clocks(
     gstub = game_service_pb2_grpc.GameServiceStub(channel)
     request = game_service_pb2.CreateGameRequest(
         rules=rules_pb2.Ruleset(preset="texas42", hand_limit=1),
-        time_control=game_pb2.TimeControl(per_move_ms=50, policy=events_pb2.TIMEOUT_POLICY_AUTO_PLAY),
+        time_control=game_pb2.TimeControl(per_move_ms=100, policy=events_pb2.TIMEOUT_POLICY_AUTO_PLAY),
         reservations=[
             game_service_pb2.SeatReservation(seat=i, account_name=n) for i, (n, _) in enumerate(accounts[:4])
         ],
@@ -220,7 +220,7 @@ def clocks(
                 event = codec.decode_event(bytes(payload))
                 stamp = created.timestamp()
                 if isinstance(event, engine.ClockExpired) and previous is not None:
-                    late.append(stamp - previous - 0.050)
+                    late.append(stamp - previous - 0.100)
                 previous = stamp
     finally:
         store.close()
@@ -228,7 +228,7 @@ def clocks(
     late.sort()
     p50 = late[len(late) // 2] * 1000
     p99 = late[min(len(late) - 1, int(0.99 * len(late)))] * 1000
-    print(f"clock: {len(late)} timeouts of a 50 ms clock applied {p50:.0f} ms (p50), {p99:.0f} ms (p99) after the deadline")
+    print(f"clock: {len(late)} timeouts of a 100 ms clock applied {p50:.0f} ms (p50), {p99:.0f} ms (p99) after the deadline")
     return f"timeouts {p50:.0f} ms late (p50)"
 
 

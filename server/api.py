@@ -224,18 +224,31 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             await self._call(self._app.organiser_for, credentials())
             reservations = await self._call(self._reservations, request.reservations)
         _check_request_id(request.request_id)
-        game_id, _ = await self._call(
-            functools.partial(
-                self._app.create_game,
-                preset,
-                options,
-                request.name,
-                time_control=control,
-                reservations=reservations,
-                house_bots=[(h.seat, h.strategy) for h in request.house_bots],
-                request_id=request.request_id,
+        served = None
+        if request.house_bots or control is not None:
+            # The server will play in this game (house bots, timeouts): a bounded share.
+            served = self._quotas.begin_served(
+                peer_of(context.peer()), creator.id if creator else None
             )
-        )
+        try:
+            game_id, _ = await self._call(
+                functools.partial(
+                    self._app.create_game,
+                    preset,
+                    options,
+                    request.name,
+                    time_control=control,
+                    reservations=reservations,
+                    house_bots=[(h.seat, h.strategy) for h in request.house_bots],
+                    request_id=request.request_id,
+                )
+            )
+        except BaseException:
+            if served is not None:
+                self._quotas.end_served(served)
+            raise
+        if served is not None:
+            self._quotas.served(game_id, served)
         logs.known(game=game_id)
         return game_service_pb2.CreateGameResponse(game_id=game_id, game=await self.summary(game_id))
 
@@ -286,7 +299,11 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         check_text(name, "player_name")
         asked = request.seat if request.HasField("seat") else None
         _check_request_id(request.request_id)
-        token = new_seat_token()
+        if request.request_id:
+            # A retry gets the same token back (derived from the request): see SeatTokens.
+            token = await self._call(self._app.seat_tokens.token, game_id, request.request_id)
+        else:
+            token = new_seat_token()
         seat, _ = await self._host.take_seat(game_id, asked, name, token, request.request_id)
         return game_service_pb2.TakeSeatResponse(
             seat=seat, seat_token=token, game=await self.summary(game_id)

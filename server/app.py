@@ -32,6 +32,7 @@ from boneyard.server.errors import (
 )
 from boneyard.server.games import LiveGame, chain_of, deal_hands, token_hash, turn_of
 from boneyard.server.ratings import game_type_of
+from boneyard.server.seat_tokens import SeatTokens
 from boneyard.server.store import errors as store_errors
 from boneyard.server.store.account_events import append_account_events
 from boneyard.server.store.competition import (
@@ -44,6 +45,7 @@ from boneyard.server.store.competition import (
     TimeControl,
 )
 from boneyard.server.store.game_setup import HouseSeat
+from boneyard.server.store.keys import KeyStore
 from boneyard.server.store.ratings import mark_rated
 from boneyard.server.store.repository import EventStore
 
@@ -85,6 +87,8 @@ class GameApp:
         self._started_at = self._now()
         """Clocks do not count the time the server was down: a turn begun before this
         process started is timed from its start."""
+        self.seat_tokens = SeatTokens(KeyStore(store))
+        """The tokens of seats taken with a request id (the same for every retry)."""
         self._secrets: _Memo[bytes | None] = _Memo()
         self._public: _Memo[bool] = _Memo()
         self.on_created: Callable[[LiveGame, list[str]], None] | None = None
@@ -329,14 +333,28 @@ def new_seat_token() -> str:
 MAX_PER_MOVE_MS = 24 * 3600 * 1000
 MAX_BANK_MS = 7 * 24 * 3600 * 1000
 """A day a move and a week's bank: more is no clock (and the columns are 32-bit)."""
+MIN_PER_MOVE_MS = 100
+"""The shortest time a move: a tenth of a second, enough for a bot on the same continent to
+answer, while a clock the server runs out for nobody plays at most ten actions a second."""
 
 
 def rules_for(preset: str, options: Mapping[str, Any]) -> engine.Ruleset:
-    """The ruleset of a preset with option overrides; ``InvalidArgument`` saying why not."""
+    """The ruleset of a preset with option overrides; ``InvalidArgument`` saying why not.
+    Every game this server plays ends: without a ``deal_limit`` it gets ``engine.DEAL_LIMIT``,
+    and ``deal_limit=0`` is refused."""
+    if "deal_limit" not in options:
+        options = {**options, "deal_limit": engine.DEAL_LIMIT}
     try:
-        return engine.ruleset(preset, options)
+        rules = engine.ruleset(preset, options)
     except engine.RulesetError as e:
         raise InvalidArgument(str(e), reason=e.reason) from None
+    if not rules.deal_limit:
+        raise InvalidArgument(
+            f"deal_limit=0 would let the game go on for ever: give a number of deals from 1 to "
+            f"{engine.MAX_HAND_LIMIT} (or none for {engine.DEAL_LIMIT})",
+            reason=engine.RulesetError.reason,
+        )
+    return rules
 
 
 def check_house_bots(
@@ -379,10 +397,10 @@ def check_time_control(control: TimeControl) -> None:
             f"a time control allows at most {MAX_PER_MOVE_MS} ms a move and a bank of "
             f"{MAX_BANK_MS} ms, not {control.per_move_ms} and {control.bank_ms}"
         )
-    if control.per_move_ms <= 0 or control.bank_ms < 0:
+    if control.per_move_ms < MIN_PER_MOVE_MS or control.bank_ms < 0:
         raise InvalidArgument(
-            f"a time control needs per_move_ms > 0 and bank_ms >= 0, not {control.per_move_ms} "
-            f"and {control.bank_ms}"
+            f"a time control needs per_move_ms of at least {MIN_PER_MOVE_MS} and bank_ms >= 0, "
+            f"not {control.per_move_ms} and {control.bank_ms}"
         )
     if control.policy not in engine.TIMEOUT_POLICIES:
         raise InvalidArgument(

@@ -30,7 +30,7 @@ from boneyard.server.errors import (
     PermissionDenied,
     PreconditionFailed,
 )
-from boneyard.server.quotas import QuotaExceeded
+from boneyard.server.quotas import QuotaExceeded, Quotas
 from boneyard.server.store.account_events import (
     AccountEvent,
     account_events_after,
@@ -79,10 +79,15 @@ class ChallengeBook:
         tell: Callable[[list[str]], None],
         *,
         max_open: int = MAX_OPEN_CHALLENGES,
+        quotas: Quotas | None = None,
         now: Callable[[], datetime] | None = None,
     ) -> None:
-        """``tell(account_ids)``: wake the streams of accounts told something (any thread)."""
+        """``tell(account_ids)``: wake the streams of accounts told something (any thread).
+        ``quotas``: the server's, whose ``challenges_per_minute`` bounds what one account's
+        challenges write into the others' streams (two events each at most: received, then
+        accepted, declined or expired)."""
         self._app = app
+        self._quotas = quotas or Quotas()
         self._store = ChallengeStore(app.store)
         self._tell = tell
         self._max_open = max_open
@@ -153,11 +158,12 @@ class ChallengeBook:
             (seat if seat is not None else next(free), account_id, is_challenger)
             for account_id, seat, is_challenger in wanted
         ]
+        self._quotas.challenging(challenger.id)
         made = self._store.create(
             str(uuid.uuid4()),
             challenger.id,
             preset,
-            dict(options),
+            {**options, "deal_limit": rules.deal_limit},  # as the game will be made
             time_control,
             rated,
             self._now() + expires_in,

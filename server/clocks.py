@@ -55,6 +55,10 @@ class ClockKeeper:
             self._followed.discard(game.id)
             return
         self._followed.add(game.id)
+        if clock.state.turn_seat in game.house:
+            # The server plays a house seat itself (it starts its worker processes at the
+            # first such turn, which may take longer than a short clock): it never times out.
+            return
         deadline = self._host.deadline(clock)
         if deadline is None:
             return

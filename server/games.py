@@ -48,6 +48,7 @@ from boneyard.server.store.writer import Append, Writer
 from boneyard.v1 import game_service_pb2
 
 __all__ = [
+    "ABSENT_AFTER",
     "GameHost",
     "LiveGame",
     "Submitted",
@@ -65,6 +66,9 @@ MAX_LIVE_GAMES = 2000
 SEAT_REQUEST = "\x1eseat:"
 """The prefix of a TakeSeat's request id in the requests table (a control character, so no
 client's own id can collide with it)."""
+ABSENT_AFTER = 3
+"""Timeouts in a row of every seat that is not a house bot's after which a game is abandoned
+(``boneyard-server --abandon-absent-after``)."""
 _RECENT = 16
 """States (and stream messages) kept for the latest versions, shared by every watcher."""
 
@@ -133,6 +137,12 @@ class LiveGame:
     made and serialized once however many watch."""
     evicted: bool = False
     """Dropped from the cache: whoever holds this object must get the game again."""
+    absence: engine.Absence | None = None
+    """Each seat's timeouts in a row (``engine.absence``), kept up with every commit."""
+
+    def __post_init__(self) -> None:
+        if self.absence is None:
+            self.absence = engine.absence(self.events, self.state.rules.players)
 
     @property
     def players(self) -> int:
@@ -245,8 +255,11 @@ class GameHost:
         seeds: Callable[[], bytes] | None = None,
         now: Callable[[], datetime] | None = None,
         max_games: int = MAX_LIVE_GAMES,
+        absent_after: int = ABSENT_AFTER,
     ) -> None:
         self._store = store
+        self.absent_after = absent_after
+        """Timeouts in a row of every seat not a house bot's that end a game as abandoned."""
         self._competition = CompetitionStore(store)
         self._writer = writer
         self._publish = publish
@@ -392,8 +405,10 @@ class GameHost:
     ) -> tuple[int, LiveGame]:
         """Seat a player (``seat=None``: the lowest free seat) with ``token``; the table's
         status turns ``playing`` with its last seat, in the same transaction. A retry with
-        the same ``request_id`` gets the seat the first attempt took, its token replaced by
-        ``token`` (tokens are kept only as hashes: the first cannot be sent again)."""
+        the same ``request_id`` gets the seat the first attempt took if it brings the same
+        token (``SeatTokens`` derives it from the request): nothing is revoked, and a retry
+        with any other token is refused, so that nobody takes a seat over by replaying its
+        request id."""
         key = SEAT_REQUEST + request_id if request_id else None
         async with _Hold(self, game_id) as hold:
             players = hold.game.players
@@ -410,7 +425,15 @@ class GameHost:
                 game = hold.game
                 earlier = game.requests.get(key) if key is not None else None
                 if earlier is not None:
-                    await self._reissue(game, earlier.seat, token)
+                    if game.tokens.get(token_hash(token)) != earlier.seat:
+                        raise PreconditionFailed(
+                            f"request_id {request_id!r} took seat {earlier.seat} of game "
+                            f"{game_id} with another token: only the first answer's token "
+                            f"opens it (send a new request_id to take another seat)",
+                            reason="SEAT_TAKEN",
+                            game_id=game_id,
+                            seat=earlier.seat,
+                        )
                     logs.known(game=game_id, seat=earlier.seat)
                     return earlier.seat, game
                 if seat is None:
@@ -537,11 +560,6 @@ class GameHost:
         finally:
             game.lock.release()
 
-    async def _reissue(self, game: LiveGame, seat: int, token: str) -> None:
-        await asyncio.to_thread(self._store.reissue_token, game.id, seat, token_hash(token))
-        game.forget_tokens(seat)
-        game.tokens[token_hash(token)] = seat
-
     async def repair_clock(self, game_id: str) -> bool:
         """Set right the clock of a full table that is not running, or not at the game's
         version (a crash between a seat taken and its clock): the seat to act gets a fresh
@@ -656,16 +674,43 @@ class GameHost:
             if deadline is None or self._now() < deadline:
                 return None
             seat = clock.state.turn_seat
-            if seat is None or turn_of(game.state) != seat:
+            if seat is None or turn_of(game.state) != seat or seat in game.house:
                 return None
             events = engine.decide(game.state, engine.TimeOut(seat, clock.control.policy))
             log.info("game %s: seat %d ran out of time (%s)", game_id, seat, clock.control.policy)
             try:
-                return await self._commit(game, seat, events, "", None, expired=True)
+                applied = await self._commit(game, seat, events, "", None, expired=True)
             except StaleVersion:
                 return None  # another process timed it out, or the seat acted there
+            await self._abandon_if_absent(game)
+            return applied
         finally:
             game.lock.release()
+
+    async def _abandon_if_absent(self, game: LiveGame) -> None:
+        """End a game whose every seat but the house bots' has run out of time
+        ``absent_after`` times in a row: nobody is playing it, and the server would otherwise
+        play it to its end for nobody (the lock is held)."""
+        absence = game.absence
+        players = [seat for seat in range(game.players) if seat not in game.house]
+        if set(players) <= set(game.accounts.values()):
+            # Every seat is an account's (a tournament's, a challenge's, a seek's table): each
+            # answers for its own seats, and the clock plays the game to its end as it always did.
+            return
+        if game.over or absence is None or not absence.all_absent(players, self.absent_after):
+            return
+        events = engine.decide(game.state, engine.Abandon("absent"))
+        try:
+            await self._commit(game, -1, events, "", None)
+        except StaleVersion:
+            return  # moved elsewhere: whoever holds it now looks again at its next timeout
+        log.info(
+            "game %s: abandoned at version %d, every seat not a house bot's ran out of time "
+            "%d times in a row",
+            game.id,
+            game.version,
+            self.absent_after,
+        )
 
     def deadline(self, clock: GameClock) -> datetime | None:
         """When the seat to act runs out of time; ``None`` while the clock is stopped."""
@@ -777,6 +822,11 @@ class GameHost:
         game.state = states[-1]
         game.last_hash = last_hash
         game.events.extend(events)
+        absence = game.absence
+        assert absence is not None
+        for event in events:
+            absence = absence.after(event)
+        game.absence = absence
         game.updated_at = at
         game._remember(states)
         if request is not None:

@@ -17,19 +17,16 @@ app (``boneyard.server.webapp``, built from ``web/``) at ``/``.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import re
-import socket
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import grpc
-import uvicorn
 from connectrpc.code import Code
 from connectrpc.errors import ConnectError
 from connectrpc.request import RequestContext
@@ -47,7 +44,8 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
-from boneyard.server.drain import Drain, Grace
+from boneyard.server.drain import Drain
+from boneyard.server.http_door import DEFAULT_BODY_TIMEOUT, Door
 from boneyard.server.interceptors import DEFAULT_REQUEST_LIMIT, refusal_for, use_credentials
 from boneyard.server.observing import CallObserver, Outcome
 from boneyard.server.quotas import Quotas, peer_of
@@ -64,7 +62,7 @@ from boneyard.v1 import (
     ratings_pb2,
 )
 
-__all__ = ["MAX_REQUEST_BYTES", "HttpListener", "Services", "bridge", "http_app"]
+__all__ = ["MAX_REQUEST_BYTES", "Services", "bridge", "http_app"]
 
 log = logging.getLogger(__name__)
 
@@ -317,10 +315,14 @@ def http_app(
     cors_origins: Sequence[str] = (),
     observer: CallObserver | None = None,
     drain: Drain | None = None,
+    request_limits: Mapping[str, int] | None = None,
+    body_timeout: float = DEFAULT_BODY_TIMEOUT,
 ) -> ASGIApp:
     """The ASGI application of the HTTP listener (``observer``: counts and logs its calls;
     ``drain``: the server's, whose shutdown refuses its calls and ends its streams as on the
-    gRPC port)."""
+    gRPC port), behind its door (``http_door.Door``: ``request_limits``, the bytes a method's
+    request may have where it is not ``DEFAULT_REQUEST_LIMIT``, as on the gRPC port;
+    ``body_timeout``, the seconds a body may take to arrive)."""
     routes: list[BaseRoute] = []
     for module, name, servicer in (
         (game_service_connect, "GameService", services.games),
@@ -356,6 +358,12 @@ def http_app(
     if built is not None:
         routes.append(Mount("/", app=StaticFiles(directory=built, html=True)))
     app: ASGIApp = Starlette(routes=routes)
+    app = Door(
+        app,
+        request_limits=request_limits or {},
+        default_limit=DEFAULT_REQUEST_LIMIT,
+        body_timeout=body_timeout,
+    )
     if cors_origins:
         app = CORSMiddleware(
             app,
@@ -366,57 +374,3 @@ def http_app(
             max_age=7200,
         )
     return app
-
-
-class _Server(uvicorn.Server):
-    """uvicorn without its signal handlers: the server process owns SIGINT and SIGTERM."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
-
-
-class HttpListener:
-    """The HTTP listener, served on the running event loop."""
-
-    def __init__(self, app: ASGIApp, *, tls: tuple[str, str] | None = None) -> None:
-        config = uvicorn.Config(
-            app,
-            lifespan="off",
-            log_level="warning",
-            access_log=False,
-            ssl_certfile=tls[0] if tls else None,
-            ssl_keyfile=tls[1] if tls else None,
-        )
-        self._server = _Server(config)
-        self._task: asyncio.Task[None] | None = None
-
-    async def start(self, host: str, port: int) -> int:
-        """Listen on ``host:port``; the port (a free one for 0). ``OSError`` if the address
-        is in use or not this host's."""
-        host = host.strip("[]")
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        # Bound here, not by uvicorn, which would exit the process on a busy port.
-        sock = socket.create_server((host, port), family=family)
-        self._task = asyncio.get_running_loop().create_task(self._server.serve(sockets=[sock]))
-        while not self._server.started:
-            if self._task.done():
-                self._task.result()  # raises what stopped it
-                raise OSError(f"the HTTP listener on {host}:{port} stopped as it started")
-            await asyncio.sleep(0.01)
-        return int(sock.getsockname()[1])
-
-    async def stop(self, grace: Grace | None = None) -> bool:
-        """Stop listening, and let the connections finish what they send (within ``grace``,
-        if given; then they are closed as they are); whether they all finished."""
-        if self._task is None:
-            return True
-        self._server.should_exit = True
-        finished = True
-        if grace is not None and not await grace.within(asyncio.shield(self._task)):
-            finished = False
-            self._server.force_exit = True
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._task
-        self._task = None
-        return finished

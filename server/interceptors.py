@@ -9,8 +9,8 @@ of the application's errors to status codes. Handlers raise ``AppError`` subclas
 - ``ErrorInterceptor`` answers an error a handler raised (unary or streaming) with its status
   code, message and ``ErrorInfo`` (``boneyard.server.refusals``); anything unexpected is logged with a request id and answered INTERNAL
   with that id, without its text (which may hold SQL and its parameters). It also bounds each
-  method's request bytes: a request over its method's limit is INVALID_ARGUMENT before it is
-  parsed.
+  method's request bytes: a request over its method's limit is RESOURCE_EXHAUSTED before it
+  is parsed.
 """
 
 from __future__ import annotations
@@ -175,15 +175,23 @@ def _wrap(
     stream: Callable[[Handler], Handler],
     tolerant: bool = False,
     limit: int | None = None,
+    bidi: Callable[[Handler], Handler] | None = None,
 ) -> grpc.RpcMethodHandler | None:
-    """The same handler with its behaviour wrapped (unary-unary and unary-stream: the only
-    kinds our services have); ``tolerant``: an undecodable request reaches the handler as
-    ``Undecodable``, and one over ``limit`` bytes as ``Oversized``."""
+    """The same handler with its behaviour wrapped (unary-unary and unary-stream: the kinds
+    our services have; ``bidi``, if given, wraps a stream-stream one, as reflection's);
+    ``tolerant``: an undecodable request reaches the handler as ``Undecodable``, and one over
+    ``limit`` bytes as ``Oversized``."""
     if handler is None:
         return None
     deserialize = handler.request_deserializer
     if tolerant:
         deserialize = _tolerant(deserialize, limit)
+    if handler.stream_stream is not None and bidi is not None:
+        return grpc.stream_stream_rpc_method_handler(
+            bidi(handler.stream_stream),
+            request_deserializer=deserialize,
+            response_serializer=handler.response_serializer,
+        )
     if handler.unary_unary is not None:
         return grpc.unary_unary_rpc_method_handler(
             unary(handler.unary_unary),
@@ -380,13 +388,33 @@ class ErrorInterceptor(_Wrapping):
 
             return call
 
+        def bidi(inner: Handler) -> Handler:
+            async def call(requests: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+                async def checked() -> AsyncIterator[Any]:
+                    async for request in requests:
+                        if type(request) is Oversized:
+                            await _refuse_size(context, request, method)
+                        if type(request) is Undecodable:
+                            await _refuse_bytes(context, request, method)
+                        yield request
+
+                try:
+                    async for message in inner(checked(), context):
+                        yield message
+                except Exception as error:  # noqa: BLE001 - every error gets a status
+                    await _abort(context, error, method)
+
+            return call
+
         limit = self._limits.get(method, DEFAULT_REQUEST_LIMIT)
-        return _wrap(handler, unary, stream, tolerant=True, limit=limit)
+        return _wrap(handler, unary, stream, tolerant=True, limit=limit, bidi=bidi)
 
 
 def size_refusal(request: Oversized, method: str) -> Refusal:
+    # RESOURCE_EXHAUSTED, as gRPC itself answers a message over its receive limit, and as the
+    # HTTP listener answers a body over the method's limit (http_door).
     return Refusal(
-        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
         f"the request is {request.size} bytes; a {method.rsplit('/', 1)[-1]} request is at "
         f"most {request.limit} bytes (refused unread)",
         "REQUEST_TOO_LARGE",

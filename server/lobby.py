@@ -160,7 +160,13 @@ class Lobby:
         key = table_key(rules, time_control)
         self._competition.cancel_unseen_seeks(account.id, key, self._absent_before())
         self._competition.add_seek(
-            seek_id, account.id, key, preset, dict(options), time_control, rules.players
+            seek_id,
+            account.id,
+            key,
+            preset,
+            {**options, "deal_limit": rules.deal_limit},  # as the game will be made
+            time_control,
+            rules.players,
         )
         self._changed(key)
         self.form_tables(key)

@@ -26,9 +26,8 @@ from datetime import timedelta
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
-from boneyard.engine import Event
+from boneyard.engine import ClockExpired, Event
 from boneyard.server import keepalive
 from boneyard.server.admin import admin
 from boneyard.server.api import GameServicer
@@ -42,9 +41,16 @@ from boneyard.server.clocks import ClockKeeper
 from boneyard.server.competition_api import LobbyServicer, TournamentServicer
 from boneyard.server.drain import Drain, Grace
 from boneyard.server.feed import Feed
-from boneyard.server.games import MAX_LIVE_GAMES, GameHost, LiveGame
+from boneyard.server.games import ABSENT_AFTER, MAX_LIVE_GAMES, GameHost, LiveGame
 from boneyard.server.house_bots import HouseBots
-from boneyard.server.http_api import HttpListener, Services, http_app
+from boneyard.server.http_api import Services, http_app
+from boneyard.server.http_door import DEFAULT_BODY_TIMEOUT
+from boneyard.server.http_listener import (
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+    HttpLimits,
+    HttpListener,
+)
 from boneyard.server.interceptors import (
     CredentialsInterceptor,
     DrainInterceptor,
@@ -59,6 +65,7 @@ from boneyard.server.observing import CallObserver, ObservingInterceptor
 from boneyard.server.quotas import Quotas
 from boneyard.server.ratings import Rater
 from boneyard.server.ratings_api import RATING_SERVICE_NAME, RatingServicer
+from boneyard.server.reflection import enable_reflection
 from boneyard.server.signing import load_signer
 from boneyard.server.store import EventStore
 from boneyard.server.store.competition import CompetitionStore
@@ -120,6 +127,7 @@ async def create_server(
     http_tls: tuple[str, str] | None = None,
     house_bot_workers: int = DEFAULT_WORKERS,
     metrics_listen: str | None = None,
+    http_limits: HttpLimits | None = None,
 ) -> tuple[grpc.aio.Server, int, Boneyard]:
     """A started server on ``listen`` (port 0 picks a free one); returns it, its port and the
     parts it runs (``Boneyard``). ``tls``: ``(certificate chain, private key)`` in PEM, to
@@ -129,7 +137,9 @@ async def create_server(
     (``Boneyard.http_port`` is its port), with TLS from the files ``http_tls``.
     ``house_bot_workers``: processes deciding
     for the house bots. ``metrics_listen``: serve Prometheus metrics there
-    (``Boneyard.metrics_port`` is its port)."""
+    (``Boneyard.metrics_port`` is its port). ``http_limits``: the HTTP listener's timeouts and
+    connections a client may hold."""
+    http_limits = http_limits or HttpLimits()
     kwargs = {"sqlite_synchronous": sqlite_synchronous} if is_sqlite(database_url) else {}
     store = await asyncio.to_thread(EventStore.open, database_url, migrate=True, **kwargs)
     try:
@@ -186,9 +196,7 @@ async def create_server(
         ACCOUNT_SERVICE_NAME,
         RATING_SERVICE_NAME,
     )
-    reflection.enable_server_reflection(
-        (*services, health.SERVICE_NAME, reflection.SERVICE_NAME), server
-    )
+    enable_reflection((*services, health.SERVICE_NAME), server)
     try:
         if tls is None:
             port = server.add_insecure_port(listen)
@@ -213,8 +221,10 @@ async def create_server(
             cors_origins=http_cors_origins,
             observer=parts.observer,
             drain=parts.drain,
+            request_limits=REQUEST_LIMITS,
+            body_timeout=http_limits.body_timeout,
         )
-        parts.http = HttpListener(app, tls=http_tls)
+        parts.http = HttpListener(app, tls=http_tls, limits=http_limits)
         host, _, http_port = http_listen.rpartition(":")
         try:
             parts.http_port = await parts.http.start(host, int(http_port))
@@ -263,8 +273,13 @@ class Boneyard:
         )
         self.feed = Feed()
         self.app = GameApp(store)
+        abandonment = abandonment or Abandonment()
         self.host = GameHost(
-            store, self.writer, publish=self.feed.publish, max_games=max_live_games
+            store,
+            self.writer,
+            publish=self.feed.publish,
+            max_games=max_live_games,
+            absent_after=abandonment.absent_after,
         )
         announce_lobby = announce_seats = None
         if postgresql:
@@ -279,7 +294,7 @@ class Boneyard:
         self.lobby = Lobby(self.app, announce_lobby)
         self.seats = SeatWatch(announce_seats)
         self.app.on_created = self._created
-        self.challenges = ChallengeBook(self.app, self.seats.reserved)
+        self.challenges = ChallengeBook(self.app, self.seats.reserved, quotas=quotas)
         self.games = GameServicer(self.app, self.host, self.feed, quotas)
         self.director = TournamentDirector(self.app)
         self.host.on_commit(self.director.game_committed)
@@ -288,9 +303,11 @@ class Boneyard:
         self.director.on_published = self.rater.wake_threadsafe
         self.host.on_commit(self._count_actions)
         self.host.on_commit(self._tell_game_over)
+        self.quotas = quotas
+        self.host.on_commit(self._count_served)
         self.clocks = ClockKeeper(self.host, self.app.competition, self.metrics.timed_out)
         self.house = HouseBots(self.host, store, house_bot_workers)
-        self.sweeper = Sweeper(self.host, store, abandonment or Abandonment())
+        self.sweeper = Sweeper(self.host, store, abandonment)
         self.listener = (
             Listener(
                 store.engine.url,
@@ -413,6 +430,16 @@ class Boneyard:
         if events:  # taking or leaving a seat commits no event
             self.metrics.committed()
 
+    def _count_served(self, game: LiveGame, events: tuple[Event, ...]) -> None:
+        """What the server played for a client (a timeout, a house bot's action) counts
+        against the quota of whoever created the game (``Quotas.served_action``)."""
+        if events:
+            first = events[0]
+            if type(first) is ClockExpired or getattr(first, "seat", None) in game.house:
+                self.quotas.served_action(game.id)
+        if game.over:
+            self.quotas.game_over(game.id)
+
     def _tell_game_over(self, game: LiveGame, events: tuple[Event, ...]) -> None:
         """The commit that ended a game wrote its accounts' game_finished events (the writer,
         ``account_events``): wake their streams, here and in the other processes."""
@@ -495,15 +522,25 @@ async def _serve(args: argparse.Namespace) -> None:
                 streams_per_peer=args.max_streams_per_client,
                 seeks_per_account=args.max_seeks_per_account,
                 open_games=args.open_games,
+                served_games=args.max_served_games,
+                served_actions_per_minute=args.max_served_actions_per_minute,
+                challenges_per_minute=args.max_challenges_per_minute,
             ),
             abandonment=Abandonment(
-                idle_after=args.abandon_idle_after, open_after=args.expire_open_after
+                idle_after=args.abandon_idle_after,
+                open_after=args.expire_open_after,
+                absent_after=args.abandon_absent_after,
             ),
             http_listen=args.http_listen or None,
             http_cors_origins=args.http_cors_origin,
             http_tls=(args.tls_cert, args.tls_key) if args.tls_cert and args.tls_key else None,
             house_bot_workers=args.house_bot_workers,
             metrics_listen=args.metrics_listen or None,
+            http_limits=HttpLimits(
+                header_timeout=args.http_header_timeout,
+                body_timeout=args.http_body_timeout,
+                max_connections_per_client=args.http_max_connections_per_client,
+            ),
         )
     except Exception as e:
         log.debug("start failed", exc_info=True)
@@ -598,6 +635,17 @@ def _http_listen_address(text: str) -> str:
     return _listen_address(text) if text else ""
 
 
+def _timeout(text: str) -> float:
+    """argparse type of the HTTP listener's timeouts: seconds, 0.1 .. 3600."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0.1 <= seconds <= 3600:  # (NaN too)
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds from 0.1 to 3600")
+    return seconds
+
+
 def _grace(text: str) -> float:
     """argparse type of --shutdown-grace: seconds, 0 .. MAX_SHUTDOWN_GRACE."""
     try:
@@ -672,6 +720,38 @@ def main(argv: list[str] | None = None) -> None:
         "the public network); '' for none (env BONEYARD_METRICS_LISTEN; default none)",
     )
     parser.add_argument(
+        "--http-header-timeout",
+        type=_timeout,
+        default=_timeout(
+            os.environ.get("BONEYARD_HTTP_HEADER_TIMEOUT", str(DEFAULT_HEADER_TIMEOUT))
+        ),
+        metavar="SECONDS",
+        help="an HTTP connection with no request under way (its headers not all sent, or idle "
+        "between requests) is closed after this long; a TLS handshake has as long "
+        "(env BONEYARD_HTTP_HEADER_TIMEOUT; default %(default)g)",
+    )
+    parser.add_argument(
+        "--http-body-timeout",
+        type=_timeout,
+        default=_timeout(os.environ.get("BONEYARD_HTTP_BODY_TIMEOUT", str(DEFAULT_BODY_TIMEOUT))),
+        metavar="SECONDS",
+        help="an HTTP request's body must arrive within this long of its headers, else it is "
+        "refused (408, deadline_exceeded) and its connection closed "
+        "(env BONEYARD_HTTP_BODY_TIMEOUT; default %(default)g)",
+    )
+    parser.add_argument(
+        "--http-max-connections-per-client",
+        type=_quota,
+        default=_quota(
+            os.environ.get(
+                "BONEYARD_HTTP_MAX_CONNECTIONS_PER_CLIENT", str(DEFAULT_MAX_CONNECTIONS_PER_CLIENT)
+            )
+        ),
+        metavar="N",
+        help="HTTP connections one client address may hold open at once; more are closed as "
+        "they come (env BONEYARD_HTTP_MAX_CONNECTIONS_PER_CLIENT; default %(default)s)",
+    )
+    parser.add_argument(
         "--http-cors-origin",
         action="append",
         default=[o for o in os.environ.get("BONEYARD_HTTP_CORS_ORIGINS", "").split(",") if o],
@@ -728,6 +808,31 @@ def main(argv: list[str] | None = None) -> None:
             8,
             "seeks one account may hold open",
         ),
+        (
+            "--max-served-games",
+            "BONEYARD_MAX_SERVED_GAMES",
+            16,
+            (
+                "games with house bots or a clock, not yet over, one client address (and one "
+                "account) may have created"
+            ),
+        ),
+        (
+            "--max-served-actions-per-minute",
+            "BONEYARD_MAX_SERVED_ACTIONS_PER_MINUTE",
+            1200,
+            (
+                "actions the server played (house bots, timeouts) in the games of one client "
+                "address (and one account) in a minute, beyond which it may create no more "
+                "such games"
+            ),
+        ),
+        (
+            "--max-challenges-per-minute",
+            "BONEYARD_MAX_CHALLENGES_PER_MINUTE",
+            10,
+            "challenges one account may make in a minute",
+        ),
     ):
         parser.add_argument(
             flag,
@@ -761,6 +866,15 @@ def main(argv: list[str] | None = None) -> None:
             default=_span(os.environ.get(env, str(int(default.total_seconds())))),
             help=f"{what}; 0 for never (env {env}; default {int(default.total_seconds())})",
         )
+    parser.add_argument(
+        "--abandon-absent-after",
+        type=_quota,
+        default=_quota(os.environ.get("BONEYARD_ABANDON_ABSENT_AFTER", str(ABSENT_AFTER))),
+        metavar="N",
+        help="timeouts in a row of every seat that is not a house bot's after which a game "
+        "with a clock ends as abandoned, with no winner: nobody is playing it "
+        "(env BONEYARD_ABANDON_ABSENT_AFTER; default %(default)s)",
+    )
     parser.add_argument(
         "--max-live-games",
         type=_live_games,

@@ -4,7 +4,12 @@ nobody can fill the server's memory or database by asking a lot.
 - games created: at most ``games_per_minute`` in any minute, per peer and per account;
 - open streams (WatchGame, Seek, WatchSeats): at most ``streams_per_peer`` at once per peer;
 - open seeks: at most ``seeks_per_account`` at once per account;
-- ``open_games=False``: only accounts (an API key) create games.
+- ``open_games=False``: only accounts (an API key) create games;
+- games the server plays in (house bots, or a clock whose timeouts it applies), created by one
+  peer or account: at most ``served_games`` not over at once, and no new one while the server
+  applied more than ``served_actions_per_minute`` actions for it (house-bot decisions and
+  timeouts) in the last minute: a client cannot make the server play for it without bound;
+- challenges: at most ``challenges_per_minute`` made by one account.
 
 Exceeding one is RESOURCE_EXHAUSTED with a message naming the limit. The counts are this
 process's: with several processes each enforces its own.
@@ -42,32 +47,93 @@ class Quotas:
     streams_per_peer: int = 5000
     seeks_per_account: int = 8
     open_games: bool = True
+    served_games: int = 16
+    served_actions_per_minute: int = 1200
+    challenges_per_minute: int = 10
     clock: Callable[[], float] = time.monotonic
     _created: dict[str, collections.deque[float]] = field(default_factory=dict, repr=False)
+    _challenged: dict[str, collections.deque[float]] = field(default_factory=dict, repr=False)
+    _serving: collections.Counter[str] = field(default_factory=collections.Counter, repr=False)
+    _served: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
+    _actions: dict[str, _Minute] = field(default_factory=dict, repr=False)
     _streams: collections.Counter[str] = field(default_factory=collections.Counter, repr=False)
     _seeks: collections.Counter[str] = field(default_factory=collections.Counter, repr=False)
 
     def creating_game(self, peer: str, account: str | None) -> None:
         """Count a game about to be created by ``peer`` (and ``account``, if it has one)."""
+        _count_in_minute(
+            self._created, _holders(peer, account), self.games_per_minute, self.clock(),
+            "games created", "games_per_minute",
+        )
+
+    def challenging(self, account: str) -> None:
+        """Count a challenge about to be made by ``account``."""
+        _count_in_minute(
+            self._challenged, (f"account {account}",), self.challenges_per_minute,
+            self.clock(), "challenges made", "challenges_per_minute",
+        )
+
+    def begin_served(self, peer: str, account: str | None) -> tuple[str, ...]:
+        """Hold one of the served games of ``peer`` (and ``account``) for a game about to be
+        created with house bots or a clock; the holders, for ``served`` (once it is made) or
+        ``end_served`` (if it was not)."""
+        holders = _holders(peer, account)
         now = self.clock()
-        holders = [f"peer {peer}"] + ([f"account {account}"] if account else [])
         for holder in holders:
-            times = self._created.get(holder)
-            if times is None:
-                continue
-            while times and times[0] <= now - 60:
-                times.popleft()
-            if len(times) >= self.games_per_minute:
+            if self._serving[holder] >= self.served_games:
                 raise QuotaExceeded(
-                    f"the limit of {self.games_per_minute} games created a minute by one "
-                    f"{holder.split()[0]} is reached: try again later",
-                    limit="games_per_minute",
+                    f"the limit of {self.served_games} games with house bots or a clock in play "
+                    f"at once for one {holder.split()[0]} is reached: finish or resign one first",
+                    limit="served_games",
+                )
+            minute = self._actions.get(holder)
+            if minute is not None and minute.total(now) >= self.served_actions_per_minute:
+                raise QuotaExceeded(
+                    f"the limit of {self.served_actions_per_minute} actions a minute the server "
+                    f"plays (house bots, clocks) in the games of one {holder.split()[0]} is "
+                    f"reached: try again in a minute",
+                    limit="served_actions_per_minute",
                 )
         for holder in holders:
-            self._created.setdefault(holder, collections.deque()).append(now)
-        if len(self._created) > 100_000:  # forget the holders who stopped creating
-            for holder in [h for h, t in self._created.items() if not t or t[-1] <= now - 60]:
-                del self._created[holder]
+            self._serving[holder] += 1
+        return holders
+
+    def end_served(self, holders: tuple[str, ...]) -> None:
+        """Give back what ``begin_served`` held (the game was not made, or is over)."""
+        for holder in holders:
+            self._serving[holder] -= 1
+            if self._serving[holder] <= 0:
+                del self._serving[holder]
+
+    def served(self, game_id: str, holders: tuple[str, ...]) -> None:
+        """The game ``begin_served`` held a place for is ``game_id``."""
+        if game_id in self._served:  # a retried CreateGame: the game holds its place already
+            self.end_served(holders)
+            return
+        self._served[game_id] = holders
+
+    def served_action(self, game_id: str) -> None:
+        """The server applied an action in ``game_id`` for a house bot or a clock."""
+        holders = self._served.get(game_id)
+        if holders is None:
+            return
+        now = self.clock()
+        for holder in holders:
+            minute = self._actions.get(holder)
+            if minute is None:
+                minute = self._actions[holder] = _Minute()
+            minute.add(now)
+
+    def game_over(self, game_id: str) -> None:
+        """``game_id`` ended: its creator may have another."""
+        holders = self._served.pop(game_id, None)
+        if holders is not None:
+            self.end_served(holders)
+            now = self.clock()
+            for holder in holders:
+                minute = self._actions.get(holder)
+                if minute is not None and holder not in self._serving and not minute.total(now):
+                    del self._actions[holder]
 
     @contextmanager
     def stream(self, peer: str) -> Iterator[None]:
@@ -102,3 +168,62 @@ class Quotas:
             self._seeks[account] -= 1
             if not self._seeks[account]:
                 del self._seeks[account]
+
+
+def _holders(peer: str, account: str | None) -> tuple[str, ...]:
+    return (f"peer {peer}",) + ((f"account {account}",) if account else ())
+
+
+def _count_in_minute(
+    book: dict[str, collections.deque[float]],
+    holders: tuple[str, ...],
+    limit: int,
+    now: float,
+    what: str,
+    name: str,
+) -> None:
+    """Count one more of ``what`` for each of ``holders``, refused if one of them has had
+    ``limit`` in the last minute."""
+    for holder in holders:
+        times = book.get(holder)
+        if times is None:
+            continue
+        while times and times[0] <= now - 60:
+            times.popleft()
+        if len(times) >= limit:
+            raise QuotaExceeded(
+                f"the limit of {limit} {what} a minute by one {holder.split()[0]} is reached: "
+                f"try again later",
+                limit=name,
+            )
+    for holder in holders:
+        book.setdefault(holder, collections.deque()).append(now)
+    if len(book) > 100_000:  # forget the holders who stopped
+        for holder in [h for h, t in book.items() if not t or t[-1] <= now - 60]:
+            del book[holder]
+
+
+class _Minute:
+    """A count over the last minute, in one-second buckets: what the server does in the
+    background is counted however much it is (it cannot be refused), in bounded memory."""
+
+    __slots__ = ("_buckets",)
+
+    def __init__(self) -> None:
+        self._buckets: collections.deque[list[int]] = collections.deque()
+
+    def add(self, now: float) -> None:
+        second = int(now)
+        if self._buckets and self._buckets[-1][0] == second:
+            self._buckets[-1][1] += 1
+        else:
+            self._buckets.append([second, 1])
+            self._forget(now)
+
+    def total(self, now: float) -> int:
+        self._forget(now)
+        return sum(count for _, count in self._buckets)
+
+    def _forget(self, now: float) -> None:
+        while self._buckets and self._buckets[0][0] <= now - 60:
+            self._buckets.popleft()

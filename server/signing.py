@@ -29,6 +29,7 @@ __all__ = [
     "RECORDS",
     "RecordSigner",
     "SigningKeyError",
+    "kept_key_pair",
     "load_signer",
     "private_key_from_bytes",
     "signer_from_database",
@@ -94,26 +95,31 @@ def signer_from_file(path: str) -> RecordSigner:
 def signer_from_database(store: EventStore) -> RecordSigner:
     """The signer of the database's key pair, made and kept now if it has none. Raises
     ``SigningKeyError``."""
-    keys = KeyStore(store)
-    kept = keys.key(RECORDS)
-    if kept is None:
-        candidate = Ed25519PrivateKey.generate()
-        raw = candidate.private_bytes(
-            serialization.Encoding.Raw,
-            serialization.PrivateFormat.Raw,
-            serialization.NoEncryption(),
-        )
-        kept = keys.key_or_keep(
-            RECORDS, StoredKey(ALGORITHM, raw, public_key_of(candidate))
-        )
-        if kept.private_key == raw:
-            log.info("made the key pair that signs records (kept in the database)")
+    kept, made = kept_key_pair(KeyStore(store), RECORDS)
+    if made:
+        log.info("made the key pair that signs records (kept in the database)")
     if kept.algorithm != ALGORITHM:
         raise SigningKeyError(f"the database's signing key is {kept.algorithm}, not {ALGORITHM}")
     key = Ed25519PrivateKey.from_private_bytes(kept.private_key)
     if public_key_of(key) != kept.public_key:
         raise SigningKeyError("the database's signing key pair does not match itself")
     return RecordSigner(key)
+
+
+def kept_key_pair(keys: KeyStore, purpose: str) -> tuple[StoredKey, bool]:
+    """The Ed25519 key pair the database keeps for ``purpose``, made and kept now if it has
+    none (race-safe: every process gets the one kept); and whether this call made it."""
+    kept = keys.key(purpose)
+    if kept is not None:
+        return kept, False
+    candidate = Ed25519PrivateKey.generate()
+    raw = candidate.private_bytes(
+        serialization.Encoding.Raw,
+        serialization.PrivateFormat.Raw,
+        serialization.NoEncryption(),
+    )
+    kept = keys.key_or_keep(purpose, StoredKey(ALGORITHM, raw, public_key_of(candidate)))
+    return kept, kept.private_key == raw
 
 
 def load_signer(store: EventStore, key_file: str | None = None) -> RecordSigner:

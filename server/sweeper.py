@@ -1,7 +1,10 @@
 """Games nobody will finish are closed: no zombie tables.
 
 - a game in play **without a clock** in which nobody acted for ``idle_after`` ends as
-  abandoned (``engine.Abandon("idle")``): a game with a clock ends by its clock instead;
+  abandoned (``engine.Abandon("idle")``); a game with a clock ends once every seat that is not
+  a house bot's has run out of time ``absent_after`` times in a row (``engine.Abandon("absent")``,
+  applied by ``GameHost.time_out`` with the timeout that makes it so), so a game nobody plays
+  ends within a bounded number of clock turns;
 - an **open** game (seats still free) untouched for ``open_after`` (nobody took or left a
   seat) ends as abandoned too (``engine.Abandon("unstarted")``).
 
@@ -18,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from boneyard.server.games import GameHost
+from boneyard.server.games import ABSENT_AFTER, GameHost
 from boneyard.server.store.repository import EventStore
 
 __all__ = ["DEFAULT_IDLE_AFTER", "DEFAULT_OPEN_AFTER", "Abandonment", "Sweeper"]
@@ -37,6 +40,8 @@ class Abandonment:
 
     idle_after: timedelta | None = DEFAULT_IDLE_AFTER
     open_after: timedelta | None = DEFAULT_OPEN_AFTER
+    absent_after: int = ABSENT_AFTER
+    """Timeouts in a row of every seat not a house bot's that end a game with a clock."""
 
     @property
     def every(self) -> float:

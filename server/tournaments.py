@@ -148,6 +148,7 @@ class TournamentDirector:
         # Each deal is a game of its own unless the organiser says otherwise.
         options.setdefault("hand_limit", 1)
         rules = rules_for(preset, options)
+        options["deal_limit"] = rules.deal_limit  # as the games will be made
         if format not in FORMATS:
             raise InvalidArgument(f"the format is one of {', '.join(FORMATS)}, not {format!r}")
         if time_control is not None:

@@ -723,18 +723,6 @@ class EventStore:
             ).all()
         return [(str(r.id), str(r.status)) for r in rows]
 
-    def reissue_token(self, game_id: str, seat: int, token_hash: str) -> None:
-        """Give a taken seat a new token (a retried TakeSeat: the first answer was lost)."""
-        if not is_token_hash(token_hash):
-            raise ValueError(f"game {game_id!r}, seat {seat}: token_hash must be a sha256 hex digest")
-        with self._write() as session:
-            session.execute(
-                update(SeatRow)
-                .where(SeatRow.game_id == game_id, SeatRow.seat == seat)
-                .values(token_hash=token_hash)
-                .execution_options(synchronize_session=False)
-            )
-
     def game_of_request(self, request_id: str) -> str | None:
         """The game a request (a CreateGame's, by its id) is recorded in, if any."""
         with self._read() as session:

@@ -93,7 +93,7 @@ def test_a_record_over_the_size_bound_is_refused_before_it_is_parsed(
     # Bytes no parser would take: had the server parsed them, it would say they are no message.
     call = archive_server.process.channel().unary_unary(VERIFY_RECORD)
     error = refusal(lambda: call(b"\xff" * (MAX_VERIFY_REQUEST_BYTES + 1), timeout=60))
-    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, error.details()
+    assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, error.details()
     assert error.details() == (
         f"the request is {MAX_VERIFY_REQUEST_BYTES + 1} bytes; a VerifyRecord request is at "
         f"most {MAX_VERIFY_REQUEST_BYTES} bytes (refused unread)"

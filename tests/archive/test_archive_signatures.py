@@ -28,6 +28,7 @@ from archive_helpers import (
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from boneyard import engine
 from boneyard.record import GENESIS_HASH, canonical_bytes, chain_hash, dump_record, load_record
 from boneyard.server.signing import signer_from_database
 from boneyard.server.store import EventStore
@@ -100,7 +101,8 @@ def _forged_game(signed: archive_pb2.GameRecord) -> archive_pb2.GameRecord:
     """What a forger who knows the format makes: another legal game, under the header of the
     server's record (its id, names, times), with the seed table and the result made to agree,
     and the whole chain recomputed. Every check but the signature passes."""
-    other = record_of(random_game("texas42", 99))
+    # Under the same rules as the server's game (which gave it its deal limit).
+    other = record_of(random_game("texas42", 99, options={"deal_limit": engine.DEAL_LIMIT}))
     forged = copy(signed)
     del forged.events[:]
     forged.events.extend(other.events)

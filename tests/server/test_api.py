@@ -147,7 +147,8 @@ def test_create_texas42_from_the_default_preset(server: RunningServer, client: C
     log = log_events(server, response.game_id)
     assert game.version == len(log) == 2
     assert isinstance(log[0][1], engine.GameCreated) and isinstance(log[1][1], engine.HandDealt)
-    assert log[0][1].rules == engine.ruleset("texas42")
+    # The server's deal limit, the one thing it adds to a preset (every game ends).
+    assert log[0][1].rules == engine.ruleset("texas42", deal_limit=engine.DEAL_LIMIT)
     assert client.game(response.game_id) == game
 
 
@@ -163,7 +164,13 @@ def test_create_with_option_overrides(server: RunningServer, client: Client) -> 
     assert rules.plunge is False
     expected = engine.ruleset(
         "texas42-redeal",
-        {"nello": True, "marks_to_win": 3, "min_bid": 31, "first_hand_opener": "1"},
+        {
+            "nello": True,
+            "marks_to_win": 3,
+            "min_bid": 31,
+            "first_hand_opener": "1",
+            "deal_limit": engine.DEAL_LIMIT,
+        },
     )
     assert log_events(server, texas)[0][1].rules == expected
 

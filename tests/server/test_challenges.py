@@ -24,6 +24,7 @@ from boneyard.v1 import challenges_pb2 as pb
 from boneyard.v1 import challenges_pb2_grpc, game_service_pb2, rules_pb2
 
 TIMEOUT = 30
+PER_MINUTE = 20
 
 
 def _accounts(url: str, n: int) -> list[tuple[str, str]]:
@@ -95,7 +96,11 @@ class _Follower:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     path = tmp_path_factory.mktemp("challenges")
     url = f"sqlite:///{path / 'boneyard.db'}"
-    with ServerProcess.start(path / "server.log", url) as process:
+    # More challenges a minute than the default 10, so that the tests below can reach the
+    # open challenges' bound (16) and the rate's alike.
+    with ServerProcess.start(
+        path / "server.log", url, extra_args=["--max-challenges-per-minute", str(PER_MINUTE)]
+    ) as process:
         process.database_url = url  # type: ignore[attr-defined]
         yield process
 
@@ -205,6 +210,38 @@ def test_an_account_may_hold_only_so_many_open_challenges(server: ServerProcess)
         timeout=TIMEOUT,
     )
     assert len(sent.challenges) == 16
+
+
+def test_challenges_are_rate_limited_per_account(tmp_path: Path) -> None:
+    # An outside run wrote some 1,270 events a minute into one account's stream with
+    # challenges that expired after a second (issue 31, defect 7): only the open ones were
+    # bounded. Now an account makes at most 10 challenges a minute (the default), expired or
+    # not, and so writes at most 20 events a minute into another account's stream.
+    url = f"sqlite:///{tmp_path / 'boneyard.db'}"
+    with ServerProcess.start(tmp_path / "server.log", url) as process:
+        accounts = _accounts(url, 3)
+        (_, key), (victim, victim_key) = accounts[0], accounts[1]
+        stub = _challenges(process)
+        follower = _Follower(process, victim_key)
+        try:
+            for _ in range(10):
+                _challenge(stub, key, [victim], expires_in_seconds=1)
+            with pytest.raises(grpc.RpcError) as caught:
+                _challenge(stub, key, [accounts[2][0]])
+            answer = refusal(caught.value)
+            assert (answer.code, answer.reason) == (
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                "QUOTA_EXCEEDED",
+            )
+            assert "10 challenges made a minute" in answer.message
+            assert answer.metadata["limit"] == "challenges_per_minute"
+            # The victim was told of 10 challenges, then of their ends; nothing more came.
+            told = [follower.next() for _ in range(20)]
+            assert sum(e.HasField("challenge_received") for e in told) == 10
+            with pytest.raises(queue.Empty):
+                follower.events.get(timeout=1.5)
+        finally:
+            follower.close()
 
 
 def test_watching_an_account_past_its_last_event_is_out_of_range(server: ServerProcess) -> None:

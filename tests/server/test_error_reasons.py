@@ -474,7 +474,7 @@ def test_names_and_requests_the_server_refuses(server: ServerProcess, stub: Any)
             game_service_pb2.GetGameRequest(game_id="x" * (5 * 1024 * 1024)), timeout=TIMEOUT
         ),
         "REQUEST_TOO_LARGE",
-        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
     )
     assert answer.metadata["limit"] == str(DEFAULT_REQUEST_LIMIT)
     archive = archive_pb2_grpc.ArchiveServiceStub(server.channel())

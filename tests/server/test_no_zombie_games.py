@@ -112,7 +112,13 @@ def test_a_take_seat_retried_after_leaving_seats_its_sender_anew(client: Client)
     first = client.stub.TakeSeat(request, timeout=RPC_TIMEOUT)
     leave(client, table.game_id, first.seat_token)
     again = client.stub.TakeSeat(request, timeout=RPC_TIMEOUT)
-    assert again.seat == 3 and again.seat_token != first.seat_token
+    # The request's token again (it is derived from the request id): it opens seat 3 anew.
+    assert again.seat == 3 and again.seat_token == first.seat_token
+    assert client.stub.GetView(
+        game_service_pb2.GetViewRequest(game_id=table.game_id),
+        metadata=bearer(again.seat_token),
+        timeout=RPC_TIMEOUT,
+    ).view.seat == 3
     assert [s.occupied for s in again.game.seats] == [False, False, False, True]
 
 
