@@ -15,7 +15,7 @@ import grpc
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from boneyard.v1 import (
+from boneyard.api.v1 import (
     actions_pb2,
     archive_pb2,
     challenges_pb2,
@@ -215,7 +215,7 @@ CHANNEL_OPTIONS: list[tuple[str, Any]] = [
     ("grpc.enable_retries", 1),
     ("grpc.service_config", json.dumps(RETRY_SERVICE_CONFIG)),
     # Ping a quiet connection every 60 s (the server accepts one every 30 s, see
-    # boneyard.server.keepalive), also with no data moving: a WatchGame stream waiting for the
+    # boneyard.server.transport.grpc.keepalive), also with no data moving: a WatchGame stream waiting for the
     # next move stays open through NATs that forget idle connections.
     ("grpc.keepalive_time_ms", 60_000),
     ("grpc.keepalive_timeout_ms", 20_000),

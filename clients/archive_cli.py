@@ -14,7 +14,7 @@ a game move by move, list finished games.
 ``export``, ``replay GAME_ID``, ``archive`` and ``public-key`` take ``--server ADDR`` like every
 other command; ``verify`` and ``replay FILE`` need no server. ``verify --public-key KEY``
 requires each record to be signed by KEY (base64 or hex, or a file holding it). The record
-format is docs/record-format.md; the verifier is ``boneyard.verify``, the same function the
+format is docs/record-format.md; the verifier is ``boneyard.records.verify``, the same function the
 server's VerifyRecord runs.
 """
 
@@ -35,14 +35,16 @@ import click
 import grpc
 from google.protobuf import json_format
 
-from boneyard import codec, engine
+from boneyard import engine
+from boneyard.api import codec
+from boneyard.api.v1 import archive_pb2, archive_pb2_grpc, events_pb2
 from boneyard.clients.api import DEFAULT_SERVER, open_channel
 from boneyard.clients.cli_common import server_option
 from boneyard.clients.describe import event_text
 from boneyard.engine import Event, GameState, HandDealt, TilePlayed, TrickWon, WidowExchanged
 from boneyard.engine.tiles import format_tiles, tile_name
-from boneyard.notation import NotationError, record_to_text, split_games, text_to_record
-from boneyard.record import (
+from boneyard.records.notation import NotationError, record_to_text, split_games, text_to_record
+from boneyard.records.record import (
     MAX_RECORD_BYTES,
     MAX_RECORD_FILE_BYTES,
     MalformedRecord,
@@ -50,9 +52,8 @@ from boneyard.record import (
     dump_record,
     load_record,
 )
-from boneyard.signing import BadKey, parse_public_key
-from boneyard.v1 import archive_pb2, archive_pb2_grpc, events_pb2
-from boneyard.verify import Discrepancy, Verdict, command_of, verify_record
+from boneyard.records.signing import BadKey, parse_public_key
+from boneyard.records.verify import Discrepancy, Verdict, command_of, verify_record
 
 __all__ = ["ARCHIVE_COMMANDS", "ArchiveClient", "Step", "replay_steps"]
 
@@ -414,7 +415,7 @@ class Step:
 
 def replay_steps(record: archive_pb2.GameRecord, through: int | None = None) -> list[Step]:
     """The moves of a record's log (its first ``through`` events), each with the game after
-    it. The events must be a valid log (``boneyard.verify`` says so, up to ``through``)."""
+    it. The events must be a valid log (``boneyard.records.verify`` says so, up to ``through``)."""
     steps: list[Step] = []
     group: list[tuple[int, events_pb2.Event, Event]] = []
     state: GameState | None = None

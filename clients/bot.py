@@ -18,10 +18,10 @@ from collections.abc import Callable
 
 import grpc
 
-from boneyard import codec
+from boneyard.api import codec
+from boneyard.api.v1 import view_pb2
 from boneyard.bots import Strategy
 from boneyard.clients.api import Client, refusal
-from boneyard.v1 import view_pb2
 
 __all__ = ["RETRY_CODES", "Bot", "BotGaveUp"]
 

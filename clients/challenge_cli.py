@@ -19,6 +19,7 @@ import time
 import click
 import grpc
 
+from boneyard.api.v1 import challenges_pb2, view_pb2
 from boneyard.bots import strategy, strategy_names
 from boneyard.clients.api import Client
 from boneyard.clients.bot import RETRY_CODES, Bot
@@ -32,7 +33,6 @@ from boneyard.clients.cli_common import (
     server_option,
     time_control_options,
 )
-from boneyard.v1 import challenges_pb2, view_pb2
 
 __all__ = ["CHALLENGE_COMMANDS", "challenge"]
 

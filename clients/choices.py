@@ -18,9 +18,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from boneyard.api.v1 import actions_pb2, rules_pb2
 from boneyard.clients.describe import contract_text, count_text
 from boneyard.engine.tiles import parse_tile, tile_name
-from boneyard.v1 import actions_pb2, rules_pb2
 
 __all__ = [
     "AmbiguousChoice",

@@ -33,6 +33,7 @@ from rich.console import Console
 from rich.table import Column, Table
 
 from boneyard import engine
+from boneyard.api.v1 import challenges_pb2, competition_pb2, game_pb2, view_pb2
 from boneyard.bots import strategy_names
 from boneyard.clients import api
 from boneyard.clients.api import Client, ruleset_request
@@ -58,7 +59,6 @@ from boneyard.clients.seat_store import KeptSeat, SeatStore
 from boneyard.clients.strategies import StrategySpecError, is_builtin, load_strategy
 from boneyard.clients.table import TableInfo
 from boneyard.clients.tournament_cli import TOURNAMENT_COMMANDS
-from boneyard.v1 import challenges_pb2, competition_pb2, game_pb2, view_pb2
 
 __all__ = ["main"]
 

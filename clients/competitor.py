@@ -27,10 +27,10 @@ from typing import Any, NamedTuple
 
 import grpc
 
+from boneyard.api.v1 import challenges_pb2, competition_pb2, game_pb2, view_pb2
 from boneyard.clients.api import Client, refusal
 from boneyard.clients.bot import RETRY_CODES, Bot, BotGaveUp
 from boneyard.clients.strategies import load_strategy
-from boneyard.v1 import challenges_pb2, competition_pb2, game_pb2, view_pb2
 
 __all__ = ["Competitor", "CompetitorGaveUp", "GameResult", "SeekPlan"]
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from boneyard.api.v1 import actions_pb2, events_pb2, rules_pb2, view_pb2
 from boneyard.engine.contracts import FOLLOW_ME, suit_table, trump_name
 from boneyard.engine.tiles import HIGH, LOW, tile_name
-from boneyard.v1 import actions_pb2, events_pb2, rules_pb2, view_pb2
 
 __all__ = [
     "action_text",

@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from boneyard import engine
+from boneyard.api.v1 import game_pb2, rules_pb2, view_pb2
 from boneyard.clients.describe import (
     bid_text,
     contract_text,
@@ -28,7 +29,6 @@ from boneyard.clients.describe import (
     phase_text,
 )
 from boneyard.engine.tiles import COUNT, tile_name
-from boneyard.v1 import game_pb2, rules_pb2, view_pb2
 
 __all__ = ["TableInfo", "menu_lines", "rule_differences", "table_screen"]
 

@@ -102,7 +102,15 @@ from boneyard.engine.tiles import (
     tile_name,
     tileset,
 )
-from boneyard.engine.views import SPECTATOR, SeatView, TrickView, view
+from boneyard.engine.views import (
+    SPECTATOR,
+    SeatView,
+    SeenEvent,
+    TrickView,
+    face_down_through,
+    view,
+    view_event,
+)
 
 __all__ = [
     "ABANDON_REASONS",
@@ -160,6 +168,7 @@ __all__ = [
     "RulesetError",
     "SeatCommand",
     "SeatView",
+    "SeenEvent",
     "Tile",
     "TileNotInHand",
     "TilePlayed",
@@ -175,6 +184,7 @@ __all__ = [
     "deal",
     "decide",
     "evolve",
+    "face_down_through",
     "format_tiles",
     "iter_tiles",
     "legal_actions",
@@ -195,4 +205,5 @@ __all__ = [
     "trump_menu",
     "trump_name",
     "view",
+    "view_event",
 ]

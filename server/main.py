@@ -27,54 +27,7 @@ from datetime import timedelta
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from boneyard.engine import ClockExpired, Event
-from boneyard.server import keepalive
-from boneyard.server.admin import admin
-from boneyard.server.api import GameServicer
-from boneyard.server.app import GameApp
-from boneyard.server.archive import MAX_VERIFY_SECONDS
-from boneyard.server.archive_api import ARCHIVE_SERVICE_NAME, REQUEST_LIMITS, archive_servicer
-from boneyard.server.bot_workers import DEFAULT_WORKERS, MAX_WORKERS
-from boneyard.server.challenges import ChallengeBook
-from boneyard.server.challenges_api import AccountServicer, ChallengeServicer
-from boneyard.server.clocks import ClockKeeper
-from boneyard.server.competition_api import LobbyServicer, TournamentServicer
-from boneyard.server.drain import Drain, Grace
-from boneyard.server.feed import Feed
-from boneyard.server.games import ABSENT_AFTER, MAX_LIVE_GAMES, GameHost, LiveGame
-from boneyard.server.house_bots import HouseBots
-from boneyard.server.http_api import Services, http_app
-from boneyard.server.http_door import DEFAULT_BODY_TIMEOUT
-from boneyard.server.http_listener import (
-    DEFAULT_HEADER_TIMEOUT,
-    DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
-    HttpLimits,
-    HttpListener,
-)
-from boneyard.server.interceptors import (
-    CredentialsInterceptor,
-    DrainInterceptor,
-    ErrorInterceptor,
-    StreamQuotaInterceptor,
-)
-from boneyard.server.listener import LOBBY_CHANNEL, Listener, announce
-from boneyard.server.lobby import Lobby, SeatWatch
-from boneyard.server.logs import LOG_FORMATS, configure
-from boneyard.server.metrics import Metrics, MetricsListener
-from boneyard.server.observing import CallObserver, ObservingInterceptor
-from boneyard.server.quotas import Quotas
-from boneyard.server.ratings import Rater
-from boneyard.server.ratings_api import RATING_SERVICE_NAME, RatingServicer
-from boneyard.server.reflection import enable_reflection
-from boneyard.server.signing import load_signer
-from boneyard.server.store import EventStore
-from boneyard.server.store.competition import CompetitionStore
-from boneyard.server.store.db import SQLITE_SYNCHRONOUS, is_sqlite
-from boneyard.server.store.repository import NOTIFY_CHANNEL
-from boneyard.server.store.writer import Writer
-from boneyard.server.sweeper import DEFAULT_IDLE_AFTER, DEFAULT_OPEN_AFTER, Abandonment, Sweeper
-from boneyard.server.tournaments import TournamentDirector
-from boneyard.v1 import (
+from boneyard.api.v1 import (
     archive_pb2_grpc,
     challenges_pb2,
     challenges_pb2_grpc,
@@ -83,6 +36,58 @@ from boneyard.v1 import (
     game_service_pb2,
     game_service_pb2_grpc,
     ratings_pb2_grpc,
+)
+from boneyard.engine import ClockExpired, Event
+from boneyard.server.archive.archive import MAX_VERIFY_SECONDS
+from boneyard.server.archive.service import ARCHIVE_SERVICE_NAME, REQUEST_LIMITS, archive_servicer
+from boneyard.server.archive.signing import load_signer
+from boneyard.server.competition.bot_workers import DEFAULT_WORKERS, MAX_WORKERS
+from boneyard.server.competition.challenge_service import AccountServicer, ChallengeServicer
+from boneyard.server.competition.challenges import ChallengeBook
+from boneyard.server.competition.house_bots import HouseBots
+from boneyard.server.competition.lobby import Lobby, SeatWatch
+from boneyard.server.competition.rating_service import RATING_SERVICE_NAME, RatingServicer
+from boneyard.server.competition.ratings import Rater
+from boneyard.server.competition.service import LobbyServicer, TournamentServicer
+from boneyard.server.competition.sweeper import (
+    DEFAULT_IDLE_AFTER,
+    DEFAULT_OPEN_AFTER,
+    Abandonment,
+    Sweeper,
+)
+from boneyard.server.competition.tournaments import TournamentDirector
+from boneyard.server.games.app import GameApp
+from boneyard.server.games.clocks import ClockKeeper
+from boneyard.server.games.feed import Feed
+from boneyard.server.games.host import ABSENT_AFTER, MAX_LIVE_GAMES, GameHost, LiveGame
+from boneyard.server.games.service import GameServicer
+from boneyard.server.ops.admin import admin
+from boneyard.server.ops.drain import Drain, Grace
+from boneyard.server.ops.logs import LOG_FORMATS, configure
+from boneyard.server.ops.metrics import Metrics, MetricsListener
+from boneyard.server.ops.observing import CallObserver, ObservingInterceptor
+from boneyard.server.ops.pg_listener import LOBBY_CHANNEL, Listener, announce
+from boneyard.server.quotas import Quotas
+from boneyard.server.store import EventStore
+from boneyard.server.store.competition import CompetitionStore
+from boneyard.server.store.db import SQLITE_SYNCHRONOUS, is_sqlite
+from boneyard.server.store.repository import NOTIFY_CHANNEL
+from boneyard.server.store.writer import Writer
+from boneyard.server.transport.grpc import keepalive
+from boneyard.server.transport.grpc.interceptors import (
+    CredentialsInterceptor,
+    DrainInterceptor,
+    ErrorInterceptor,
+    StreamQuotaInterceptor,
+)
+from boneyard.server.transport.grpc.reflection import enable_reflection
+from boneyard.server.transport.http.connect import Services, http_app
+from boneyard.server.transport.http.door import DEFAULT_BODY_TIMEOUT
+from boneyard.server.transport.http.listener import (
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+    HttpLimits,
+    HttpListener,
 )
 
 __all__ = ["Boneyard", "create_server", "main"]

@@ -5,6 +5,7 @@ repository (``EventStore``) is the only way in.  Cross-process change notificati
 ``boneyard.server.store.notify``.
 """
 
+from boneyard.records.hashing import GENESIS_HASH, chain_hash, hash_token, seed_commitment
 from boneyard.server.store.db import create_engine
 from boneyard.server.store.errors import (
     ChainBroken,
@@ -19,7 +20,6 @@ from boneyard.server.store.errors import (
     StoreError,
     VersionConflict,
 )
-from boneyard.server.store.hashing import GENESIS_HASH, chain_hash, hash_token, seed_commitment
 from boneyard.server.store.migrate import upgrade
 from boneyard.server.store.repository import (
     EventStore,

@@ -18,6 +18,7 @@ from sqlalchemy import CursorResult, bindparam, func, insert, select, text, upda
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from boneyard.records.hashing import is_token_hash
 from boneyard.server.store.errors import StoreError
 from boneyard.server.store.game_setup import (
     ClockState,
@@ -29,7 +30,6 @@ from boneyard.server.store.game_setup import (
     insert_setup,
     update_clock,
 )
-from boneyard.server.store.hashing import is_token_hash
 from boneyard.server.store.models import (
     AccountRow,
     GameClockRow,

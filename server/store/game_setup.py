@@ -15,7 +15,7 @@ from typing import Any, Literal
 from sqlalchemy import insert, update
 from sqlalchemy.orm import Session
 
-from boneyard.server.store.hashing import is_token_hash
+from boneyard.records.hashing import is_token_hash
 from boneyard.server.store.models import (
     GameClockRow,
     GameDealRow,

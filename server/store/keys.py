@@ -2,7 +2,7 @@
 of migration 0005) so that every process on one database signs with the same key, and the key
 outlives restarts.
 
-Only bytes are kept here; making and using keys is ``boneyard.server.signing``'s business.
+Only bytes are kept here; making and using keys is ``boneyard.server.archive.signing``'s business.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The lasting ratings' tables (migration 0009): which games are rated, each account's rating
 per game type, and what every rated game did to it.
 
-The arithmetic is not here (``boneyard.server.ratings`` does it); this module reads and writes
+The arithmetic is not here (``boneyard.server.competition.ratings`` does it); this module reads and writes
 in the ways that keep the numbers right with several processes on one PostgreSQL database:
 ``apply`` locks the game's accounts (``FOR NO KEY UPDATE``, in id order so two games cannot
 deadlock) before it reads their ratings, so two games sharing an account are rated one after

@@ -26,7 +26,13 @@ from sqlalchemy.engine import URL, CursorResult, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from boneyard.server.paging import decode_time_token, encode_time_token
+from boneyard.records.hashing import (
+    GENESIS_HASH,
+    chain_hash,
+    first_chain_break,
+    is_token_hash,
+    seed_commitment,
+)
 from boneyard.server.store.db import WRITE, create_engine
 from boneyard.server.store.errors import (
     ChainBroken,
@@ -49,13 +55,6 @@ from boneyard.server.store.game_setup import (
     insert_setup,
     update_clock,
 )
-from boneyard.server.store.hashing import (
-    GENESIS_HASH,
-    chain_hash,
-    first_chain_break,
-    is_token_hash,
-    seed_commitment,
-)
 from boneyard.server.store.models import (
     EventRow,
     GameClockRow,
@@ -68,6 +67,7 @@ from boneyard.server.store.models import (
     SeatRow,
     TournamentGameRow,
 )
+from boneyard.server.store.paging import decode_time_token, encode_time_token
 
 __all__ = [
     "LOBBY_CHANNEL",
@@ -94,7 +94,7 @@ _STATUSES: tuple[str, ...] = get_args(GameStatus)
 NOTIFY_CHANNEL = "boneyard_events"
 
 #: PostgreSQL channel of changes that move no game's version (seeks, reserved seats, seats
-#: left): ``"<kind>:<value>"``, see ``boneyard.server.listener``.
+#: left): ``"<kind>:<value>"``, see ``boneyard.server.ops.pg_listener``.
 LOBBY_CHANNEL = "boneyard_lobby"
 
 #: An event to append: ``(kind, payload)``.

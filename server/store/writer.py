@@ -1,7 +1,7 @@
 """One writer per process, with group commit: every append waiting when the writer is free
 is committed in one transaction.
 
-The server decides actions in memory (``boneyard.server.games``) and hands the writer what
+The server decides actions in memory (``boneyard.server.games.host``) and hands the writer what
 to append; the answer to the client waits for ``Append.done``, called after the commit, so an
 acknowledged action is durable. A batch is, through SQLAlchemy Core (no ORM): for each game
 one conditional ``UPDATE games SET version = new WHERE id = ? AND version = expected``, then

@@ -1,4 +1,4 @@
-"""The text notation (docs/notation.md, ``boneyard.notation``): a record written as text and
+"""The text notation (docs/notation.md, ``boneyard.records.notation``): a record written as text and
 read back is the same record, event for event, on every preset; the doc's examples import and
 verify; a text the rules refuse is an error at its line and column; and against a real server,
 ``boneyard export --format text`` / ``boneyard import`` / ``boneyard verify`` and the bulk
@@ -19,8 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from boneyard import engine
+from boneyard.api.v1 import archive_pb2, competition_pb2, competition_pb2_grpc
 from boneyard.engine import Bid, Ruleset
-from boneyard.notation import (
+from boneyard.records.notation import (
     NotationError,
     bid_text,
     parse_bid_text,
@@ -29,10 +30,9 @@ from boneyard.notation import (
     split_games,
     text_to_record,
 )
-from boneyard.record import record_from_json
-from boneyard.signing import public_key_of, sign_record
-from boneyard.v1 import archive_pb2, competition_pb2, competition_pb2_grpc
-from boneyard.verify import verify_record
+from boneyard.records.record import record_from_json
+from boneyard.records.signing import public_key_of, sign_record
+from boneyard.records.verify import verify_record
 from tests.clients.cli_helpers import Background, run_admin
 from tests.server.process_helpers import ServerProcess, clean_env, free_port
 

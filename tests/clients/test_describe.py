@@ -3,10 +3,11 @@ events: a stuck dealer's pass, the overcall, Moon without a widow."""
 
 from __future__ import annotations
 
-from boneyard import codec, engine
+from boneyard import engine
+from boneyard.api import codec
+from boneyard.api.v1 import events_pb2
 from boneyard.clients.describe import bid_text, event_text
 from boneyard.engine import Bid
-from boneyard.v1 import events_pb2
 
 
 def _auction(preset: str, *said: str) -> list[events_pb2.Event]:

@@ -31,8 +31,7 @@ from google.protobuf.message import Message
 from google.rpc.error_details_pb2 import ErrorInfo
 from grpc_status import rpc_status
 
-from boneyard.server.accounts import key_hash, new_api_key
-from boneyard.v1 import (
+from boneyard.api.v1 import (
     actions_pb2,
     archive_connect,
     archive_pb2,
@@ -52,6 +51,7 @@ from boneyard.v1 import (
     rules_pb2,
     view_pb2,
 )
+from boneyard.server.competition.accounts import key_hash, new_api_key
 
 SERVICES = {
     "GameService": game_service_pb2.DESCRIPTOR.services_by_name["GameService"],

@@ -23,14 +23,14 @@ from api_helpers import BACKENDS, RPC_TIMEOUT, fresh_database
 from process_helpers import ServerProcess, clean_env
 from sqlalchemy import func, select
 
+from boneyard.api.v1 import ratings_pb2, ratings_pb2_grpc, rules_pb2
 from boneyard.clients.api import Client, refusal
-from boneyard.server.accounts import key_hash, new_api_key
-from boneyard.server.ratings import PROVISIONAL_GAMES
+from boneyard.server.competition.accounts import key_hash, new_api_key
+from boneyard.server.competition.ratings import PROVISIONAL_GAMES
 from boneyard.server.store import EventStore
 from boneyard.server.store.competition import CompetitionStore
 from boneyard.server.store.models import GameRow, RatedGameRow, RatingChangeRow
 from boneyard.server.store.ratings import RatingStore
-from boneyard.v1 import ratings_pb2, ratings_pb2_grpc, rules_pb2
 
 BIN = Path(sys.executable).parent
 TEXAS42 = rules_pb2.FAMILY_TEXAS42

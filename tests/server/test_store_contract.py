@@ -21,6 +21,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Engine, make_url
 
+from boneyard.records.hashing import chain_hash, first_chain_break
 from boneyard.server.store import (
     GENESIS_HASH,
     ChainBroken,
@@ -38,7 +39,6 @@ from boneyard.server.store import (
     seed_commitment,
     upgrade,
 )
-from boneyard.server.store.hashing import chain_hash, first_chain_break
 from boneyard.server.store.migrate import alembic_config, current_revision
 from boneyard.server.store.models import Base, GameRow
 from boneyard.server.store.notify import (

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from boneyard.v1 import (
+from boneyard.api.v1 import (
     archive_pb2,
     archive_pb2_grpc,
     events_pb2,
