@@ -8,7 +8,8 @@ Layers, each importing only those before it:
 ``records.hashing`` imports nothing of Boneyard (the chain, the seed commitments and token
 hashes are defined once, for the server and the verifier alike); a record is written in the
 API's messages, so the record library stands on the API. Beside them: ``bots`` import the
-engine only, ``clients`` never the server, and the store nothing of the server outside itself.
+engine only, ``clients`` never the server, and the store nothing of the server outside itself;
+and only the store speaks SQL.
 """
 
 from __future__ import annotations
@@ -94,6 +95,41 @@ def test_each_module_imports_only_the_layers_below_it(name: str, path: Path) -> 
             if within(i, "boneyard.server") and not within(i, "boneyard.server.store")
         )
         assert not wrong, f"{name}: the store imports nothing of the server above it: {wrong}"
+
+
+# ---------------------------------------------------------------- SQL in the store only
+
+DATABASE_PACKAGES = {"sqlalchemy", "alembic", "psycopg", "sqlite3"}
+"""What speaks to a database: SQLAlchemy, its migrations, and the drivers."""
+
+
+def _packages_imported(path: Path) -> set[str]:
+    """The top-level packages a file imports (anywhere in it, lazily too)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found |= {a.name.partition(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module.partition(".")[0])
+    return found
+
+
+def _server_outside_the_store() -> Iterator[tuple[str, Path]]:
+    for name, path in modules():
+        if within(name, "boneyard.server") and not within(name, "boneyard.server.store"):
+            yield name, path
+
+
+@pytest.mark.parametrize(("name", "path"), list(_server_outside_the_store()), ids=lambda v: str(v))
+def test_only_the_store_speaks_sql(name: str, path: Path) -> None:
+    """SQL lives in ``server/store`` alone: every other module of the server asks the store's
+    public functions (its repository, the per-concern stores, the writer), and code that writes
+    in another's transaction (``create_game``'s ``also``) is handed the store's
+    ``Transaction``, never a SQLAlchemy type. No module is excepted, the PostgreSQL listener
+    (``server/ops/pg_listener.py``) included: it listens through the store's
+    ``AsyncPgListener`` and names the database by the store's ``DatabaseUrl``."""
+    wrong = sorted(_packages_imported(path) & DATABASE_PACKAGES)
+    assert not wrong, f"{name} imports {wrong}: SQL and the database belong to server/store"
 
 
 # ---------------------------------------------------------------- what a seat sees

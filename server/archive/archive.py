@@ -9,9 +9,10 @@ Verifying an uploaded record is bounded: a record over ``boneyard.records.record
 before any check, and the checks stop (``DeadlineExceeded``) when the caller's deadline passes,
 the call is cancelled, or ``MAX_VERIFY_SECONDS`` have gone by.
 
-Reads go to the store's tables through SQLAlchemy directly (read-only queries the repository
-has no method for: filters across games and seats); the one write, revealing the seeds of a
-finished game whose reveal a crash cut off, goes through ``EventStore.reveal_seeds``.
+The rows come from the store's side of the archive (``boneyard.server.store.archive``: the
+listing's filters across games and seats, a game's log as stored); the one write, revealing
+the seeds of a finished game whose reveal a crash cut off, goes through
+``EventStore.reveal_seeds``.
 """
 
 from __future__ import annotations
@@ -19,13 +20,9 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-
-from sqlalchemy import and_, exists, func, or_, select
-from sqlalchemy.orm import Session, aliased, sessionmaker
 
 from boneyard import engine
 from boneyard.api import codec
@@ -44,14 +41,7 @@ from boneyard.server import paging
 from boneyard.server.archive.signing import RecordSigner
 from boneyard.server.errors import DeadlineExceeded, InvalidArgument, NotFound, PreconditionFailed
 from boneyard.server.paging import DEFAULT_PAGE_SIZE, decode_time_token, encode_time_token
-from boneyard.server.store.models import (
-    EventRow,
-    GameDealRow,
-    GameRow,
-    HandSeedRow,
-    SeatRow,
-    TournamentGameRow,
-)
+from boneyard.server.store.archive import ArchiveStore, FinishedGame
 from boneyard.server.store.repository import EventStore
 
 __all__ = ["MAX_VERIFY_SECONDS", "Archive", "ArchivedGame", "check_game_id"]
@@ -101,14 +91,9 @@ class Archive:
         verify_seconds: float = MAX_VERIFY_SECONDS,
     ) -> None:
         self._store = store
-        self._sessions = sessionmaker(store.engine, expire_on_commit=False)
+        self._rows = ArchiveStore(store)
         self.signer = signer
         self._verify_seconds = verify_seconds
-
-    @contextmanager
-    def _read(self) -> Iterator[Session]:
-        with self._sessions.begin() as session:
-            yield session
 
     # ------------------------------------------------------------ listing
 
@@ -129,121 +114,38 @@ class Archive:
         size = paging.page_size(page_size)
         if max(len(preset), len(player_name), len(tournament_id)) > MAX_FILTER:
             raise InvalidArgument(f"a filter is at most {MAX_FILTER} characters")
-        last = aliased(EventRow)
-        finished = last.created_at
-        query = (
-            select(GameRow, finished.label("finished"), last.hash.label("head"))
-            .join(last, and_(last.game_id == GameRow.id, last.seq == GameRow.version))
-            .where(GameRow.status == "finished")
-            # Not a playing of a tournament deal still being played elsewhere (embargoed).
-            .where(
-                ~exists().where(
-                    GameDealRow.game_id == GameRow.id,
-                    exists().where(
-                        HandSeedRow.game_id == GameRow.id, HandSeedRow.revealed.is_(False)
-                    ),
-                )
-            )
+        games = self._rows.finished(
+            preset=preset,
+            player_name=player_name,
+            tournament_id=tournament_id,
+            finished_after=finished_after,
+            finished_before=finished_before,
+            after=_decode_token(page_token) if page_token else None,
+            limit=size + 1,
         )
-        if preset:
-            query = query.where(GameRow.preset == preset)
-        if player_name.strip():
-            query = query.where(
-                exists().where(
-                    SeatRow.game_id == GameRow.id,
-                    func.lower(SeatRow.player_name) == player_name.strip().lower(),
-                )
-            )
-        if tournament_id:
-            query = query.where(
-                exists().where(
-                    TournamentGameRow.game_id == GameRow.id,
-                    TournamentGameRow.tournament_id == tournament_id,
-                )
-            )
-        if finished_after is not None:
-            query = query.where(finished >= finished_after)
-        if finished_before is not None:
-            query = query.where(finished < finished_before)
-        if page_token:
-            at, last_id = _decode_token(page_token)
-            query = query.where(or_(finished < at, and_(finished == at, GameRow.id < last_id)))
-        query = query.order_by(finished.desc(), GameRow.id.desc()).limit(size + 1)
-        with self._read() as session:
-            rows = session.execute(query).all()
-            games = [
-                self._archived(session, row.GameRow, row.finished, bytes(row.head))
-                for row in rows[:size]
-            ]
+        archived = [_archived(game) for game in games[:size]]
         token = ""
-        if len(rows) > size:
-            token = encode_time_token(games[-1].finish_time, games[-1].game_id)
-        return games, token
-
-    def _archived(
-        self, session: Session, game: GameRow, finished: datetime, head: bytes
-    ) -> ArchivedGame:
-        ends = session.execute(
-            select(EventRow.seq, EventRow.payload)
-            .where(
-                EventRow.game_id == game.id,
-                or_(EventRow.seq == 1, EventRow.seq >= game.version - 1),
-            )
-            .order_by(EventRow.seq)
-        ).all()
-        events = [codec.decode_event(bytes(r.payload)) for r in ends]
-        created = events[0]
-        assert isinstance(created, engine.GameCreated), f"game {game.id} starts with {created}"
-        scores = next((e.scores for e in reversed(events) if isinstance(e, HandScored)), ())
-        winner = next((e.team for e in reversed(events) if isinstance(e, GameWon)), 0)
-        seats = session.execute(
-            select(SeatRow.seat, SeatRow.player_name).where(SeatRow.game_id == game.id)
-        ).all()
-        return ArchivedGame(
-            game_id=game.id,
-            name=game.name,
-            rules=created.rules,
-            players={s.seat: s.player_name for s in seats},
-            scores=tuple(scores),
-            winner=winner,
-            events=game.version,
-            head_hash=head,
-            create_time=game.created_at,
-            finish_time=finished,
-        )
+        if len(games) > size:
+            token = encode_time_token(archived[-1].finish_time, archived[-1].game_id)
+        return archived, token
 
     # ------------------------------------------------------------ records
 
     def record(self, game_id: str) -> archive_pb2.GameRecord:
         """The record of a finished game. ``NotFound``; ``PreconditionFailed`` while the game
         is not over (its record would show hidden tiles)."""
-        with self._read() as session:
-            game = session.get(GameRow, game_id)
-            if game is None:
-                raise NotFound(f"no game {game_id}", game_id=game_id)
-            rows = session.execute(
-                select(EventRow.seq, EventRow.payload, EventRow.hash, EventRow.created_at)
-                .where(EventRow.game_id == game_id, EventRow.seq <= game.version)
-                .order_by(EventRow.seq)
-            ).all()
-            seeds = (
-                session.execute(select(HandSeedRow).where(HandSeedRow.game_id == game_id))
-                .scalars()
-                .all()
-            )
-            players = session.execute(
-                select(SeatRow.seat, SeatRow.player_name).where(SeatRow.game_id == game_id)
-            ).all()
-            name, created_at = game.name, game.created_at
-            fixed_deals = session.get(GameDealRow, game_id) is not None
+        stored = self._rows.log(game_id)
+        if stored is None:
+            raise NotFound(f"no game {game_id}", game_id=game_id)
+        seeds, rows = stored.seeds, stored.events
         try:
             record = build_record(
                 game_id,
-                [StoredRow(r.seq, bytes(r.payload), bytes(r.hash)) for r in rows],
-                name=name,
-                players={p.seat: p.player_name for p in players},
-                seeds={s.hand_number: (bytes(s.commitment), bytes(s.seed)) for s in seeds},
-                create_time=created_at,
+                [StoredRow(r.seq, r.payload, r.hash) for r in rows],
+                name=stored.name,
+                players=stored.players,
+                seeds={s.hand_number: (s.commitment, s.seed) for s in seeds},
+                create_time=stored.created_at,
                 finish_time=rows[-1].created_at if rows else None,
             )
         except GameNotOver as e:
@@ -251,7 +153,7 @@ class Archive:
         except MalformedRecord as e:  # a store this server did not write
             log.error("game %s: cannot make its record: %s", game_id, e)
             raise
-        if any(not s.revealed for s in seeds) and fixed_deals:
+        if any(not s.revealed for s in seeds) and stored.fixed_deals:
             raise PreconditionFailed(
                 f"game {game_id} played a tournament deal that is still being played at another "
                 f"table: its record is published when every playing of the deal is over",
@@ -324,23 +226,16 @@ class Archive:
             game_id = str(uuid.UUID(record.game_id))
         except ValueError:
             return archive_pb2.STORED_COPY_ABSENT
-        with self._read() as session:
-            game = session.get(GameRow, game_id)
-            if game is None:
-                return archive_pb2.STORED_COPY_ABSENT
-            finished = game.status == "finished"
-            stored = session.execute(
-                select(EventRow.payload, EventRow.hash)
-                .where(EventRow.game_id == game_id, EventRow.seq <= game.version)
-                .order_by(EventRow.seq)
-            ).all()
+        found = self._rows.stored_events(game_id)
+        if found is None:
+            return archive_pb2.STORED_COPY_ABSENT
+        status, stored = found
         same = (
-            finished
+            status == "finished"
             and len(stored) == len(record.events)
             and all(
-                bytes(row.hash) == recorded.hash
-                and bytes(row.payload) == canonical_bytes(recorded.event)
-                for row, recorded in zip(stored, record.events, strict=True)
+                digest == recorded.hash and payload == canonical_bytes(recorded.event)
+                for (payload, digest), recorded in zip(stored, record.events, strict=True)
             )
         )
         return archive_pb2.STORED_COPY_SAME if same else archive_pb2.STORED_COPY_DIFFERENT
@@ -353,3 +248,24 @@ def _decode_token(token: str) -> tuple[datetime, str]:
             f"not a page token of this listing: {token[:40]!r}", reason="BAD_PAGE_TOKEN"
         )
     return found
+
+
+def _archived(game: FinishedGame) -> ArchivedGame:
+    """What the listing shows of a finished game, read from its first and last events."""
+    events = [codec.decode_event(payload) for payload in game.ends]
+    created = events[0]
+    assert isinstance(created, engine.GameCreated), f"game {game.game_id} starts with {created}"
+    scores = next((e.scores for e in reversed(events) if isinstance(e, HandScored)), ())
+    winner = next((e.team for e in reversed(events) if isinstance(e, GameWon)), 0)
+    return ArchivedGame(
+        game_id=game.game_id,
+        name=game.name,
+        rules=created.rules,
+        players=game.players,
+        scores=tuple(scores),
+        winner=winner,
+        events=game.version,
+        head_hash=game.head_hash,
+        create_time=game.created_at,
+        finish_time=game.finished_at,
+    )

@@ -17,8 +17,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from google.protobuf.timestamp_pb2 import Timestamp
-from sqlalchemy import select
-from sqlalchemy.orm import Session
 
 from boneyard import engine
 from boneyard.api import codec
@@ -27,8 +25,9 @@ from boneyard.engine import GameState
 from boneyard.server.games.time_controls import time_control_to_proto
 from boneyard.server.store.account_events import AccountEvent, NewAccountEvent
 from boneyard.server.store.challenges import Challenge
-from boneyard.server.store.models import ChallengeRow, TournamentGameRow
+from boneyard.server.store.competition import CompetitionStore
 from boneyard.server.store.ratings import Rated
+from boneyard.server.store.unit_of_work import Transaction
 
 __all__ = [
     "challenge_answered",
@@ -114,16 +113,13 @@ def challenge_answered(
 
 
 def game_started(
-    session: Session, game_id: str, preset: str, seats: Sequence[tuple[int, str]]
+    session: Transaction, game_id: str, preset: str, seats: Sequence[tuple[int, str]]
 ) -> list[NewAccountEvent]:
     """Seats reserved at a game's creation (``(seat, account_id)``), in its transaction: the
     game's tournament or challenge, written just before, is read from it."""
     if not seats:
         return []
-    tournament = session.scalar(
-        select(TournamentGameRow.tournament_id).where(TournamentGameRow.game_id == game_id)
-    )
-    challenge = session.scalar(select(ChallengeRow.id).where(ChallengeRow.game_id == game_id))
+    tournament, challenge = CompetitionStore.made_for(session, game_id)
     return [
         NewAccountEvent(
             account_id,

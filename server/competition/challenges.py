@@ -31,11 +31,7 @@ from boneyard.server.errors import (
 )
 from boneyard.server.games.app import GameApp, check_time_control, rules_for
 from boneyard.server.quotas import QuotaExceeded, Quotas
-from boneyard.server.store.account_events import (
-    AccountEvent,
-    account_events_after,
-    last_sequence,
-)
+from boneyard.server.store.account_events import AccountEvent
 from boneyard.server.store.challenges import (
     Challenge,
     ChallengeGone,
@@ -43,6 +39,7 @@ from boneyard.server.store.challenges import (
     Refused,
 )
 from boneyard.server.store.competition import Account, TimeControl
+from boneyard.server.store.unit_of_work import Transaction
 
 __all__ = [
     "DEFAULT_EXPIRY",
@@ -213,7 +210,7 @@ class ChallengeBook:
         events = account_events.challenge_answered("accepted", account.id)
         done: list[Challenge] = []
 
-        def complete(session: Any, game_id: str) -> None:
+        def complete(session: Transaction, game_id: str) -> None:
             after, _ = self._store.complete(session, challenge_id, account.id, game_id, events)
             done.append(after)
 
@@ -268,12 +265,10 @@ class ChallengeBook:
         return self._store.of_account(account.id, received, sent, status, limit)
 
     def events_after(self, account_id: str, after: int, limit: int) -> list[AccountEvent]:
-        with self._app.store.engine.connect() as conn:
-            return account_events_after(conn, account_id, after, limit)
+        return self._store.events_after(account_id, after, limit)
 
     def last_sequence(self, account_id: str) -> int:
-        with self._app.store.engine.connect() as conn:
-            return last_sequence(conn, account_id)
+        return self._store.last_sequence(account_id)
 
     # ------------------------------------------------------------ expiry
 

@@ -43,7 +43,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from openskill.models import PlackettLuce
-from sqlalchemy.orm import Session
 
 from boneyard import engine
 from boneyard.api import codec
@@ -59,6 +58,7 @@ from boneyard.server.store.ratings import (
     StoredRating,
 )
 from boneyard.server.store.repository import EventStore
+from boneyard.server.store.unit_of_work import Transaction
 
 __all__ = [
     "PROVISIONAL_GAMES",
@@ -161,13 +161,13 @@ def rate_pending(
             continue
 
         def tell(
-            session: Session,
+            session: Transaction,
             rated: Mapping[str, Rated],
             game_id: str = game_id,
             game_type: str = game_type,
         ) -> None:
             events = account_events.game_rated(game_id, game_type, rated)
-            append_account_events(session.connection(), events, datetime.now(UTC))
+            append_account_events(session, events, datetime.now(UTC))
             if told is not None:
                 told.extend(rated)
 

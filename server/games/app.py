@@ -17,8 +17,6 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from sqlalchemy.orm import Session
-
 from boneyard import engine
 from boneyard.api import codec
 from boneyard.bots import strategy_names
@@ -33,7 +31,8 @@ from boneyard.server.errors import (
     PermissionDenied,
     Unauthenticated,
 )
-from boneyard.server.games.host import LiveGame, deal_hands, turn_of
+from boneyard.server.games.dealing import deal_hands
+from boneyard.server.games.live import LiveGame, turn_of
 from boneyard.server.games.seat_tokens import SeatTokens
 from boneyard.server.store import errors as store_errors
 from boneyard.server.store.account_events import append_account_events
@@ -50,6 +49,7 @@ from boneyard.server.store.game_setup import HouseSeat
 from boneyard.server.store.keys import KeyStore
 from boneyard.server.store.ratings import mark_rated
 from boneyard.server.store.repository import EventStore
+from boneyard.server.store.unit_of_work import Transaction
 
 __all__ = ["GameApp", "check_house_bots", "check_time_control", "new_seat_token", "rules_for"]
 
@@ -118,7 +118,7 @@ class GameApp:
         reservations: Sequence[tuple[int, Account]] = (),
         house_bots: Sequence[tuple[int, str]] = (),
         deal_secret: bytes | None = None,
-        also: Callable[[Session, str], None] | None = None,
+        also: Callable[[Transaction, str], None] | None = None,
         request_id: str = "",
         rated: bool = False,
     ) -> tuple[str, bool]:
@@ -176,13 +176,13 @@ class GameApp:
             )
         reserved = [(seat, account.id) for seat, account in reservations]
 
-        def also_and_tell(session: Session, game_id: str) -> None:
+        def also_and_tell(session: Transaction, game_id: str) -> None:
             # After the caller's writes (a tournament's or challenge's link to the game, which
             # the accounts' game_started events name), in the same transaction.
             if also is not None:
                 also(session, game_id)
             told = account_events.game_started(session, game_id, preset, reserved)
-            append_account_events(session.connection(), told, self._now())
+            append_account_events(session, told, self._now())
 
         setup = GameSetup(
             reservations=[
@@ -314,9 +314,9 @@ class GameApp:
 
 
 def _and_rated(
-    also: Callable[[Session, str], None] | None, game_type: str, now: datetime
-) -> Callable[[Session, str], None]:
-    def write(session: Session, game_id: str) -> None:
+    also: Callable[[Transaction, str], None] | None, game_type: str, now: datetime
+) -> Callable[[Transaction, str], None]:
+    def write(session: Transaction, game_id: str) -> None:
         if also is not None:
             also(session, game_id)
         mark_rated(session, game_id, game_type, now)

@@ -9,7 +9,9 @@ connection of its own, and hand each notification to whoever follows it.
   player leaves a seat, ``"r:<account id>"`` when an account's key is revoked or rotated
   (``store.competition``; its streams then end) (``on_lobby``).
 
-Notifications are only wake-ups; the database stays the truth. Those sent while the
+Every notification is sent by ``boneyard.server.store.notify`` (``notify``, in the transaction
+of what it reports; ``announce``, on its own). They are only wake-ups; the database stays the
+truth. Those sent while the
 connection is down are lost, so after a reconnection ``on_reconnect`` makes everything look
 again.
 """
@@ -20,29 +22,23 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from sqlalchemy import text
-from sqlalchemy.engine import URL, Engine
+from boneyard.server.store.notify import (
+    LOBBY_CHANNEL,
+    NOTIFY_CHANNEL,
+    AsyncPgListener,
+    DatabaseUrl,
+    parse_notifications,
+)
 
-from boneyard.server.store.notify import AsyncPgListener, parse_notifications
-from boneyard.server.store.repository import LOBBY_CHANNEL, NOTIFY_CHANNEL
-
-__all__ = ["LOBBY_CHANNEL", "Listener", "announce"]
+__all__ = ["Listener"]
 
 log = logging.getLogger(__name__)
-
-
-def announce(engine: Engine, channel: str, payload: str) -> None:
-    """Send one notification (a blocking call, for worker threads)."""
-    with engine.begin() as conn:
-        conn.execute(
-            text("SELECT pg_notify(:channel, :payload)"), {"channel": channel, "payload": payload}
-        )
 
 
 class Listener:
     def __init__(
         self,
-        url: str | URL,
+        url: DatabaseUrl,
         *,
         on_game: Callable[[str, int], None],
         on_lobby: Callable[[str], None],
