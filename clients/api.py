@@ -298,6 +298,11 @@ class Client:
         request.request_id = str(uuid.uuid4())
         return self._stub.CreateGame(request, metadata=self._auth(key)).game
 
+    def presets(self) -> list[rules_pb2.Preset]:
+        """The presets a game may be made from on this server (ListPresets), the standard
+        Texas 42 first, each with its description and complete ruleset."""
+        return list(self._stub.ListPresets(game_service_pb2.ListPresetsRequest()).presets)
+
     def game(self, game_id: str) -> game_pb2.GameSummary:
         return self._stub.GetGame(game_service_pb2.GetGameRequest(game_id=game_id)).game
 

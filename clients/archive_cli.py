@@ -514,13 +514,15 @@ def render_step(step: Step, total: int, record: archive_pb2.GameRecord) -> list[
     lines.append(f"  scores ({unit}): {scores}")
     public = engine.view(state, engine.SPECTATOR)
     if public.hand_number and state.hand is not None:
-        auction = ", ".join(f"{s}: {b if b is not None else 'pass'}" for s, b in public.bids)
+        auction = ", ".join(
+            f"{s}: {engine.bid_text(b, rules) if b is not None else 'pass'}" for s, b in public.bids
+        )
         if auction:
             lines.append(f"  auction: {auction}")
-        if public.contract is not None:
+        if public.contract is not None and public.high_bid is not None:
             lines.append(
-                f"  contract: seat {public.bidder} bid {public.high_bid}; seat {public.declarer} "
-                f"declared {public.contract}"
+                f"  contract: seat {public.bidder} bid {engine.bid_text(public.high_bid, rules)}; "
+                f"seat {public.declarer} declared {public.contract}"
             )
         if step.trick:
             plays = "  ".join(f"{s}: {tile_name(t)}" for s, t in step.trick)

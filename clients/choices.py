@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 
 from boneyard.api.v1 import actions_pb2, rules_pb2
-from boneyard.clients.describe import contract_text, count_text
+from boneyard.clients.describe import bid_label, contract_text, count_text
 from boneyard.engine.tiles import parse_tile, tile_name
 
 __all__ = [
@@ -63,18 +63,7 @@ def choice_label(action: actions_pb2.Action) -> str:
     """The action as the menu shows it, short, and typeable as it stands."""
     which = action.WhichOneof("kind")
     if which == "bid":
-        bid = action.bid
-        if bid.kind == _MARKS:
-            return f"{42 * bid.amount} ({count_text(bid.amount, 'marks')})"
-        if bid.kind == rules_pb2.BID_KIND_MOON:
-            return "moon"
-        if bid.kind == rules_pb2.BID_KIND_OVERCALL:
-            return "overcall (42)"
-        if bid.kind == rules_pb2.BID_KIND_PLUNGE:
-            return f"plunge {count_text(bid.amount, 'marks')}"
-        if bid.kind == rules_pb2.BID_KIND_SPLASH:
-            return f"splash {count_text(bid.amount, 'marks')}"
-        return str(bid.amount)
+        return bid_label(action.bid)
     if which == "pass_bid":
         return "pass"
     if which == "exchange_widow":

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from boneyard import engine
+from boneyard.api import codec
 from boneyard.api.v1 import actions_pb2, events_pb2, rules_pb2, view_pb2
+from boneyard.engine import BidKind
 from boneyard.engine.contracts import FOLLOW_ME, suit_table, trump_name
 from boneyard.engine.tiles import HIGH, LOW, tile_name
 
 __all__ = [
     "action_text",
+    "bid_label",
     "bid_text",
     "contract_text",
     "count_text",
@@ -22,21 +26,31 @@ _MOON_KINDS = (rules_pb2.BID_KIND_TRICKS, rules_pb2.BID_KIND_MOON, rules_pb2.BID
 """The bids of Moon, which counts tricks (Texas 42 counts points)."""
 
 
+def bid_label(bid: rules_pb2.Bid) -> str:
+    """A bid as a menu shows it: its word as players write it (``engine.bid_text``, the
+    notation's) with what that word leaves unsaid: ``30``, ``84 (2 marks)``, ``plunge 4 marks``,
+    ``moon``, ``overcall (42)``."""
+    try:
+        said = codec.bid_from_proto(bid)
+    except codec.MalformedMessage:
+        return "?"
+    word = engine.bid_text(said)
+    if said.kind is BidKind.MARKS:
+        return f"{word} ({count_text(said.amount, 'marks')})"
+    if said.kind is BidKind.PLUNGE or said.kind is BidKind.SPLASH:
+        return f"{word} mark{'s' if said.amount != 1 else ''}"
+    if said.kind is BidKind.OVERCALL:
+        return f"{word} ({said.amount})"
+    return word
+
+
 def bid_text(bid: rules_pb2.Bid) -> str:
-    kind = bid.kind
-    if kind in (rules_pb2.BID_KIND_POINTS, rules_pb2.BID_KIND_TRICKS):
-        return str(bid.amount)
-    if kind == rules_pb2.BID_KIND_MARKS:
-        return f"{42 * bid.amount} ({bid.amount} mark{'s' if bid.amount > 1 else ''})"
-    if kind == rules_pb2.BID_KIND_MOON:
-        return "the moon"
-    if kind == rules_pb2.BID_KIND_OVERCALL:
-        return "the overcall (42)"
-    if kind == rules_pb2.BID_KIND_PLUNGE:
-        return f"plunge ({bid.amount} marks)"
-    if kind == rules_pb2.BID_KIND_SPLASH:
-        return f"splash ({bid.amount} marks)"
-    return "?"
+    """A bid in a sentence: its label, the moon and the overcall with their article
+    (``seat 2 bids the moon``, ``... wins the auction with 84 (2 marks)``)."""
+    label = bid_label(bid)
+    if bid.kind in (rules_pb2.BID_KIND_MOON, rules_pb2.BID_KIND_OVERCALL):
+        return f"the {label}"
+    return label
 
 
 def engine_trump(contract: rules_pb2.Contract) -> int | None:

@@ -10,7 +10,7 @@ that runs out is the server's command ``TimeOut``.
 """
 
 from boneyard.engine.absence import Absence, absence
-from boneyard.engine.bids import Bid, BidKind, parse_bid
+from boneyard.engine.bids import Bid, BidKind, bid_text, parse_bid
 from boneyard.engine.commands import (
     ABANDON_REASONS,
     TIMEOUT_POLICIES,
@@ -84,6 +84,7 @@ from boneyard.engine.events import (
 from boneyard.engine.rulesets import (
     DEAL_LIMIT,
     MAX_HAND_LIMIT,
+    PRESET_DESCRIPTIONS,
     PRESETS,
     Ruleset,
     option_names,
@@ -119,6 +120,7 @@ __all__ = [
     "FOLLOW_ME",
     "MAX_HAND_LIMIT",
     "PRESETS",
+    "PRESET_DESCRIPTIONS",
     "SPECTATOR",
     "TIMEOUT_POLICIES",
     "Abandon",
@@ -181,6 +183,7 @@ __all__ = [
     "WidowExchanged",
     "WrongPhase",
     "absence",
+    "bid_text",
     "deal",
     "decide",
     "evolve",

@@ -49,8 +49,6 @@ from boneyard.api.v1 import archive_pb2
 from boneyard.engine import (
     AllPassed,
     AuctionWon,
-    Bid,
-    BidKind,
     BidPlaced,
     ClockExpired,
     Command,
@@ -70,6 +68,8 @@ from boneyard.engine import (
     TrickWon,
     WidowDeclined,
     WidowExchanged,
+    bid_text,
+    parse_bid,
 )
 from boneyard.engine.contracts import DOUBLES, FOLLOW_ME, trump_name
 from boneyard.engine.tiles import format_tiles, parse_tile, tile_name
@@ -88,10 +88,8 @@ __all__ = [
     "INFORMATIONAL_TAGS",
     "MAX_TEXT_CHARS",
     "NotationError",
-    "bid_text",
     "contract_text",
     "option_tag",
-    "parse_bid_text",
     "parse_contract_text",
     "record_to_text",
     "split_games",
@@ -136,65 +134,6 @@ def _option_value(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
-
-
-def bid_text(bid: Bid, rules: Ruleset) -> str:
-    """A bid as the notation writes it: ``30``, ``84`` (marks with four players, where no
-    point bid reaches 42), ``1 mark`` (marks with other tables), ``plunge 4``, ``splash 2``;
-    Moon ``5``, ``moon`` or ``overcall`` (``moon_overcall``: 42 over the moon)."""
-    if bid.kind is BidKind.MARKS:
-        if rules.players == 4 and not rules.is_moon:
-            return str(42 * bid.amount)
-        return f"{bid.amount} mark{'s' if bid.amount != 1 else ''}"
-    if bid.kind is BidKind.MOON:
-        return "moon"
-    if bid.kind is BidKind.OVERCALL:
-        return "overcall"
-    if bid.kind in (BidKind.PLUNGE, BidKind.SPLASH):
-        return f"{bid.kind.value} {bid.amount}"
-    return str(bid.amount)
-
-
-_OVERCALL_WORDS = (
-    ["overcall"], ["42"], ["shoot", "for", "42"], ["shoot", "the", "moon", "for", "42"],
-    ["overcall", "42"],
-)
-
-
-def parse_bid_text(text: str, rules: Ruleset) -> Bid:
-    """Read a bid in any of its common spellings; ``ValueError`` saying what a bid is."""
-    words = text.lower().replace("-", " ").split()
-    if rules.is_moon:
-        if words in (["moon"], ["shoot", "the", "moon"], ["shoot"], ["21"]):
-            return Bid.moon()
-        # 42 is never a number of tricks, so it is the overcall whatever the table plays; the
-        # engine refuses it where moon_overcall is off.
-        if words in _OVERCALL_WORDS:
-            return Bid.overcall()
-        if words and words[0].isdigit() and words[1:] in ([], ["tricks"], ["trick"]):
-            return Bid.tricks(int(words[0]))
-        lowest = rules.moon_min_bid
-        also = ", moon or overcall" if rules.moon_overcall else ", or moon"
-        raise ValueError(f"not a Moon bid: {text!r} (a number of tricks {lowest}..7{also})")
-    special = words[:1] in (["plunge"], ["splash"])
-    if special and len(words) > 1 and words[1].isdigit() and words[2:] in ([], ["marks"]):
-        return Bid(BidKind(words[0]), int(words[1]))
-    if len(words) == 2 and words[0].isdigit() and words[1] in ("mark", "marks"):
-        return Bid.marks(int(words[0]))
-    if len(words) == 1 and words[0].isdigit():
-        n = int(words[0])
-        if n < rules.all_tricks_points:
-            return Bid.points(n)
-        if n % 42 == 0 and rules.players == 4:
-            return Bid.marks(n // 42)
-        raise ValueError(
-            f"not a bid at this table: {text!r} (points {rules.min_bid}.."
-            f"{rules.all_tricks_points - 1}, or marks as '2 marks')"
-        )
-    raise ValueError(
-        f"not a bid: {text!r} (a number of points like 30, marks like 84 or '2 marks', "
-        f"'plunge 4', 'splash 2', or pass)"
-    )
 
 
 _TRUMP_WORDS = {
@@ -708,7 +647,7 @@ class _Reader:
             command = engine.Pass(seat)
         else:
             try:
-                command = engine.PlaceBid(seat, parse_bid_text(said, state.rules))
+                command = engine.PlaceBid(seat, parse_bid(said, state.rules))
             except ValueError as e:
                 raise self.fail(words[0].column, str(e)) from None
         self.act(seat, timeout, command, column, said)

@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint
 from pyqwest import Client
 
-from .game_service_pb2 import CreateGameRequest, CreateGameResponse, GetGameRequest, GetGameResponse, GetViewRequest, GetViewResponse, LeaveSeatRequest, LeaveSeatResponse, ListGamesRequest, ListGamesResponse, SubmitActionRequest, SubmitActionResponse, TakeSeatRequest, TakeSeatResponse, WatchGameRequest, WatchGameResponse
+from .game_service_pb2 import CreateGameRequest, CreateGameResponse, GetGameRequest, GetGameResponse, GetViewRequest, GetViewResponse, LeaveSeatRequest, LeaveSeatResponse, ListGamesRequest, ListGamesResponse, ListPresetsRequest, ListPresetsResponse, SubmitActionRequest, SubmitActionResponse, TakeSeatRequest, TakeSeatResponse, WatchGameRequest, WatchGameResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
@@ -41,6 +41,14 @@ class GameService(Protocol):
     """
     Texas 42 and Moon games.
     """
+    async def list_presets(self, request: ListPresetsRequest, ctx: RequestContext[ListPresetsRequest, ListPresetsResponse], /) -> ListPresetsResponse:
+        """
+        The presets a game may be made from, the standard Texas 42 first, each with its complete
+        ruleset (what every option is unless CreateGame overrides it). No token needed; it changes
+        nothing, so a Connect client may send it as an HTTP GET.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
     async def create_game(self, request: CreateGameRequest, ctx: RequestContext[CreateGameRequest, CreateGameResponse], /) -> CreateGameResponse:
         """
         Create a game from a preset and option overrides. No token needed.
@@ -108,6 +116,17 @@ class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
         super().__init__(
             service=service,
             endpoints=lambda svc: {
+                "/boneyard.v1.GameService/ListPresets": Endpoint.unary(
+                    method=MethodInfo(
+                        name="ListPresets",
+                        service_name="boneyard.v1.GameService",
+                        input=ListPresetsRequest,
+                        output=ListPresetsResponse,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.list_presets,
+                ),
                 "/boneyard.v1.GameService/CreateGame": Endpoint.unary(
                     method=MethodInfo(
                         name="CreateGame",
@@ -236,6 +255,33 @@ class GameServiceClient(ConnectClient):
             read_max_bytes=read_max_bytes,
             interceptors=interceptors,
             http_client=http_client,
+        )
+    async def list_presets(
+        self,
+        request: ListPresetsRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+        use_get: bool = False,
+    ) -> ListPresetsResponse:
+        """
+        The presets a game may be made from, the standard Texas 42 first, each with its complete
+        ruleset (what every option is unless CreateGame overrides it). No token needed; it changes
+        nothing, so a Connect client may send it as an HTTP GET.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ListPresets",
+                service_name="boneyard.v1.GameService",
+                input=ListPresetsRequest,
+                output=ListPresetsResponse,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+            use_get=use_get,
         )
     async def create_game(
         self,

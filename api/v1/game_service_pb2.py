@@ -29,49 +29,55 @@ from boneyard.api.v1 import rules_pb2 as boneyard_dot_v1_dot_rules__pb2
 from boneyard.api.v1 import view_pb2 as boneyard_dot_v1_dot_view__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1e\x62oneyard/v1/game_service.proto\x12\x0b\x62oneyard.v1\x1a\x19\x62oneyard/v1/actions.proto\x1a\x18\x62oneyard/v1/events.proto\x1a\x16\x62oneyard/v1/game.proto\x1a\x17\x62oneyard/v1/rules.proto\x1a\x16\x62oneyard/v1/view.proto\"\xe9\x01\n\x11\x43reateGameRequest\x12#\n\x05rules\x18\x01 \x01(\x0b\x32\x14.boneyard.v1.Ruleset\x12\x0c\n\x04name\x18\x02 \x01(\t\x12.\n\x0ctime_control\x18\x03 \x01(\x0b\x32\x18.boneyard.v1.TimeControl\x12\x32\n\x0creservations\x18\x04 \x03(\x0b\x32\x1c.boneyard.v1.SeatReservation\x12\x12\n\nrequest_id\x18\x05 \x01(\t\x12)\n\nhouse_bots\x18\x06 \x03(\x0b\x32\x15.boneyard.v1.HouseBot\"*\n\x08HouseBot\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x10\n\x08strategy\x18\x02 \x01(\t\"5\n\x0fSeatReservation\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x14\n\x0c\x61\x63\x63ount_name\x18\x02 \x01(\t\"M\n\x12\x43reateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12&\n\x04game\x18\x02 \x01(\x0b\x32\x18.boneyard.v1.GameSummary\"!\n\x0eGetGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"9\n\x0fGetGameResponse\x12&\n\x04game\x18\x01 \x01(\x0b\x32\x18.boneyard.v1.GameSummary\"b\n\x10ListGamesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\'\n\x06status\x18\x03 \x01(\x0e\x32\x17.boneyard.v1.GameStatus\"U\n\x11ListGamesResponse\x12\'\n\x05games\x18\x01 \x03(\x0b\x32\x18.boneyard.v1.GameSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"g\n\x0fTakeSeatRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x13\n\x0bplayer_name\x18\x03 \x01(\t\x12\x12\n\nrequest_id\x18\x04 \x01(\tB\x07\n\x05_seat\"\\\n\x10TakeSeatResponse\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12&\n\x04game\x18\x03 \x01(\x0b\x32\x18.boneyard.v1.GameSummary\"#\n\x10LeaveSeatRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"I\n\x11LeaveSeatResponse\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12&\n\x04game\x18\x02 \x01(\x0b\x32\x18.boneyard.v1.GameSummary\"=\n\x0eGetViewRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_seat\"6\n\x0fGetViewResponse\x12#\n\x04view\x18\x01 \x01(\x0b\x32\x15.boneyard.v1.SeatView\"\x95\x01\n\x13SubmitActionRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x18\n\x10\x65xpected_version\x18\x02 \x01(\x04\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12#\n\x06\x61\x63tion\x18\x04 \x01(\x0b\x32\x13.boneyard.v1.Action\x12\x11\n\x04seat\x18\x05 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_seat\"L\n\x14SubmitActionResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12#\n\x04view\x18\x02 \x01(\x0b\x32\x15.boneyard.v1.SeatView\"U\n\x10WatchGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x04\x12\x11\n\x04seat\x18\x03 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_seat\"l\n\x11WatchGameResponse\x12!\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x12.boneyard.v1.Event\x12\x0f\n\x07version\x18\x02 \x01(\x04\x12#\n\x04view\x18\x03 \x01(\x0b\x32\x15.boneyard.v1.SeatView2\xec\x04\n\x0bGameService\x12M\n\nCreateGame\x12\x1e.boneyard.v1.CreateGameRequest\x1a\x1f.boneyard.v1.CreateGameResponse\x12\x44\n\x07GetGame\x12\x1b.boneyard.v1.GetGameRequest\x1a\x1c.boneyard.v1.GetGameResponse\x12J\n\tListGames\x12\x1d.boneyard.v1.ListGamesRequest\x1a\x1e.boneyard.v1.ListGamesResponse\x12G\n\x08TakeSeat\x12\x1c.boneyard.v1.TakeSeatRequest\x1a\x1d.boneyard.v1.TakeSeatResponse\x12J\n\tLeaveSeat\x12\x1d.boneyard.v1.LeaveSeatRequest\x1a\x1e.boneyard.v1.LeaveSeatResponse\x12\x44\n\x07GetView\x12\x1b.boneyard.v1.GetViewRequest\x1a\x1c.boneyard.v1.GetViewResponse\x12S\n\x0cSubmitAction\x12 .boneyard.v1.SubmitActionRequest\x1a!.boneyard.v1.SubmitActionResponse\x12L\n\tWatchGame\x12\x1d.boneyard.v1.WatchGameRequest\x1a\x1e.boneyard.v1.WatchGameResponse0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1e\x62oneyard/v1/game_service.proto\x12\x0b\x62oneyard.v1\x1a\x19\x62oneyard/v1/actions.proto\x1a\x18\x62oneyard/v1/events.proto\x1a\x16\x62oneyard/v1/game.proto\x1a\x17\x62oneyard/v1/rules.proto\x1a\x16\x62oneyard/v1/view.proto\"\x14\n\x12ListPresetsRequest\";\n\x13ListPresetsResponse\x12$\n\x07presets\x18\x01 \x03(\x0b\x32\x13.boneyard.v1.Preset\"\xe9\x01\n\x11\x43reateGameRequest\x12#\n\x05rules\x18\x01 \x01(\x0b\x32\x14.boneyard.v1.Ruleset\x12\x0c\n\x04name\x18\x02 \x01(\t\x12.\n\x0ctime_control\x18\x03 \x01(\x0b\x32\x18.boneyard.v1.TimeControl\x12\x32\n\x0creservations\x18\x04 \x03(\x0b\x32\x1c.boneyard.v1.SeatReservation\x12\x12\n\nrequest_id\x18\x05 \x01(\t\x12)\n\nhouse_bots\x18\x06 \x03(\x0b\x32\x15.boneyard.v1.HouseBot\"*\n\x08HouseBot\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x10\n\x08strategy\x18\x02 \x01(\t\"5\n\x0fSeatReservation\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x14\n\x0c\x61\x63\x63ount_name\x18\x02 \x01(\t\"M\n\x12\x43reateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12&\n\x04game\x18\x02 \x01(\x0b\x32\x18.boneyard.v1.GameSummary\"!\n\x0eGetGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"9\n\x0fGetGameResponse\x12&\n\x04game\x18\x01 \x01(\x0b\x32\x18.boneyard.v1.GameSummary\"b\n\x10ListGamesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\'\n\x06status\x18\x03 \x01(\x0e\x32\x17.boneyard.v1.GameStatus\"U\n\x11ListGamesResponse\x12\'\n\x05games\x18\x01 \x03(\x0b\x32\x18.boneyard.v1.GameSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"g\n\x0fTakeSeatRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x13\n\x0bplayer_name\x18\x03 \x01(\t\x12\x12\n\nrequest_id\x18\x04 \x01(\tB\x07\n\x05_seat\"\\\n\x10TakeSeatResponse\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12&\n\x04game\x18\x03 \x01(\x0b\x32\x18.boneyard.v1.GameSummary\"#\n\x10LeaveSeatRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"I\n\x11LeaveSeatResponse\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12&\n\x04game\x18\x02 \x01(\x0b\x32\x18.boneyard.v1.GameSummary\"=\n\x0eGetViewRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_seat\"6\n\x0fGetViewResponse\x12#\n\x04view\x18\x01 \x01(\x0b\x32\x15.boneyard.v1.SeatView\"\x95\x01\n\x13SubmitActionRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x18\n\x10\x65xpected_version\x18\x02 \x01(\x04\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12#\n\x06\x61\x63tion\x18\x04 \x01(\x0b\x32\x13.boneyard.v1.Action\x12\x11\n\x04seat\x18\x05 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_seat\"L\n\x14SubmitActionResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12#\n\x04view\x18\x02 \x01(\x0b\x32\x15.boneyard.v1.SeatView\"U\n\x10WatchGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x04\x12\x11\n\x04seat\x18\x03 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_seat\"l\n\x11WatchGameResponse\x12!\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x12.boneyard.v1.Event\x12\x0f\n\x07version\x18\x02 \x01(\x04\x12#\n\x04view\x18\x03 \x01(\x0b\x32\x15.boneyard.v1.SeatView2\xc3\x05\n\x0bGameService\x12U\n\x0bListPresets\x12\x1f.boneyard.v1.ListPresetsRequest\x1a .boneyard.v1.ListPresetsResponse\"\x03\x90\x02\x01\x12M\n\nCreateGame\x12\x1e.boneyard.v1.CreateGameRequest\x1a\x1f.boneyard.v1.CreateGameResponse\x12\x44\n\x07GetGame\x12\x1b.boneyard.v1.GetGameRequest\x1a\x1c.boneyard.v1.GetGameResponse\x12J\n\tListGames\x12\x1d.boneyard.v1.ListGamesRequest\x1a\x1e.boneyard.v1.ListGamesResponse\x12G\n\x08TakeSeat\x12\x1c.boneyard.v1.TakeSeatRequest\x1a\x1d.boneyard.v1.TakeSeatResponse\x12J\n\tLeaveSeat\x12\x1d.boneyard.v1.LeaveSeatRequest\x1a\x1e.boneyard.v1.LeaveSeatResponse\x12\x44\n\x07GetView\x12\x1b.boneyard.v1.GetViewRequest\x1a\x1c.boneyard.v1.GetViewResponse\x12S\n\x0cSubmitAction\x12 .boneyard.v1.SubmitActionRequest\x1a!.boneyard.v1.SubmitActionResponse\x12L\n\tWatchGame\x12\x1d.boneyard.v1.WatchGameRequest\x1a\x1e.boneyard.v1.WatchGameResponse0\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'boneyard.api.v1.game_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CREATEGAMEREQUEST']._serialized_start=174
-  _globals['_CREATEGAMEREQUEST']._serialized_end=407
-  _globals['_HOUSEBOT']._serialized_start=409
-  _globals['_HOUSEBOT']._serialized_end=451
-  _globals['_SEATRESERVATION']._serialized_start=453
-  _globals['_SEATRESERVATION']._serialized_end=506
-  _globals['_CREATEGAMERESPONSE']._serialized_start=508
-  _globals['_CREATEGAMERESPONSE']._serialized_end=585
-  _globals['_GETGAMEREQUEST']._serialized_start=587
-  _globals['_GETGAMEREQUEST']._serialized_end=620
-  _globals['_GETGAMERESPONSE']._serialized_start=622
-  _globals['_GETGAMERESPONSE']._serialized_end=679
-  _globals['_LISTGAMESREQUEST']._serialized_start=681
-  _globals['_LISTGAMESREQUEST']._serialized_end=779
-  _globals['_LISTGAMESRESPONSE']._serialized_start=781
-  _globals['_LISTGAMESRESPONSE']._serialized_end=866
-  _globals['_TAKESEATREQUEST']._serialized_start=868
-  _globals['_TAKESEATREQUEST']._serialized_end=971
-  _globals['_TAKESEATRESPONSE']._serialized_start=973
-  _globals['_TAKESEATRESPONSE']._serialized_end=1065
-  _globals['_LEAVESEATREQUEST']._serialized_start=1067
-  _globals['_LEAVESEATREQUEST']._serialized_end=1102
-  _globals['_LEAVESEATRESPONSE']._serialized_start=1104
-  _globals['_LEAVESEATRESPONSE']._serialized_end=1177
-  _globals['_GETVIEWREQUEST']._serialized_start=1179
-  _globals['_GETVIEWREQUEST']._serialized_end=1240
-  _globals['_GETVIEWRESPONSE']._serialized_start=1242
-  _globals['_GETVIEWRESPONSE']._serialized_end=1296
-  _globals['_SUBMITACTIONREQUEST']._serialized_start=1299
-  _globals['_SUBMITACTIONREQUEST']._serialized_end=1448
-  _globals['_SUBMITACTIONRESPONSE']._serialized_start=1450
-  _globals['_SUBMITACTIONRESPONSE']._serialized_end=1526
-  _globals['_WATCHGAMEREQUEST']._serialized_start=1528
-  _globals['_WATCHGAMEREQUEST']._serialized_end=1613
-  _globals['_WATCHGAMERESPONSE']._serialized_start=1615
-  _globals['_WATCHGAMERESPONSE']._serialized_end=1723
-  _globals['_GAMESERVICE']._serialized_start=1726
-  _globals['_GAMESERVICE']._serialized_end=2346
+  _globals['_GAMESERVICE'].methods_by_name['ListPresets']._loaded_options = None
+  _globals['_GAMESERVICE'].methods_by_name['ListPresets']._serialized_options = b'\220\002\001'
+  _globals['_LISTPRESETSREQUEST']._serialized_start=173
+  _globals['_LISTPRESETSREQUEST']._serialized_end=193
+  _globals['_LISTPRESETSRESPONSE']._serialized_start=195
+  _globals['_LISTPRESETSRESPONSE']._serialized_end=254
+  _globals['_CREATEGAMEREQUEST']._serialized_start=257
+  _globals['_CREATEGAMEREQUEST']._serialized_end=490
+  _globals['_HOUSEBOT']._serialized_start=492
+  _globals['_HOUSEBOT']._serialized_end=534
+  _globals['_SEATRESERVATION']._serialized_start=536
+  _globals['_SEATRESERVATION']._serialized_end=589
+  _globals['_CREATEGAMERESPONSE']._serialized_start=591
+  _globals['_CREATEGAMERESPONSE']._serialized_end=668
+  _globals['_GETGAMEREQUEST']._serialized_start=670
+  _globals['_GETGAMEREQUEST']._serialized_end=703
+  _globals['_GETGAMERESPONSE']._serialized_start=705
+  _globals['_GETGAMERESPONSE']._serialized_end=762
+  _globals['_LISTGAMESREQUEST']._serialized_start=764
+  _globals['_LISTGAMESREQUEST']._serialized_end=862
+  _globals['_LISTGAMESRESPONSE']._serialized_start=864
+  _globals['_LISTGAMESRESPONSE']._serialized_end=949
+  _globals['_TAKESEATREQUEST']._serialized_start=951
+  _globals['_TAKESEATREQUEST']._serialized_end=1054
+  _globals['_TAKESEATRESPONSE']._serialized_start=1056
+  _globals['_TAKESEATRESPONSE']._serialized_end=1148
+  _globals['_LEAVESEATREQUEST']._serialized_start=1150
+  _globals['_LEAVESEATREQUEST']._serialized_end=1185
+  _globals['_LEAVESEATRESPONSE']._serialized_start=1187
+  _globals['_LEAVESEATRESPONSE']._serialized_end=1260
+  _globals['_GETVIEWREQUEST']._serialized_start=1262
+  _globals['_GETVIEWREQUEST']._serialized_end=1323
+  _globals['_GETVIEWRESPONSE']._serialized_start=1325
+  _globals['_GETVIEWRESPONSE']._serialized_end=1379
+  _globals['_SUBMITACTIONREQUEST']._serialized_start=1382
+  _globals['_SUBMITACTIONREQUEST']._serialized_end=1531
+  _globals['_SUBMITACTIONRESPONSE']._serialized_start=1533
+  _globals['_SUBMITACTIONRESPONSE']._serialized_end=1609
+  _globals['_WATCHGAMEREQUEST']._serialized_start=1611
+  _globals['_WATCHGAMEREQUEST']._serialized_end=1696
+  _globals['_WATCHGAMERESPONSE']._serialized_start=1698
+  _globals['_WATCHGAMERESPONSE']._serialized_end=1806
+  _globals['_GAMESERVICE']._serialized_start=1809
+  _globals['_GAMESERVICE']._serialized_end=2516
 # @@protoc_insertion_point(module_scope)

@@ -46,6 +46,47 @@ else:
 DESCRIPTOR: _descriptor.FileDescriptor
 
 @_typing.final
+class ListPresetsRequest(_message.Message):
+    """Request of GameService.ListPresets."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListPresetsRequest: _TypeAlias = ListPresetsRequest  # noqa: Y015
+
+@_typing.final
+class ListPresetsResponse(_message.Message):
+    """Response of GameService.ListPresets."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PRESETS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def presets(self) -> _containers.RepeatedCompositeFieldContainer[_rules_pb2.Preset]:
+        """Every preset this server has, the standard Texas 42 first."""
+
+    def __init__(
+        self,
+        *,
+        presets: _abc.Iterable[_rules_pb2.Preset] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["presets", b"presets"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListPresetsResponse: _TypeAlias = ListPresetsResponse  # noqa: Y015
+
+@_typing.final
 class CreateGameRequest(_message.Message):
     """Request of GameService.CreateGame."""
 

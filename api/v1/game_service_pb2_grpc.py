@@ -35,6 +35,11 @@ class GameServiceStub:
         Args:
             channel: A grpc.Channel.
         """
+        self.ListPresets = channel.unary_unary(
+                '/boneyard.v1.GameService/ListPresets',
+                request_serializer=boneyard_dot_v1_dot_game__service__pb2.ListPresetsRequest.SerializeToString,
+                response_deserializer=boneyard_dot_v1_dot_game__service__pb2.ListPresetsResponse.FromString,
+                _registered_method=True)
         self.CreateGame = channel.unary_unary(
                 '/boneyard.v1.GameService/CreateGame',
                 request_serializer=boneyard_dot_v1_dot_game__service__pb2.CreateGameRequest.SerializeToString,
@@ -80,6 +85,15 @@ class GameServiceStub:
 class GameServiceServicer:
     """Texas 42 and Moon games.
     """
+
+    def ListPresets(self, request, context):
+        """The presets a game may be made from, the standard Texas 42 first, each with its complete
+        ruleset (what every option is unless CreateGame overrides it). No token needed; it changes
+        nothing, so a Connect client may send it as an HTTP GET.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
 
     def CreateGame(self, request, context):
         """Create a game from a preset and option overrides. No token needed.
@@ -145,6 +159,11 @@ class GameServiceServicer:
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
+            'ListPresets': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListPresets,
+                    request_deserializer=boneyard_dot_v1_dot_game__service__pb2.ListPresetsRequest.FromString,
+                    response_serializer=boneyard_dot_v1_dot_game__service__pb2.ListPresetsResponse.SerializeToString,
+            ),
             'CreateGame': grpc.unary_unary_rpc_method_handler(
                     servicer.CreateGame,
                     request_deserializer=boneyard_dot_v1_dot_game__service__pb2.CreateGameRequest.FromString,
@@ -196,6 +215,33 @@ def add_GameServiceServicer_to_server(servicer, server):
 class GameService:
     """Texas 42 and Moon games.
     """
+
+    @staticmethod
+    def ListPresets(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/boneyard.v1.GameService/ListPresets',
+            boneyard_dot_v1_dot_game__service__pb2.ListPresetsRequest.SerializeToString,
+            boneyard_dot_v1_dot_game__service__pb2.ListPresetsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
 
     @staticmethod
     def CreateGame(request,

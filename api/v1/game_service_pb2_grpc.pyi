@@ -55,6 +55,11 @@ class GameServiceStub:
     def __new__(cls, channel: _grpc.Channel) -> _Self: ...
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> GameServiceAsyncStub: ...
+    ListPresets: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ListPresetsRequest, _game_service_pb2.ListPresetsResponse]
+    """The presets a game may be made from, the standard Texas 42 first, each with its complete
+    ruleset (what every option is unless CreateGame overrides it). No token needed; it changes
+    nothing, so a Connect client may send it as an HTTP GET.
+    """
     CreateGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.CreateGameRequest, _game_service_pb2.CreateGameResponse]
     """Create a game from a preset and option overrides. No token needed."""
     GetGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRequest, _game_service_pb2.GetGameResponse]
@@ -85,6 +90,11 @@ class GameServiceAsyncStub(GameServiceStub):
     """Texas 42 and Moon games."""
 
     def __init__(self, channel: _aio.Channel) -> None: ...
+    ListPresets: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ListPresetsRequest, _game_service_pb2.ListPresetsResponse]  # type: ignore[assignment]
+    """The presets a game may be made from, the standard Texas 42 first, each with its complete
+    ruleset (what every option is unless CreateGame overrides it). No token needed; it changes
+    nothing, so a Connect client may send it as an HTTP GET.
+    """
     CreateGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.CreateGameRequest, _game_service_pb2.CreateGameResponse]  # type: ignore[assignment]
     """Create a game from a preset and option overrides. No token needed."""
     GetGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRequest, _game_service_pb2.GetGameResponse]  # type: ignore[assignment]
@@ -112,6 +122,17 @@ class GameServiceAsyncStub(GameServiceStub):
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     """Texas 42 and Moon games."""
+
+    @_abc_1.abstractmethod
+    def ListPresets(
+        self,
+        request: _game_service_pb2.ListPresetsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.ListPresetsResponse, _abc.Awaitable[_game_service_pb2.ListPresetsResponse]]:
+        """The presets a game may be made from, the standard Texas 42 first, each with its complete
+        ruleset (what every option is unless CreateGame overrides it). No token needed; it changes
+        nothing, so a Connect client may send it as an HTTP GET.
+        """
 
     @_abc_1.abstractmethod
     def CreateGame(

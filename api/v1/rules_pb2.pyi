@@ -505,7 +505,8 @@ class Ruleset(_message.Message):
     DEAL_LIMIT_FIELD_NUMBER: _builtins.int
     preset: _builtins.str
     """The preset: "texas42" (default when empty), "texas42-house", "texas42-redeal",
-    "texas42-points", "moon", "moon-s1", "moon-pagat", "moon-no-widow", "moon-overcall".
+    "texas42-points", "moon", "moon-s1", "moon-pagat", "moon-no-widow", "moon-overcall"
+    (GameService.ListPresets lists them, each with its options).
     """
     family: Global___Family.ValueType
     """Texas 42 or Moon."""
@@ -775,3 +776,40 @@ class Ruleset(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType_first_hand_opener) -> _WhichOneofReturnType_first_hand_opener | None: ...
 
 Global___Ruleset: _TypeAlias = Ruleset  # noqa: Y015
+
+@_typing.final
+class Preset(_message.Message):
+    """A preset: a named ruleset a game is made from (`Ruleset.preset`), as GameService.ListPresets
+    lists it.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    DESCRIPTION_FIELD_NUMBER: _builtins.int
+    RULES_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """Its name, as a Ruleset message gives it in `preset`: "texas42", "moon-overcall" ..."""
+    description: _builtins.str
+    """What it plays, in one line for people: "Texas 42 with nello, plunge, splash and sevens"."""
+    @_builtins.property
+    def rules(self) -> Global___Ruleset:
+        """The complete ruleset (every option set, as in GameSummary.rules): its game is
+        `rules.family`, its table size `rules.players`, and each option is what a game made from
+        the preset plays unless CreateGame overrides it.
+        """
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        description: _builtins.str = ...,
+        rules: Global___Ruleset | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["description", b"description", "name", b"name", "rules", b"rules"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Preset: _TypeAlias = Preset  # noqa: Y015

@@ -20,11 +20,9 @@ from hypothesis import strategies as st
 
 from boneyard import engine
 from boneyard.api.v1 import archive_pb2, competition_pb2, competition_pb2_grpc
-from boneyard.engine import Bid, Ruleset
+from boneyard.engine import Bid, Ruleset, bid_text, parse_bid
 from boneyard.records.notation import (
     NotationError,
-    bid_text,
-    parse_bid_text,
     parse_contract_text,
     record_to_text,
     split_games,
@@ -192,14 +190,14 @@ def test_without_its_signature_tags_the_text_imports_as_an_unsigned_record() -> 
     ],
 )
 def test_bids_are_read_as_players_write_them(said: str, preset: str, bid: Bid) -> None:
-    assert parse_bid_text(said, engine.ruleset(preset)) == bid
+    assert parse_bid(said, engine.ruleset(preset)) == bid
 
 
 def test_at_a_table_of_three_42_is_a_point_bid_and_a_mark_is_written_as_such() -> None:
     rules: Ruleset = engine.ruleset("texas42", players=3)
-    assert parse_bid_text("42", rules) == Bid.points(42)
+    assert parse_bid("42", rules) == Bid.points(42)
     assert bid_text(Bid.marks(1), rules) == "1 mark"
-    assert parse_bid_text("1 mark", rules) == Bid.marks(1)
+    assert parse_bid("1 mark", rules) == Bid.marks(1)
 
 
 def test_contracts_are_read_in_their_common_spellings() -> None:

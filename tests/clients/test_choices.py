@@ -228,7 +228,7 @@ def _after(state: engine.GameState, command: engine.Command) -> engine.GameState
 def _bid(state: engine.GameState, said: str) -> engine.Command:
     assert state.hand is not None and state.hand.turn is not None
     seat = state.hand.turn
-    return engine.Pass(seat) if said == "pass" else engine.PlaceBid(seat, parse_bid(said, moon=True))
+    return engine.Pass(seat) if said == "pass" else engine.PlaceBid(seat, parse_bid(said, state.rules))
 
 
 OVERCALL = actions_pb2.Action(bid=codec.bid_to_proto(Bid.overcall()))

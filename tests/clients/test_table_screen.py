@@ -117,7 +117,7 @@ def _command(state: engine.GameState, said: object) -> engine.Command:
     seat = state.hand.turn
     if said == "pass":
         return engine.Pass(seat)
-    return engine.PlaceBid(seat, engine.parse_bid(str(said), moon=True))
+    return engine.PlaceBid(seat, engine.parse_bid(str(said), state.rules))
 
 
 def test_an_auction_that_goes_round_shows_each_seats_latest_bid() -> None:
