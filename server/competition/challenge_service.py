@@ -22,7 +22,7 @@ from boneyard.server.games.service import check_account_name_given
 from boneyard.server.games.time_controls import time_control_from_proto
 from boneyard.server.ops import logs
 from boneyard.server.store.competition import Account
-from boneyard.server.transport.grpc.interceptors import credentials
+from boneyard.server.transport.pipeline import credentials
 
 __all__ = ["AccountServicer", "ChallengeServicer"]
 

@@ -41,7 +41,8 @@ from boneyard import engine
 from boneyard.engine import Event, GameState
 from boneyard.server.competition.bot_workers import DEFAULT_WORKERS, BotWorkers, BrokenProcessPool
 from boneyard.server.errors import NotFound, PreconditionFailed, StaleVersion
-from boneyard.server.games.host import GameHost, LiveGame, turn_of
+from boneyard.server.games.host import GameHost
+from boneyard.server.games.live import LiveGame, turn_of
 from boneyard.server.store.repository import EventStore
 
 __all__ = ["HOUSE_REQUEST", "TAKEOVER_AFTER", "HouseBots", "house_seed"]

@@ -31,7 +31,7 @@ from boneyard.server.games.time_controls import time_control_from_proto, time_co
 from boneyard.server.ops import logs
 from boneyard.server.quotas import Quotas
 from boneyard.server.store.competition import Account, Seek
-from boneyard.server.transport.grpc.interceptors import credentials
+from boneyard.server.transport.pipeline import credentials
 from boneyard.server.transport.refusals import Refusal
 
 __all__ = ["LobbyServicer", "TournamentServicer"]

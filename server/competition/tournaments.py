@@ -36,7 +36,7 @@ from boneyard import engine
 from boneyard.server.competition.standings import GameResult, Standing, standings
 from boneyard.server.errors import InvalidArgument, NotFound, PermissionDenied, PreconditionFailed
 from boneyard.server.games.app import GameApp, check_time_control, rules_for
-from boneyard.server.games.host import LiveGame
+from boneyard.server.games.live import LiveGame
 from boneyard.server.store.competition import (
     Account,
     CompetitionStore,

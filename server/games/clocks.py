@@ -19,7 +19,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from boneyard.engine import Event
-from boneyard.server.games.host import GameHost, LiveGame
+from boneyard.server.games.host import GameHost
+from boneyard.server.games.live import LiveGame
 from boneyard.server.store.competition import CompetitionStore
 
 __all__ = ["ClockKeeper"]

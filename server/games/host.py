@@ -12,27 +12,22 @@ game's version (and the unique ``(game_id, seq)`` key) refuses an append to a ga
 elsewhere, and then the cached copy is dropped and reloaded from the log. Other processes'
 appends also arrive as notifications (``refresh``), which drop a copy that fell behind.
 
-Memory is bounded: the games used least recently are evicted beyond ``max_games`` (a game
-whose action is in flight is kept) and reloaded on demand.
+The games themselves are held by ``GameCache`` (``cache``), dealt by ``dealing``, and kept as
+``LiveGame`` (``live``); this module seats players and applies actions to them.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import secrets
-from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Self
 
 from boneyard import engine
 from boneyard.api import codec
-from boneyard.api.v1 import game_service_pb2
-from boneyard.engine import Command, Event, GameState, HandDealt, Phase
-from boneyard.records.hashing import GENESIS_HASH, chain_hash, hash_token, seed_commitment
+from boneyard.engine import Command, Event, GameState, Phase
+from boneyard.records.hashing import chain_hash, hash_token
 from boneyard.server.competition import account_events
 from boneyard.server.errors import (
     InvalidArgument,
@@ -42,168 +37,26 @@ from boneyard.server.errors import (
     StaleVersion,
     Unauthenticated,
 )
+from boneyard.server.games.cache import MAX_LIVE_GAMES, GameCache, Hold
+from boneyard.server.games.dealing import deal_hands
+from boneyard.server.games.live import LiveGame, Submitted, turn_of
 from boneyard.server.ops import logs
 from boneyard.server.store import errors as store_errors
 from boneyard.server.store.competition import CompetitionStore
 from boneyard.server.store.game_setup import ClockState, GameClock
-from boneyard.server.store.repository import EventStore, GameSnapshot, RequestRecord
+from boneyard.server.store.repository import EventStore, RequestRecord
 from boneyard.server.store.writer import Append, Writer
 
-__all__ = [
-    "ABSENT_AFTER",
-    "GameHost",
-    "LiveGame",
-    "Submitted",
-    "deal_hands",
-    "deal_seed",
-    "face_down_through",
-    "stream_message",
-]
+__all__ = ["ABSENT_AFTER", "SEAT_REQUEST", "CommitListener", "GameHost"]
 
 log = logging.getLogger(__name__)
 
-MAX_LIVE_GAMES = 2000
-"""Games kept in memory by default (each holds its decoded log)."""
 SEAT_REQUEST = "\x1eseat:"
 """The prefix of a TakeSeat's request id in the requests table (a control character, so no
 client's own id can collide with it)."""
 ABSENT_AFTER = 3
 """Timeouts in a row of every seat that is not a house bot's after which a game is abandoned
 (``boneyard-server --abandon-absent-after``)."""
-_RECENT = 16
-"""States (and stream messages) kept for the latest versions, shared by every watcher."""
-
-
-def deal_seed(secret: bytes, hand_number: int) -> bytes:
-    """The seed of hand ``hand_number`` of a game with fixed deals (duplicate tournaments)."""
-    return hashlib.sha256(secret + hand_number.to_bytes(4, "big")).digest()
-
-
-@dataclass(frozen=True, slots=True)
-class Submitted:
-    version: int
-    events: tuple[Event, ...]
-    replayed: bool
-    """True when this answers a retried ``request_id`` and nothing was applied."""
-    response: bytes | None = None
-    """The stored response (the first attempt's, for a retried request)."""
-
-
-@dataclass(eq=False, slots=True)
-class LiveGame:
-    """One game as this process holds it. Changed only under ``lock``, on the event loop."""
-
-    id: str
-    name: str
-    created_at: datetime
-    updated_at: datetime
-    status: str
-    state: GameState
-    version: int
-    last_hash: bytes
-    events: list[Event]
-    seats: dict[int, str]
-    """Seat -> player name."""
-    tokens: dict[str, int]
-    """Token hash -> seat."""
-    accounts: dict[str, int]
-    """Account id -> its reserved seat."""
-    requests: dict[str, RequestRecord]
-    clock: GameClock | None
-    deal_secret: bytes | None
-    house: dict[int, str] = field(default_factory=dict)
-    """Seat -> the strategy of the house bot playing it (``boneyard.server.competition.house_bots``)."""
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    recent: dict[int, GameState] = field(default_factory=dict)
-    """State after each of the latest versions."""
-    messages: dict[tuple[int, int | None], bytes] = field(default_factory=dict)
-    """The stream message of a recent version for a seat (``None``: spectators), encoded:
-    made and serialized once however many watch."""
-    evicted: bool = False
-    """Dropped from the cache: whoever holds this object must get the game again."""
-    absence: engine.Absence | None = None
-    """Each seat's timeouts in a row (``engine.absence``), kept up with every commit."""
-
-    def __post_init__(self) -> None:
-        if self.absence is None:
-            self.absence = engine.absence(self.events, self.state.rules.players)
-
-    @property
-    def players(self) -> int:
-        return self.state.rules.players
-
-    @property
-    def full(self) -> bool:
-        return len(self.seats) == self.players
-
-    @property
-    def over(self) -> bool:
-        return self.state.phase is Phase.GAME_OVER
-
-    def forget_tokens(self, seat: int) -> None:
-        """The seat's tokens open it no more (it was left, or its token issued anew)."""
-        for old in [t for t, s in self.tokens.items() if s == seat]:
-            del self.tokens[old]
-
-    def state_at(self, version: int) -> GameState | None:
-        """The state at ``version`` if it is one of the latest (or the current)."""
-        if version == self.version:
-            return self.state
-        return self.recent.get(version)
-
-    def message(self, seq: int, seat: int | None) -> bytes | None:
-        """The stream message of event ``seq`` as ``seat`` sees it, made once for all the
-        watchers in that seat; ``None`` if ``seq`` is too old to be kept (the caller folds)."""
-        key = (seq, seat)
-        found = self.messages.get(key)
-        if found is not None:
-            return found
-        before, after = self.state_at(seq - 1), self.state_at(seq)
-        if before is None or after is None or seq > self.version:
-            return None
-        found = stream_message(self.events[seq - 1], before, after, seat, seq)
-        self.messages[key] = found
-        return found
-
-    def _remember(self, states: list[GameState]) -> None:
-        """Record the states after each new event (``states[-1]`` is now current)."""
-        first = self.version - len(states) + 1
-        for offset, state in enumerate(states):
-            self.recent[first + offset] = state
-        horizon = self.version - _RECENT
-        for old in [v for v in self.recent if v < horizon]:
-            del self.recent[old]
-        for old in [k for k in self.messages if k[0] < horizon]:
-            del self.messages[old]
-
-
-def stream_message(
-    event: Event,
-    before: GameState | None,
-    after: GameState,
-    seat: int | None,
-    seq: int,
-    face_down_through: int = 0,
-) -> bytes:
-    """What a watcher in ``seat`` (``None``: a spectator) is sent for event ``seq``: an
-    encoded ``WatchGameResponse`` (the interceptors pass bytes through unchanged), as the
-    engine's views say: ``face_down_through``, the version up to which the tricks lay face
-    down when the stream began (``engine.face_down_through``)."""
-    behind = seq <= face_down_through
-    seen = engine.view_event(event, before, seat, after=after, behind=behind)
-    message = game_service_pb2.WatchGameResponse(
-        event=codec.seen_event_to_proto(seen, seq),
-        version=seq,
-        view=codec.view_to_proto(engine.view(after, seat, behind=behind), seq),
-    )
-    return message.SerializeToString()
-
-
-def face_down_through(game: LiveGame) -> int:
-    """``engine.face_down_through`` of the game as this process holds it."""
-    return engine.face_down_through(game.events, game.state)
-
-
 CommitListener = Callable[[LiveGame, tuple[Event, ...]], None]
 
 
@@ -232,114 +85,43 @@ class GameHost:
         self.started_at = self._now()
         """Clocks do not count the time the server was down: a turn begun before this
         process started is timed from its start."""
-        self.max_games = max_games
-        self._games: OrderedDict[str, LiveGame] = OrderedDict()
-        self._loading: dict[str, asyncio.Future[LiveGame]] = {}
-        self._behind: set[str] = set()
-        """Games another process moved while they were being loaded here."""
+        self.cache = GameCache(store, publish, max_games)
         self._listeners: list[CommitListener] = []
+
+    # The games held here (``GameCache``), as everyone asks the host for them.
+
+    async def get(self, game_id: str) -> LiveGame:
+        """The game, loaded from the log if this process does not hold it. ``NotFound``."""
+        return await self.cache.get(game_id)
+
+    def adopt(self, game: LiveGame) -> None:
+        """Keep a game just made in this process (on the event loop)."""
+        self.cache.adopt(game)
+
+    def evict(self, game_id: str) -> None:
+        """Drop the copy held here (it fell behind the log); the next ``get`` reloads it."""
+        self.cache.evict(game_id)
+
+    def evict_all(self) -> None:
+        """Drop every copy not in use (after missing other processes' notifications)."""
+        self.cache.evict_all()
+
+    def held_version(self, game_id: str) -> int | None:
+        """The version of this process's copy of a game, if it holds one."""
+        return self.cache.held_version(game_id)
+
+    def refresh(self, game_id: str, version: int) -> None:
+        """Another process says ``game_id`` is at ``version`` (``GameCache.refresh``)."""
+        self.cache.refresh(game_id, version)
+
+    @property
+    def max_games(self) -> int:
+        return self.cache.max_games
 
     def on_commit(self, listener: CommitListener) -> None:
         """Call ``listener(game, events)`` after every committed change of a game (on the
         event loop): the clock keeper and the tournament director follow games this way."""
         self._listeners.append(listener)
-
-    # ------------------------------------------------------------ the cache
-
-    async def get(self, game_id: str) -> LiveGame:
-        """The game, loaded from the log if this process does not hold it. ``NotFound``."""
-        game = self._games.get(game_id)
-        if game is not None:
-            self._games.move_to_end(game_id)
-            return game
-        pending = self._loading.get(game_id)
-        if pending is not None:  # somebody is loading it: wait for that
-            return await asyncio.shield(pending)
-        pending = asyncio.get_running_loop().create_future()
-        self._loading[game_id] = pending
-        try:
-            game = await self._load(game_id)
-        except asyncio.CancelledError:
-            pending.cancel()
-            raise
-        except BaseException as error:
-            pending.set_exception(error)
-            pending.exception()  # retrieved, even if nobody else waited
-            raise
-        finally:
-            del self._loading[game_id]
-        if game_id in self._behind:
-            # Another process moved the game while it loaded: this copy may miss that. Its
-            # holders see it evicted and get the game again.
-            self._behind.discard(game_id)
-            game.evicted = True
-        else:
-            self._games[game_id] = game
-            self._trim()
-        pending.set_result(game)
-        return game
-
-    async def _load(self, game_id: str) -> LiveGame:
-        try:
-            snapshot = await asyncio.to_thread(self._store.snapshot, game_id)
-        except store_errors.GameNotFound:
-            raise NotFound(f"no game {game_id}", game_id=game_id) from None
-        return _live(snapshot)
-
-    def adopt(self, game: LiveGame) -> None:
-        """Keep a game just made in this process (on the event loop); a copy already
-        loaded stays."""
-        if game.id not in self._games and game.id not in self._loading:
-            self._games[game.id] = game
-            self._trim()
-
-    def evict(self, game_id: str) -> None:
-        """Drop the cached copy (it fell behind the log); the next ``get`` reloads it."""
-        game = self._games.pop(game_id, None)
-        if game is not None:
-            game.evicted = True
-            self._publish(game_id)  # its watchers hold the old copy: they get the game again
-
-    def evict_all(self) -> None:
-        """Drop every copy not in use (after missing other processes' notifications)."""
-        for game_id, game in list(self._games.items()):
-            if not game.lock.locked():
-                self.evict(game_id)
-
-    def _trim(self) -> None:
-        while len(self._games) > self.max_games:
-            for game_id, game in self._games.items():
-                if not game.lock.locked():
-                    self.evict(game_id)
-                    break
-            else:
-                return
-
-    def held_version(self, game_id: str) -> int | None:
-        """The version of this process's copy of a game, if it holds one."""
-        game = self._games.get(game_id)
-        return game.version if game is not None else None
-
-    def refresh(self, game_id: str, version: int) -> None:
-        """Another process says ``game_id`` is at ``version``: drop a copy that is behind,
-        and wake the game's watchers (they reload it)."""
-        if game_id in self._loading:
-            self._behind.add(game_id)
-        game = self._games.get(game_id)
-        if game is not None and game.version >= version:
-            return  # our own append, or an older notification
-        if game is not None and not game.lock.locked():
-            self.evict(game_id)
-        self._publish(game_id)
-
-    async def _locked(self, game_id: str) -> LiveGame:
-        """The game with its lock held (the caller releases it)."""
-        while True:
-            game = await self.get(game_id)
-            await game.lock.acquire()
-            if not game.evicted:
-                return game
-            game.lock.release()
 
     # ------------------------------------------------------------ seats
 
@@ -374,7 +156,7 @@ class GameHost:
         with any other token is refused, so that nobody takes a seat over by replaying its
         request id."""
         key = SEAT_REQUEST + request_id if request_id else None
-        async with _Hold(self, game_id) as hold:
+        async with Hold(self.cache, game_id) as hold:
             players = hold.game.players
             if hold.game.over and key not in hold.game.requests:
                 raise PreconditionFailed(
@@ -459,7 +241,7 @@ class GameHost:
     async def leave_seat(self, game_id: str, token: str) -> tuple[int, LiveGame]:
         """Free the seat ``token`` holds in a game not yet started (its token stops working);
         the seat and the game. A seat of a game in play is resigned instead."""
-        async with _Hold(self, game_id) as hold:
+        async with Hold(self.cache, game_id) as hold:
             game = hold.game
             seat = game.tokens.get(hash_token(token))
             if seat is None:
@@ -508,7 +290,7 @@ class GameHost:
     async def abandon(self, game_id: str, reason: str, untouched_since: datetime) -> bool:
         """End a game nobody will finish (``engine.Abandon``) if it is still as the sweeper
         found it: not over, and untouched since ``untouched_since``. Whether it was."""
-        game = await self._locked(game_id)
+        game = await self.cache.locked(game_id)
         try:
             if game.over or game.updated_at >= untouched_since:
                 return False
@@ -528,7 +310,7 @@ class GameHost:
         """Set right the clock of a full table that is not running, or not at the game's
         version (a crash between a seat taken and its clock): the seat to act gets a fresh
         turn. ``False`` if the clock was fine."""
-        game = await self._locked(game_id)
+        game = await self.cache.locked(game_id)
         try:
             clock = game.clock
             if clock is None or game.over or not game.full or game.status != "playing":
@@ -578,7 +360,7 @@ class GameHost:
 
         ``response_for(version, state)`` makes the bytes kept with the request, so that a
         retry with the same ``request_id`` gets the same answer."""
-        async with _Hold(self, game_id) as hold:
+        async with Hold(self.cache, game_id) as hold:
             earlier = _earlier(hold.game, seat, request_id)
             if earlier is not None:
                 return earlier
@@ -629,7 +411,7 @@ class GameHost:
     async def time_out(self, game_id: str, turn_version: int) -> Submitted | None:
         """Apply the clock's policy if the seat to act at ``turn_version`` has run out of
         time; ``None`` if it has not, or has acted meanwhile."""
-        game = await self._locked(game_id)
+        game = await self.cache.locked(game_id)
         try:
             clock = game.clock
             if clock is None or clock.turn_version != turn_version or game.over:
@@ -828,57 +610,8 @@ class GameHost:
         return ClockState(tuple(banks), turn, now if turn is not None else None)
 
 
-def deal_hands(
-    state: GameState, draw_seed: Callable[[], bytes], secret: bytes | None
-) -> tuple[list[Event], list[tuple[int, bytes, bytes]]]:
-    """Deal while the game waits for a deal: the server is the shaker (``draw_seed``), unless
-    the game's deals are fixed by a secret. The events, and each hand's
-    ``(number, seed, commitment)``."""
-    dealt: list[Event] = []
-    seeds: list[tuple[int, bytes, bytes]] = []
-    while state.phase is Phase.DEAL:
-        seed = draw_seed() if secret is None else deal_seed(secret, state.deals + 1)
-        events = engine.decide(state, engine.Deal(seed))
-        for event in events:
-            state = engine.evolve(state, event)
-            if type(event) is HandDealt:
-                seeds.append((event.number, seed, seed_commitment(seed)))
-        dealt += events
-    return dealt, seeds
-
-
 class _Conflict(StaleVersion):
     """The writer found the game moved on in the database (another process wrote it)."""
-
-
-class _Hold:
-    """A game with its lock held for a block; ``reload`` drops the copy and takes the lock
-    of a fresh one (the lock is released once, whatever happens)."""
-
-    def __init__(self, host: GameHost, game_id: str) -> None:
-        self._host = host
-        self._game_id = game_id
-        self._game: LiveGame | None = None
-
-    @property
-    def game(self) -> LiveGame:
-        assert self._game is not None
-        return self._game
-
-    async def __aenter__(self) -> Self:
-        self._game = await self._host._locked(self._game_id)
-        return self
-
-    async def reload(self) -> None:
-        self._host.evict(self._game_id)
-        self.game.lock.release()
-        self._game = None
-        self._game = await self._host._locked(self._game_id)
-
-    async def __aexit__(self, *exc: object) -> None:
-        if self._game is not None:
-            self._game.lock.release()
-            self._game = None
 
 
 def _settle(future: asyncio.Future[BaseException | None], error: BaseException | None) -> None:
@@ -906,37 +639,3 @@ def _not_leavable(game: LiveGame) -> str:
     if game.status == "playing":
         return f"game {game.id} has started: resign (SubmitAction with Action.resign) instead"
     return f"game {game.id} is {game.status}: there is no seat to leave"
-
-
-def turn_of(state: GameState) -> int | None:
-    """The seat to act, if anybody is."""
-    if state.phase in (Phase.DEAL, Phase.GAME_OVER) or state.hand is None:
-        return None
-    return state.hand.turn
-
-
-def _live(snapshot: GameSnapshot) -> LiveGame:
-    """Fold a game's log into the copy kept in memory."""
-    events = [codec.decode_event(row.payload) for row in snapshot.events]
-    state = engine.replay(events)
-    seats = {seat: name for seat, (name, _) in snapshot.seats.items()}
-    tokens = {token: seat for seat, (_, token) in snapshot.seats.items()}
-    record = snapshot.game
-    return LiveGame(
-        id=record.id,
-        name=record.name,
-        created_at=record.created_at,
-        updated_at=record.updated_at,
-        status=record.status,
-        state=state,
-        version=len(events),
-        last_hash=snapshot.events[-1].hash if snapshot.events else GENESIS_HASH,
-        events=events,
-        seats=seats,
-        tokens=tokens,
-        accounts=dict(snapshot.accounts),
-        requests=dict(snapshot.requests),
-        clock=snapshot.clock,
-        deal_secret=snapshot.deal_secret,
-        house=dict(snapshot.house_bots),
-    )

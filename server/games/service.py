@@ -21,7 +21,7 @@ import grpc
 
 from boneyard import engine
 from boneyard.api import codec
-from boneyard.api.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc, view_pb2
+from boneyard.api.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc, rules_pb2, view_pb2
 from boneyard.engine import GameState
 from boneyard.server.competition.accounts import is_api_key
 from boneyard.server.errors import (
@@ -31,16 +31,17 @@ from boneyard.server.errors import (
     PermissionDenied,
     Unauthenticated,
 )
-from boneyard.server.games.app import GameApp, new_seat_token
+from boneyard.server.games.app import GameApp, new_seat_token, rules_for
 from boneyard.server.games.feed import Feed
-from boneyard.server.games.host import GameHost, LiveGame, face_down_through, stream_message
+from boneyard.server.games.host import GameHost
+from boneyard.server.games.live import LiveGame, face_down_through, stream_message
 from boneyard.server.games.time_controls import time_control_from_proto, time_control_to_proto
 from boneyard.server.ops import logs
 from boneyard.server.ops.admin import check_account_name
 from boneyard.server.paging import page_size
 from boneyard.server.quotas import Quotas, peer_of
 from boneyard.server.store.competition import Account
-from boneyard.server.transport.grpc.interceptors import credentials
+from boneyard.server.transport.pipeline import credentials
 
 __all__ = [
     "GAME_STATUS_TO_PROTO",
@@ -202,6 +203,21 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         )
         deadline = self._host.deadline(game.clock) if game.clock is not None else None
         return summary(game, embargoed, deadline)
+
+    async def ListPresets(
+        self, request: game_service_pb2.ListPresetsRequest, context: grpc.aio.ServicerContext
+    ) -> game_service_pb2.ListPresetsResponse:
+        return game_service_pb2.ListPresetsResponse(
+            presets=[
+                # As this server makes a game of it (rules_for: a deal limit included).
+                rules_pb2.Preset(
+                    name=name,
+                    description=engine.PRESET_DESCRIPTIONS[name],
+                    rules=codec.rules_to_proto(rules_for(name, {})),
+                )
+                for name in engine.preset_names()
+            ]
+        )
 
     async def CreateGame(
         self, request: game_service_pb2.CreateGameRequest, context: grpc.aio.ServicerContext

@@ -1,10 +1,6 @@
 """Watching every call from outside: its request id and game in the log's context, its
-status code and duration in the metrics, and one access line at INFO when it ends.
-
-``ObservingInterceptor`` does it on the gRPC port, outermost, so that it sees the status code
-``ErrorInterceptor`` answered (``context.code()`` after the abort); the HTTP listener's bridge
-does the same around each call with ``CallObserver.observe`` (``boneyard.server.transport.http.connect``).
-"""
+status code and duration in the metrics, and one access line at INFO when it ends. The one
+pipeline (``boneyard.server.transport.pipeline``) observes every call of both doors, first."""
 
 from __future__ import annotations
 
@@ -12,16 +8,15 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import grpc
 
 from boneyard.server.ops import logs
 from boneyard.server.ops.metrics import Metrics
-from boneyard.server.transport.grpc.interceptors import Handler, _wrap, _Wrapping
 
-__all__ = ["CallObserver", "ObservingInterceptor", "Outcome", "game_of"]
+__all__ = ["CallObserver", "Outcome", "game_of"]
 
 access_log = logging.getLogger("boneyard.access")
 
@@ -99,60 +94,3 @@ class CallObserver:
                         "transport": transport,
                     },
                 )
-
-
-class ObservingInterceptor(_Wrapping):
-    """Outermost on the gRPC port (before ``ErrorInterceptor``)."""
-
-    def __init__(self, observer: CallObserver) -> None:
-        super().__init__()
-        self._observer = observer
-
-    def wrap(
-        self, handler: grpc.RpcMethodHandler | None, method: str
-    ) -> grpc.RpcMethodHandler | None:
-        observer = self._observer
-
-        def unary(inner: Handler) -> Handler:
-            async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
-                with observer.observe(
-                    method,
-                    "grpc",
-                    metadata=context.invocation_metadata(),
-                    request=request,
-                    peer=context.peer(),
-                    streaming=False,
-                ) as outcome:
-                    try:
-                        return await inner(request, context)
-                    except grpc.aio.AbortError:
-                        outcome.code = _aborted_code(context)
-                        raise
-
-            return call
-
-        def stream(inner: Handler) -> Handler:
-            async def call(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-                with observer.observe(
-                    method,
-                    "grpc",
-                    metadata=context.invocation_metadata(),
-                    request=request,
-                    peer=context.peer(),
-                    streaming=True,
-                ) as outcome:
-                    try:
-                        async for message in inner(request, context):
-                            yield message
-                    except grpc.aio.AbortError:
-                        outcome.code = _aborted_code(context)
-                        raise
-
-            return call
-
-        return _wrap(handler, unary, stream)
-
-
-def _aborted_code(context: grpc.aio.ServicerContext) -> grpc.StatusCode:
-    code = context.code()
-    return code if isinstance(code, grpc.StatusCode) else grpc.StatusCode.UNKNOWN

@@ -2,7 +2,7 @@
 real gRPC server on loopback (port 0) over a fresh database of each backend, and a thin
 synchronous client for it. The fixtures that use them are in conftest.py.
 
-The server is ``boneyard.server.main.create_server`` (grpc.aio) running on an event loop of its own in
+The server is ``boneyard.server.bootstrap.create_server`` (grpc.aio) running on an event loop of its own in
 a background thread, so that the tests talk to it with ordinary blocking gRPC channels, exactly
 as a client in another process would.
 """
@@ -32,7 +32,7 @@ from boneyard.api.v1 import (
     view_pb2,
 )
 from boneyard.server.competition.sweeper import Abandonment
-from boneyard.server.main import Boneyard, create_server
+from boneyard.server.bootstrap import Boneyard, create_server
 from boneyard.server.quotas import Quotas
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]

@@ -1,26 +1,24 @@
-"""The services over HTTP, for browsers: the Connect protocol and gRPC-Web on a listener beside
-the gRPC port (``--http-listen``), in the same process and event loop.
+"""The services over HTTP, for browsers: Connect, gRPC-Web and gRPC (over HTTP/2) on a listener
+beside the gRPC port (``--http-listen``), in the same process and event loop.
 
-There is one set of handlers: every Connect or gRPC-Web call is a call of the very servicer
-object the gRPC port serves (``GameServicer`` ...). ``bridge`` gives connectrpc's generated ASGI
-applications (``boneyard.v1.*_connect``) an object whose snake_case methods do what the gRPC
-interceptors do around those servicers — read the bearer token, count the client's streams,
-turn errors into the same status codes and messages, refuse new calls and end the streams
-while the server shuts down (``boneyard.server.ops.drain``) — and call the CamelCase method with a
-context that answers what the servicers ask of grpc's (the peer, the metadata, ``abort``).
-Streams that yield pre-encoded bytes (WatchGame) are decoded for connectrpc, which encodes
-each message for its protocol (binary or JSON).
+There is one set of handlers: every call here is a call of the very servicer object the gRPC
+port serves (``GameServicer`` ...), through the very pipeline of cross-cutting concerns
+(``boneyard.server.transport.pipeline``: observing, drain, credentials, quotas, errors).
+``bridge`` gives connectrpc's generated ASGI applications (``boneyard.api.v1.*_connect``) an
+object whose snake_case methods call the CamelCase ones with a context that answers what the
+servicers ask of grpc's (the peer, the metadata, ``abort``), and write a refusal as a
+``ConnectError`` with the refusal's ``ErrorInfo``. Streams that yield pre-encoded bytes
+(WatchGame) are decoded for connectrpc, which encodes each message for its protocol.
 
 Beside the services: ``GET /healthz`` (the gRPC health service's answer, as JSON), and the web
-app (``boneyard.server.webapp``, built from ``web/``) at ``/``.
+app (``webapp/``, built from ``web/``) at ``/``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -32,7 +30,7 @@ from connectrpc.errors import ConnectError
 from connectrpc.request import RequestContext
 from google.protobuf import message_factory
 from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
-from google.rpc import status_pb2
+from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health, health_pb2
 from grpc_status import rpc_status
 from protobuf.wkt import Any as ConnectAny
@@ -56,22 +54,14 @@ from boneyard.api.v1 import (
     ratings_connect,
     ratings_pb2,
 )
-from boneyard.server.ops.drain import Drain
-from boneyard.server.ops.observing import CallObserver, Outcome
-from boneyard.server.quotas import Quotas, peer_of
-from boneyard.server.transport.grpc.interceptors import (
-    DEFAULT_REQUEST_LIMIT,
-    refusal_for,
-    use_credentials,
-)
 from boneyard.server.transport.http.door import DEFAULT_BODY_TIMEOUT, Door
+from boneyard.server.transport.pipeline import Caller, Pipeline, Refused
+from boneyard.server.transport.refusals import Refusal
 
-__all__ = ["MAX_REQUEST_BYTES", "Services", "bridge", "http_app"]
+__all__ = ["Services", "bridge", "http_app"]
 
 log = logging.getLogger(__name__)
 
-MAX_REQUEST_BYTES = 4 * 1024 * 1024
-"""The largest request body, as on the gRPC port (grpc's default receive limit)."""
 
 CORS_HEADERS = [
     "Content-Type",
@@ -107,6 +97,16 @@ class _Aborted(Exception):
         self.code = code
         self.details = details
         self.status = status
+
+    def refusal(self) -> Refusal:
+        """The refusal the abort made: its code and message, and its ``ErrorInfo`` if its
+        status carried one."""
+        for detail in self.status.details if self.status is not None else ():
+            if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+                info = error_details_pb2.ErrorInfo()
+                detail.Unpack(info)
+                return Refusal(self.code, self.details, info.reason, dict(info.metadata))
+        return Refusal(self.code, self.details, "INTERNAL" if self.code is grpc.StatusCode.INTERNAL else "")
 
     @classmethod
     def with_status(cls, status: grpc.Status) -> _Aborted:
@@ -144,72 +144,52 @@ class _Context:
         raise _Aborted.with_status(status)
 
 
-def _connect_error(error: Exception, method: str, context: _Context) -> ConnectError:
+def _connect_error(refusal: Refusal) -> ConnectError:
     """The Connect error of a refusal, with the ``google.rpc.Status``'s details (the
     ``ErrorInfo``) as the error's details: connectrpc sends them in the Connect error body
-    and, over gRPC-Web, in ``grpc-status-details-bin``, as the gRPC port does."""
-    if isinstance(error, ConnectError):
-        return error
-    if isinstance(error, _Aborted):
-        code, message = error.code, error.details
-        details = list(error.status.details) if error.status is not None else []
-    else:
-        refusal = refusal_for(error, method, context.invocation_metadata())
-        code, message = refusal.code, refusal.message
-        details = list(refusal.status_proto().details)
+    and, over gRPC-Web and gRPC, in ``grpc-status-details-bin``, as the gRPC port does."""
+    code = refusal.code
     # connectrpc spells CANCELLED the Connect protocol's way.
     name = "CANCELED" if code is grpc.StatusCode.CANCELLED else code.name
     return ConnectError(
         Code[name],
-        message,
-        details=[ConnectAny(type_url=d.type_url, value=d.value) for d in details],
+        refusal.message,
+        details=[
+            ConnectAny(type_url=d.type_url, value=d.value)
+            for d in refusal.status_proto().details
+        ],
     )
+
+
+def _aborts_refused(handler: Callable[..., Any]) -> Callable[..., Any]:
+    """``handler`` whose ``context.abort`` (the library health service's) is a refusal like
+    any other."""
+
+    async def call(request: Any, context: _Context) -> Any:
+        try:
+            return await handler(request, context)
+        except _Aborted as aborted:
+            raise Refused(aborted.refusal()) from None
+
+    return call
 
 
 def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-def bridge(
-    service: ServiceDescriptor,
-    servicer: object,
-    quotas: Quotas,
-    observer: CallObserver | None = None,
-    drain: Drain | None = None,
-) -> object:
+def bridge(service: ServiceDescriptor, servicer: object, pipeline: Pipeline) -> object:
     """An object with a snake_case method for each of ``service``'s methods (what connectrpc's
-    generated ASGI application calls), each calling ``servicer``'s gRPC method; ``observer``
-    counts, times and logs each call as ``ObservingInterceptor`` does on the gRPC port, and
-    ``drain`` refuses calls and ends streams on shutdown as ``DrainInterceptor`` does."""
-    drain = drain or Drain()
+    generated ASGI application calls), each calling ``servicer``'s gRPC method through the
+    one pipeline (``boneyard.server.transport.pipeline``), as the gRPC port does."""
     methods: dict[str, Callable[..., Any]] = {}
     for method in service.methods:
         handler = getattr(servicer, method.name)
         if method.server_streaming:
-            methods[_snake(method.name)] = _streaming(method, handler, quotas, observer, drain)
+            methods[_snake(method.name)] = _streaming(method, handler, pipeline)
         else:
-            methods[_snake(method.name)] = _unary(method, handler, observer, drain)
+            methods[_snake(method.name)] = _unary(method, handler, pipeline)
     return _Bridged(methods)
-
-
-def _observed(
-    observer: CallObserver | None, method: str, context: _Context, request: Any, streaming: bool
-) -> contextlib.AbstractContextManager[Outcome]:
-    if observer is None:
-        return contextlib.nullcontext(Outcome())
-    return observer.observe(
-        method,
-        "http",
-        metadata=context.invocation_metadata(),
-        request=request,
-        peer=context.peer(),
-        streaming=streaming,
-    )
-
-
-def _status_of(error: ConnectError) -> grpc.StatusCode:
-    name = error.code.name
-    return grpc.StatusCode.CANCELLED if name == "CANCELED" else grpc.StatusCode[name]
 
 
 class _Bridged:
@@ -233,22 +213,17 @@ class _Bare:
 def _unary(
     method: MethodDescriptor,
     handler: Callable[[Any, Any], Awaitable[Any]],
-    observer: CallObserver | None,
-    drain: Drain,
+    pipeline: Pipeline,
 ) -> Callable[[Any, RequestContext[Any, Any]], Awaitable[Any]]:
     path = f"/{method.containing_service.full_name}/{method.name}"
+    piped = pipeline.unary(path, "http", _aborts_refused(handler))
 
     async def call(request: Any, ctx: RequestContext[Any, Any]) -> Any:
         context = _Context(ctx)
-        with _observed(observer, path, context, request, streaming=False) as outcome:
-            try:
-                drain.refuse()
-                use_credentials(context.invocation_metadata())
-                return await drain.call(path, handler, request, context)
-            except Exception as error:  # noqa: BLE001 - every error gets a status, as on gRPC
-                answer = _connect_error(error, path, context)
-                outcome.code = _status_of(answer)
-                raise answer from None
+        try:
+            return await piped(request, context, Caller(context.invocation_metadata(), context.peer()))
+        except Refused as refused:
+            raise _connect_error(refused.refusal) from None
 
     return call
 
@@ -256,27 +231,22 @@ def _unary(
 def _streaming(
     method: MethodDescriptor,
     handler: Callable[[Any, Any], AsyncIterator[Any]],
-    quotas: Quotas,
-    observer: CallObserver | None,
-    drain: Drain,
+    pipeline: Pipeline,
 ) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]]:
     path = f"/{method.containing_service.full_name}/{method.name}"
     output = message_factory.GetMessageClass(method.output_type)
+    piped = pipeline.stream(path, "http", handler)
 
     async def call(request: Any, ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
         context = _Context(ctx)
-        with _observed(observer, path, context, request, streaming=True) as outcome:
-            try:
-                drain.refuse()
-                use_credentials(context.invocation_metadata())
-                with quotas.stream(peer_of(context.peer())):
-                    async for message in drain.stream(path, handler(request, context)):
-                        # WatchGame's messages are encoded once for every watcher (bytes).
-                        yield output.FromString(message) if type(message) is bytes else message
-            except Exception as error:  # noqa: BLE001 - every error gets a status, as on gRPC
-                answer = _connect_error(error, path, context)
-                outcome.code = _status_of(answer)
-                raise answer from None
+        try:
+            async for message in piped(
+                request, context, Caller(context.invocation_metadata(), context.peer())
+            ):
+                # WatchGame's messages are encoded once for every watcher (bytes).
+                yield output.FromString(message) if type(message) is bytes else message
+        except Refused as refused:
+            raise _connect_error(refused.refusal) from None
 
     return call
 
@@ -314,18 +284,14 @@ def web_app_dir() -> Path | None:
 
 def http_app(
     services: Services,
-    quotas: Quotas,
+    pipeline: Pipeline,
     *,
     cors_origins: Sequence[str] = (),
-    observer: CallObserver | None = None,
-    drain: Drain | None = None,
-    request_limits: Mapping[str, int] | None = None,
     body_timeout: float = DEFAULT_BODY_TIMEOUT,
 ) -> ASGIApp:
-    """The ASGI application of the HTTP listener (``observer``: counts and logs its calls;
-    ``drain``: the server's, whose shutdown refuses its calls and ends its streams as on the
-    gRPC port), behind its door (``http_door.Door``: ``request_limits``, the bytes a method's
-    request may have where it is not ``DEFAULT_REQUEST_LIMIT``, as on the gRPC port;
+    """The ASGI application of the HTTP listener: every call through ``pipeline``, the server's
+    one pipeline of what every call shares (the gRPC port's too), behind the listener's door
+    (``door.Door``: the bytes a method's request may have are the pipeline's ``limit``;
     ``body_timeout``, the seconds a body may take to arrive)."""
     routes: list[BaseRoute] = []
     for module, name, servicer in (
@@ -340,9 +306,13 @@ def http_app(
         if servicer is None:
             continue
         application = getattr(module, f"{name}ASGIApplication")(
-            bridge(_descriptor(name), servicer, quotas, observer, drain),
-            # VerifyRecord takes a whole record; every other request is small (as on gRPC).
-            read_max_bytes=MAX_REQUEST_BYTES if name == "ArchiveService" else DEFAULT_REQUEST_LIMIT,
+            bridge(_descriptor(name), servicer, pipeline),
+            # The door reads no body over its method's limit; this only keeps connectrpc's own
+            # bound no tighter than the largest method of the service.
+            read_max_bytes=max(
+                pipeline.limit(f"/{_descriptor(name).full_name}/{m.name}")
+                for m in _descriptor(name).methods
+            ),
         )
         routes.append(Mount(application.path, app=application))
 
@@ -362,12 +332,7 @@ def http_app(
     if built is not None:
         routes.append(Mount("/", app=StaticFiles(directory=built, html=True)))
     app: ASGIApp = Starlette(routes=routes)
-    app = Door(
-        app,
-        request_limits=request_limits or {},
-        default_limit=DEFAULT_REQUEST_LIMIT,
-        body_timeout=body_timeout,
-    )
+    app = Door(app, limit=pipeline.limit, body_timeout=body_timeout)
     if cors_origins:
         app = CORSMiddleware(
             app,

@@ -10,7 +10,7 @@ wait or work for nothing.
   a word on where to go (the gRPC port, or HTTP/2); over HTTP/2 it is served.
 - The body is read whole before the call starts: within ``body_timeout`` seconds (else the
   call is refused DEADLINE_EXCEEDED and the connection closed) and within the method's byte
-  limit (``request_limits``; else RESOURCE_EXHAUSTED, REQUEST_TOO_LARGE, as on the gRPC port). A
+  limit (``limit(path)``: the one pipeline's, as on the gRPC port; else RESOURCE_EXHAUSTED, REQUEST_TOO_LARGE, as on the gRPC port). A
   body over the limit is still read, up to ``DRAIN_LIMIT``, so that the client gets the answer
   instead of a reset connection.
 - An enveloped body (Connect streaming, gRPC, gRPC-Web) must be one whole message: a length
@@ -41,14 +41,14 @@ import logging
 import time
 import urllib.parse
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from boneyard.server.transport.grpc.interceptors import MAX_MESSAGE, shortened
+from boneyard.server.transport.pipeline import MAX_MESSAGE, shortened
 from boneyard.server.transport.refusals import Refusal
 
 __all__ = [
@@ -61,6 +61,8 @@ log = logging.getLogger(__name__)
 
 DEFAULT_BODY_TIMEOUT = 10.0
 """Seconds a request's body may take to arrive once its headers have."""
+_ENVELOPE = 5
+"""The bytes before an enveloped message: its flags and its length."""
 DRAIN_LIMIT = 8 * 1024 * 1024
 """Bytes of a body over its limit read (and dropped) before the refusal is sent, as the gRPC
 port reads a message up to 8 MiB to refuse it with the limit named."""
@@ -118,13 +120,11 @@ class Door:
         self,
         app: ASGIApp,
         *,
-        request_limits: Mapping[str, int],
-        default_limit: int,
+        limit: Callable[[str], int],
         body_timeout: float = DEFAULT_BODY_TIMEOUT,
     ) -> None:
         self._app = app
-        self._limits = dict(request_limits)
-        self._default_limit = default_limit
+        self._limit = limit
         self._body_timeout = body_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -156,7 +156,7 @@ class Door:
                         "MALFORMED_REQUEST",
                     )
                 )
-            body = await self._read_body(scope, receive, headers)
+            body = await self._read_body(scope, receive, headers, protocol)
             if protocol.enveloped and scope["method"] == "POST":
                 _check_envelope(body, protocol, headers)
         except _Refused as refused:
@@ -185,10 +185,13 @@ class Door:
                 await _write_refusal(send, protocol, refusal, close=True)
 
     async def _read_body(
-        self, scope: Scope, receive: Receive, headers: Mapping[bytes, str]
+        self, scope: Scope, receive: Receive, headers: Mapping[bytes, str], protocol: _Protocol
     ) -> bytes:
         path = scope.get("path", "")
-        limit = self._limits.get(path, self._default_limit)
+        # The limit is the message's, as on the gRPC port: an enveloped one has 5 more bytes.
+        envelope = _ENVELOPE if protocol.enveloped else 0
+        message_limit = self._limit(path)
+        limit = message_limit + envelope
         declared = headers.get(b"content-length")
         too_large = declared is not None and declared.isdigit() and int(declared) > limit
         chunks: list[bytes] = []
@@ -224,15 +227,16 @@ class Door:
             elif size > DRAIN_LIMIT:
                 break  # read enough to be sure: answer, and close what is left
         if too_large:
-            shown = declared if declared is not None and declared.isdigit() else f"over {size}"
+            whole = int(declared) if declared is not None and declared.isdigit() else None
+            shown = str(whole - envelope) if whole is not None else f"over {size - envelope}"
             method = path.rsplit("/", 1)[-1] or "this"
             raise _Refused(
                 Refusal(
                     grpc.StatusCode.RESOURCE_EXHAUSTED,
-                    f"the request is {shown} bytes; a {method} request is at most {limit} bytes "
-                    f"(refused unread)",
+                    f"the request is {shown} bytes; a {method} request is at most "
+                    f"{message_limit} bytes (refused unread)",
                     "REQUEST_TOO_LARGE",
-                    {"size": shown, "limit": str(limit)},
+                    {"size": shown, "limit": str(message_limit)},
                 ),
                 close=not finished,
             )
