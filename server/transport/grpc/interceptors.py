@@ -92,7 +92,7 @@ def _wrap(
         return grpc.unary_unary_rpc_method_handler(
             unary(handler.unary_unary),
             request_deserializer=deserialize,
-            response_serializer=handler.response_serializer,
+            response_serializer=_bytes_as_they_are(handler.response_serializer),
         )
     if handler.unary_stream is not None:
         return grpc.unary_stream_rpc_method_handler(
@@ -121,8 +121,9 @@ def _yielding(handler: Handler) -> Handler:
 def _bytes_as_they_are(
     serialize: Callable[[Any], bytes] | None,
 ) -> Callable[[Any], bytes] | None:
-    """A stream may yield messages it encoded once for many streams (WatchGame): send those
-    bytes unchanged, and serialize anything else."""
+    """A handler may answer with a message it encoded once (a stream's for many watchers, an
+    action's answer kept for retries): send those bytes unchanged, and serialize anything
+    else."""
     if serialize is None:
         return None
 

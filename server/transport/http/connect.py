@@ -216,12 +216,17 @@ def _unary(
     pipeline: Pipeline,
 ) -> Callable[[Any, RequestContext[Any, Any]], Awaitable[Any]]:
     path = f"/{method.containing_service.full_name}/{method.name}"
+    output = message_factory.GetMessageClass(method.output_type)
     piped = pipeline.unary(path, "http", _aborts_refused(handler))
 
     async def call(request: Any, ctx: RequestContext[Any, Any]) -> Any:
         context = _Context(ctx)
         try:
-            return await piped(request, context, Caller(context.invocation_metadata(), context.peer()))
+            answer = await piped(
+                request, context, Caller(context.invocation_metadata(), context.peer())
+            )
+            # An answer encoded once (SubmitAction's): connectrpc encodes messages itself.
+            return output.FromString(answer) if type(answer) is bytes else answer
         except Refused as refused:
             raise _connect_error(refused.refusal) from None
 
