@@ -344,7 +344,7 @@ def rules_overrides_from_proto(msg: rules_pb2.Ruleset) -> tuple[str, dict[str, A
             elif which == "opener_seat":
                 overrides[name] = str(msg.opener_seat)
             continue
-        if not msg.HasField(name):  # type: ignore[arg-type]
+        if not msg.HasField(name):  # type: ignore[arg-type]  # a name the stubs cannot check
             continue
         field = _option_field(name)
         value = getattr(msg, name)
@@ -509,6 +509,7 @@ _PHASES_BACK = {number: phase for phase, number in _PHASES.items()}
 
 
 def _optional(msg: view_pb2.SeatView, name: str) -> int | None:
+    # A field named at run time: the stubs take only literal names.
     return int(getattr(msg, name)) if msg.HasField(name) else None  # type: ignore[arg-type]
 
 

@@ -86,11 +86,11 @@ class ArchiveClient:
         self, record: archive_pb2.GameRecord, timeout: float | None = 60.0
     ) -> archive_pb2.VerifyRecordResponse:
         request = archive_pb2.VerifyRecordRequest(record=record)
-        return self._stub.VerifyRecord(request, timeout=timeout)  # type: ignore[no-any-return]
+        return self._stub.VerifyRecord(request, timeout=timeout)
 
     def signing_key(self, timeout: float | None = 60.0) -> archive_pb2.GetSigningKeyResponse:
         request = archive_pb2.GetSigningKeyRequest()
-        return self._stub.GetSigningKey(request, timeout=timeout)  # type: ignore[no-any-return]
+        return self._stub.GetSigningKey(request, timeout=timeout)
 
     def games(
         self,
@@ -126,8 +126,8 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return fn(*args, **kwargs)
         except grpc.RpcError as error:
-            code = error.code()  # type: ignore[attr-defined]
-            click.echo(f"{code.name}: {error.details()}", err=True)  # type: ignore[attr-defined]
+            code = error.code()
+            click.echo(f"{code.name}: {error.details()}", err=True)
             sys.exit(1)
 
     wrapper.__name__ = fn.__name__

@@ -149,14 +149,14 @@ def _wait(client: Client, key: str, challenge_id: str) -> challenges_pb2.Challen
                 if state.status in _OVER:
                     return state
         except grpc.RpcError as error:
-            if error.code() not in RETRY_CODES:  # type: ignore[attr-defined]
+            if error.code() not in RETRY_CODES:
                 raise
             down_since = down_since or time.monotonic()
             if time.monotonic() - down_since > _PATIENCE:
                 raise
             time.sleep(0.5)
         finally:
-            call.cancel()  # type: ignore[attr-defined]
+            call.cancel()
 
 
 def _scores(view: view_pb2.SeatView) -> str:

@@ -160,8 +160,8 @@ def _well_formed(typed: str, legal: Sequence[actions_pb2.Action]) -> actions_pb2
     if moon and typed in _MOON_WORDS | _OVERCALL_WORDS:
         # The moon or the overcall when it is not legal now: the server says why (over a 7
         # only, the overcall only over a moon, or not played at this table).
-        kind = rules_pb2.BID_KIND_MOON if typed in _MOON_WORDS else rules_pb2.BID_KIND_OVERCALL
-        return actions_pb2.Action(bid=rules_pb2.Bid(kind=kind))
+        bid_kind = rules_pb2.BID_KIND_MOON if typed in _MOON_WORDS else rules_pb2.BID_KIND_OVERCALL
+        return actions_pb2.Action(bid=rules_pb2.Bid(kind=bid_kind))
     if kinds & {"bid", "pass_bid"} and typed.isdigit():
         n = int(typed)
         if moon:

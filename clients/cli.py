@@ -118,7 +118,8 @@ def games(server: str, status: str | None) -> None:
             "scores",
             "version",
         )
-        for game in client.games(status=_STATUSES[status] if status else 0):
+        wanted = _STATUSES[status] if status else game_pb2.GAME_STATUS_UNSPECIFIED
+        for game in client.games(status=wanted):
             seats = sum(1 for s in game.seats if s.occupied)
             table.add_row(
                 game.game_id,
@@ -534,7 +535,7 @@ def _bot_for_account(
         else:
             error = result.error
             if isinstance(error, grpc.RpcError):
-                why = f"{error.code().name}: {error.details()}"  # type: ignore[attr-defined]
+                why = f"{error.code().name}: {error.details()}"
             else:
                 why = f"{type(error).__name__}: {error}"
             say(f"game {result.game_id} stopped: {why}")
@@ -557,7 +558,7 @@ def _bot_for_account(
             try:
                 _server_presets(client, accept, "--accept")
             except grpc.RpcError as error:
-                if error.code() != grpc.StatusCode.UNAVAILABLE:  # type: ignore[attr-defined]
+                if error.code() != grpc.StatusCode.UNAVAILABLE:
                     raise
                 # The bot waits for a server not up yet (it lives through restarts): the
                 # presets are left unchecked rather than the bot not started.

@@ -277,7 +277,7 @@ class Competitor:
             except grpc.RpcError as error:
                 if self._stop.is_set():
                     return
-                code = error.code()  # type: ignore[attr-defined]
+                code = error.code()
                 if code not in RETRY_CODES:
                     raise
                 if time.monotonic() - opened > 10:
@@ -312,7 +312,7 @@ class Competitor:
             except grpc.RpcError as error:
                 if self._stop.is_set():
                     return
-                code = error.code()  # type: ignore[attr-defined]
+                code = error.code()
                 if code not in RETRY_CODES:
                     raise
                 if time.monotonic() - opened > 10:
@@ -385,7 +385,7 @@ class Competitor:
             except grpc.RpcError as error:
                 if self._stop.is_set():
                     return
-                code = error.code()  # type: ignore[attr-defined]
+                code = error.code()
                 if code not in RETRY_CODES:
                     raise
                 pause = backoff.failed(code)
@@ -486,5 +486,5 @@ class Competitor:
 
 def _describe(error: BaseException) -> str:
     if isinstance(error, grpc.RpcError):
-        return f"{error.code().name}: {error.details()}"  # type: ignore[attr-defined]
+        return f"{error.code().name}: {error.details()}"
     return f"{type(error).__name__}: {error}"

@@ -136,8 +136,8 @@ class TableSession:
                     return latest
         return self.client.view(self.game_id, self.token)  # a seat's stream ends with the game
 
-    def note_widow(self, message: object) -> None:
-        event = message.event  # type: ignore[attr-defined]
+    def note_widow(self, message: game_service_pb2.WatchGameResponse) -> None:
+        event = message.event
         if event.WhichOneof("kind") != "widow_exchanged":
             return
         e = event.widow_exchanged

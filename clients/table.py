@@ -53,9 +53,10 @@ def rule_differences(rules: rules_pb2.Ruleset) -> list[str]:
     ``moon``): ``nello``, ``no nello``, ``marks_to_win=5``, ``widow=may_exchange``."""
     base = engine.ruleset(family_preset(rules))
     out: list[str] = []
+    present = {fd.name for fd, _ in rules.ListFields()}  # the options set: HasField, by name
     for fd in rules_pb2.Ruleset.DESCRIPTOR.fields:
         name = fd.name
-        if not hasattr(base, name) or name in ("preset", "family") or not rules.HasField(name):
+        if not hasattr(base, name) or name in ("preset", "family") or name not in present:
             continue
         value = getattr(rules, name)
         if fd.enum_type is not None:

@@ -261,7 +261,7 @@ def _retrying(call: Callable[[], Any], patience: float = 120.0) -> Any:
         try:
             return call()
         except grpc.RpcError as error:
-            code = error.code()  # type: ignore[attr-defined]
+            code = error.code()
             if code not in RETRY_CODES or time.monotonic() > deadline:
                 raise
             if not warned:
@@ -292,7 +292,7 @@ def _follow(
             try:
                 response = client.tournament(tournament_id, timeout=10, basic=True)
             except grpc.RpcError as error:
-                code = error.code()  # type: ignore[attr-defined]
+                code = error.code()
                 if code not in RETRY_CODES:
                     raise
                 if down_since is None:

@@ -827,7 +827,7 @@ class _Reader:
             except ValueError:
                 raise self.fail(words[0].column, f"{key} is followed by one number per team") from None
             if numbers != actual[key]:
-                shown = " ".join(map(str, actual[key]))  # type: ignore[call-overload]
+                shown = " ".join(map(str, actual[key]))
                 raise self.fail(words[0].column, f"{key} {shown}, not {' '.join(map(str, numbers))}")
 
     def winner_line(self, line: str, after: int) -> None:

@@ -103,7 +103,7 @@ def _text(value: str) -> bytes:
 
 
 def _time(record: archive_pb2.GameRecord, field: str) -> bytes:
-    if not record.HasField(field):  # type: ignore[arg-type]
+    if not record.HasField(field):  # type: ignore[arg-type]  # a name the stubs cannot check
         return b"\x00" + struct.pack(">qI", 0, 0)
     stamp: Timestamp = getattr(record, field)
     return b"\x01" + struct.pack(">qI", stamp.seconds, stamp.nanos)
@@ -217,6 +217,7 @@ def check_signature(
 
 def _algorithm_name(value: int) -> str:
     try:
+        # Any number: one the enum does not have is the ValueError below.
         return archive_pb2.SignatureAlgorithm.Name(value)  # type: ignore[arg-type]
     except ValueError:
         return str(value)

@@ -12,6 +12,7 @@ import asyncio
 import logging
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -119,7 +120,9 @@ async def create_server(
     (``Boneyard.metrics_port`` is its port). ``http_limits``: the HTTP listener's timeouts and
     connections a client may hold."""
     http_limits = http_limits or HttpLimits()
-    kwargs = {"sqlite_synchronous": sqlite_synchronous} if is_sqlite(database_url) else {}
+    kwargs: dict[str, Any] = (
+        {"sqlite_synchronous": sqlite_synchronous} if is_sqlite(database_url) else {}
+    )
     store = await asyncio.to_thread(EventStore.open, database_url, migrate=True, **kwargs)
     try:
         signer = await asyncio.to_thread(load_signer, store, signing_key)

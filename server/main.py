@@ -380,7 +380,7 @@ def main(argv: list[str] | None = None) -> None:
             default=_quota(os.environ.get(env, str(default))),
             help=f"{what}; more is RESOURCE_EXHAUSTED (env {env}; default %(default)s)",
         )
-    for flag, env, default, what in (
+    for flag, env, default_span, what in (
         (
             "--abandon-idle-after",
             "BONEYARD_ABANDON_IDLE_AFTER",
@@ -403,8 +403,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.add_argument(
             flag,
             type=_span,
-            default=_span(os.environ.get(env, str(int(default.total_seconds())))),
-            help=f"{what}; 0 for never (env {env}; default {int(default.total_seconds())})",
+            default=_span(os.environ.get(env, str(int(default_span.total_seconds())))),
+            help=f"{what}; 0 for never (env {env}; default {int(default_span.total_seconds())})",
         )
     parser.add_argument(
         "--abandon-absent-after",

@@ -118,7 +118,7 @@ def rate_outcome(outcome: GameOutcome) -> Rate:
     def rate(current: dict[str, tuple[Mu, Sigma] | None]) -> dict[str, Rated]:
         teams = [
             [
-                _MODEL.rating() if current[a] is None else _MODEL.rating(*current[a])  # type: ignore[misc]
+                _MODEL.rating() if (held := current[a]) is None else _MODEL.rating(*held)
                 for a in team
             ]
             for team in outcome.teams

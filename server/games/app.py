@@ -225,8 +225,8 @@ class GameApp:
                 version=len(events),
                 last_hash=chain_head(payload for _, payload in encoded),
                 events=events,
-                seats={r.seat: r.player_name for r in (*setup.reservations, *setup.house_bots)},
-                tokens={r.token_hash: r.seat for r in (*setup.reservations, *setup.house_bots)},
+                seats={r.seat: r.player_name for r in setup.seats},
+                tokens={r.token_hash: r.seat for r in setup.seats},
                 accounts={r.account_id: r.seat for r in setup.reservations},
                 requests={},
                 clock=None

@@ -119,10 +119,10 @@ class LiveGame:
         for offset, state in enumerate(states):
             self.recent[first + offset] = state
         horizon = self.version - _RECENT
-        for old in [v for v in self.recent if v < horizon]:
-            del self.recent[old]
-        for old in [k for k in self.messages if k[0] < horizon]:
-            del self.messages[old]
+        for version in [v for v in self.recent if v < horizon]:
+            del self.recent[version]
+        for key in [k for k in self.messages if k[0] < horizon]:
+            del self.messages[key]
 
 
 def stream_message(

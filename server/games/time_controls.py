@@ -5,10 +5,11 @@ from __future__ import annotations
 from boneyard.api.v1 import events_pb2, game_pb2
 from boneyard.server.errors import InvalidArgument
 from boneyard.server.store.competition import TimeControl
+from boneyard.server.store.game_setup import TimeoutPolicy
 
 __all__ = ["time_control_from_proto", "time_control_to_proto"]
 
-_POLICIES = {
+_POLICIES: dict[events_pb2.TimeoutPolicy.ValueType, TimeoutPolicy] = {
     events_pb2.TIMEOUT_POLICY_AUTO_PLAY: "auto_play",
     events_pb2.TIMEOUT_POLICY_FORFEIT: "forfeit",
 }
@@ -27,12 +28,12 @@ def time_control_from_proto(msg: game_pb2.TimeControl, present: bool) -> TimeCon
             f"a time control needs a policy: TIMEOUT_POLICY_AUTO_PLAY or TIMEOUT_POLICY_FORFEIT "
             f"(got {msg.policy})"
         )
-    return TimeControl(msg.per_move_ms, msg.bank_ms, policy)  # type: ignore[arg-type]
+    return TimeControl(msg.per_move_ms, msg.bank_ms, policy)
 
 
 def time_control_to_proto(control: TimeControl) -> game_pb2.TimeControl:
     return game_pb2.TimeControl(
         per_move_ms=control.per_move_ms,
         bank_ms=control.bank_ms,
-        policy=_POLICY_TO_PROTO[control.policy],  # type: ignore[arg-type]
+        policy=_POLICY_TO_PROTO[control.policy],
     )

@@ -22,13 +22,13 @@ from datetime import datetime
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.engine import Connection
 
-from boneyard.server.store.models import AccountEventRow, AccountRow
+from boneyard.server.store.models import AccountEventRow, AccountRow, table_of
 from boneyard.server.store.unit_of_work import Transaction
 
 __all__ = ["AccountEvent", "NewAccountEvent", "account_events_after", "append_account_events", "last_sequence"]
 
-_ACCOUNTS = AccountRow.__table__
-_EVENTS = AccountEventRow.__table__
+_ACCOUNTS = table_of(AccountRow)
+_EVENTS = table_of(AccountEventRow)
 _NEXT = (
     update(_ACCOUNTS)
     .where(_ACCOUNTS.c.id == bindparam("a_id"))

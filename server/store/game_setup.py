@@ -108,10 +108,15 @@ class GameSetup:
     """More writes in the creating transaction (given it and the game id), through the
     store's functions; raising undoes the creation."""
 
+    @property
+    def seats(self) -> tuple[Reservation | HouseSeat, ...]:
+        """The seats the game is created with a row for: the reserved ones and the house's."""
+        return (*self.reservations, *self.house_bots)
+
 
 def insert_setup(session: Transaction, game_id: str, version: int, setup: GameSetup, now: datetime) -> None:
     """Write ``setup`` for a game being created (in its transaction)."""
-    taken = [*setup.reservations, *setup.house_bots]
+    taken = setup.seats
     for r in taken:
         if not is_token_hash(r.token_hash):
             raise ValueError(f"game {game_id!r}, seat {r.seat}: token_hash must be a sha256 hex digest")

@@ -57,6 +57,7 @@ from boneyard.server.store.game_setup import (
     GameClock,
     GameSetup,
     TimeControl,
+    TimeoutPolicy,
     insert_setup,
 )
 from boneyard.server.store.models import (
@@ -430,7 +431,11 @@ class EventStore:
             if clock_row is not None:
                 clock = GameClock(
                     game_id,
-                    TimeControl(clock_row.per_move_ms, clock_row.bank_ms, clock_row.policy),  # type: ignore[arg-type]
+                    TimeControl(
+                        clock_row.per_move_ms,
+                        clock_row.bank_ms,
+                        cast(TimeoutPolicy, clock_row.policy),  # the column's CHECK: one of them
+                    ),
                     ClockState(
                         tuple(clock_row.banks), clock_row.turn_seat, clock_row.turn_started_at
                     ),

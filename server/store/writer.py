@@ -47,7 +47,14 @@ from boneyard.server.store.errors import (
     VersionConflict,
 )
 from boneyard.server.store.game_setup import ClockState
-from boneyard.server.store.models import EventRow, GameClockRow, GameRow, HandSeedRow, RequestRow
+from boneyard.server.store.models import (
+    EventRow,
+    GameClockRow,
+    GameRow,
+    HandSeedRow,
+    RequestRow,
+    table_of,
+)
 from boneyard.server.store.notify import notification_payloads, notify
 
 __all__ = ["Append", "Writer", "refusal", "write_appended", "write_batch"]
@@ -57,10 +64,10 @@ log = logging.getLogger(__name__)
 MAX_BATCH = 512
 """Appends committed in one transaction at most (the rest wait for the next)."""
 
-_EVENTS = EventRow.__table__
-_GAMES = GameRow.__table__
-_REQUESTS = RequestRow.__table__
-_SEEDS = HandSeedRow.__table__
+_EVENTS = table_of(EventRow)
+_GAMES = table_of(GameRow)
+_REQUESTS = table_of(RequestRow)
+_SEEDS = table_of(HandSeedRow)
 
 # Built once: a statement object reused keeps its compiled form and cache key.
 _CLAIM = (
@@ -75,7 +82,7 @@ _CLAIM = (
 _INSERT_EVENTS = insert(_EVENTS)
 _INSERT_REQUESTS = insert(_REQUESTS)
 _INSERT_SEEDS = insert(_SEEDS)
-_CLOCKS = GameClockRow.__table__
+_CLOCKS = table_of(GameClockRow)
 _UPDATE_CLOCK = (
     update(_CLOCKS)
     .where(_CLOCKS.c.game_id == bindparam("g_id"))
@@ -208,9 +215,9 @@ class Writer:
                 self._on_batch(len(batch))
             except Exception:  # counting must not stop the writer
                 log.exception("the batch listener failed")
-        for item, error in zip(batch, outcomes, strict=True):
+        for item, outcome in zip(batch, outcomes, strict=True):
             try:
-                item.done(error)
+                item.done(outcome)
             except Exception:  # a caller's callback must not stop the writer
                 log.exception("game %s: the append's callback failed", item.game_id)
 

@@ -25,10 +25,14 @@ from boneyard.records.record import MalformedRecord
 from boneyard.server.errors import AppError
 from boneyard.server.store import errors as store_errors
 
-__all__ = ["DOMAIN", "Refusal", "reason_of", "reasons"]
+__all__ = ["DOMAIN", "STATUS_TRAILER", "Refusal", "reason_of", "reasons"]
 
 DOMAIN = "boneyard.v1"
 """The ``ErrorInfo.domain`` of every refusal: the API's package."""
+
+STATUS_TRAILER = "grpc-status-details-bin"
+"""The trailer that carries the ``google.rpc.Status`` (``rpc_status.to_status`` writes it,
+``rpc_status.from_call`` reads it; grpc_status keeps its own name for it private)."""
 
 _PREFIX = "ERROR_REASON_"
 

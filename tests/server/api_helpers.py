@@ -31,8 +31,8 @@ from boneyard.api.v1 import (
     rules_pb2,
     view_pb2,
 )
-from boneyard.server.competition.sweeper import Abandonment
 from boneyard.server.bootstrap import Boneyard, create_server
+from boneyard.server.competition.sweeper import Abandonment
 from boneyard.server.quotas import Quotas
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]

@@ -79,24 +79,28 @@ def _wrap(
     ``limit`` bytes as ``Oversized``."""
     if handler is None:
         return None
+    # grpc has one RpcMethodHandler for both of its servers, and its stubs type the behaviours
+    # for the threaded one (a grpc.ServicerContext, an Iterator of answers); on the grpc.aio
+    # server, ours, they are called with a grpc.aio.ServicerContext and may be coroutines and
+    # async generators: hence the arg-type ignores below.
     deserialize = handler.request_deserializer
     if tolerant:
         deserialize = _tolerant(deserialize, limit)
     if handler.stream_stream is not None and bidi is not None:
         return grpc.stream_stream_rpc_method_handler(
-            bidi(handler.stream_stream),
+            bidi(handler.stream_stream),  # type: ignore[arg-type]  # aio: see above
             request_deserializer=deserialize,
             response_serializer=handler.response_serializer,
         )
     if handler.unary_unary is not None:
         return grpc.unary_unary_rpc_method_handler(
-            unary(handler.unary_unary),
+            unary(handler.unary_unary),  # type: ignore[arg-type]  # aio: see above
             request_deserializer=deserialize,
             response_serializer=_bytes_as_they_are(handler.response_serializer),
         )
     if handler.unary_stream is not None:
         return grpc.unary_stream_rpc_method_handler(
-            stream(_yielding(handler.unary_stream)),
+            stream(_yielding(handler.unary_stream)),  # type: ignore[arg-type]  # aio: see above
             request_deserializer=deserialize,
             response_serializer=_bytes_as_they_are(handler.response_serializer),
         )
@@ -142,7 +146,7 @@ class _Wrapping(grpc.aio.ServerInterceptor):
 
     async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler | None]],
         details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler | None:
         method = details.method

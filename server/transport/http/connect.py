@@ -32,7 +32,6 @@ from google.protobuf import message_factory
 from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
 from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health, health_pb2
-from grpc_status import rpc_status
 from protobuf.wkt import Any as ConnectAny
 from starlette.applications import Starlette
 from starlette.middleware.cors import CORSMiddleware
@@ -56,7 +55,7 @@ from boneyard.api.v1 import (
 )
 from boneyard.server.transport.http.door import DEFAULT_BODY_TIMEOUT, Door
 from boneyard.server.transport.pipeline import Caller, Pipeline, Refused
-from boneyard.server.transport.refusals import Refusal
+from boneyard.server.transport.refusals import STATUS_TRAILER, Refusal
 
 __all__ = ["Services", "bridge", "http_app"]
 
@@ -111,7 +110,7 @@ class _Aborted(Exception):
     @classmethod
     def with_status(cls, status: grpc.Status) -> _Aborted:
         for key, value in status.trailing_metadata or ():
-            if key == rpc_status.GRPC_DETAILS_METADATA_KEY:
+            if key == STATUS_TRAILER:
                 return cls(status.code, status.details, status_pb2.Status.FromString(value))
         return cls(status.code, status.details)
 
@@ -325,7 +324,9 @@ def http_app(
         service = request.query_params.get("service", "")
         try:
             answer = await services.health.Check(
-                health_pb2.HealthCheckRequest(service=service), _Bare()
+                health_pb2.HealthCheckRequest(service=service),
+                # Check only aborts (an unknown service): _Bare has that of a ServicerContext.
+                _Bare(),  # type: ignore[arg-type]
             )
         except _Aborted as aborted:
             return JSONResponse({"error": aborted.details}, status_code=404)

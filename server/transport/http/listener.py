@@ -175,7 +175,7 @@ class _Connection(TCPServer):
     which once its peer has gone does not wait out the keep-alive timeout before it ends
     (its idle timer would hold the connection, and the client's count, for that long)."""
 
-    @property  # type: ignore[override]
+    @property
     def protocol(self) -> ProtocolWrapper:
         return self._protocols
 
@@ -212,7 +212,9 @@ class HttpListener:
             config.certfile, config.keyfile = tls
         self._config = config
         self._ssl = config.create_ssl_context() if tls is not None else None
-        self._app = ASGIWrapper(app)
+        # One ASGI protocol typed twice: Starlette's scope is any MutableMapping, Hypercorn's
+        # a TypedDict per kind (which mypy will not take for a MutableMapping).
+        self._app = ASGIWrapper(app)  # type: ignore[arg-type]
         self._context = WorkerContext(None)
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()
