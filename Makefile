@@ -22,14 +22,21 @@ NPM := $(shell command -v npm 2>/dev/null)
 test: setup $(if $(NPM),setup-web)
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
-# The RPC fuzzer of the suite (tests/server/fuzz_rpc.py) at full size: STRESS_REQUESTS requests
-# of seed STRESS_SEED to every RPC of a real server on a fresh SQLite file; prints figures and
-# fails on any finding. STRESS_ARGS='--database-url URL' for an empty PostgreSQL database.
+# The fuzzers of the suite at full size, one door after the other: the RPC fuzzer
+# (tests/server/fuzz_rpc.py: every RPC on the gRPC port), then the HTTP fuzzer
+# (tests/server/fuzz_http.py: Connect, gRPC-Web, gRPC over HTTP/2, the web app's files and
+# /healthz on the HTTP listener), each STRESS_REQUESTS requests of seed STRESS_SEED to a real
+# server on a fresh SQLite file; each prints its figures, and the target fails on any finding
+# of either. STRESS_ARGS='--database-url URL' for a PostgreSQL database (empty: both runs use
+# it, the second beside the first's world).
 STRESS_REQUESTS ?= 100000
 STRESS_SEED ?= 13
 STRESS_ARGS ?=
 stress: setup
-	$(PY) -m tests.server.fuzz_rpc --requests $(STRESS_REQUESTS) --seed $(STRESS_SEED) $(STRESS_ARGS)
+	@status=0; \
+	$(PY) -m tests.server.fuzz_rpc --requests $(STRESS_REQUESTS) --seed $(STRESS_SEED) $(STRESS_ARGS) || status=1; \
+	$(PY) -m tests.server.fuzz_http --requests $(STRESS_REQUESTS) --seed $(STRESS_SEED) $(STRESS_ARGS) || status=1; \
+	exit $$status
 
 # The npm tools, pinned in package.json / package-lock.json, into node_modules/: buf (lints the
 # .proto files), protoc-gen-es (the TypeScript client), vite and typescript (the web app),

@@ -44,9 +44,13 @@ __all__ = [
     "MAX_DETAILS",
     "Outcome",
     "Report",
+    "call",
     "findings_of",
     "fuzz_server",
+    "healthy",
+    "log_errors",
     "main",
+    "rss_kb",
 ]
 
 Code = grpc.StatusCode
@@ -104,7 +108,8 @@ def findings_of(outcome: Outcome) -> list[str]:
     return found
 
 
-async def _send(channel: grpc.aio.Channel, request: Request) -> Outcome:
+async def call(channel: grpc.aio.Channel, request: Request) -> Outcome:
+    """Send ``request`` on ``channel`` (a unary call, or a stream read briefly)."""
     method, metadata = request.method, request.credential.metadata
     received = 0
     try:
@@ -235,7 +240,7 @@ async def _run(
         async def worker(queue: collections.deque[int]) -> None:
             while queue:
                 request = make_request(seed, queue.popleft(), all_methods, pools)
-                outcome = await _send(channel, request)
+                outcome = await call(channel, request)
                 _record(outcome, report, seed)
                 if outcome.accepted and not request.method.read_only:
                     flat = request.payload.lower().replace(b"-", b"")
@@ -273,7 +278,7 @@ def _record(outcome: Outcome, report: Report, seed: int) -> None:
             )
 
 
-def _healthy(address: str, services: Iterable[str]) -> bool:
+def healthy(address: str, services: Iterable[str]) -> bool:
     with grpc.insecure_channel(address) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         for service in ("", *services):
@@ -286,7 +291,7 @@ def _healthy(address: str, services: Iterable[str]) -> bool:
 _LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ (?P<level>[A-Z]+) ")
 
 
-def _log_errors(server: ServerProcess) -> list[str]:
+def log_errors(server: ServerProcess) -> list[str]:
     """The lines of each ERROR or CRITICAL record in the server's log, traceback included."""
     text = server.log_text()
     errors: list[str] = []
@@ -336,7 +341,7 @@ def fuzz_server(
             progress,
         )
     )
-    report.healthy = server.proc.poll() is None and _healthy(
+    report.healthy = server.proc.poll() is None and healthy(
         server.address, sorted({m.service for m in methods()})
     )
     if report.healthy:
@@ -347,7 +352,7 @@ def fuzz_server(
                 report.games_checked[state] += 1
                 if snapshot(channel, game_id) != before[game_id]:
                     report.games_changed.append(f"{game_id} ({state})")
-    report.log_errors = _log_errors(server)
+    report.log_errors = log_errors(server)
     return report
 
 

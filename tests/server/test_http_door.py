@@ -7,19 +7,39 @@ Python's exception text and a 40-line traceback in the log; ``application/grpc+p
 HTTP 200 with ``grpc-status: 2`` (UNKNOWN); a Connect envelope flagged compressed with no
 encoding named answered ``internal``; 400 connections that never finished their request still
 open after 40 s; bodies over the limit often answered with a reset connection.
+
+The HTTP fuzzer (tests/server/fuzz_http.py) then found: over HTTP/2, a header value with a
+space at an end (the ``authorization: Bearer `` of a gRPC client with an empty token) ended the
+whole connection (GOAWAY, every other call on it UNAVAILABLE), and a method or path that is not
+ASCII dropped it without a word; a cleartext connection that sent the HTTP/2 preface and no
+request was held for ever; a gRPC call over HTTP/2 that the door refused reached the client as
+UNKNOWN; two different ``content-type`` headers led the door and connectrpc to read a body
+differently, and past the door's checks (``internal`` again); a header that is not UTF-8 was
+refused to a gRPC-Web client as a Connect error (HTTP 400: INTERNAL to it); connectrpc's
+messages quoted a 40 KB header whole; an idle HTTP/2 connection was closed without a GOAWAY, so
+that a call sent as it closed failed UNAVAILABLE; and, at 20,000 requests, the listener closed
+every new connection: connections that had ended were still counted against their client (at
+most 64), held for ever by a body the door stopped reading (past its drain limit, or refused
+before it was read) and by an HTTP/2 client gone before its answer was sent.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
+import struct
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import grpc
+import h2.config
+import h2.connection
+import h2.errors
+import h2.events
 import pytest
 from process_helpers import ServerProcess
 
@@ -254,3 +274,300 @@ def test_a_client_holding_too_many_connections_has_its_next_closed(tmp_path: Pat
         time.sleep(0.3)
         with urllib.request.urlopen(f"{process.http_url}/healthz", timeout=30) as answer:
             assert answer.status == 200
+
+
+# ---------------------------------------------------------------- found by the HTTP fuzzer
+
+
+def h2_exchange(
+    server: ServerProcess, requests: Sequence[tuple[list[tuple[bytes, bytes]], bytes]]
+) -> list[dict[str, object]]:
+    """Send ``requests`` (header list, body) on one HTTP/2 connection (prior knowledge, no
+    check of the headers on this side); per request, its answer's status, headers and
+    trailers, or the code of the RST_STREAM or GOAWAY that ended it."""
+    config = h2.config.H2Configuration(
+        header_encoding=None, validate_outbound_headers=False, normalize_outbound_headers=False
+    )
+    conn = h2.connection.H2Connection(config)
+    conn.initiate_connection()
+    answers: dict[int, dict[str, object]] = {}
+    for headers, body in requests:
+        stream = conn.get_next_available_stream_id()
+        answers[stream] = {}
+        conn.send_headers(stream, headers)
+        conn.send_data(stream, body, end_stream=True)
+    open_streams = set(answers)
+    with socket.create_connection(("127.0.0.1", port_of(server)), timeout=30) as sock:
+        sock.sendall(conn.data_to_send())
+        while open_streams:
+            data = sock.recv(65536)
+            if not data:
+                break
+            for event in conn.receive_data(data):
+                answer = answers.get(getattr(event, "stream_id", 0), {})
+                if isinstance(event, h2.events.ResponseReceived):
+                    answer["headers"] = dict(event.headers)
+                elif isinstance(event, h2.events.TrailersReceived):
+                    answer["trailers"] = dict(event.headers)
+                elif isinstance(event, h2.events.StreamEnded):
+                    open_streams.discard(event.stream_id)
+                elif isinstance(event, h2.events.StreamReset):
+                    answer["reset"] = event.error_code
+                    open_streams.discard(event.stream_id)
+                elif isinstance(event, h2.events.ConnectionTerminated):
+                    for stream in open_streams:
+                        answers[stream]["goaway"] = event.error_code
+                    open_streams.clear()
+            sock.sendall(conn.data_to_send())
+    return list(answers.values())
+
+
+def h2_request(path: bytes, *extra: tuple[bytes, bytes]) -> list[tuple[bytes, bytes]]:
+    return [
+        (b":method", b"POST"),
+        (b":scheme", b"http"),
+        (b":authority", b"boneyard"),
+        (b":path", path),
+        (b"content-type", b"application/json"),
+        *extra,
+    ]
+
+
+def test_an_empty_bearer_over_http2_is_unauthenticated_and_other_calls_on_the_connection_go_on(
+    server: ServerProcess,
+) -> None:
+    with grpc.insecure_channel(f"127.0.0.1:{port_of(server)}") as channel:
+        stub = game_service_pb2_grpc.GameServiceStub(channel)
+        with pytest.raises(grpc.RpcError) as caught:
+            stub.GetView(
+                game_service_pb2.GetViewRequest(game_id="4b2a0c1e-1111-4222-8333-123456789abc"),
+                metadata=(("authorization", "Bearer "),),
+                timeout=30,
+            )
+        assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED  # was UNAVAILABLE
+    # Beside a good request on the same connection: that one is answered.
+    empty, good = h2_exchange(
+        server,
+        [
+            (h2_request(LISTGAMES.encode(), (b"authorization", b"Bearer ")), b"{}"),
+            (h2_request(LISTGAMES.encode()), b"{}"),
+        ],
+    )
+    assert empty["headers"][b":status"] == b"401"  # type: ignore[index]
+    assert good["headers"][b":status"] == b"200"  # type: ignore[index]
+
+
+def test_a_malformed_http2_request_is_refused_alone_and_the_requests_beside_it_are_answered(
+    server: ServerProcess,
+) -> None:
+    before = log_of(server)
+    not_ascii, uppercase, good = h2_exchange(
+        server,
+        [
+            (h2_request(b"/\xff\xfe"), b"{}"),
+            (h2_request(LISTGAMES.encode(), (b"X-Upper", b"1")), b"{}"),
+            (h2_request(LISTGAMES.encode()), b"{}"),
+        ],
+    )
+    assert not_ascii == {"reset": h2.errors.ErrorCodes.PROTOCOL_ERROR}  # was: dropped, no word
+    assert uppercase == {"reset": h2.errors.ErrorCodes.PROTOCOL_ERROR}  # was GOAWAY, for all
+    assert good["headers"][b":status"] == b"200"  # type: ignore[index]
+    added = log_of(server)[len(before) :]
+    assert "HTTP/2 request from 127.0.0.1 refused" in added and "Traceback" not in added
+
+
+def test_a_malformed_http2_request_the_client_reset_already_leaves_the_connection_up(
+    server: ServerProcess,
+) -> None:
+    # Refusing it, the listener reset a stream the client had reset: the connection's task
+    # failed, and the requests beside it were answered 500 (or not at all).
+    config = h2.config.H2Configuration(
+        header_encoding=None, validate_outbound_headers=False, normalize_outbound_headers=False
+    )
+    conn = h2.connection.H2Connection(config)
+    conn.initiate_connection()
+    conn.send_headers(1, h2_request(b"/\xff\xfe"), end_stream=True)
+    conn.reset_stream(1, h2.errors.ErrorCodes.CANCEL)
+    conn.send_headers(3, h2_request(LISTGAMES.encode()))
+    conn.send_data(3, b"{}", end_stream=True)
+    status = None
+    with socket.create_connection(("127.0.0.1", port_of(server)), timeout=30) as sock:
+        sock.sendall(conn.data_to_send())
+        while status is None and (data := sock.recv(65536)):
+            for event in conn.receive_data(data):
+                if isinstance(event, h2.events.ResponseReceived) and event.stream_id == 3:
+                    status = dict(event.headers)[b":status"]
+            sock.sendall(conn.data_to_send())
+    assert status == b"200"
+
+
+def test_an_http2_connection_that_sends_no_request_is_closed_after_the_header_timeout(
+    server: ServerProcess,
+) -> None:
+    conn = h2.connection.H2Connection(h2.config.H2Configuration())
+    conn.initiate_connection()
+    started = time.monotonic()
+    with socket.create_connection(("127.0.0.1", port_of(server)), timeout=60) as sock:
+        sock.sendall(conn.data_to_send())  # the preface and SETTINGS, then nothing
+        try:
+            while sock.recv(65536):
+                pass
+        except ConnectionResetError:
+            pass
+    # It was held for ever (until the client gave up).
+    assert HEADER_TIMEOUT * 0.9 <= time.monotonic() - started < HEADER_TIMEOUT + SLACK
+
+
+def test_an_idle_http2_connection_is_told_goaway_before_it_is_closed(
+    server: ServerProcess,
+) -> None:
+    # Closed without a word, it lost a request sent as it closed: a gRPC call that came
+    # after a pause as long as the header timeout failed UNAVAILABLE ("Socket closed").
+    conn = h2.connection.H2Connection(h2.config.H2Configuration(header_encoding="utf-8"))
+    conn.initiate_connection()
+    conn.send_headers(1, h2_request(LISTGAMES.encode()))
+    conn.send_data(1, b"{}", end_stream=True)
+    events: list[object] = []
+    with socket.create_connection(("127.0.0.1", port_of(server)), timeout=60) as sock:
+        sock.sendall(conn.data_to_send())
+        while data := sock.recv(65536):
+            events += conn.receive_data(data)
+            sock.sendall(conn.data_to_send())
+    ended = [e for e in events if isinstance(e, h2.events.StreamEnded)]
+    goaway = [e for e in events if isinstance(e, h2.events.ConnectionTerminated)]
+    assert ended and goaway, events
+    assert goaway[0].error_code == h2.errors.ErrorCodes.NO_ERROR
+    assert goaway[0].last_stream_id == 1
+
+
+def test_a_grpc_call_over_http2_refused_by_the_door_gets_its_code_not_unknown(
+    server: ServerProcess,
+) -> None:
+    with grpc.insecure_channel(f"127.0.0.1:{port_of(server)}") as channel:
+        call = channel.unary_unary("/boneyard.v1.GameService/GetGame")
+        with pytest.raises(grpc.RpcError) as caught:
+            call(b"\x0a\x80\xa2\x04" + b"A" * 70_000, timeout=30)  # over 64 KiB
+    # It was UNKNOWN: "Data frame with END_STREAM flag received".
+    assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "at most 65536 bytes" in (caught.value.details() or "")
+
+
+def test_two_different_content_types_are_invalid_argument_not_a_way_past_the_door(
+    server: ServerProcess,
+) -> None:
+    # The door read the last content type (JSON: no envelope to check) and connectrpc the
+    # first (an envelope flagged compressed, with no compression): "internal".
+    answer = exchange(
+        server,
+        post(
+            "/boneyard.v1.GameService/WatchGame",
+            "application/connect+proto",
+            b"\x01\x00\x00\x00\x00",
+            b"Content-Type: application/json",
+        ),
+    )
+    body = answer.split(b"\r\n\r\n", 1)[1].split(b"\r\n", 1)[1]
+    error = json.loads(body[5 : 5 + int.from_bytes(body[1:5], "big")])["error"]
+    assert error["code"] == "invalid_argument" and "given twice" in error["message"]
+
+
+def test_a_grpc_web_request_with_a_header_that_is_not_utf8_is_refused_in_grpc_web(
+    server: ServerProcess,
+) -> None:
+    answer = exchange(
+        server,
+        post(LISTGAMES, "application/grpc-web+proto", b"\x00" * 5, b"x-request-id: \xe9"),
+    )
+    # It was a Connect error, HTTP 400, which a gRPC-Web client reads as INTERNAL.
+    assert status_line(answer) == 200
+    assert header(answer, b"grpc-status") == b"3"  # INVALID_ARGUMENT
+    assert b"UTF-8" in (header(answer, b"grpc-message") or b"")
+
+
+def test_an_error_message_that_quotes_a_long_header_is_shortened(server: ServerProcess) -> None:
+    long = b"v" * 40_000
+    answer = exchange(
+        server, post(LISTGAMES, "application/json", b"{}", b"Content-Encoding: " + long)
+    )
+    error = connect_error(answer)
+    assert error["code"] == "unimplemented"  # an unknown compression
+    assert len(str(error["message"])) <= 1000 and str(error["message"]).endswith("(shortened)")
+    answer = exchange(
+        server,
+        post(LISTGAMES, "application/grpc-web+proto", b"\x00" * 5, b"grpc-encoding: " + long),
+    )
+    trailer = answer.split(b"\r\n\r\n", 1)[1]
+    assert b"grpc-status: 12" in trailer and len(trailer) < 1500
+
+
+def _with_a_connection_cap(tmp_path: Path) -> ServerProcess:
+    """A server that lets one client hold 4 connections at once: a connection left behind
+    shows after 4 more."""
+    return ServerProcess.start(
+        tmp_path / "server.log",
+        f"sqlite:///{tmp_path / 'boneyard.db'}",
+        http_listen="127.0.0.1:0",
+        extra_args=["--http-max-connections-per-client", "4"],
+    )
+
+
+def _still_served(process: ServerProcess) -> None:
+    time.sleep(0.5)  # the connections' ends, on a busy machine
+    with urllib.request.urlopen(f"{process.http_url}/healthz", timeout=30) as answer:
+        assert answer.status == 200
+
+
+def _reset(sock: socket.socket) -> None:
+    """Close ``sock`` with a reset, as a client that goes away at once does."""
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    sock.close()
+
+
+def test_a_body_past_the_drain_limit_leaves_no_connection_behind(tmp_path: Path) -> None:
+    body = b"\x00" * (9 * 1024 * 1024)  # past the door's drain limit (8 MiB)
+    with _with_a_connection_cap(tmp_path) as process:
+        for _ in range(6):
+            with socket.create_connection(("127.0.0.1", port_of(process)), timeout=30) as sock:
+                try:
+                    sock.sendall(post(LISTGAMES, "application/proto", body))
+                except OSError:
+                    pass  # closed after the answer, before the whole body was sent
+                answer = b""
+                with contextlib.suppress(OSError):
+                    while chunk := sock.recv(65536):
+                        answer += chunk
+                assert status_line(answer) == 429
+        _still_served(process)  # the fifth was closed at once, and all after it
+
+
+def test_a_request_refused_before_its_long_chunked_body_leaves_no_connection_behind(
+    tmp_path: Path,
+) -> None:
+    # gRPC over HTTP/1.1 is refused before the body is read; a body of many chunks filled
+    # Hypercorn's queue of ten, and its end was never told.
+    chunks = b"1\r\nx\r\n" * 5000 + b"0\r\n\r\n"
+    head = (
+        f"POST {LISTGAMES} HTTP/1.1\r\nHost: boneyard\r\nContent-Type: application/grpc\r\n"
+        "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+    ).encode()
+    with _with_a_connection_cap(tmp_path) as process:
+        for _ in range(6):
+            answer = exchange(process, head + chunks)
+            assert header(answer, b"grpc-status") == b"12"  # UNIMPLEMENTED
+        _still_served(process)
+
+
+def test_an_http2_client_gone_before_its_answer_leaves_no_connection_behind(
+    tmp_path: Path,
+) -> None:
+    upgrade = (
+        b"GET /healthz HTTP/1.1\r\nHost: boneyard\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+        b"Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n"
+    )
+    with _with_a_connection_cap(tmp_path) as process:
+        for _ in range(6):
+            sock = socket.create_connection(("127.0.0.1", port_of(process)), timeout=30)
+            sock.sendall(upgrade)
+            assert sock.recv(12) == b"HTTP/1.1 101"
+            _reset(sock)  # before the answer, which comes over HTTP/2, is read
+        _still_served(process)

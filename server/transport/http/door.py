@@ -5,7 +5,7 @@ wait or work for nothing.
 - Header names and values that are not text (UTF-8) are INVALID_ARGUMENT. Where a header is
   given twice, its first value is the one read (as the applications read it); two different
   values of a header that says how to read the body (its content type or compression) are
-  INVALID_ARGUMENT, for which the door and the application could read differently.
+  INVALID_ARGUMENT: the door and an application would not read the body alike.
 - gRPC needs trailers, which HTTP/1.1 has not here: gRPC over HTTP/1.1 is UNIMPLEMENTED, with
   a word on where to go (the gRPC port, or HTTP/2); over HTTP/2 it is served.
 - The body is read whole before the call starts: within ``body_timeout`` seconds (else the
@@ -27,8 +27,9 @@ wait or work for nothing.
   answer: UNKNOWN, "Data frame with END_STREAM flag received", instead of the refusal.
 
 A refusal is logged on one line (no traceback) and written as the request's protocol (told
-by its first ``content-type``, whatever else is wrong with its headers) writes errors: a Connect error (JSON, or an end-of-stream envelope), or ``grpc-status`` headers for
-gRPC and gRPC-Web, each with the ``google.rpc.Status`` and its ``ErrorInfo``.
+by its first ``content-type``, whatever else is wrong with its headers) writes errors: a
+Connect error (JSON, or an end-of-stream envelope), or ``grpc-status`` headers for gRPC and
+gRPC-Web, each with the ``google.rpc.Status`` and its ``ErrorInfo``.
 """
 
 from __future__ import annotations
@@ -136,7 +137,8 @@ class Door:
         protocol = _protocol(_content_type(scope))
         if protocol.name == "grpc" and _sends_trailers(scope):
             send = _trailers_for_trailers_only(send)
-        send = _shortening(send)
+        if protocol.name != "other":
+            send = _shortening(send)
         started = False
 
         async def sending(message: Message) -> None:

@@ -9,7 +9,10 @@ needs and Hypercorn's own loop does not give:
 - a connection with no request under way (its headers not all sent yet, or idle between
   requests) is closed after ``header_timeout`` seconds (Hypercorn's keep-alive timeout, which
   starts when the connection opens, and again when a cleartext one turns to HTTP/2); the TLS
-  handshake has as long;
+  handshake has as long. An HTTP/2 connection is told so first (GOAWAY, NO_ERROR), and closed
+  ``GOAWAY_GRACE`` later: closed without a word, it lost the request a client sent as it
+  closed (a gRPC client's call failed UNAVAILABLE), where after a GOAWAY the client knows that
+  the request was not taken and sends it again on another connection;
 - a request's body has ``body_timeout`` seconds once its headers are in (``http_door.Door``);
 - over HTTP/2, a malformed request is that request's error (RST_STREAM, PROTOCOL_ERROR, as RFC
   9113 section 8.1.1 says), not its connection's: h2 checks a request's header list as it
@@ -21,6 +24,11 @@ needs and Hypercorn's own loop does not give:
   that still breaks a rule of RFC 9113 section 8.2 (h2's own checks) or has a method or path
   that is not ASCII is refused alone. (A ``content-length`` that the body belies still ends
   the connection: h2 counts the body as it parses it.)
+- a connection ends, and stops counting against its client, as soon as its peer has gone and
+  its requests have ended: what an application left unread of a request's body is read and
+  dropped once its answer is whole (``_read_to_the_end``), and the answers an HTTP/2 peer went
+  away before are dropped (Hypercorn held such connections for ever: at 20,000 requests of
+  the HTTP fuzzer, every new connection was closed at once).
 
 Hypercorn's ``serve`` would also install signal handlers and run the ASGI lifespan; the server
 process owns its signals, and the applications need no lifespan, so the connections are
@@ -42,15 +50,16 @@ import h2.errors
 import h2.events
 import h2.exceptions
 import h2.utilities
+import hyperframe.frame
 from hypercorn.app_wrappers import ASGIWrapper
 from hypercorn.asyncio.tcp_server import TCPServer
 from hypercorn.asyncio.worker_context import WorkerContext
 from hypercorn.config import Config
-from hypercorn.events import Event, RawData, Updated
+from hypercorn.events import Closed, Event, RawData, Updated
 from hypercorn.protocol import ProtocolWrapper
 from hypercorn.protocol.h2 import H2Protocol
 from hypercorn.protocol.h11 import H2CProtocolRequiredError, H2ProtocolAssumedError
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from boneyard.server.ops.drain import Grace
 from boneyard.server.transport.http.door import DEFAULT_BODY_TIMEOUT
@@ -61,6 +70,9 @@ log = logging.getLogger(__name__)
 
 DEFAULT_HEADER_TIMEOUT = 10.0
 DEFAULT_MAX_CONNECTIONS_PER_CLIENT = 64
+GOAWAY_GRACE = 1.0
+"""Seconds an idle HTTP/2 connection is kept after its GOAWAY, so that a request the client sent
+meanwhile meets the GOAWAY (and is sent again) rather than a closed connection."""
 MAX_HEADER_BYTES = 16 * 1024
 """An HTTP/1.1 request line and headers, at most (HTTP/2: the header list, at most 64 KiB)."""
 
@@ -111,27 +123,69 @@ class _Http2(H2Protocol):
         kept: list[h2.events.Event] = []
         for event in events:
             if isinstance(event, h2.events.RequestReceived):
-                try:
-                    event.headers = _request_headers(list(event.headers or ()))
-                except h2.exceptions.ProtocolError as error:
-                    log.info("HTTP/2 request from %s refused: %s", self._peer(), error)
-                    self.connection.reset_stream(
-                        event.stream_id, h2.errors.ErrorCodes.PROTOCOL_ERROR
-                    )
-                    refused.add(event.stream_id)
+                code = self._refusal(event)
+                if code is None:
+                    kept.append(event)
                     continue
+                # (Unless the client has reset it already, or it has ended.)
+                with contextlib.suppress(h2.exceptions.StreamClosedError):
+                    self.connection.reset_stream(event.stream_id, code)
+                refused.add(event.stream_id)
             elif getattr(event, "stream_id", None) in refused:
                 if isinstance(event, h2.events.DataReceived):
                     # The connection's flow control window counts it all the same.
                     self.connection.acknowledge_received_data(
                         event.flow_controlled_length, event.stream_id
                     )
-                continue
-            kept.append(event)
+            else:
+                kept.append(event)
         await super()._handle_events(kept)
+
+    def _refusal(self, request: h2.events.RequestReceived) -> h2.errors.ErrorCodes | None:
+        """``None`` if the request is taken (its header list made clean), else the code that
+        refuses it."""
+        if self.last_stream is not None and request.stream_id > self.last_stream:
+            return h2.errors.ErrorCodes.REFUSED_STREAM  # after the GOAWAY: sent again elsewhere
+        try:
+            request.headers = _request_headers(list(request.headers or ()))
+        except h2.exceptions.ProtocolError as error:
+            log.info("HTTP/2 request from %s refused: %s", self._peer(), error)
+            return h2.errors.ErrorCodes.PROTOCOL_ERROR
+        return None
+
+    async def handle(self, event: Event) -> None:
+        if isinstance(event, Closed):
+            # Hypercorn stops sending when the connection closes, and leaves the answers
+            # still to be sent waiting for it (an application waits in its send until they
+            # are): the connection's task, and the client's count, were held for ever. They
+            # are dropped instead.
+            for buffer in list(self.stream_buffers.values()):
+                await buffer.close()
+        await super().handle(event)
 
     def _peer(self) -> str:
         return str(self.client[0]) if self.client else "unknown"
+
+    last_stream: int | None = None
+    """The last stream taken, once a GOAWAY has named it: a later one is refused."""
+
+    async def go_away(self) -> None:
+        """GOAWAY, NO_ERROR, naming the last stream taken: the client sends no more requests
+        here, and sends again elsewhere those it sent meanwhile, which are refused
+        (REFUSED_STREAM, "not processed"). The frame is written here rather than by h2, which
+        would take the connection for closed and end it, and the requests still to be
+        answered, at the client's next request."""
+        if self.last_stream is not None:
+            return
+        self.last_stream = self.connection.highest_inbound_stream_id
+        frame = hyperframe.frame.GoAwayFrame(stream_id=0, last_stream_id=self.last_stream)
+        await self._flush()
+        await self.send(RawData(data=frame.serialize()))
+
+    @property
+    def answering(self) -> bool:
+        """Whether requests are under way."""
+        return bool(self.streams) and not self.closed
 
 
 class _Protocols(ProtocolWrapper):
@@ -184,9 +238,93 @@ class _Connection(TCPServer):
         # TCPServer.run makes Hypercorn's ProtocolWrapper and sets it here.
         self._protocols = made if isinstance(made, _Protocols) else _Protocols(made)
 
+    _gone = False
+    """The peer has gone (the connection was read to its end)."""
+
     async def _read_data(self) -> None:
         await super()._read_data()
+        self._gone = True
         await self.idle_task.stop()
+
+    async def protocol_send(self, event: Event) -> None:
+        if isinstance(event, Updated) and self._gone:
+            # A stream that ends after the peer went would start the timer again (HTTP/2 says
+            # it is idle then), and the connection would wait it out.
+            return
+        await super().protocol_send(event)
+
+    async def _initiate_server_close(self) -> None:
+        # Hypercorn's, when the keep-alive timeout passes (or the server stops): over HTTP/2,
+        # a GOAWAY first (see the module's doc).
+        http2 = self.protocol.protocol
+        if isinstance(http2, _Http2) and not http2.closed:
+            await http2.go_away()
+            if not self.context.terminated.is_set():
+                # Requests taken just before the GOAWAY (the last it names) are answered.
+                await asyncio.sleep(GOAWAY_GRACE)
+                while http2.answering:
+                    await asyncio.sleep(GOAWAY_GRACE)
+        await super()._initiate_server_close()
+
+
+_discarding: set[asyncio.Task[None]] = set()
+
+
+def _read_to_the_end(app: ASGIApp) -> ASGIApp:
+    """``app``, with what it did not read of a request read and dropped from the end of its
+    answer until the request's connection or stream ends. Hypercorn hands a body to the
+    application through a queue of ``max_app_queue_size`` messages and waits while it is full,
+    and tells the application that the stream ended through the same queue, within the send of
+    the answer's last part: a body the application stopped reading (the door's refusal of a
+    body past its drain limit, or of a request it refused before reading its body) filled the
+    queue, that send waited for ever, and so did the connection, its socket and the client's
+    count of connections held."""
+
+    async def reading(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        ended = discarding = False
+
+        async def receiving() -> Message:
+            nonlocal ended
+            message = await receive()
+            if message["type"] == "http.disconnect" or not message.get("more_body", False):
+                ended = True
+            return message
+
+        def discard() -> None:
+            nonlocal discarding
+            if not ended and not discarding:
+                discarding = True
+                task = asyncio.get_running_loop().create_task(_discard(receive))
+                _discarding.add(task)
+                task.add_done_callback(_discarding.discard)
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                discard()  # the answer is whole: nothing the application reads is left
+            await send(message)
+
+        try:
+            await app(scope, receiving, sending)
+        finally:
+            discard()
+
+    return reading
+
+
+async def _discard(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+def _summary(error: BaseException) -> str:
+    """``error``'s type and message, the first of a group's, shortened."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    text = f"{type(error).__name__}: {error}"
+    return text if len(text) <= 300 else text[:297] + "..."
 
 
 class HttpListener:
@@ -214,7 +352,7 @@ class HttpListener:
         self._ssl = config.create_ssl_context() if tls is not None else None
         # One ASGI protocol typed twice: Starlette's scope is any MutableMapping, Hypercorn's
         # a TypedDict per kind (which mypy will not take for a MutableMapping).
-        self._app = ASGIWrapper(app)  # type: ignore[arg-type]
+        self._app = ASGIWrapper(_read_to_the_end(app))  # type: ignore[arg-type]
         self._context = WorkerContext(None)
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()
@@ -266,7 +404,10 @@ class HttpListener:
                 self._app, asyncio.get_running_loop(), self._config, self._context, {},
                 reader, writer,
             )
-        except Exception:  # one connection's trouble is its own
+        except Exception as error:  # one connection's trouble is its own, but a bug
+            # (a client's own trouble, a reset, a broken TLS handshake, ends the connection
+            # without an exception): one line, the traceback at DEBUG.
+            log.error("HTTP connection from %s failed: %s", client, _summary(error))
             log.debug("HTTP connection from %s failed", client, exc_info=True)
         finally:
             self._connections.discard(task)
