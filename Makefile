@@ -54,7 +54,8 @@ $(NODE_MODULES): package.json package-lock.json
 lint: setup $(NODE_MODULES)
 	$(PY) -m ruff check .
 	$(MAKE) --no-print-directory typecheck-tree
-	$(PY) -m mypy -p boneyard.engine -p boneyard.bots
+	$(PY) -m mypy -p boneyard.engine -p boneyard.bots -p boneyard.records -p boneyard.api \
+	  -p boneyard.server -p boneyard.clients
 	$(BUF) lint
 	$(BUF) format --diff --exit-code
 	$(PY) proto/check_breaking.py --buf $(BUF)
@@ -66,7 +67,8 @@ breaking: $(NODE_MODULES)
 	$(PY) proto/check_breaking.py --buf $(BUF)
 
 # The web app: the TypeScript client generated from the .proto files into web/src/gen (the
-# local protoc-gen-es, buf.gen.web.yaml), then `vite build` of web/ into server/webapp, which
+# local protoc-gen-es, buf.gen.web.yaml), then `vite build` of web/ into
+# server/transport/http/webapp, which
 # the HTTP listener serves at / (and the wheel ships). Both are checked in;
 # tests/web/test_web_is_fresh.py fails when either is stale. After editing a .proto file:
 # make proto web.
@@ -78,12 +80,12 @@ web: web-gen
 
 # mypy cannot follow the editable install's import hook (boneyard.engine -> engine/), so lint
 # gives it the installed layout as a tree of symbolic links: build/typecheck/boneyard/{engine,
-# bots,server,clients,migrations} beside the files of proto/boneyard (pyproject.toml's mypy_path).
+# records,api,bots,server,clients,migrations} (pyproject.toml's mypy_path; `boneyard` itself is
+# a namespace package, with no folder of its own).
 TYPECHECK = build/typecheck/boneyard
 typecheck-tree:
 	rm -rf $(TYPECHECK) && mkdir -p $(TYPECHECK)
-	for f in proto/boneyard/*; do case $$f in */__pycache__) ;; *) ln -s $(CURDIR)/$$f $(TYPECHECK)/;; esac; done
-	for d in engine bots server clients migrations; do ln -s $(CURDIR)/$$d $(TYPECHECK)/$$d; done
+	for d in engine records api bots server clients migrations; do ln -s $(CURDIR)/$$d $(TYPECHECK)/$$d; done
 
 # An sdist and a wheel of the distribution, into dist/ (the wheel holds the C solver core where a
 # compiler is found, and installs without one).
@@ -92,8 +94,8 @@ dist: setup
 	rm -rf $(DIST)
 	$(PY) -m build --outdir $(DIST) .
 
-# Regenerate the Python API (messages, grpc stubs, .pyi) beside the .proto files under proto/.
-# The output is checked in; tests/server/test_proto_generated_is_fresh.py fails when it is stale.
+# Regenerate the Python API (messages, grpc stubs, .pyi, Connect) from proto/ into api/v1.
+# The output is checked in; tests/api/test_generated_is_fresh.py fails when it is stale.
 proto: setup
 	$(PY) proto/generate.py
 

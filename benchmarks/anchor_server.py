@@ -33,9 +33,10 @@ from dataclasses import dataclass, field
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from boneyard import codec, engine
+from boneyard import engine
+from boneyard.api import codec
+from boneyard.api.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
 from boneyard.engine import GameState, Phase
-from boneyard.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (id TEXT PRIMARY KEY, version INTEGER NOT NULL);

@@ -41,7 +41,7 @@ from pathlib import Path
 import grpc
 from bench_server import Server, StartError, server_binary, start_process
 
-from boneyard.v1 import game_service_pb2, game_service_pb2_grpc, rules_pb2, view_pb2
+from boneyard.api.v1 import game_service_pb2, game_service_pb2_grpc, rules_pb2, view_pb2
 
 REPO = Path(__file__).resolve().parents[1]
 PAGE_SCRIPT = Path(__file__).with_name("bench_browser_page.mjs")
@@ -87,7 +87,7 @@ def _connect_watcher(http_url: str, game_id: str, from_version: int, conn: Conne
     costs, apart from the browser."""
     import asyncio
 
-    from boneyard.v1 import game_service_connect
+    from boneyard.api.v1 import game_service_connect
 
     async def main() -> list[tuple[int, float]]:
         client = game_service_connect.GameServiceClient(http_url)

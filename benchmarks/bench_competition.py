@@ -31,14 +31,9 @@ from pathlib import Path
 import grpc
 from sqlalchemy import select
 
-from boneyard import codec, engine
-from boneyard.clients.api import Client
-from boneyard.clients.competitor import Competitor
-from boneyard.server.accounts import key_hash, new_api_key
-from boneyard.server.store import EventStore
-from boneyard.server.store.competition import CompetitionStore
-from boneyard.server.store.models import EventRow
-from boneyard.v1 import (
+from boneyard import engine
+from boneyard.api import codec
+from boneyard.api.v1 import (
     competition_pb2,
     competition_pb2_grpc,
     events_pb2,
@@ -47,6 +42,12 @@ from boneyard.v1 import (
     game_service_pb2_grpc,
     rules_pb2,
 )
+from boneyard.clients.api import Client
+from boneyard.clients.competitor import Competitor
+from boneyard.server.competition.accounts import key_hash, new_api_key
+from boneyard.server.store import EventStore
+from boneyard.server.store.competition import CompetitionStore
+from boneyard.server.store.models import EventRow
 
 LISTENING = re.compile(r"^boneyard-server listening on (\S+):(\d+)$", re.MULTILINE)
 TIMEOUT = 30.0

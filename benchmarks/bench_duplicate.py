@@ -179,7 +179,8 @@ def play_hand(
                     roles[seat], "play" if isinstance(command, PlayTile) else "setup", spent
                 )
         if isinstance(command, PlaceBid | Pass):
-            auction.append((roles[seat], "pass" if isinstance(command, Pass) else _bid(command)))
+            said = "pass" if isinstance(command, Pass) else engine.bid_text(command.bid, rules)
+            auction.append((roles[seat], said))
         for event in engine.decide(state, command):
             state = engine.evolve(state, event)
             if isinstance(event, AllPassed):
@@ -207,11 +208,6 @@ def play_hand(
                 return event.changes
             elif isinstance(event, AllPassed) and deals > MAX_REDEALS:
                 return (0,) * len(rules.teams)
-
-
-def _bid(command: PlaceBid) -> str:
-    bid = command.bid
-    return str(bid.amount) if bid.kind is BidKind.POINTS else f"{bid.kind.value} {bid.amount}"
 
 
 def _by_role(rules: Ruleset, roles: tuple[str, ...], values: tuple[int, ...]) -> dict[str, int]:

@@ -46,7 +46,7 @@ from bench_server import (
     start_boneyard,
 )
 
-from boneyard.v1 import game_service_pb2, game_service_pb2_grpc, rules_pb2, view_pb2
+from boneyard.api.v1 import game_service_pb2, game_service_pb2_grpc, rules_pb2, view_pb2
 
 RPC_TIMEOUT = 30.0
 ARRIVAL_TIMEOUT = 10.0

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from sqlalchemy import text
 
-from boneyard.server.accounts import key_hash, new_api_key
-from boneyard.server.app import GameApp
+from boneyard.server.competition.accounts import key_hash, new_api_key
+from boneyard.server.games.app import GameApp
 from boneyard.server.store import EventStore
 
 CALLS = 2000

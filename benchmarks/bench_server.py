@@ -56,7 +56,7 @@ from pathlib import Path
 
 import grpc
 
-from boneyard.v1 import game_service_pb2, game_service_pb2_grpc, rules_pb2, view_pb2
+from boneyard.api.v1 import game_service_pb2, game_service_pb2_grpc, rules_pb2, view_pb2
 
 LISTENING = re.compile(r"^boneyard-server listening on (\S+):(\d+)$", re.MULTILINE)
 RPC_TIMEOUT = 30.0

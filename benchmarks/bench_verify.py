@@ -1,11 +1,11 @@
 """Offline verification speed: whole Texas 42 games (to 7 marks) verified per second.
 
 The records are built in-process with the record builder the server uses
-(``boneyard.record.build_record``, from the log as the store keeps it: ``stored_log``), from
+(``boneyard.records.record.build_record``, from the log as the store keeps it: ``stored_log``), from
 games played with the engine: every hand dealt from a seed drawn with ``random``, every action
 a random legal one (in the auction a seat passes at random, or bids the lowest bid it may, so
 that games last as real ones do; uniformly random bids would make most hands 84s and more).
-Then ``boneyard.verify.verify_record`` checks each one completely (hash chain, seeds, every
+Then ``boneyard.records.verify.verify_record`` checks each one completely (hash chain, seeds, every
 move through ``engine.decide``, every score and the winner). One process, one core.
 
 The headline is the engine as installed: its compiled play path (``boneyard.engine._decider_c``)
@@ -25,10 +25,10 @@ import sys
 import time
 
 from boneyard import engine
+from boneyard.api.v1 import archive_pb2
 from boneyard.engine import Deal, Event, Pass, Phase, PlaceBid, decider
-from boneyard.record import build_record, dump_record, stored_log
-from boneyard.v1 import archive_pb2
-from boneyard.verify import verify_bytes, verify_record
+from boneyard.records.record import build_record, dump_record, stored_log
+from boneyard.records.verify import verify_bytes, verify_record
 
 
 def _choose(state: engine.GameState, rng: random.Random) -> engine.SeatCommand:

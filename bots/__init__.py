@@ -4,8 +4,8 @@ A strategy sees exactly what a human in that seat sees (the view, the complete r
 included), picks one of the view's ``legal`` commands and returns it. It depends on the engine
 alone (no protobuf, no network, no clock, no global randomness: ``tests/bots/test_purity.py``),
 so the same strategy plays in a client's bot (``boneyard.clients.bot``, which turns the API's
-view into the engine's with ``boneyard.codec.view_from_proto``) and as one of the server's house
-bots (``boneyard.server.house_bots``, in worker processes). Find one by name with
+view into the engine's with ``boneyard.api.codec.view_from_proto``) and as one of the server's house
+bots (``boneyard.server.competition.house_bots``, in worker processes). Find one by name with
 ``strategy(name, seed)``; ``choose(name, seed, view)`` is the one-call form a worker runs.
 """
 

@@ -9,13 +9,13 @@ import json
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any, Protocol, Self, TypeVar
 
 import grpc
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from boneyard.v1 import (
+from boneyard.api.v1 import (
     actions_pb2,
     archive_pb2,
     challenges_pb2,
@@ -40,6 +40,7 @@ __all__ = [
     "Client",
     "OptionError",
     "Refusal",
+    "Stream",
     "Transport",
     "open_channel",
     "refusal",
@@ -56,6 +57,20 @@ TIMEOUT_POLICIES = {
     "forfeit": events_pb2.TIMEOUT_POLICY_FORFEIT,
 }
 """What happens to a seat out of time, by the name the command line uses."""
+
+
+_M_co = TypeVar("_M_co", covariant=True)
+
+
+class Stream(Protocol[_M_co]):
+    """The answer of a server-streaming call (``watch``, ``seek`` ...): its messages as they
+    come, until the server ends the stream or its caller calls ``cancel()``."""
+
+    def __iter__(self) -> Iterator[_M_co]: ...
+
+    def __next__(self) -> _M_co: ...
+
+    def cancel(self) -> bool: ...
 
 
 class OptionError(ValueError):
@@ -163,9 +178,11 @@ class Refusal:
 def refusal(error: grpc.RpcError) -> Refusal:
     """What the server said in refusing a call (``rpc_status.from_call``: the
     ``google.rpc.Status`` of its trailers)."""
-    code: grpc.StatusCode = error.code()  # type: ignore[attr-defined]
-    message: str = error.details() or ""  # type: ignore[attr-defined]
+    code: grpc.StatusCode = error.code()
+    message: str = error.details() or ""
     try:
+        # grpc raises a call's error as the call itself (its code, its trailers); the stubs
+        # keep RpcError and Call apart.
         status = rpc_status.from_call(error)  # type: ignore[arg-type]
     except ValueError:  # a status that contradicts the call's code: not the server's
         status = None
@@ -215,7 +232,7 @@ CHANNEL_OPTIONS: list[tuple[str, Any]] = [
     ("grpc.enable_retries", 1),
     ("grpc.service_config", json.dumps(RETRY_SERVICE_CONFIG)),
     # Ping a quiet connection every 60 s (the server accepts one every 30 s, see
-    # boneyard.server.keepalive), also with no data moving: a WatchGame stream waiting for the
+    # boneyard.server.transport.grpc.keepalive), also with no data moving: a WatchGame stream waiting for the
     # next move stays open through NATs that forget idle connections.
     ("grpc.keepalive_time_ms", 60_000),
     ("grpc.keepalive_timeout_ms", 20_000),
@@ -263,8 +280,8 @@ class Client:
         self.close()
 
     @staticmethod
-    def _auth(token: str | None) -> list[tuple[str, str]]:
-        return [("authorization", f"Bearer {token}")] if token else []
+    def _auth(token: str | None) -> tuple[tuple[str, str], ...]:
+        return (("authorization", f"Bearer {token}"),) if token else ()
 
     def create_game(
         self,
@@ -298,10 +315,19 @@ class Client:
         request.request_id = str(uuid.uuid4())
         return self._stub.CreateGame(request, metadata=self._auth(key)).game
 
+    def presets(self) -> list[rules_pb2.Preset]:
+        """The presets a game may be made from on this server (ListPresets), the standard
+        Texas 42 first, each with its description and complete ruleset."""
+        return list(self._stub.ListPresets(game_service_pb2.ListPresetsRequest()).presets)
+
     def game(self, game_id: str) -> game_pb2.GameSummary:
         return self._stub.GetGame(game_service_pb2.GetGameRequest(game_id=game_id)).game
 
-    def games(self, status: int = 0, page_size: int = 50) -> Iterator[game_pb2.GameSummary]:
+    def games(
+        self,
+        status: game_pb2.GameStatus.ValueType = game_pb2.GAME_STATUS_UNSPECIFIED,
+        page_size: int = 50,
+    ) -> Iterator[game_pb2.GameSummary]:
         token = ""
         while True:
             page = self._stub.ListGames(
@@ -356,11 +382,11 @@ class Client:
 
     def watch(
         self, game_id: str, token: str | None = None, from_version: int = 0
-    ) -> Iterator[game_service_pb2.WatchGameResponse]:
+    ) -> Stream[game_service_pb2.WatchGameResponse]:
         """The game's events after ``from_version`` and then live ones; cancel by closing the
         returned iterator (``.cancel()``)."""
         request = game_service_pb2.WatchGameRequest(game_id=game_id, from_version=from_version)
-        return self._stub.WatchGame(request, metadata=self._auth(token))  # type: ignore[no-any-return]
+        return self._stub.WatchGame(request, metadata=self._auth(token))
 
     # --- the lobby (account key) -------------------------------------------------------
 
@@ -370,19 +396,19 @@ class Client:
         preset: str,
         options: Mapping[str, str] | None = None,
         time_control: game_pb2.TimeControl | None = None,
-    ) -> Iterator[competition_pb2.SeekResponse]:
+    ) -> Stream[competition_pb2.SeekResponse]:
         """Seek a table: ``waiting`` messages, then one ``seated`` and the end. Cancel the
         returned call (``.cancel()``) to stop seeking."""
         request = competition_pb2.SeekRequest(rules=ruleset_request(preset, options or {}))
         if time_control is not None:
             request.time_control.CopyFrom(time_control)
-        return self._lobby.Seek(request, metadata=self._auth(key))  # type: ignore[no-any-return]
+        return self._lobby.Seek(request, metadata=self._auth(key))
 
-    def watch_seats(self, key: str) -> Iterator[competition_pb2.WatchSeatsResponse]:
+    def watch_seats(self, key: str) -> Stream[competition_pb2.WatchSeatsResponse]:
         """The account's seats in unfinished games, then each new one; cancel the returned
         call (``.cancel()``) to stop."""
         request = competition_pb2.WatchSeatsRequest()
-        return self._lobby.WatchSeats(request, metadata=self._auth(key))  # type: ignore[no-any-return]
+        return self._lobby.WatchSeats(request, metadata=self._auth(key))
 
     # --- challenges and the account stream (account key) -----------------------------
 
@@ -416,33 +442,39 @@ class Client:
         if time_control is not None:
             request.time_control.CopyFrom(time_control)
         answer = self._challenges.CreateChallenge(request, metadata=self._auth(key))
-        return answer.challenge  # type: ignore[no-any-return]
+        return answer.challenge
 
     def accept_challenge(self, key: str, challenge_id: str) -> challenges_pb2.Challenge:
         request = challenges_pb2.AcceptChallengeRequest(challenge_id=challenge_id)
-        return self._challenges.AcceptChallenge(request, metadata=self._auth(key)).challenge  # type: ignore[no-any-return]
+        return self._challenges.AcceptChallenge(request, metadata=self._auth(key)).challenge
 
     def decline_challenge(self, key: str, challenge_id: str) -> challenges_pb2.Challenge:
         request = challenges_pb2.DeclineChallengeRequest(challenge_id=challenge_id)
-        return self._challenges.DeclineChallenge(request, metadata=self._auth(key)).challenge  # type: ignore[no-any-return]
+        return self._challenges.DeclineChallenge(request, metadata=self._auth(key)).challenge
 
     def get_challenge(self, key: str, challenge_id: str) -> challenges_pb2.Challenge:
         request = challenges_pb2.GetChallengeRequest(challenge_id=challenge_id)
-        return self._challenges.GetChallenge(request, metadata=self._auth(key)).challenge  # type: ignore[no-any-return]
+        return self._challenges.GetChallenge(request, metadata=self._auth(key)).challenge
 
     def challenges(
-        self, key: str, role: int = 0, status: int = 0, limit: int = 0
+        self,
+        key: str,
+        role: challenges_pb2.ChallengeRole.ValueType = challenges_pb2.CHALLENGE_ROLE_UNSPECIFIED,
+        status: challenges_pb2.ChallengeStatus.ValueType = (
+            challenges_pb2.CHALLENGE_STATUS_UNSPECIFIED
+        ),
+        limit: int = 0,
     ) -> list[challenges_pb2.Challenge]:
-        request = challenges_pb2.ListChallengesRequest(role=role, status=status, limit=limit)  # type: ignore[arg-type]
+        request = challenges_pb2.ListChallengesRequest(role=role, status=status, limit=limit)
         return list(self._challenges.ListChallenges(request, metadata=self._auth(key)).challenges)
 
     def watch_account(
         self, key: str, from_sequence: int = 0
-    ) -> Iterator[challenges_pb2.WatchAccountResponse]:
+    ) -> Stream[challenges_pb2.WatchAccountResponse]:
         """The account's events after ``from_sequence``, then each new one; cancel the
         returned call (``.cancel()``) to stop."""
         request = challenges_pb2.WatchAccountRequest(from_sequence=from_sequence)
-        return self._account.WatchAccount(request, metadata=self._auth(key))  # type: ignore[no-any-return]
+        return self._account.WatchAccount(request, metadata=self._auth(key))
 
     # --- tournaments -------------------------------------------------------------------
 
@@ -509,12 +541,12 @@ class Client:
     # ------------------------------------------------------------ ratings
 
     def leaderboard(
-        self, game_type: int, page_size: int = 0, page_token: str = ""
+        self, game_type: rules_pb2.Family.ValueType, page_size: int = 0, page_token: str = ""
     ) -> ratings_pb2.GetLeaderboardResponse:
         """One page of a game type's leaderboard (``game_type``: ``rules_pb2.FAMILY_...``)."""
-        return self._ratings.GetLeaderboard(  # type: ignore[no-any-return]
+        return self._ratings.GetLeaderboard(
             ratings_pb2.GetLeaderboardRequest(
-                game_type=game_type,  # type: ignore[arg-type]
+                game_type=game_type,
                 page_size=page_size,
                 page_token=page_token,
             ),
@@ -523,7 +555,7 @@ class Client:
 
     def rating(self, account_name: str, history_size: int = 0) -> ratings_pb2.GetRatingResponse:
         """An account's ratings per game type, with their recent history."""
-        return self._ratings.GetRating(  # type: ignore[no-any-return]
+        return self._ratings.GetRating(
             ratings_pb2.GetRatingRequest(account_name=account_name, history_size=history_size),
             timeout=30,
         )

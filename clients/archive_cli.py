@@ -14,7 +14,7 @@ a game move by move, list finished games.
 ``export``, ``replay GAME_ID``, ``archive`` and ``public-key`` take ``--server ADDR`` like every
 other command; ``verify`` and ``replay FILE`` need no server. ``verify --public-key KEY``
 requires each record to be signed by KEY (base64 or hex, or a file holding it). The record
-format is docs/record-format.md; the verifier is ``boneyard.verify``, the same function the
+format is docs/record-format.md; the verifier is ``boneyard.records.verify``, the same function the
 server's VerifyRecord runs.
 """
 
@@ -35,14 +35,16 @@ import click
 import grpc
 from google.protobuf import json_format
 
-from boneyard import codec, engine
+from boneyard import engine
+from boneyard.api import codec
+from boneyard.api.v1 import archive_pb2, archive_pb2_grpc, events_pb2
 from boneyard.clients.api import DEFAULT_SERVER, open_channel
 from boneyard.clients.cli_common import server_option
 from boneyard.clients.describe import event_text
 from boneyard.engine import Event, GameState, HandDealt, TilePlayed, TrickWon, WidowExchanged
 from boneyard.engine.tiles import format_tiles, tile_name
-from boneyard.notation import NotationError, record_to_text, split_games, text_to_record
-from boneyard.record import (
+from boneyard.records.notation import NotationError, record_to_text, split_games, text_to_record
+from boneyard.records.record import (
     MAX_RECORD_BYTES,
     MAX_RECORD_FILE_BYTES,
     MalformedRecord,
@@ -50,9 +52,8 @@ from boneyard.record import (
     dump_record,
     load_record,
 )
-from boneyard.signing import BadKey, parse_public_key
-from boneyard.v1 import archive_pb2, archive_pb2_grpc, events_pb2
-from boneyard.verify import Discrepancy, Verdict, command_of, verify_record
+from boneyard.records.signing import BadKey, parse_public_key
+from boneyard.records.verify import Discrepancy, Verdict, command_of, verify_record
 
 __all__ = ["ARCHIVE_COMMANDS", "ArchiveClient", "Step", "replay_steps"]
 
@@ -85,11 +86,11 @@ class ArchiveClient:
         self, record: archive_pb2.GameRecord, timeout: float | None = 60.0
     ) -> archive_pb2.VerifyRecordResponse:
         request = archive_pb2.VerifyRecordRequest(record=record)
-        return self._stub.VerifyRecord(request, timeout=timeout)  # type: ignore[no-any-return]
+        return self._stub.VerifyRecord(request, timeout=timeout)
 
     def signing_key(self, timeout: float | None = 60.0) -> archive_pb2.GetSigningKeyResponse:
         request = archive_pb2.GetSigningKeyRequest()
-        return self._stub.GetSigningKey(request, timeout=timeout)  # type: ignore[no-any-return]
+        return self._stub.GetSigningKey(request, timeout=timeout)
 
     def games(
         self,
@@ -125,8 +126,8 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return fn(*args, **kwargs)
         except grpc.RpcError as error:
-            code = error.code()  # type: ignore[attr-defined]
-            click.echo(f"{code.name}: {error.details()}", err=True)  # type: ignore[attr-defined]
+            code = error.code()
+            click.echo(f"{code.name}: {error.details()}", err=True)
             sys.exit(1)
 
     wrapper.__name__ = fn.__name__
@@ -414,7 +415,7 @@ class Step:
 
 def replay_steps(record: archive_pb2.GameRecord, through: int | None = None) -> list[Step]:
     """The moves of a record's log (its first ``through`` events), each with the game after
-    it. The events must be a valid log (``boneyard.verify`` says so, up to ``through``)."""
+    it. The events must be a valid log (``boneyard.records.verify`` says so, up to ``through``)."""
     steps: list[Step] = []
     group: list[tuple[int, events_pb2.Event, Event]] = []
     state: GameState | None = None
@@ -513,13 +514,15 @@ def render_step(step: Step, total: int, record: archive_pb2.GameRecord) -> list[
     lines.append(f"  scores ({unit}): {scores}")
     public = engine.view(state, engine.SPECTATOR)
     if public.hand_number and state.hand is not None:
-        auction = ", ".join(f"{s}: {b if b is not None else 'pass'}" for s, b in public.bids)
+        auction = ", ".join(
+            f"{s}: {engine.bid_text(b, rules) if b is not None else 'pass'}" for s, b in public.bids
+        )
         if auction:
             lines.append(f"  auction: {auction}")
-        if public.contract is not None:
+        if public.contract is not None and public.high_bid is not None:
             lines.append(
-                f"  contract: seat {public.bidder} bid {public.high_bid}; seat {public.declarer} "
-                f"declared {public.contract}"
+                f"  contract: seat {public.bidder} bid {engine.bid_text(public.high_bid, rules)}; "
+                f"seat {public.declarer} declared {public.contract}"
             )
         if step.trick:
             plays = "  ".join(f"{s}: {tile_name(t)}" for s, t in step.trick)

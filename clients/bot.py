@@ -18,10 +18,10 @@ from collections.abc import Callable
 
 import grpc
 
-from boneyard import codec
+from boneyard.api import codec
+from boneyard.api.v1 import view_pb2
 from boneyard.bots import Strategy
 from boneyard.clients.api import Client, refusal
-from boneyard.v1 import view_pb2
 
 __all__ = ["RETRY_CODES", "Bot", "BotGaveUp"]
 
@@ -93,7 +93,7 @@ class Bot:
                 # Not the channel's retry policy (api.RETRY_SERVICE_CONFIG): that one covers a
                 # blip of a few seconds on each call; this loop outlives a restart of minutes
                 # (``patience``), and after one reads the view again to resume the stream.
-                code = error.code()  # type: ignore[attr-defined]
+                code = error.code()
                 if code not in RETRY_CODES:
                     raise
                 now = time.monotonic()

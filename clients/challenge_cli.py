@@ -19,6 +19,7 @@ import time
 import click
 import grpc
 
+from boneyard.api.v1 import challenges_pb2, view_pb2
 from boneyard.bots import strategy, strategy_names
 from boneyard.clients.api import Client
 from boneyard.clients.bot import RETRY_CODES, Bot
@@ -32,7 +33,6 @@ from boneyard.clients.cli_common import (
     server_option,
     time_control_options,
 )
-from boneyard.v1 import challenges_pb2, view_pb2
 
 __all__ = ["CHALLENGE_COMMANDS", "challenge"]
 
@@ -149,14 +149,14 @@ def _wait(client: Client, key: str, challenge_id: str) -> challenges_pb2.Challen
                 if state.status in _OVER:
                     return state
         except grpc.RpcError as error:
-            if error.code() not in RETRY_CODES:  # type: ignore[attr-defined]
+            if error.code() not in RETRY_CODES:
                 raise
             down_since = down_since or time.monotonic()
             if time.monotonic() - down_since > _PATIENCE:
                 raise
             time.sleep(0.5)
         finally:
-            call.cancel()  # type: ignore[attr-defined]
+            call.cancel()
 
 
 def _scores(view: view_pb2.SeatView) -> str:

@@ -18,9 +18,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from boneyard.clients.describe import contract_text, count_text
+from boneyard.api.v1 import actions_pb2, rules_pb2
+from boneyard.clients.describe import bid_label, contract_text, count_text
 from boneyard.engine.tiles import parse_tile, tile_name
-from boneyard.v1 import actions_pb2, rules_pb2
 
 __all__ = [
     "AmbiguousChoice",
@@ -63,18 +63,7 @@ def choice_label(action: actions_pb2.Action) -> str:
     """The action as the menu shows it, short, and typeable as it stands."""
     which = action.WhichOneof("kind")
     if which == "bid":
-        bid = action.bid
-        if bid.kind == _MARKS:
-            return f"{42 * bid.amount} ({count_text(bid.amount, 'marks')})"
-        if bid.kind == rules_pb2.BID_KIND_MOON:
-            return "moon"
-        if bid.kind == rules_pb2.BID_KIND_OVERCALL:
-            return "overcall (42)"
-        if bid.kind == rules_pb2.BID_KIND_PLUNGE:
-            return f"plunge {count_text(bid.amount, 'marks')}"
-        if bid.kind == rules_pb2.BID_KIND_SPLASH:
-            return f"splash {count_text(bid.amount, 'marks')}"
-        return str(bid.amount)
+        return bid_label(action.bid)
     if which == "pass_bid":
         return "pass"
     if which == "exchange_widow":
@@ -171,8 +160,8 @@ def _well_formed(typed: str, legal: Sequence[actions_pb2.Action]) -> actions_pb2
     if moon and typed in _MOON_WORDS | _OVERCALL_WORDS:
         # The moon or the overcall when it is not legal now: the server says why (over a 7
         # only, the overcall only over a moon, or not played at this table).
-        kind = rules_pb2.BID_KIND_MOON if typed in _MOON_WORDS else rules_pb2.BID_KIND_OVERCALL
-        return actions_pb2.Action(bid=rules_pb2.Bid(kind=kind))
+        bid_kind = rules_pb2.BID_KIND_MOON if typed in _MOON_WORDS else rules_pb2.BID_KIND_OVERCALL
+        return actions_pb2.Action(bid=rules_pb2.Bid(kind=bid_kind))
     if kinds & {"bid", "pass_bid"} and typed.isdigit():
         n = int(typed)
         if moon:

@@ -4,6 +4,7 @@
                   [--strategy S [--move-ms N]] [--join GAME_ID | --resume GAME_ID]
     boneyard watch GAME_ID
     boneyard games [--status open|playing|finished|abandoned]
+    boneyard presets
     boneyard bot --game GAME_ID --seat N [--token T] | --new PRESET [--option NAME=VALUE ...]
                  [--strategy S[,S...]] [--move-ms N]
     boneyard bot --key KEY [--seek PRESET [--option NAME=VALUE ...] [--games N]
@@ -24,6 +25,7 @@ import contextlib
 import logging
 import sys
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -32,7 +34,7 @@ from click.core import ParameterSource
 from rich.console import Console
 from rich.table import Column, Table
 
-from boneyard import engine
+from boneyard.api.v1 import challenges_pb2, competition_pb2, game_pb2, rules_pb2, view_pb2
 from boneyard.bots import strategy_names
 from boneyard.clients import api
 from boneyard.clients.api import Client, ruleset_request
@@ -58,7 +60,6 @@ from boneyard.clients.seat_store import KeptSeat, SeatStore
 from boneyard.clients.strategies import StrategySpecError, is_builtin, load_strategy
 from boneyard.clients.table import TableInfo
 from boneyard.clients.tournament_cli import TOURNAMENT_COMMANDS
-from boneyard.v1 import challenges_pb2, competition_pb2, game_pb2, view_pb2
 
 __all__ = ["main"]
 
@@ -117,7 +118,8 @@ def games(server: str, status: str | None) -> None:
             "scores",
             "version",
         )
-        for game in client.games(status=_STATUSES[status] if status else 0):
+        wanted = _STATUSES[status] if status else game_pb2.GAME_STATUS_UNSPECIFIED
+        for game in client.games(status=wanted):
             seats = sum(1 for s in game.seats if s.occupied)
             table.add_row(
                 game.game_id,
@@ -132,6 +134,33 @@ def games(server: str, status: str | None) -> None:
         # when there is no terminal to ask.
         out = console if console.is_terminal else Console(highlight=False, width=1000)
         out.print(table)
+
+
+@main.command()
+@server_option
+@guard
+def presets(server: str) -> None:
+    """List the server's presets: what a game may be made from (play --game, bot --new ...)."""
+    with Client(server) as client:
+        table = Table(Column("preset", no_wrap=True), "game", "players", "what it plays")
+        for preset in client.presets():
+            game = "Moon" if preset.rules.family == rules_pb2.FAMILY_MOON else "Texas 42"
+            table.add_row(preset.name, game, str(preset.rules.players), preset.description)
+        out = console if console.is_terminal else Console(highlight=False, width=1000)
+        out.print(table)
+
+
+def _server_presets(client: Client, names: Sequence[str], flag: str) -> dict[str, rules_pb2.Preset]:
+    """The server's presets by name (ListPresets); one of ``names`` that the server does not
+    have is a usage error naming those it has."""
+    presets = {p.name: p for p in client.presets()}
+    for name in names:
+        if name not in presets:
+            raise click.BadParameter(
+                f"no preset {name!r} on {client.address}: choose one of {', '.join(presets)}",
+                param_hint=flag,
+            )
+    return presets
 
 
 # ---------------------------------------------------------------- watch
@@ -185,7 +214,13 @@ def _check_room(free: int, where: str, bots: int, house_bots: int) -> None:
 
 @main.command()
 @server_option
-@click.option("--game", "preset", default="texas42", show_default=True, help="The preset to play.")
+@click.option(
+    "--game",
+    "preset",
+    default="texas42",
+    show_default=True,
+    help="The preset to play (`boneyard presets` lists the server's).",
+)
 @option_option
 @click.option("--bots", default=0, help="Fill this many other seats with bots run here.")
 @click.option(
@@ -273,10 +308,12 @@ def play(
                 summary = client.game(game_id)
                 _check_room(sum(1 for s in summary.seats if not s.occupied), f"game {join}", bots, 0)
             else:
-                try:
-                    players = engine.ruleset(preset, parse_options(options)).players
-                except engine.RulesetError as e:
-                    raise click.UsageError(str(e)) from None
+                # The server's preset says the table's size (the options, a players= among
+                # them, are the server's to check when the game is made).
+                players = _server_presets(client, [preset], "--game")[preset].rules.players
+                asked = parse_options(options).get("players", "").strip()
+                if asked.isdigit():
+                    players = int(asked)
                 _check_room(players, f"a {preset} table", bots, house_bots)
                 if seat is not None and not 0 <= seat < players:
                     raise click.UsageError(f"--seat {seat}: a {preset} table has seats 0 to {players - 1}")
@@ -401,11 +438,6 @@ def bot(
             raise click.BadParameter("one strategy with --key", param_hint="--strategy")
         clock = parse_time_control(per_move_ms, bank_ms, policy)
         accept = [p.strip() for p in (accept_presets or "").split(",") if p.strip()]
-        for preset in accept:
-            try:
-                engine.ruleset(preset)
-            except engine.RulesetError as error:
-                raise click.BadParameter(str(error), param_hint="--accept") from None
         _bot_for_account(
             server, key, kinds[0], seed, seek_preset, options, games_limit, clock, accept, move_ms
         )
@@ -503,7 +535,7 @@ def _bot_for_account(
         else:
             error = result.error
             if isinstance(error, grpc.RpcError):
-                why = f"{error.code().name}: {error.details()}"  # type: ignore[attr-defined]
+                why = f"{error.code().name}: {error.details()}"
             else:
                 why = f"{type(error).__name__}: {error}"
             say(f"game {result.game_id} stopped: {why}")
@@ -522,6 +554,15 @@ def _bot_for_account(
         )
 
     with Client(server) as client:
+        if accept:
+            try:
+                _server_presets(client, accept, "--accept")
+            except grpc.RpcError as error:
+                if error.code() != grpc.StatusCode.UNAVAILABLE:
+                    raise
+                # The bot waits for a server not up yet (it lives through restarts): the
+                # presets are left unchecked rather than the bot not started.
+                say(f"{server} is not answering yet: --accept is not checked against its presets")
         competitor = Competitor(
             client,
             key,

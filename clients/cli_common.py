@@ -11,6 +11,7 @@ import click
 import grpc
 from rich.console import Console
 
+from boneyard.api.v1 import game_pb2
 from boneyard.bots import MOVE_MS_MAX
 from boneyard.clients.api import (
     DEFAULT_SERVER,
@@ -19,7 +20,6 @@ from boneyard.clients.api import (
     refusal,
     time_control,
 )
-from boneyard.v1 import game_pb2
 
 __all__ = [
     "console",

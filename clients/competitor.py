@@ -27,10 +27,10 @@ from typing import Any, NamedTuple
 
 import grpc
 
+from boneyard.api.v1 import challenges_pb2, competition_pb2, game_pb2, view_pb2
 from boneyard.clients.api import Client, refusal
 from boneyard.clients.bot import RETRY_CODES, Bot, BotGaveUp
 from boneyard.clients.strategies import load_strategy
-from boneyard.v1 import challenges_pb2, competition_pb2, game_pb2, view_pb2
 
 __all__ = ["Competitor", "CompetitorGaveUp", "GameResult", "SeekPlan"]
 
@@ -277,7 +277,7 @@ class Competitor:
             except grpc.RpcError as error:
                 if self._stop.is_set():
                     return
-                code = error.code()  # type: ignore[attr-defined]
+                code = error.code()
                 if code not in RETRY_CODES:
                     raise
                 if time.monotonic() - opened > 10:
@@ -312,7 +312,7 @@ class Competitor:
             except grpc.RpcError as error:
                 if self._stop.is_set():
                     return
-                code = error.code()  # type: ignore[attr-defined]
+                code = error.code()
                 if code not in RETRY_CODES:
                     raise
                 if time.monotonic() - opened > 10:
@@ -385,7 +385,7 @@ class Competitor:
             except grpc.RpcError as error:
                 if self._stop.is_set():
                     return
-                code = error.code()  # type: ignore[attr-defined]
+                code = error.code()
                 if code not in RETRY_CODES:
                     raise
                 pause = backoff.failed(code)
@@ -486,5 +486,5 @@ class Competitor:
 
 def _describe(error: BaseException) -> str:
     if isinstance(error, grpc.RpcError):
-        return f"{error.code().name}: {error.details()}"  # type: ignore[attr-defined]
+        return f"{error.code().name}: {error.details()}"
     return f"{type(error).__name__}: {error}"

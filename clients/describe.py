@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from boneyard import engine
+from boneyard.api import codec
+from boneyard.api.v1 import actions_pb2, events_pb2, rules_pb2, view_pb2
+from boneyard.engine import BidKind
 from boneyard.engine.contracts import FOLLOW_ME, suit_table, trump_name
 from boneyard.engine.tiles import HIGH, LOW, tile_name
-from boneyard.v1 import actions_pb2, events_pb2, rules_pb2, view_pb2
 
 __all__ = [
     "action_text",
+    "bid_label",
     "bid_text",
     "contract_text",
     "count_text",
@@ -22,21 +26,31 @@ _MOON_KINDS = (rules_pb2.BID_KIND_TRICKS, rules_pb2.BID_KIND_MOON, rules_pb2.BID
 """The bids of Moon, which counts tricks (Texas 42 counts points)."""
 
 
+def bid_label(bid: rules_pb2.Bid) -> str:
+    """A bid as a menu shows it: its word as players write it (``engine.bid_text``, the
+    notation's) with what that word leaves unsaid: ``30``, ``84 (2 marks)``, ``plunge 4 marks``,
+    ``moon``, ``overcall (42)``."""
+    try:
+        said = codec.bid_from_proto(bid)
+    except codec.MalformedMessage:
+        return "?"
+    word = engine.bid_text(said)
+    if said.kind is BidKind.MARKS:
+        return f"{word} ({count_text(said.amount, 'marks')})"
+    if said.kind is BidKind.PLUNGE or said.kind is BidKind.SPLASH:
+        return f"{word} mark{'s' if said.amount != 1 else ''}"
+    if said.kind is BidKind.OVERCALL:
+        return f"{word} ({said.amount})"
+    return word
+
+
 def bid_text(bid: rules_pb2.Bid) -> str:
-    kind = bid.kind
-    if kind in (rules_pb2.BID_KIND_POINTS, rules_pb2.BID_KIND_TRICKS):
-        return str(bid.amount)
-    if kind == rules_pb2.BID_KIND_MARKS:
-        return f"{42 * bid.amount} ({bid.amount} mark{'s' if bid.amount > 1 else ''})"
-    if kind == rules_pb2.BID_KIND_MOON:
-        return "the moon"
-    if kind == rules_pb2.BID_KIND_OVERCALL:
-        return "the overcall (42)"
-    if kind == rules_pb2.BID_KIND_PLUNGE:
-        return f"plunge ({bid.amount} marks)"
-    if kind == rules_pb2.BID_KIND_SPLASH:
-        return f"splash ({bid.amount} marks)"
-    return "?"
+    """A bid in a sentence: its label, the moon and the overcall with their article
+    (``seat 2 bids the moon``, ``... wins the auction with 84 (2 marks)``)."""
+    label = bid_label(bid)
+    if bid.kind in (rules_pb2.BID_KIND_MOON, rules_pb2.BID_KIND_OVERCALL):
+        return f"the {label}"
+    return label
 
 
 def engine_trump(contract: rules_pb2.Contract) -> int | None:
@@ -79,62 +93,67 @@ def event_text(event: events_pb2.Event, previous: events_pb2.Event | None = None
     event before it, tells a stuck dealer's pass (``all_pass`` = ``forced_dealer_any_bid``)
     that won the auction from a bid that did."""
     which = event.WhichOneof("kind")
-    e = getattr(event, which) if which else None
-    if which == "hand_dealt":
-        return f"hand {e.number} dealt; seat {e.dealer} shakes, seat {(e.dealer + 1) % len(e.hand_sizes)} bids first"
-    if which == "bid_placed":
-        return f"seat {e.seat} bids {bid_text(e.bid)}"
-    if which == "passed":
-        return f"seat {e.seat} passes"
-    if which == "auction_won":
-        extra = f"; seat {e.declarer} declares" if e.declarer != e.seat else ""
-        if _passed_by(previous, e.seat):
+    if which is None:
+        return None
+    # The oneof's field names each hold a message type of their own: a case per type is a case
+    # per field, with the message typed.
+    match getattr(event, which):
+        case events_pb2.HandDealt() as e:
+            first = (e.dealer + 1) % len(e.hand_sizes)
+            return f"hand {e.number} dealt; seat {e.dealer} shakes, seat {first} bids first"
+        case events_pb2.BidPlaced() as e:
+            return f"seat {e.seat} bids {bid_text(e.bid)}"
+        case events_pb2.Passed() as e:
+            return f"seat {e.seat} passes"
+        case events_pb2.AuctionWon() as e:
+            extra = f"; seat {e.declarer} declares" if e.declarer != e.seat else ""
+            if _passed_by(previous, e.seat):
+                return (
+                    f"seat {e.seat} passed and is given {bid_text(e.bid)}: "
+                    f"the dealer must take the hand{extra}"
+                )
+            return f"seat {e.seat} wins the auction with {bid_text(e.bid)}{extra}"
+        case events_pb2.AllPassed() as e:
+            return f"everyone passed: seat {e.next_dealer} deals again"
+        case events_pb2.WidowExchanged() as e:
+            if e.HasField("taken") and e.HasField("discard"):  # the bidder's own view
+                return (
+                    f"seat {e.seat} takes the widow: {tile_name(e.taken)} comes in, "
+                    f"{tile_name(e.discard)} is laid out"
+                )
+            return f"seat {e.seat} takes the widow and lays a tile out"
+        case events_pb2.WidowDeclined() as e:
+            return f"seat {e.seat} leaves the widow"
+        case events_pb2.ContractDeclared() as e:
+            out = f" (seat {', '.join(map(str, e.sitting_out))} sits out)" if e.sitting_out else ""
+            return f"seat {e.seat} declares {contract_text(e.contract)}{out}"
+        case events_pb2.TilePlayed() as e:
+            # A play re-sent face down carries tile 0, which is no 0-0.
+            return f"seat {e.seat} plays {'a tile face down' if e.face_down else tile_name(e.tile)}"
+        case events_pb2.TrickWon() as e:
+            if e.face_down:
+                return f"seat {e.seat} wins the trick (face down)"
+            return f"seat {e.seat} wins the trick ({e.points} point{'s' if e.points != 1 else ''})"
+        case events_pb2.HandScored() as e:
+            verdict = "made" if e.made else "set"
+            moon = e.bid.kind in _MOON_KINDS
+            took = " to ".join(map(str, e.taken)) + (" tricks" if moon else " points")
             return (
-                f"seat {e.seat} passed and is given {bid_text(e.bid)}: "
-                f"the dealer must take the hand{extra}"
+                f"seat {e.bidder}'s {bid_text(e.bid)} is {verdict} ({took}); "
+                f"score {' to '.join(map(str, e.scores))}"
             )
-        return f"seat {e.seat} wins the auction with {bid_text(e.bid)}{extra}"
-    if which == "all_passed":
-        return f"everyone passed: seat {e.next_dealer} deals again"
-    if which == "widow_exchanged":
-        if e.HasField("taken") and e.HasField("discard"):  # the bidder's own view
-            return (
-                f"seat {e.seat} takes the widow: {tile_name(e.taken)} comes in, "
-                f"{tile_name(e.discard)} is laid out"
-            )
-        return f"seat {e.seat} takes the widow and lays a tile out"
-    if which == "widow_declined":
-        return f"seat {e.seat} leaves the widow"
-    if which == "contract_declared":
-        out = f" (seat {', '.join(map(str, e.sitting_out))} sits out)" if e.sitting_out else ""
-        return f"seat {e.seat} declares {contract_text(e.contract)}{out}"
-    if which == "tile_played":
-        # A play re-sent face down carries tile 0, which is no 0-0.
-        return f"seat {e.seat} plays {'a tile face down' if e.face_down else tile_name(e.tile)}"
-    if which == "trick_won":
-        if e.face_down:
-            return f"seat {e.seat} wins the trick (face down)"
-        return f"seat {e.seat} wins the trick ({e.points} point{'s' if e.points != 1 else ''})"
-    if which == "hand_scored":
-        verdict = "made" if e.made else "set"
-        moon = e.bid.kind in _MOON_KINDS
-        took = " to ".join(map(str, e.taken)) + (" tricks" if moon else " points")
-        return (
-            f"seat {e.bidder}'s {bid_text(e.bid)} is {verdict} ({took}); "
-            f"score {' to '.join(map(str, e.scores))}"
-        )
-    if which == "game_won":
-        return f"game over: team {e.team} (seats {', '.join(map(str, e.seats))}) wins"
-    if which == "clock_expired":
-        if e.policy == events_pb2.TIMEOUT_POLICY_FORFEIT:
-            return f"seat {e.seat}'s clock ran out: seat {e.seat} forfeits"
-        return f"seat {e.seat}'s clock ran out: its lowest legal action is played"
-    if which == "resigned":
-        return f"seat {e.seat} resigns"
-    if which == "game_abandoned":
-        if e.reason == events_pb2.ABANDON_REASON_UNSTARTED:
-            return "game over: the table never filled, and the game is closed with no winner"
-        return "game over: nobody acted for too long, and the game is closed with no winner"
+        case events_pb2.GameWon() as e:
+            return f"game over: team {e.team} (seats {', '.join(map(str, e.seats))}) wins"
+        case events_pb2.ClockExpired() as e:
+            if e.policy == events_pb2.TIMEOUT_POLICY_FORFEIT:
+                return f"seat {e.seat}'s clock ran out: seat {e.seat} forfeits"
+            return f"seat {e.seat}'s clock ran out: its lowest legal action is played"
+        case events_pb2.Resigned() as e:
+            return f"seat {e.seat} resigns"
+        case events_pb2.GameAbandoned() as e:
+            if e.reason == events_pb2.ABANDON_REASON_UNSTARTED:
+                return "game over: the table never filled, and the game is closed with no winner"
+            return "game over: nobody acted for too long, and the game is closed with no winner"
     return None
 
 
@@ -173,7 +192,7 @@ def hand_by_suit(view: view_pb2.SeatView) -> list[tuple[str, list[int]]]:
     return [(n, groups[n]) for n in order]
 
 
-_PHASES = {
+_PHASES: dict[int, str] = {
     view_pb2.PHASE_DEAL: "dealing",
     view_pb2.PHASE_BIDDING: "bidding",
     view_pb2.PHASE_WIDOW: "widow",

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import grpc
 from rich.console import Console
 
+from boneyard.api.v1 import actions_pb2, game_service_pb2, view_pb2
 from boneyard.clients.api import Client, refusal
 from boneyard.clients.bot import Bot
 from boneyard.clients.choices import ChoiceError, NotLegal, choice_label, parse_choice
@@ -24,7 +25,6 @@ from boneyard.clients.seat_store import KeptSeat, SeatStore
 from boneyard.clients.strategies import load_strategy
 from boneyard.clients.table import TableInfo, table_screen
 from boneyard.engine.tiles import tile_name
-from boneyard.v1 import actions_pb2, game_service_pb2, view_pb2
 
 __all__ = ["PROMPT", "TableSession", "start_bots"]
 
@@ -136,8 +136,8 @@ class TableSession:
                     return latest
         return self.client.view(self.game_id, self.token)  # a seat's stream ends with the game
 
-    def note_widow(self, message: object) -> None:
-        event = message.event  # type: ignore[attr-defined]
+    def note_widow(self, message: game_service_pb2.WatchGameResponse) -> None:
+        event = message.event
         if event.WhichOneof("kind") != "widow_exchanged":
             return
         e = event.widow_exchanged

@@ -12,9 +12,9 @@ import click
 from rich.console import Console
 from rich.table import Column, Table
 
+from boneyard.api.v1 import ratings_pb2, rules_pb2
 from boneyard.clients.api import Client
 from boneyard.clients.cli_common import console, guard, server_option
-from boneyard.v1 import ratings_pb2, rules_pb2
 
 __all__ = ["RATING_COMMANDS"]
 

@@ -8,6 +8,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from boneyard.api.v1 import rules_pb2, view_pb2
 from boneyard.clients.describe import (
     bid_text,
     contract_text,
@@ -17,7 +18,6 @@ from boneyard.clients.describe import (
     phase_text,
 )
 from boneyard.engine.tiles import tile_name
-from boneyard.v1 import rules_pb2, view_pb2
 
 __all__ = ["render_view"]
 

@@ -67,7 +67,7 @@ class SeatStore:
         assert isinstance(bots, dict)
         return KeptSeat(
             server=str(entry["server"]),
-            seat=int(entry["seat"]),  # type: ignore[call-overload]
+            seat=int(entry["seat"]),  # type: ignore[call-overload]  # a JSON int, as put() wrote it
             token=str(entry["token"]),
             name=str(entry.get("name", "")),
             bots={int(s): str(t) for s, t in bots.items()},

@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from boneyard import engine
+from boneyard.api.v1 import game_pb2, rules_pb2, view_pb2
 from boneyard.clients.describe import (
     bid_text,
     contract_text,
@@ -28,7 +29,6 @@ from boneyard.clients.describe import (
     phase_text,
 )
 from boneyard.engine.tiles import COUNT, tile_name
-from boneyard.v1 import game_pb2, rules_pb2, view_pb2
 
 __all__ = ["TableInfo", "menu_lines", "rule_differences", "table_screen"]
 
@@ -53,9 +53,10 @@ def rule_differences(rules: rules_pb2.Ruleset) -> list[str]:
     ``moon``): ``nello``, ``no nello``, ``marks_to_win=5``, ``widow=may_exchange``."""
     base = engine.ruleset(family_preset(rules))
     out: list[str] = []
+    present = {fd.name for fd, _ in rules.ListFields()}  # the options set: HasField, by name
     for fd in rules_pb2.Ruleset.DESCRIPTOR.fields:
         name = fd.name
-        if not hasattr(base, name) or name in ("preset", "family") or not rules.HasField(name):
+        if not hasattr(base, name) or name in ("preset", "family") or name not in present:
             continue
         value = getattr(rules, name)
         if fd.enum_type is not None:

@@ -30,6 +30,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Column, Table
 
+from boneyard.api.v1 import competition_pb2, game_pb2
 from boneyard.clients.api import TIMEOUT_POLICIES, Client
 from boneyard.clients.bot import RETRY_CODES
 from boneyard.clients.cli_common import (
@@ -41,7 +42,6 @@ from boneyard.clients.cli_common import (
     server_option,
     time_control_options,
 )
-from boneyard.v1 import competition_pb2, game_pb2
 
 __all__ = ["TOURNAMENT_COMMANDS", "print_standings"]
 
@@ -261,7 +261,7 @@ def _retrying(call: Callable[[], Any], patience: float = 120.0) -> Any:
         try:
             return call()
         except grpc.RpcError as error:
-            code = error.code()  # type: ignore[attr-defined]
+            code = error.code()
             if code not in RETRY_CODES or time.monotonic() > deadline:
                 raise
             if not warned:
@@ -292,7 +292,7 @@ def _follow(
             try:
                 response = client.tournament(tournament_id, timeout=10, basic=True)
             except grpc.RpcError as error:
-                code = error.code()  # type: ignore[attr-defined]
+                code = error.code()
                 if code not in RETRY_CODES:
                     raise
                 if down_since is None:

@@ -10,7 +10,7 @@ that runs out is the server's command ``TimeOut``.
 """
 
 from boneyard.engine.absence import Absence, absence
-from boneyard.engine.bids import Bid, BidKind, parse_bid
+from boneyard.engine.bids import Bid, BidKind, bid_text, parse_bid
 from boneyard.engine.commands import (
     ABANDON_REASONS,
     TIMEOUT_POLICIES,
@@ -84,6 +84,7 @@ from boneyard.engine.events import (
 from boneyard.engine.rulesets import (
     DEAL_LIMIT,
     MAX_HAND_LIMIT,
+    PRESET_DESCRIPTIONS,
     PRESETS,
     Ruleset,
     option_names,
@@ -102,7 +103,15 @@ from boneyard.engine.tiles import (
     tile_name,
     tileset,
 )
-from boneyard.engine.views import SPECTATOR, SeatView, TrickView, view
+from boneyard.engine.views import (
+    SPECTATOR,
+    SeatView,
+    SeenEvent,
+    TrickView,
+    face_down_through,
+    view,
+    view_event,
+)
 
 __all__ = [
     "ABANDON_REASONS",
@@ -111,6 +120,7 @@ __all__ = [
     "FOLLOW_ME",
     "MAX_HAND_LIMIT",
     "PRESETS",
+    "PRESET_DESCRIPTIONS",
     "SPECTATOR",
     "TIMEOUT_POLICIES",
     "Abandon",
@@ -160,6 +170,7 @@ __all__ = [
     "RulesetError",
     "SeatCommand",
     "SeatView",
+    "SeenEvent",
     "Tile",
     "TileNotInHand",
     "TilePlayed",
@@ -172,9 +183,11 @@ __all__ = [
     "WidowExchanged",
     "WrongPhase",
     "absence",
+    "bid_text",
     "deal",
     "decide",
     "evolve",
+    "face_down_through",
     "format_tiles",
     "iter_tiles",
     "legal_actions",
@@ -195,4 +208,5 @@ __all__ = [
     "trump_menu",
     "trump_name",
     "view",
+    "view_event",
 ]

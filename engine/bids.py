@@ -6,6 +6,11 @@ number of tricks (4..7; 3..7 or 5..7 by ``moon_min_bid``) or the moon (all 7, sc
 where ``moon_overcall`` is on the overcall over the moon (all 7, scoring 42). ``Bid.rank``
 orders them: any mark bid is above any point bid, the moon above any number of tricks and the
 overcall above the moon.
+
+A bid prints as players write it and as the notation records it (docs/notation.md):
+``bid_text(bid, rules)`` writes it for a table, ``str(bid)`` for a table of four, and
+``parse_bid(text, rules)`` reads it back, in any of its common spellings:
+``parse_bid(bid_text(bid, rules), rules) == bid``.
 """
 
 from __future__ import annotations
@@ -13,7 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-__all__ = ["Bid", "BidKind", "parse_bid"]
+from boneyard.engine.rulesets import PRESETS, TEXAS42, Ruleset
+
+__all__ = ["Bid", "BidKind", "bid_text", "parse_bid"]
 
 
 class BidKind(str, Enum):
@@ -93,38 +100,84 @@ class Bid:
         return self.amount
 
     def __str__(self) -> str:
-        if self.kind is BidKind.POINTS or self.kind is BidKind.TRICKS:
-            return str(self.amount)
-        if self.kind is BidKind.MARKS:
-            return str(42 * self.amount)
-        if self.kind is BidKind.MOON:
-            return "moon"
-        if self.kind is BidKind.OVERCALL:
-            return "overcall"
-        return f"{self.kind.value} {self.amount}"
+        """The bid as written at a table of four (``bid_text``): ``30``, ``84``, ``moon``."""
+        return bid_text(self)
 
 
-def parse_bid(text: str, moon: bool = False) -> Bid:
-    """Read a bid as players say it: ``30``, ``42``, ``84``, ``2 marks``, ``plunge 4``,
-    ``splash 2``; in Moon ``5``, ``moon`` or ``overcall`` (also ``42``)."""
-    words = text.strip().lower().split()
+_STANDARD = PRESETS[TEXAS42]
+"""The table a bid is written for when no ruleset is given: Texas 42 with four players."""
+
+
+def _marks_as_multiples_of_42(rules: Ruleset) -> bool:
+    """Texas 42 at a table of four, where no point bid reaches 42: there 42, 84, 126 ... are
+    the mark bids. At other tables 42 may be a point bid (three players hold 9 tiles each, so
+    the points run to 43), and marks are written ``1 mark``, ``2 marks``."""
+    return rules.players == 4 and not rules.is_moon
+
+
+def bid_text(bid: Bid, rules: Ruleset | None = None) -> str:
+    """A bid as players write it and the notation records it: ``30``; marks ``84`` at a table
+    of four and ``2 marks`` (``1 mark``) at other tables; ``plunge 4``, ``splash 2``; Moon ``5``,
+    ``moon`` or ``overcall`` (``moon_overcall``: 42 over the moon). ``rules``: the table's
+    (``None``: Texas 42 with four players)."""
+    if bid.kind is BidKind.MARKS:
+        if _marks_as_multiples_of_42(rules or _STANDARD):
+            return str(42 * bid.amount)
+        return f"{bid.amount} mark{'s' if bid.amount != 1 else ''}"
+    if bid.kind is BidKind.MOON:
+        return "moon"
+    if bid.kind is BidKind.OVERCALL:
+        return "overcall"
+    if bid.kind is BidKind.PLUNGE or bid.kind is BidKind.SPLASH:
+        return f"{bid.kind.value} {bid.amount}"
+    return str(bid.amount)
+
+
+_MOON_WORDS = (["moon"], ["shoot", "the", "moon"], ["shoot"], ["21"])
+_OVERCALL_WORDS = (
+    ["overcall"], ["42"], ["shoot", "for", "42"], ["shoot", "the", "moon", "for", "42"],
+    ["overcall", "42"],
+)
+
+
+def parse_bid(text: str, rules: Ruleset | None = None) -> Bid:
+    """Read a bid at a table of ``rules`` (``None``: Texas 42 with four players) in any of its
+    common spellings: what ``bid_text`` writes, and ``1 mark`` at any table, ``plunge 4 marks``;
+    in Moon ``5 tricks``, ``shoot the moon``, ``21`` (the moon), ``42`` and ``shoot for 42`` (the
+    overcall). Whether the bid is legal now is the rules' to say; a text that is no bid at this
+    table is a ``ValueError`` that quotes it and says what a bid is."""
+    rules = rules or _STANDARD
+    words = text.lower().replace("-", " ").split()
     if not words:
         raise ValueError("an empty bid")
-    if moon:
-        if words == ["moon"] or words == ["21"]:
+    if rules.is_moon:
+        if words in _MOON_WORDS:
             return Bid.moon()
-        if words == ["overcall"] or words == ["42"]:
+        # 42 is never a number of tricks, so it is the overcall whatever the table plays; the
+        # rules refuse it where moon_overcall is off.
+        if words in _OVERCALL_WORDS:
             return Bid.overcall()
-        if len(words) == 1 and words[0].isdigit():
+        if words[0].isdigit() and words[1:] in ([], ["tricks"], ["trick"]):
             return Bid.tricks(int(words[0]))
-        raise ValueError(f"not a Moon bid: {text!r} (4..7, moon or overcall)")
-    if len(words) == 2 and words[1].isdigit() and words[0] in ("plunge", "splash"):
+        lowest = rules.moon_min_bid
+        also = ", moon or overcall" if rules.moon_overcall else ", or moon"
+        raise ValueError(f"not a Moon bid: {text!r} (a number of tricks {lowest}..7{also})")
+    special = words[0] in ("plunge", "splash")
+    if special and len(words) > 1 and words[1].isdigit() and words[2:] in ([], ["marks"]):
         return Bid(BidKind(words[0]), int(words[1]))
     if len(words) == 2 and words[0].isdigit() and words[1] in ("mark", "marks"):
         return Bid.marks(int(words[0]))
     if len(words) == 1 and words[0].isdigit():
         n = int(words[0])
-        if n >= 42 and n % 42 == 0:
+        if n < rules.all_tricks_points:
+            return Bid.points(n)
+        if n % 42 == 0 and _marks_as_multiples_of_42(rules):
             return Bid.marks(n // 42)
-        return Bid.points(n)
-    raise ValueError(f"not a bid: {text!r} (30..41, 42, 84, 2 marks, plunge 4 ...)")
+        raise ValueError(
+            f"not a bid at this table: {text!r} (points {rules.min_bid}.."
+            f"{rules.all_tricks_points - 1}, or marks as '2 marks')"
+        )
+    raise ValueError(
+        f"not a bid: {text!r} (a number of points like 30, marks like 84 or '2 marks', "
+        f"'plunge 4', 'splash 2', or pass)"
+    )

@@ -24,6 +24,7 @@ __all__ = [
     "MAX_OPENING_MARKS",
     "MAX_POINTS_TO_WIN",
     "PRESETS",
+    "PRESET_DESCRIPTIONS",
     "Ruleset",
     "option_names",
     "preset_names",
@@ -421,16 +422,27 @@ PRESETS: dict[str, Ruleset] = {
         ),
     )
 }
-"""``texas42``: straight 42 as [S2] and tournaments play it. ``texas42-house``: with nello,
-plunge, splash and sevens. ``texas42-redeal``: [S2]'s other all-pass reading. ``texas42-points``:
-to 250 points, every trick played. ``moon``: Moon as [S0] reads (to 21 [S1]). ``moon-s1``: Moon
-as [S1] reads it. ``moon-pagat``: trump named before the widow, no doubles trump.
+"""The presets by name, the standard Texas 42 first; what each plays is said in a line by
+``PRESET_DESCRIPTIONS`` (the API lists both: GameService.ListPresets).
 
-Two house tables our peers play: ``moon-no-widow``: 21 tiles and no widow, the auction going
-round until the others pass, bids from 3, a stuck dealer who may bid anything (or pass and
-take 3), a tie at 21 to the earliest seat. ``moon-overcall``: with the widow, bids from 5, suits
-and doubles but no follow-me, the overcall of 42 over the moon, a stuck dealer, and a moon or
-overcall that wins the game when made and loses it when set."""
+The two house tables our peers play, in full: ``moon-no-widow``: 21 tiles and no widow, the
+auction going round until the others pass, bids from 3, a stuck dealer who may bid anything (or
+pass and take 3), a tie at 21 to the earliest seat. ``moon-overcall``: with the widow, bids from
+5, suits and doubles but no follow-me, the overcall of 42 over the moon, a stuck dealer, and a
+moon or overcall that wins the game when made and loses it when set."""
+
+PRESET_DESCRIPTIONS: dict[str, str] = {
+    "texas42": "Texas 42, straight, as [S2] and tournaments play it",
+    "texas42-house": "Texas 42 with nello, plunge, splash and sevens",
+    "texas42-redeal": "Texas 42 where a hand everyone passes is dealt again ([S2]'s other reading)",
+    "texas42-points": "Texas 42 to 250 points, every trick played",
+    "moon": "Moon as [S0] reads it, to 21 [S1]",
+    "moon-s1": "Moon as [S1] reads it",
+    "moon-pagat": "Moon with trump named before the widow, and no doubles trump",
+    "moon-no-widow": "Moon without the widow (21 tiles), the bidding going round, bids from 3",
+    "moon-overcall": "Moon with the overcall of 42 over the moon, bids from 5",
+}
+"""What each preset plays, in one line for people (a menu of presets shows it)."""
 
 
 def preset_names() -> tuple[str, ...]:

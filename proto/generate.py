@@ -1,14 +1,16 @@
-"""Generate the Python code of the API beside its .proto files: ``make proto``.
+"""Generate the Python code of the API from its .proto files into ``api/v1``: ``make proto``.
 
 For every ``proto/boneyard/**/*.proto`` this writes ``*_pb2.py`` (messages), ``*_pb2.pyi``
 (typed stubs, mypy-protobuf) and, for files with services, ``*_pb2_grpc.py`` and
 ``*_pb2_grpc.pyi`` (grpc stubs and servicers) and ``*_connect.py`` (Connect and gRPC-Web
-services and clients, protoc-gen-connectrpc). The include root is ``proto/``, so the generated
-modules import each other as ``boneyard.v1.x_pb2``. The generated files are checked in;
-``tests/server/test_proto_generated_is_fresh.py`` regenerates into a temporary directory and
-fails if they differ.
+services and clients, protoc-gen-connectrpc). The include root is ``proto/`` (the API's
+package is ``boneyard.v1``, its files ``boneyard/v1/*.proto``); protoc names the Python modules
+after the files (``boneyard.v1.x_pb2``), and they are installed as ``boneyard.api.v1.x_pb2``
+beside the codec, so the modules' names and their imports of each other are written so. The
+generated files are checked in; ``tests/api/test_generated_is_fresh.py`` regenerates into a
+temporary directory and fails if they differ.
 
-    python proto/generate.py            # into proto/ (what `make proto` runs)
+    python proto/generate.py            # into api/v1 (what `make proto` runs)
     python proto/generate.py --out DIR  # into DIR (the freshness test)
 
 Generated code depends on the generator's version (grpcio-tools, mypy-protobuf): pyproject.toml
@@ -18,15 +20,25 @@ pins both, so every checkout generates the same bytes.
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 PROTO_ROOT = Path(__file__).resolve().parent
 """The include root: imports read ``boneyard/v1/rules.proto``."""
 PACKAGE = "boneyard"
+OUT = PROTO_ROOT.parent / "api" / "v1"
+"""Where the generated modules live: the package ``boneyard.api.v1``."""
 GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi", "_connect.py")
+_MODULES = re.compile(
+    r"\bboneyard\.v1(?=\.\w+_(?:pb2|pb2_grpc|connect)\b)|(?<=from )boneyard\.v1(?= import )"
+)
+"""``boneyard.v1`` where it names a Python module (``from boneyard.v1 import``,
+``boneyard.v1.rules_pb2``), never where it is the proto package: a type's full name in a
+descriptor's bytes (``.boneyard.v1.Ruleset``) or a method's path (``/boneyard.v1.GameService/``)."""
 
 
 def proto_files(root: Path = PROTO_ROOT) -> list[Path]:
@@ -35,10 +47,10 @@ def proto_files(root: Path = PROTO_ROOT) -> list[Path]:
 
 
 def generated_files(root: Path) -> list[Path]:
-    """Every generated file under ``root/boneyard``, relative to ``root``."""
+    """Every generated file directly under ``root``, relative to it."""
     return sorted(
         p.relative_to(root)
-        for p in (root / PACKAGE).rglob("*")
+        for p in root.iterdir()
         if p.is_file() and p.name.endswith(GENERATED_SUFFIXES)
     )
 
@@ -55,10 +67,22 @@ def _plugin(name: str) -> str:
 
 
 def generate(out: Path) -> list[Path]:
-    """Run protoc on every .proto file, writing into ``out``; return the files written."""
+    """Generate every .proto file's modules into ``out`` (the ``boneyard.api.v1`` folder);
+    return the files written."""
     out.mkdir(parents=True, exist_ok=True)
     for stale in generated_files(out):
         (out / stale).unlink()
+    with tempfile.TemporaryDirectory() as scratch:
+        made = Path(scratch)
+        _protoc(made)
+        for path in sorted((made / PACKAGE / "v1").iterdir()):
+            if path.name.endswith(GENERATED_SUFFIXES):
+                (out / path.name).write_text(_MODULES.sub("boneyard.api.v1", path.read_text()))
+    return generated_files(out)
+
+
+def _protoc(out: Path) -> None:
+    """Run protoc on every .proto file, writing into ``out`` as protoc lays it out."""
     files = [str(p) for p in proto_files()]
     args = [
         sys.executable,
@@ -91,7 +115,6 @@ def generate(out: Path) -> list[Path]:
             stub = grpc_file.with_suffix(".pyi")
             if stub.exists():
                 stub.unlink()
-    return generated_files(out)
 
 
 def _has_service(proto: Path) -> bool:
@@ -100,7 +123,7 @@ def _has_service(proto: Path) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=PROTO_ROOT, help="output root (default proto/)")
+    parser.add_argument("--out", type=Path, default=OUT, help="output folder (default api/v1)")
     args = parser.parse_args(argv)
     written = generate(args.out.resolve())
     print(f"generated {len(written)} files under {args.out}")

@@ -29,8 +29,8 @@ from tests.server.process_helpers import ServerProcess, clean_env
 
 REPO = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
-FOLDERS = {"boneyard": "proto/boneyard", **PYPROJECT["tool"]["setuptools"]["package-dir"]}
-GENERIC_NAMES = ("engine", "bots", "server", "clients", "migrations")
+FOLDERS = dict(PYPROJECT["tool"]["setuptools"]["package-dir"])
+GENERIC_NAMES = ("engine", "records", "api", "bots", "server", "clients", "migrations")
 BUILD_TIMEOUT = 600
 FINAL = re.compile(r"^final score: .*; team (?P<winner>\d) wins$", re.MULTILINE)
 
@@ -55,7 +55,7 @@ def test_every_package_folder_is_a_listed_package_under_boneyard() -> None:
     wheel (the checkout's tests would still pass on it)."""
     listed = set(PYPROJECT["tool"]["setuptools"]["packages"])
     found = set()
-    for top in ("proto/boneyard", "engine", "bots", "server", "clients", "migrations"):
+    for top in ("engine", "records", "api", "bots", "server", "clients", "migrations"):
         for init in (REPO / top).rglob("__init__.py"):
             if "__pycache__" in init.parts:
                 continue
@@ -72,7 +72,10 @@ def test_no_module_imports_the_old_top_level_names() -> None:
         rf"^\s*(?:from|import) (?:{'|'.join(GENERIC_NAMES)})(?:\.|\s|$)", re.MULTILINE
     )
     offenders = []
-    folders = ("engine", "bots", "server", "clients", "migrations", "proto", "tests", "benchmarks")
+    folders = (
+        "engine", "records", "api", "bots", "server", "clients", "migrations", "proto", "tests",
+        "benchmarks",
+    )
     for folder in folders:
         for path in (REPO / folder).rglob("*.py"):
             text = path.read_text(encoding="utf-8")
@@ -224,8 +227,8 @@ def test_the_wheel_ships_the_migrations_and_the_compiled_solver_core(installed: 
     assert "boneyard/migrations/env.py" in names
     assert "boneyard/migrations/script.py.mako" in names
     assert any(n.startswith("boneyard/migrations/versions/0001_") for n in names)
-    assert "boneyard/server/webapp/index.html" in names
-    assert any(n.startswith("boneyard/server/webapp/assets/") for n in names)
+    assert "boneyard/server/transport/http/webapp/index.html" in names
+    assert any(n.startswith("boneyard/server/transport/http/webapp/assets/") for n in names)
 
 
 @pytest.mark.slow
@@ -250,7 +253,7 @@ def test_installed_server_and_bot_play_a_whole_texas42_game(installed: Installed
         assert script, page
         with urllib.request.urlopen(f"{server.http_url}/{script[1]}", timeout=30) as asset:
             assert asset.headers.get_content_type() in ("text/javascript", "application/javascript")
-            assert asset.read() == (REPO / "server" / "webapp" / script[1]).read_bytes()
+            assert asset.read() == (REPO / "server" / "transport" / "http" / "webapp" / script[1]).read_bytes()
         done = subprocess.run(
             [
                 str(installed.bin / "boneyard"),

@@ -1,5 +1,5 @@
-// The web app's build (make web: `vite build web`, this file's folder is the root): web/ into server/webapp/, the package directory the HTTP
-// listener serves at `/` (boneyard.server.webapp, shipped in the wheel). The output is checked
+// The web app's build (make web: `vite build web`, this file's folder is the root): web/ into server/transport/http/webapp/, the package directory the HTTP
+// listener serves at `/` (boneyard.server.transport.http's webapp/, shipped in the wheel). The output is checked
 // in; tests/web/test_webapp_is_fresh.py builds into a temporary directory and compares bytes, so
 // the build must be deterministic: content-hashed names, no source maps, no build time.
 import { defineConfig } from "vite";
@@ -8,7 +8,7 @@ export default defineConfig({
   // Relative asset URLs: the app works at `/` and behind a proxy under any path prefix.
   base: "./",
   build: {
-    outDir: "../server/webapp",
+    outDir: "../server/transport/http/webapp",
     emptyOutDir: true,
     sourcemap: false,
     // One small app: a single script and a single stylesheet.

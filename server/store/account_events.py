@@ -9,8 +9,8 @@ first and the numbers follow the commits, across processes on one PostgreSQL. Ac
 numbered in id order within a transaction (as the writer claims games in id order), so two
 transactions never wait for each other's accounts the other way round.
 
-The functions take a ``Connection`` (a session's ``session.connection()``, or the writer's):
-they join whatever transaction is open.
+The functions take the open transaction (the writer's ``Connection``, or a ``Transaction`` of
+the store's unit of work) and join it.
 """
 
 from __future__ import annotations
@@ -22,12 +22,13 @@ from datetime import datetime
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.engine import Connection
 
-from boneyard.server.store.models import AccountEventRow, AccountRow
+from boneyard.server.store.models import AccountEventRow, AccountRow, table_of
+from boneyard.server.store.unit_of_work import Transaction
 
 __all__ = ["AccountEvent", "NewAccountEvent", "account_events_after", "append_account_events", "last_sequence"]
 
-_ACCOUNTS = AccountRow.__table__
-_EVENTS = AccountEventRow.__table__
+_ACCOUNTS = table_of(AccountRow)
+_EVENTS = table_of(AccountEventRow)
 _NEXT = (
     update(_ACCOUNTS)
     .where(_ACCOUNTS.c.id == bindparam("a_id"))
@@ -57,10 +58,11 @@ class AccountEvent:
 
 
 def append_account_events(
-    conn: Connection, events: Sequence[NewAccountEvent], now: datetime
+    transaction: Connection | Transaction, events: Sequence[NewAccountEvent], now: datetime
 ) -> list[AccountEvent]:
     """Number and write ``events`` in the open transaction (one account's keep their order);
     the events written."""
+    conn = _connection(transaction)
     written: list[AccountEvent] = []
     for event in sorted(events, key=lambda e: e.account_id):  # stable: an account's in order
         seq = conn.execute(_NEXT, {"a_id": event.account_id}).scalar_one()
@@ -83,9 +85,10 @@ def append_account_events(
 
 
 def account_events_after(
-    conn: Connection, account_id: str, after: int, limit: int
+    transaction: Connection | Transaction, account_id: str, after: int, limit: int
 ) -> list[AccountEvent]:
     """The account's events numbered above ``after``, oldest first, at most ``limit``."""
+    conn = _connection(transaction)
     rows = conn.execute(
         select(_EVENTS)
         .where(_EVENTS.c.account_id == account_id, _EVENTS.c.seq > after)
@@ -95,7 +98,12 @@ def account_events_after(
     return [AccountEvent(r.account_id, int(r.seq), r.kind, bytes(r.payload), r.created_at) for r in rows]
 
 
-def last_sequence(conn: Connection, account_id: str) -> int:
+def last_sequence(transaction: Connection | Transaction, account_id: str) -> int:
     """The number of the account's last event (0: none yet)."""
+    conn = _connection(transaction)
     seq = conn.execute(select(_ACCOUNTS.c.event_seq).where(_ACCOUNTS.c.id == account_id)).scalar()
     return int(seq or 0)
+
+
+def _connection(transaction: Connection | Transaction) -> Connection:
+    return transaction.connection() if isinstance(transaction, Transaction) else transaction

@@ -16,17 +16,19 @@ from datetime import datetime
 from typing import Any, Literal, cast
 
 from sqlalchemy import ColumnElement, CursorResult, func, insert, or_, select, update
-from sqlalchemy.orm import Session
 
 from boneyard.server.store.account_events import (
     AccountEvent,
     NewAccountEvent,
+    account_events_after,
     append_account_events,
+    last_sequence,
 )
 from boneyard.server.store.errors import StoreError
 from boneyard.server.store.game_setup import TimeControl
 from boneyard.server.store.models import AccountRow, ChallengeParticipantRow, ChallengeRow
 from boneyard.server.store.repository import EventStore
+from boneyard.server.store.unit_of_work import Transaction
 
 __all__ = [
     "Challenge",
@@ -100,9 +102,6 @@ class ChallengeGone(StoreError):
 class ChallengeStore:
     def __init__(self, store: EventStore) -> None:
         self._store = store
-        self._read = store._read
-        self._write = store._write
-        self._now = store._clock
 
     # --- making -------------------------------------------------------------------------
 
@@ -122,8 +121,8 @@ class ChallengeStore:
         """Store an open challenge (``seats``: ``(seat, account_id, is_challenger)``) with
         what it tells the accounts; ``None`` (nothing stored) if the challenger has
         ``max_open`` open challenges already."""
-        now = self._now()
-        with self._write() as session:
+        now = self._store.now()
+        with self._store.writing() as session:
             # The challenger's row lock: two CreateChallenges of one account count in turn.
             session.execute(
                 update(AccountRow)
@@ -171,20 +170,20 @@ class ChallengeStore:
             )
             challenge = _load(session, challenge_id)
             assert challenge is not None
-            told = append_account_events(session.connection(), events(challenge), now)
+            told = append_account_events(session, events(challenge), now)
         return challenge, told
 
     # --- reading ------------------------------------------------------------------------
 
     def get(self, challenge_id: str) -> Challenge | None:
-        with self._read() as session:
+        with self._store.reading() as session:
             return _load(session, challenge_id)
 
     def of_account(
         self, account_id: str, received: bool, sent: bool, status: str | None, limit: int
     ) -> list[Challenge]:
         """The account's challenges (those it received, made, or both), newest first."""
-        with self._read() as session:
+        with self._store.reading() as session:
             mine = select(ChallengeParticipantRow.challenge_id).where(
                 ChallengeParticipantRow.account_id == account_id,
                 ChallengeParticipantRow.challenger.is_(False),
@@ -205,7 +204,7 @@ class ChallengeStore:
 
     def due(self, now: datetime, limit: int) -> list[str]:
         """Open challenges whose time is up."""
-        with self._read() as session:
+        with self._store.reading() as session:
             return list(
                 session.scalars(
                     select(ChallengeRow.id)
@@ -223,8 +222,8 @@ class ChallengeStore:
         """Record the account's acceptance, if others are still to accept (with what it
         tells); ``None`` (nothing recorded) if it is the last: the caller makes the game with
         ``complete`` in its transaction. Raises ``Refused``."""
-        now = self._now()
-        with self._write() as session:
+        now = self._store.now()
+        with self._store.writing() as session:
             challenge = self._answerable(session, challenge_id, account_id, now)
             pending = [s for s in challenge.seats if not s.challenger and s.answer is None]
             if len(pending) == 1:
@@ -232,16 +231,16 @@ class ChallengeStore:
             self._answer(session, challenge_id, account_id, "accepted")
             after = _load(session, challenge_id)
             assert after is not None
-            told = append_account_events(session.connection(), events(after), now)
+            told = append_account_events(session, events(after), now)
         return after, told
 
     def complete(
-        self, session: Session, challenge_id: str, account_id: str, game_id: str, events: Events
+        self, session: Transaction, challenge_id: str, account_id: str, game_id: str, events: Events
     ) -> tuple[Challenge, list[AccountEvent]]:
         """In the transaction making the challenge's game: the last acceptance, and the
         challenge accepted with its game. Raises ``ChallengeGone`` (undoing the game) if the
         challenge is not as ``accept`` left it: another answer or the expiry came first."""
-        now = self._now()
+        now = self._store.now()
         result = cast(
             CursorResult[Any],
             session.execute(
@@ -261,14 +260,14 @@ class ChallengeStore:
         assert after is not None
         if any(not s.challenger and s.answer != "accepted" for s in after.seats):
             raise ChallengeGone(challenge_id)
-        return after, append_account_events(session.connection(), events(after), now)
+        return after, append_account_events(session, events(after), now)
 
     def decline(
         self, challenge_id: str, account_id: str, events: Events
     ) -> tuple[Challenge, list[AccountEvent]]:
         """End the challenge, declined by the account. Raises ``Refused``."""
-        now = self._now()
-        with self._write() as session:
+        now = self._store.now()
+        with self._store.writing() as session:
             self._answerable(session, challenge_id, account_id, now)
             self._answer(session, challenge_id, account_id, "declined")
             session.execute(
@@ -279,7 +278,7 @@ class ChallengeStore:
             )
             after = _load(session, challenge_id)
             assert after is not None
-            told = append_account_events(session.connection(), events(after), now)
+            told = append_account_events(session, events(after), now)
         return after, told
 
     def expire(
@@ -287,7 +286,7 @@ class ChallengeStore:
     ) -> tuple[Challenge, list[AccountEvent]] | None:
         """End the challenge as expired if it is still open and due; ``None`` if an answer (or
         another process's expiry) came first."""
-        with self._write() as session:
+        with self._store.writing() as session:
             result = cast(
                 CursorResult[Any],
                 session.execute(
@@ -305,11 +304,23 @@ class ChallengeStore:
                 return None
             after = _load(session, challenge_id)
             assert after is not None
-            told = append_account_events(session.connection(), events(after), self._now())
+            told = append_account_events(session, events(after), self._store.now())
         return after, told
 
+    # --- what the accounts are told ------------------------------------------------------
+
+    def events_after(self, account_id: str, after: int, limit: int) -> list[AccountEvent]:
+        """The account's events numbered above ``after``, oldest first, at most ``limit``."""
+        with self._store.reading() as session:
+            return account_events_after(session, account_id, after, limit)
+
+    def last_sequence(self, account_id: str) -> int:
+        """The number of the account's last event (0: none yet)."""
+        with self._store.reading() as session:
+            return last_sequence(session, account_id)
+
     def _answerable(
-        self, session: Session, challenge_id: str, account_id: str, now: datetime
+        self, session: Transaction, challenge_id: str, account_id: str, now: datetime
     ) -> Challenge:
         """The challenge, locked for this transaction, if the account may answer it now."""
         # The row lock first (PostgreSQL), so that the answers of one challenge take turns.
@@ -330,7 +341,7 @@ class ChallengeStore:
         return challenge
 
     @staticmethod
-    def _answer(session: Session, challenge_id: str, account_id: str, answer: Answer) -> bool:
+    def _answer(session: Transaction, challenge_id: str, account_id: str, answer: Answer) -> bool:
         result = cast(
             CursorResult[Any],
             session.execute(
@@ -348,7 +359,7 @@ class ChallengeStore:
         return result.rowcount == 1
 
 
-def _load(session: Session, challenge_id: str) -> Challenge | None:
+def _load(session: Transaction, challenge_id: str) -> Challenge | None:
     row = session.get(ChallengeRow, challenge_id, populate_existing=True)
     if row is None:
         return None

@@ -1,9 +1,10 @@
 """The store's side of competitions: accounts, seats reserved for accounts, clocks, fixed
 deals, seeks and tournaments (the tables of migration 0002).
 
-``CompetitionStore`` shares the ``EventStore``'s database and sessions; what must happen in
-the same transaction as a game's creation or an append (reservations, the clock) is done by
-``insert_setup`` and ``update_clock``, which ``EventStore`` calls.
+``CompetitionStore`` shares the ``EventStore``'s database through its unit of work
+(``reading()``, ``writing()``); what must happen in the same transaction as a game's creation
+(reservations, the clock) is done by ``insert_setup``, which ``EventStore.create_game`` calls
+(and an append's clock by the writer).
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, cast
 
-from sqlalchemy import CursorResult, bindparam, func, insert, select, text, update
+from sqlalchemy import CursorResult, bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
 
+from boneyard.records.hashing import is_token_hash
 from boneyard.server.store.errors import StoreError
 from boneyard.server.store.game_setup import (
     ClockState,
@@ -27,11 +28,10 @@ from boneyard.server.store.game_setup import (
     TimeControl,
     TimeoutPolicy,
     insert_setup,
-    update_clock,
 )
-from boneyard.server.store.hashing import is_token_hash
 from boneyard.server.store.models import (
     AccountRow,
+    ChallengeRow,
     GameClockRow,
     GameDealRow,
     GameRow,
@@ -42,7 +42,9 @@ from boneyard.server.store.models import (
     TournamentGameRow,
     TournamentRow,
 )
-from boneyard.server.store.repository import LOBBY_CHANNEL, EventStore
+from boneyard.server.store.notify import LOBBY_CHANNEL, notify
+from boneyard.server.store.repository import EventStore
+from boneyard.server.store.unit_of_work import Transaction
 
 __all__ = [
     "Account",
@@ -58,7 +60,6 @@ __all__ = [
     "Tournament",
     "TournamentGame",
     "insert_setup",
-    "update_clock",
 ]
 
 AccountKind = Literal["bot", "player"]
@@ -136,9 +137,6 @@ class TournamentGame:
 class CompetitionStore:
     def __init__(self, store: EventStore) -> None:
         self._store = store
-        self._read = store._read
-        self._write = store._write
-        self._now = store._clock
 
     @property
     def events(self) -> EventStore:
@@ -153,9 +151,9 @@ class CompetitionStore:
             raise ValueError("key_hash must be a sha256 hex digest; refusing to store anything else")
         if kind not in ("bot", "player"):
             raise ValueError(f"an account is a bot or a player, not {kind!r}")
-        now = self._now()
+        now = self._store.now()
         try:
-            with self._write() as session:
+            with self._store.writing() as session:
                 session.add(AccountRow(id=account_id, name=name, kind=kind, key_hash=key_hash, created_at=now))
         except IntegrityError as exc:
             if self.account_named(name) is not None:
@@ -179,7 +177,7 @@ class CompetitionStore:
         """The account whose current key this is, revoked or not (for the operator)."""
         if not is_token_hash(key_hash):
             return None
-        with self._read() as session:
+        with self._store.reading() as session:
             row = session.scalars(select(AccountRow).where(AccountRow.key_hash == key_hash)).one_or_none()
         return None if row is None else _account(row)
 
@@ -187,8 +185,8 @@ class CompetitionStore:
         """Revoke the account's key; when, or ``None`` if it was revoked already. On
         PostgreSQL the other processes are told at commit (``"r:<account id>"`` on the lobby
         channel), so that their streams opened with the key end."""
-        now = self._now()
-        with self._write() as session:
+        now = self._store.now()
+        with self._store.writing() as session:
             result = cast(
                 CursorResult[Any],
                 session.execute(
@@ -208,8 +206,8 @@ class CompetitionStore:
         ``StoreError`` for an unknown account."""
         if not is_token_hash(key_hash):
             raise ValueError("key_hash must be a sha256 hex digest; refusing to store anything else")
-        now = self._now()
-        with self._write() as session:
+        now = self._store.now()
+        with self._store.writing() as session:
             row = session.get(AccountRow, account_id)
             if row is None:
                 raise StoreError(f"no account {account_id}")
@@ -220,15 +218,12 @@ class CompetitionStore:
             self._announce_key_change(session, account_id)
             return _account(row)
 
-    def _announce_key_change(self, session: Session, account_id: str) -> None:
-        if self._store.engine.dialect.name == "postgresql":
-            session.execute(
-                text("SELECT pg_notify(:channel, :payload)"),
-                {"channel": LOBBY_CHANNEL, "payload": f"r:{account_id}"},
-            )
+    @staticmethod
+    def _announce_key_change(session: Transaction, account_id: str) -> None:
+        notify(session, LOBBY_CHANNEL, f"r:{account_id}")
 
     def account_named(self, name: str) -> Account | None:
-        with self._read() as session:
+        with self._store.reading() as session:
             row = session.scalars(select(AccountRow).where(AccountRow.name == name)).one_or_none()
         return None if row is None else _account(row)
 
@@ -237,13 +232,13 @@ class CompetitionStore:
         query = select(AccountRow)
         if ids is not None:
             query = query.where(AccountRow.id.in_(list(ids)))
-        with self._read() as session:
+        with self._store.reading() as session:
             return {row.id: _account(row) for row in session.scalars(query)}
 
     # --- reserved seats ----------------------------------------------------------------
 
     def seat_of_account(self, game_id: str, account_id: str) -> int | None:
-        with self._read() as session:
+        with self._store.reading() as session:
             seat = session.scalar(
                 select(SeatAccountRow.seat).where(
                     SeatAccountRow.game_id == game_id, SeatAccountRow.account_id == account_id
@@ -253,12 +248,12 @@ class CompetitionStore:
 
     def account_seats(self, game_id: str) -> set[int]:
         """The seats of a game held by accounts."""
-        with self._read() as session:
+        with self._store.reading() as session:
             return set(session.scalars(select(SeatAccountRow.seat).where(SeatAccountRow.game_id == game_id)))
 
     def open_seats_of(self, account_id: str) -> list[tuple[str, int]]:
         """``(game_id, seat)`` of the account's seats in games not over, oldest game first."""
-        with self._read() as session:
+        with self._store.reading() as session:
             rows = session.execute(
                 select(SeatAccountRow.game_id, SeatAccountRow.seat)
                 .join(GameRow, GameRow.id == SeatAccountRow.game_id)
@@ -273,7 +268,7 @@ class CompetitionStore:
     # --- clocks and deals --------------------------------------------------------------
 
     def clock(self, game_id: str) -> GameClock | None:
-        with self._read() as session:
+        with self._store.reading() as session:
             row = session.execute(
                 select(GameClockRow, GameRow.version)
                 .join(GameRow, GameRow.id == GameClockRow.game_id)
@@ -284,7 +279,7 @@ class CompetitionStore:
     def running_clocks(self) -> list[GameClock]:
         """The clocks of the games being played (whether or not they run: a clock that should
         and does not is for the keeper to set right)."""
-        with self._read() as session:
+        with self._store.reading() as session:
             rows = session.execute(
                 select(GameClockRow, GameRow.version)
                 .join(GameRow, GameRow.id == GameClockRow.game_id)
@@ -298,7 +293,7 @@ class CompetitionStore:
         """Start the turn of ``turn_seat`` now, at ``version``, if the clock is still as seen
         (at ``seen_turn_version``): for a table that has just filled, or a clock left behind
         its game. ``False`` if somebody changed the clock meanwhile."""
-        with self._write() as session:
+        with self._store.writing() as session:
             result = cast(
                 CursorResult[Any],
                 session.execute(
@@ -310,7 +305,7 @@ class CompetitionStore:
                     .values(
                         turn_seat=turn_seat,
                         turn_version=version,
-                        turn_started_at=self._now() if turn_seat is not None else None,
+                        turn_started_at=self._store.now() if turn_seat is not None else None,
                     )
                     .execution_options(synchronize_session=False)
                 ),
@@ -318,7 +313,7 @@ class CompetitionStore:
             return result.rowcount == 1
 
     def deal_secret(self, game_id: str) -> bytes | None:
-        with self._read() as session:
+        with self._store.reading() as session:
             secret = session.scalar(select(GameDealRow.secret).where(GameDealRow.game_id == game_id))
         return None if secret is None else bytes(secret)
 
@@ -334,7 +329,7 @@ class CompetitionStore:
         time_control: TimeControl | None,
         players: int,
     ) -> None:
-        with self._write() as session:
+        with self._store.writing() as session:
             session.add(
                 SeekRow(
                     id=seek_id,
@@ -345,20 +340,20 @@ class CompetitionStore:
                     time_control=time_control.as_json() if time_control else {},
                     players=players,
                     status="waiting",
-                    created_at=self._now(),
-                    seen_at=self._now(),
+                    created_at=self._store.now(),
+                    seen_at=self._store.now(),
                 )
             )
 
     def seek(self, seek_id: str) -> Seek | None:
-        with self._read() as session:
+        with self._store.reading() as session:
             row = session.get(SeekRow, seek_id)
             return None if row is None else _seek(row)
 
     def waiting_seeks(self, table_key: str, seen_since: datetime) -> list[Seek]:
         """The seeks waiting for this kind of table whose streams were seen since
         ``seen_since``, oldest first."""
-        with self._read() as session:
+        with self._store.reading() as session:
             rows = session.scalars(
                 select(SeekRow)
                 .where(
@@ -376,7 +371,7 @@ class CompetitionStore:
         ``absent_before``) and so were passed over: their tables may form now."""
         if not seek_ids:
             return set()
-        with self._write() as session:
+        with self._store.writing() as session:
             back = set(
                 session.scalars(
                     update(SeekRow)
@@ -385,7 +380,7 @@ class CompetitionStore:
                         SeekRow.status == "waiting",
                         SeekRow.seen_at < absent_before,
                     )
-                    .values(seen_at=self._now())
+                    .values(seen_at=self._store.now())
                     .returning(SeekRow.table_key)
                     .execution_options(synchronize_session=False)
                 )
@@ -393,7 +388,7 @@ class CompetitionStore:
             session.execute(
                 update(SeekRow)
                 .where(SeekRow.id.in_(list(seek_ids)), SeekRow.status == "waiting")
-                .values(seen_at=self._now())
+                .values(seen_at=self._store.now())
                 .execution_options(synchronize_session=False)
             )
         return back
@@ -401,7 +396,7 @@ class CompetitionStore:
     def cancel_unseen_seeks(self, account_id: str, table_key: str, seen_before: datetime) -> int:
         """Cancel the account's waiting seeks of this kind not seen since ``seen_before``
         (their streams are gone: a server restart, a client that died)."""
-        with self._write() as session:
+        with self._store.writing() as session:
             result = cast(
                 CursorResult[Any],
                 session.execute(
@@ -420,7 +415,7 @@ class CompetitionStore:
 
     def cancel_seek(self, seek_id: str) -> bool:
         """Stop a waiting seek; ``False`` if it was seated (or stopped) meanwhile."""
-        with self._write() as session:
+        with self._store.writing() as session:
             result = cast(
                 CursorResult[Any],
                 session.execute(
@@ -433,7 +428,7 @@ class CompetitionStore:
             return result.rowcount == 1
 
     @staticmethod
-    def seat_seeks(session: Session, game_id: str, seats: dict[str, int]) -> None:
+    def seat_seeks(session: Transaction, game_id: str, seats: dict[str, int]) -> None:
         """Mark the seeks (id -> seat) seated at ``game_id``, in the game's creating
         transaction; raises ``SeekGone`` if any is no longer waiting (another process formed a
         table with it, or it was cancelled), which undoes the game."""
@@ -457,7 +452,7 @@ class CompetitionStore:
     ) -> None:
         """Store a tournament, its entrants and its schedule (``(deal, rotation, seating)``
         in playing order)."""
-        with self._write() as session:
+        with self._store.writing() as session:
             session.add(
                 TournamentRow(
                     id=tournament.id,
@@ -498,7 +493,7 @@ class CompetitionStore:
             )
 
     def tournament(self, tournament_id: str) -> Tournament | None:
-        with self._read() as session:
+        with self._store.reading() as session:
             row = session.get(TournamentRow, tournament_id)
             if row is None:
                 return None
@@ -514,13 +509,13 @@ class CompetitionStore:
         query = select(TournamentRow.id).order_by(TournamentRow.created_at.desc(), TournamentRow.id)
         if status is not None:
             query = query.where(TournamentRow.status == status)
-        with self._read() as session:
+        with self._store.reading() as session:
             ids = session.scalars(query).all()
         found = (self.tournament(i) for i in ids)
         return [t for t in found if t is not None]
 
     def set_tournament_status(self, tournament_id: str, status: str) -> None:
-        with self._write() as session:
+        with self._store.writing() as session:
             session.execute(
                 update(TournamentRow)
                 .where(TournamentRow.id == tournament_id)
@@ -529,7 +524,7 @@ class CompetitionStore:
             )
 
     def tournament_games(self, tournament_id: str) -> list[TournamentGame]:
-        with self._read() as session:
+        with self._store.reading() as session:
             rows = session.execute(
                 select(TournamentGameRow, GameRow.status)
                 .outerjoin(GameRow, GameRow.id == TournamentGameRow.game_id)
@@ -541,15 +536,25 @@ class CompetitionStore:
             for r in rows
         ]
 
+    @staticmethod
+    def made_for(session: Transaction, game_id: str) -> tuple[str | None, str | None]:
+        """The tournament and the challenge ``game_id`` was made for (``None``: neither), in
+        the game's creating transaction: their links, written by its ``also``, are seen."""
+        tournament = session.scalar(
+            select(TournamentGameRow.tournament_id).where(TournamentGameRow.game_id == game_id)
+        )
+        challenge = session.scalar(select(ChallengeRow.id).where(ChallengeRow.game_id == game_id))
+        return tournament, challenge
+
     def tournament_of_game(self, game_id: str) -> str | None:
-        with self._read() as session:
+        with self._store.reading() as session:
             return session.scalar(
                 select(TournamentGameRow.tournament_id).where(TournamentGameRow.game_id == game_id)
             )
 
     @staticmethod
     def link_tournament_game(
-        session: Session,
+        session: Transaction,
         tournament_id: str,
         number: int,
         deal: int,
@@ -593,7 +598,7 @@ class CompetitionStore:
 
     def deals_revealed(self, game_ids: Sequence[str]) -> bool:
         """Whether every seed of these games is revealed."""
-        with self._read() as session:
+        with self._store.reading() as session:
             hidden = session.scalar(
                 select(func.count())
                 .select_from(HandSeedRow)
@@ -605,7 +610,7 @@ class CompetitionStore:
 
     def games_by_status(self) -> dict[str, int]:
         """How many games the database holds in each status."""
-        with self._read() as session:
+        with self._store.reading() as session:
             rows = session.execute(
                 select(GameRow.status, func.count()).group_by(GameRow.status)
             ).all()
@@ -613,7 +618,7 @@ class CompetitionStore:
 
     def tournament_games_in_play(self) -> int:
         """Tournament games made and not over."""
-        with self._read() as session:
+        with self._store.reading() as session:
             return int(
                 session.scalar(
                     select(func.count())
@@ -625,7 +630,7 @@ class CompetitionStore:
             )
 
     def count_waiting(self, table_key: str, seen_since: datetime) -> int:
-        with self._read() as session:
+        with self._store.reading() as session:
             return int(
                 session.scalar(
                     select(func.count())

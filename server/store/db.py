@@ -14,6 +14,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Connection, Engine, make_url
+from sqlalchemy.exc import ArgumentError
 
 __all__ = [
     "SQLITE_BUSY_TIMEOUT_MS",
@@ -21,6 +22,7 @@ __all__ = [
     "create_engine",
     "is_postgresql",
     "is_sqlite",
+    "redacted_url",
 ]
 
 #: How long a SQLite writer waits for the write lock before "database is locked".
@@ -36,6 +38,15 @@ def is_sqlite(url: str | URL) -> bool:
 
 def is_postgresql(url: str | URL) -> bool:
     return make_url(url).get_backend_name() == "postgresql"
+
+
+def redacted_url(url: str | URL) -> str:
+    """``url`` as it may be logged: without its password (and nothing of one that does not
+    parse, which may be a password pasted in the wrong place)."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "<unparsable database URL>"
 
 
 SQLITE_SYNCHRONOUS = ("FULL", "NORMAL")

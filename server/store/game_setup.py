@@ -12,10 +12,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from sqlalchemy import insert, update
-from sqlalchemy.orm import Session
+from sqlalchemy import insert
 
-from boneyard.server.store.hashing import is_token_hash
+from boneyard.records.hashing import is_token_hash
 from boneyard.server.store.models import (
     GameClockRow,
     GameDealRow,
@@ -23,6 +22,7 @@ from boneyard.server.store.models import (
     SeatAccountRow,
     SeatRow,
 )
+from boneyard.server.store.unit_of_work import Transaction
 
 __all__ = [
     "ClockState",
@@ -33,7 +33,6 @@ __all__ = [
     "TimeControl",
     "TimeoutPolicy",
     "insert_setup",
-    "update_clock",
 ]
 
 TimeoutPolicy = Literal["auto_play", "forfeit"]
@@ -105,14 +104,19 @@ class GameSetup:
     house_bots: Sequence[HouseSeat] = ()
     clock: tuple[TimeControl, ClockState] | None = None
     deal_secret: bytes | None = None
-    also: Callable[[Session, str], None] | None = None
-    """More writes in the creating transaction (given the session and the game id); raising
-    undoes the creation."""
+    also: Callable[[Transaction, str], None] | None = None
+    """More writes in the creating transaction (given it and the game id), through the
+    store's functions; raising undoes the creation."""
+
+    @property
+    def seats(self) -> tuple[Reservation | HouseSeat, ...]:
+        """The seats the game is created with a row for: the reserved ones and the house's."""
+        return (*self.reservations, *self.house_bots)
 
 
-def insert_setup(session: Session, game_id: str, version: int, setup: GameSetup, now: datetime) -> None:
+def insert_setup(session: Transaction, game_id: str, version: int, setup: GameSetup, now: datetime) -> None:
     """Write ``setup`` for a game being created (in its transaction)."""
-    taken = [*setup.reservations, *setup.house_bots]
+    taken = setup.seats
     for r in taken:
         if not is_token_hash(r.token_hash):
             raise ValueError(f"game {game_id!r}, seat {r.seat}: token_hash must be a sha256 hex digest")
@@ -159,17 +163,3 @@ def insert_setup(session: Session, game_id: str, version: int, setup: GameSetup,
     session.flush()
     if setup.also is not None:
         setup.also(session, game_id)
-
-
-def update_clock(session: Session, game_id: str, version: int, clock: ClockState) -> None:
-    session.execute(
-        update(GameClockRow)
-        .where(GameClockRow.game_id == game_id)
-        .values(
-            banks=list(clock.banks),
-            turn_seat=clock.turn_seat,
-            turn_version=version,
-            turn_started_at=clock.turn_started_at,
-        )
-        .execution_options(synchronize_session=False)
-    )

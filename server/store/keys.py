@@ -2,7 +2,7 @@
 of migration 0005) so that every process on one database signs with the same key, and the key
 outlives restarts.
 
-Only bytes are kept here; making and using keys is ``boneyard.server.signing``'s business.
+Only bytes are kept here; making and using keys is ``boneyard.server.archive.signing``'s business.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ class KeyStore:
 
     def key(self, purpose: str) -> StoredKey | None:
         """The key pair kept for ``purpose``, if there is one."""
-        with self._store._read() as session:
+        with self._store.reading() as session:
             row = session.get(SigningKeyRow, purpose)
             return None if row is None else _stored(row)
 
@@ -48,11 +48,11 @@ class KeyStore:
                 algorithm=candidate.algorithm,
                 private_key=candidate.private_key,
                 public_key=candidate.public_key,
-                created_at=self._store._clock(),
+                created_at=self._store.now(),
             )
             .on_conflict_do_nothing(index_elements=["purpose"])
         )
-        with self._store._write() as session:
+        with self._store.writing() as session:
             session.execute(statement)
             # A new statement (READ COMMITTED on PostgreSQL): it sees the row of whichever
             # transaction won, ours or the one the insert waited for.

@@ -23,6 +23,7 @@ from sqlalchemy import (
     LargeBinary,
     MetaData,
     String,
+    Table,
     UniqueConstraint,
     false,
     text,
@@ -55,6 +56,7 @@ __all__ = [
     "TournamentGameRow",
     "TournamentRow",
     "UTCDateTime",
+    "table_of",
 ]
 
 GAME_STATUSES = ("open", "playing", "finished", "abandoned")
@@ -103,6 +105,16 @@ class Base(DeclarativeBase):
         bytes: LargeBinary(),
         dict[str, Any]: JSON(),
     }
+
+
+def table_of(row: type[Base]) -> Table:
+    """The ``Table`` a row class maps, for Core statements (``insert``, ``update``).
+    SQLAlchemy types ``__table__`` as any ``FromClause``, since a class may map a join or a
+    select; each of ours maps one table."""
+    table = row.__table__
+    if not isinstance(table, Table):
+        raise TypeError(f"{row.__name__} maps {table!r}, not a table")
+    return table
 
 
 class GameRow(Base):

@@ -1,48 +1,81 @@
-"""Telling other processes that a game's log grew.
+"""Telling other processes of what changed: PostgreSQL's LISTEN/NOTIFY.
 
-The events table is the truth; notifications are only a wake-up hint.  Two ways to learn of
-new events written by another process:
+The tables are the truth; notifications are only a wake-up hint.  Every notification goes
+through ``notify``, inside the transaction of what it reports, so it is delivered exactly
+when that is committed (and never for a rollback): the writer announces each batch's new
+versions on ``NOTIFY_CHANNEL`` (``"<game_id>:<version>,..."``), the stores announce what moves
+no version (seats left, keys revoked) on ``LOBBY_CHANNEL``.  ``AsyncPgListener`` (asyncio, the
+server's ``boneyard.server.ops.pg_listener``) and ``PgListener`` (threads) receive them on a
+dedicated connection.
 
-- **polling** (every backend): ``VersionPoller.poll(game_ids)`` reads ``games.version`` of the
-  watched games in one indexed query and reports the ones that moved.
-- **LISTEN/NOTIFY** (PostgreSQL): ``EventStore.append`` and ``create_game`` run
-  ``pg_notify('boneyard_events', '<game_id>:<version>')`` inside their transaction, so the
-  notification is delivered exactly when the events are committed.  ``PgListener`` (threads)
-  and ``AsyncPgListener`` (asyncio) receive them on a dedicated connection.
-
-Notifications sent while a listener is disconnected are lost, so a feed should poll once
-after every (re)connect, and may keep a slow poll as a safety net.
+SQLite is one process's database: there is nobody to tell, and ``notify`` sends nothing.
+Notifications sent while a listener is disconnected are lost, so a listener looks at
+everything again after every (re)connect.
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import AsyncIterator, Iterable, Iterator
 from types import TracebackType
-from typing import NamedTuple, Self
+from typing import NamedTuple, Self, TypeAlias
 
 import psycopg
 from psycopg import sql
-from sqlalchemy.engine import URL, Engine, make_url
+from sqlalchemy import text
+from sqlalchemy.engine import URL, Connection, Engine, make_url
 
 from boneyard.server.store.db import is_postgresql
-from boneyard.server.store.repository import NOTIFY_CHANNEL, EventStore
+from boneyard.server.store.unit_of_work import Transaction
 
 __all__ = [
+    "LOBBY_CHANNEL",
     "NOTIFY_CHANNEL",
     "AsyncPgListener",
     "Change",
+    "DatabaseUrl",
     "PgListener",
-    "VersionPoller",
+    "announce",
     "listen_supported",
     "notification_payloads",
+    "notify",
     "parse_notification",
     "parse_notifications",
-    "wait_for_version",
 ]
 
 log = logging.getLogger(__name__)
+
+#: The channel of games' new versions: ``"<game_id>:<version>,..."``, sent by every commit
+#: that grows a log (the writer's batches, a game's creation).
+NOTIFY_CHANNEL = "boneyard_events"
+
+#: The channel of changes that move no game's version (seeks, reserved seats, seats left,
+#: keys): ``"<kind>:<value>"``, see ``boneyard.server.ops.pg_listener``.
+LOBBY_CHANNEL = "boneyard_lobby"
+
+DatabaseUrl: TypeAlias = str | URL
+"""Where a listener connects: a database URL, as a string or parsed."""
+
+# Built once: a statement object reused keeps its compiled form and cache key.
+_NOTIFY = text("SELECT pg_notify(:channel, :payload)")
+
+
+def notify(transaction: Connection | Transaction, channel: str, *payloads: str) -> None:
+    """Send each of ``payloads`` on ``channel`` when ``transaction`` commits (PostgreSQL's
+    NOTIFY is transactional: a rollback sends nothing). On SQLite, nothing: one process has
+    the file, and it tells itself without the database."""
+    conn = transaction.connection() if isinstance(transaction, Transaction) else transaction
+    if conn.dialect.name != "postgresql":
+        return
+    for payload in payloads:
+        conn.execute(_NOTIFY, {"channel": channel, "payload": payload})
+
+
+def announce(engine: Engine, channel: str, payload: str) -> None:
+    """Send one notification now, in a transaction of its own (a blocking call, for worker
+    threads)."""
+    with engine.begin() as conn:
+        notify(conn, channel, payload)
 
 
 class Change(NamedTuple):
@@ -86,54 +119,12 @@ def notification_payloads(changes: Iterable[tuple[str, int]]) -> list[str]:
     return payloads
 
 
-def listen_supported(url: str | URL | Engine) -> bool:
+def listen_supported(url: DatabaseUrl | Engine) -> bool:
     """Whether LISTEN/NOTIFY is available for this database (PostgreSQL only)."""
     return is_postgresql(url.url if isinstance(url, Engine) else url)
 
 
-class VersionPoller:
-    """Reports which watched games moved since the last poll, by reading ``games.version``.
-
-    The first poll of a game reports its current version, so a caller starts from the truth.
-    """
-
-    def __init__(self, store: EventStore) -> None:
-        self._store = store
-        self._seen: dict[str, int] = {}
-
-    def poll(self, game_ids: Iterable[str]) -> list[Change]:
-        versions = self._store.latest_versions(game_ids)
-        changes: list[Change] = []
-        for game_id, version in versions.items():
-            if self._seen.get(game_id) != version:
-                self._seen[game_id] = version
-                changes.append(Change(game_id, version))
-        return changes
-
-    def forget(self, game_id: str) -> None:
-        self._seen.pop(game_id, None)
-
-
-def wait_for_version(
-    store: EventStore,
-    game_id: str,
-    after_version: int,
-    *,
-    timeout: float,
-    interval: float = 0.1,
-) -> int:
-    """Poll until the game's version exceeds ``after_version`` or ``timeout`` seconds pass;
-    return the latest version either way.  Raises ``GameNotFound``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        version = store.latest_version(game_id)
-        remaining = deadline - time.monotonic()
-        if version > after_version or remaining <= 0:
-            return version
-        time.sleep(min(interval, remaining))
-
-
-def _conninfo(url: str | URL) -> str:
+def _conninfo(url: DatabaseUrl) -> str:
     parsed = make_url(url)
     if parsed.get_backend_name() != "postgresql":
         raise ValueError(f"LISTEN/NOTIFY needs PostgreSQL, not {parsed.get_backend_name()}")
@@ -155,7 +146,7 @@ class PgListener:
     and poll once, since notifications sent meanwhile are gone.
     """
 
-    def __init__(self, url: str | URL, channel: str = NOTIFY_CHANNEL) -> None:
+    def __init__(self, url: DatabaseUrl, channel: str = NOTIFY_CHANNEL) -> None:
         self._conn = psycopg.connect(_conninfo(url), autocommit=True)
         try:
             self._conn.execute(_listen_statement(channel))
@@ -198,7 +189,7 @@ class AsyncPgListener:
 
     @classmethod
     async def open(
-        cls, url: str | URL, channel: str = NOTIFY_CHANNEL, *more: str
+        cls, url: DatabaseUrl, channel: str = NOTIFY_CHANNEL, *more: str
     ) -> AsyncPgListener:
         """Listen on ``channel`` (and on each of ``more``)."""
         conn = await psycopg.AsyncConnection.connect(_conninfo(url), autocommit=True)

@@ -1,7 +1,7 @@
 """The lasting ratings' tables (migration 0009): which games are rated, each account's rating
 per game type, and what every rated game did to it.
 
-The arithmetic is not here (``boneyard.server.ratings`` does it); this module reads and writes
+The arithmetic is not here (``boneyard.server.competition.ratings`` does it); this module reads and writes
 in the ways that keep the numbers right with several processes on one PostgreSQL database:
 ``apply`` locks the game's accounts (``FOR NO KEY UPDATE``, in id order so two games cannot
 deadlock) before it reads their ratings, so two games sharing an account are rated one after
@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import delete, func, select, text, update
-from sqlalchemy.orm import Session
 
 from boneyard.server.store.db import is_postgresql
 from boneyard.server.store.models import (
@@ -30,6 +29,7 @@ from boneyard.server.store.models import (
     SeatAccountRow,
 )
 from boneyard.server.store.repository import EventStore
+from boneyard.server.store.unit_of_work import Transaction
 
 __all__ = ["Rate", "Rated", "RatingHistory", "RatingStore", "StoredRating", "Tell", "mark_rated"]
 
@@ -75,11 +75,11 @@ class Rated:
 Rate = Callable[[dict[str, tuple[Mu, Sigma] | None]], dict[str, Rated]]
 """Given each account's rating (``None``: it has none yet), what the game makes of each."""
 
-Tell = Callable[[Session, dict[str, Rated]], None]
+Tell = Callable[[Transaction, dict[str, Rated]], None]
 """Written with a game's ratings, in their transaction: what each account's rating became."""
 
 
-def mark_rated(session: Session, game_id: str, game_type: str, now: datetime) -> None:
+def mark_rated(session: Transaction, game_id: str, game_type: str, now: datetime) -> None:
     """Mark a game rated, in the transaction that makes it (a ``create_game`` ``also``)."""
     session.add(RatedGameRow(game_id=game_id, game_type=game_type, created_at=now))
     session.flush()
@@ -87,16 +87,14 @@ def mark_rated(session: Session, game_id: str, game_type: str, now: datetime) ->
 
 class RatingStore:
     def __init__(self, store: EventStore) -> None:
-        self._read = store._read
-        self._write = store._write
-        self._now = store._clock
+        self._store = store
         self._postgresql = is_postgresql(store.engine.url)
 
     # --- rating ------------------------------------------------------------------------
 
     def rated_type(self, game_id: str) -> str | None:
         """The game type of a rated game; ``None`` for a game not rated."""
-        with self._read() as session:
+        with self._store.reading() as session:
             return session.scalar(
                 select(RatedGameRow.game_type).where(RatedGameRow.game_id == game_id)
             )
@@ -109,7 +107,7 @@ class RatingStore:
             .where(HandSeedRow.game_id == RatedGameRow.game_id, HandSeedRow.revealed.is_(False))
             .exists()
         )
-        with self._read() as session:
+        with self._store.reading() as session:
             return list(
                 session.scalars(
                     select(RatedGameRow.game_id)
@@ -121,7 +119,7 @@ class RatingStore:
 
     def seat_accounts(self, game_id: str) -> dict[int, str]:
         """Seat -> account id of the seats held by accounts."""
-        with self._read() as session:
+        with self._store.reading() as session:
             rows = session.execute(
                 select(SeatAccountRow.seat, SeatAccountRow.account_id).where(
                     SeatAccountRow.game_id == game_id
@@ -136,8 +134,8 @@ class RatingStore:
         ``rate`` makes of their ratings (and ``tell`` what else goes with it, in the same
         transaction: the accounts' events). Whether this call rated it."""
         accounts = sorted(self.seat_accounts(game_id).values())
-        now = self._now()
-        with self._write() as session:
+        now = self._store.now()
+        with self._store.writing() as session:
             session.execute(
                 select(AccountRow.id)
                 .where(AccountRow.id.in_(accounts))
@@ -156,7 +154,7 @@ class RatingStore:
 
     def _rate(
         self,
-        session: Session,
+        session: Transaction,
         game_id: str,
         game_type: str,
         accounts: Sequence[str],
@@ -230,7 +228,7 @@ class RatingStore:
             .where(HandSeedRow.game_id == RatedGameRow.game_id, HandSeedRow.revealed.is_(False))
             .exists()
         )
-        with self._read() as session:
+        with self._store.reading() as session:
             rows = list(session.execute(
                 select(
                     RatedGameRow.game_id,
@@ -253,8 +251,8 @@ class RatingStore:
     ) -> None:
         """Forget every rating and change, and rate ``games`` (id, type, when it was rated,
         its accounts, its arithmetic) in order, in one transaction."""
-        now = self._now()
-        with self._write() as session:
+        now = self._store.now()
+        with self._store.writing() as session:
             if self._postgresql:
                 # Live rating waits until the rebuild is over (and the rebuild until the
                 # games being rated now are).
@@ -270,7 +268,7 @@ class RatingStore:
     # --- reading -----------------------------------------------------------------------
 
     def ratings_of(self, account_id: str) -> list[StoredRating]:
-        with self._read() as session:
+        with self._store.reading() as session:
             rows = session.execute(
                 select(RatingRow, AccountRow.name)
                 .join(AccountRow, AccountRow.id == RatingRow.account_id)
@@ -281,7 +279,7 @@ class RatingStore:
 
     def history(self, account_id: str, game_type: str, limit: int) -> list[RatingHistory]:
         """The account's last ``limit`` rated games of a type, newest first."""
-        with self._read() as session:
+        with self._store.reading() as session:
             rows = session.scalars(
                 select(RatingChangeRow)
                 .where(
@@ -316,13 +314,13 @@ class RatingStore:
                 (RatingRow.ordinal < ordinal)
                 | ((RatingRow.ordinal == ordinal) & (RatingRow.account_id > account_id))
             )
-        with self._read() as session:
+        with self._store.reading() as session:
             rows = session.execute(query).all()
         return [_stored(row, name) for row, name in rows]
 
     def all_ratings(self) -> list[StoredRating]:
         """Every rating (for comparing a rebuild with what it replaced)."""
-        with self._read() as session:
+        with self._store.reading() as session:
             rows = session.execute(
                 select(RatingRow, AccountRow.name)
                 .join(AccountRow, AccountRow.id == RatingRow.account_id)
@@ -332,7 +330,7 @@ class RatingStore:
 
     def all_changes(self) -> list[tuple[str, str, float, float, float, float]]:
         """Every change, in order: (game, account, mu/sigma before, mu/sigma after)."""
-        with self._read() as session:
+        with self._store.reading() as session:
             rows = session.scalars(select(RatingChangeRow).order_by(RatingChangeRow.id)).all()
         return [
             (r.game_id, r.account_id, r.mu_before, r.sigma_before, r.mu_after, r.sigma_after)

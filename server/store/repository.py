@@ -4,11 +4,17 @@
 ``asyncio.to_thread``.  Every method is one transaction.  Event payloads are opaque bytes
 (the protobuf encoding of engine events, made elsewhere); the store only hashes them.
 
-Concurrency: ``append`` is optimistic.  It updates ``games.version`` only where it still
-equals ``expected_version`` (which also queues concurrent writers of one game on that row in
-PostgreSQL, and on the write lock in SQLite), then inserts the events with ``seq =
-expected_version + 1, ...``; the primary key ``(game_id, seq)`` is the last word, so of two
-writers at one version exactly one wins and the other gets ``VersionConflict``.
+Concurrency: ``append`` is optimistic.  It is the writer's transaction
+(``boneyard.server.store.writer.write_batch``) for a batch of one: it updates
+``games.version`` only where it still equals ``expected_version`` (which also queues
+concurrent writers of one game on that row in PostgreSQL, and on the write lock in SQLite),
+then inserts the events with ``seq = expected_version + 1, ...``; the primary key
+``(game_id, seq)`` is the last word, so of two writers at one version exactly one wins and the
+other gets ``VersionConflict``.
+
+The other stores of the package (competition, challenges, ratings, keys, the archive) share
+its database through its unit of work: ``reading()`` and ``writing()`` open one transaction
+each, ``now()`` is its clock.
 """
 
 from __future__ import annotations
@@ -21,12 +27,18 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, NamedTuple, cast, get_args
 
-from sqlalchemy import and_, case, delete, exists, insert, or_, select, text, update
+from sqlalchemy import and_, case, delete, exists, insert, or_, select, update
 from sqlalchemy.engine import URL, CursorResult, Engine
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import sessionmaker
 
-from boneyard.server.paging import decode_time_token, encode_time_token
+from boneyard.records.hashing import (
+    GENESIS_HASH,
+    chain_hash,
+    first_chain_break,
+    is_token_hash,
+    seed_commitment,
+)
 from boneyard.server.store.db import WRITE, create_engine
 from boneyard.server.store.errors import (
     ChainBroken,
@@ -38,7 +50,6 @@ from boneyard.server.store.errors import (
     InvalidCursor,
     SeatNotHeld,
     SeatTaken,
-    SeedConflict,
     VersionConflict,
 )
 from boneyard.server.store.game_setup import (
@@ -46,15 +57,8 @@ from boneyard.server.store.game_setup import (
     GameClock,
     GameSetup,
     TimeControl,
+    TimeoutPolicy,
     insert_setup,
-    update_clock,
-)
-from boneyard.server.store.hashing import (
-    GENESIS_HASH,
-    chain_hash,
-    first_chain_break,
-    is_token_hash,
-    seed_commitment,
 )
 from boneyard.server.store.models import (
     EventRow,
@@ -68,10 +72,12 @@ from boneyard.server.store.models import (
     SeatRow,
     TournamentGameRow,
 )
+from boneyard.server.store.notify import LOBBY_CHANNEL, NOTIFY_CHANNEL, notify
+from boneyard.server.store.paging import decode_time_token, encode_time_token
+from boneyard.server.store.unit_of_work import Transaction
+from boneyard.server.store.writer import Append, refusal, write_appended, write_batch
 
 __all__ = [
-    "LOBBY_CHANNEL",
-    "NOTIFY_CHANNEL",
     "EventStore",
     "GameRecord",
     "GameSnapshot",
@@ -89,13 +95,6 @@ log = logging.getLogger(__name__)
 
 GameStatus = Literal["open", "playing", "finished", "abandoned"]
 _STATUSES: tuple[str, ...] = get_args(GameStatus)
-
-#: PostgreSQL channel on which ``append`` and ``create_game`` announce ``"<game_id>:<version>"``.
-NOTIFY_CHANNEL = "boneyard_events"
-
-#: PostgreSQL channel of changes that move no game's version (seeks, reserved seats, seats
-#: left): ``"<kind>:<value>"``, see ``boneyard.server.listener``.
-LOBBY_CHANNEL = "boneyard_lobby"
 
 #: An event to append: ``(kind, payload)``.
 NewEvent = tuple[str, bytes]
@@ -188,11 +187,9 @@ class EventStore:
     def __init__(self, engine: Engine, *, clock: Callable[[], datetime] = _utcnow) -> None:
         self._engine = engine
         self._clock = clock
-        self._postgresql = engine.dialect.name == "postgresql"
+        self._writes = engine.execution_options(**{WRITE: True})
         self._reader = sessionmaker(engine, expire_on_commit=False)
-        self._writer = sessionmaker(
-            engine.execution_options(**{WRITE: True}), expire_on_commit=False
-        )
+        self._writer = sessionmaker(self._writes, expire_on_commit=False)
 
     @classmethod
     def open(
@@ -218,6 +215,25 @@ class EventStore:
     def close(self) -> None:
         """Close the engine's pooled connections."""
         self._engine.dispose()
+
+    # --- the unit of work --------------------------------------------------------------
+
+    @contextmanager
+    def reading(self) -> Iterator[Transaction]:
+        """One transaction to read in (one snapshot on SQLite; committed at the end)."""
+        with self._reader.begin() as session:
+            yield session
+
+    @contextmanager
+    def writing(self) -> Iterator[Transaction]:
+        """One transaction to write in: committed when the block ends, rolled back if it
+        raises (``BEGIN IMMEDIATE`` on SQLite, so writers queue instead of failing)."""
+        with self._writer.begin() as session:
+            yield session
+
+    def now(self) -> datetime:
+        """The store's clock (aware; tests fix it)."""
+        return self._clock()
 
     # --- games and events ------------------------------------------------------------
 
@@ -249,6 +265,14 @@ class EventStore:
         if players < 1:
             raise ValueError(f"game {game_id!r}: players must be at least 1, got {players}")
         now = now or self._clock()
+        first = Append(
+            game_id,
+            0,
+            _chained(GENESIS_HASH, first_events),
+            _told_nothing,
+            request=None if request_id is None else (request_id, 0, b""),
+            seeds=seeds,
+        )
         row = GameRow(
             id=game_id,
             preset=preset,
@@ -263,22 +287,20 @@ class EventStore:
         )
         record = _game_record(row)
         try:
-            with self._write() as session:
+            with self.writing() as session:
                 session.add(row)
                 session.flush()
-                if first_events:
-                    session.execute(
-                        insert(EventRow), _event_rows(game_id, 0, GENESIS_HASH, first_events, now)
-                    )
-                _insert_seeds(session, game_id, seeds, now)
+                # The first events go in as the writer appends any (with the request and the
+                # seeds, announced on the same channel).
+                write_appended(session.connection(), [first], now, NOTIFY_CHANNEL)
                 if setup is not None:
                     insert_setup(session, game_id, len(first_events), setup, now)
-                if request_id is not None:
-                    _insert_request(session, game_id, request_id, 0, len(first_events), b"", now)
-                self._notify(session, game_id, len(first_events))
         except IntegrityError as exc:
             if self._game_exists(game_id):
                 raise GameExists(game_id) from exc
+            refused = refusal(first, exc)
+            if isinstance(refused, DuplicateRequest):
+                raise refused from exc
             raise
         return record
 
@@ -313,47 +335,33 @@ class EventStore:
         if status is not None:
             _check_status(status)
         _check_seeds(game_id, seeds)
-        new_version = expected_version + len(events)
         now = self._clock()
-        values: dict[str, Any] = {"version": new_version, "updated_at": now}
-        if status is not None:
-            values["status"] = status
-        with self._write() as session:
-            # Claim the version first: this locks the game row (PostgreSQL), so concurrent
-            # writers of one game queue here and the loser sees the winner's version.
-            result = cast(
-                CursorResult[Any],
-                session.execute(
-                    update(GameRow)
-                    .where(GameRow.id == game_id, GameRow.version == expected_version)
-                    .values(**values)
-                    .execution_options(synchronize_session=False)
-                ),
-            )
-            if result.rowcount != 1:
-                actual = session.scalar(select(GameRow.version).where(GameRow.id == game_id))
-                if actual is None:
-                    raise GameNotFound(game_id)
-                raise VersionConflict(game_id, expected_version, actual)
-            prev_hash = self._hash_at(session, game_id, expected_version)
-            try:
-                session.execute(
-                    insert(EventRow),
-                    _event_rows(game_id, expected_version, prev_hash, events, now),
-                )
-            except IntegrityError as exc:
-                raise VersionConflict(game_id, expected_version, None) from exc
-            if request is not None:
-                request_id, seat, response = request
-                _insert_request(session, game_id, request_id, seat, new_version, response, now)
-            _insert_seeds(session, game_id, seeds, now)
-            if clock is not None:
-                update_clock(session, game_id, new_version, clock)
-            self._notify(session, game_id, new_version)
-        log.debug(
-            "game %s: appended %d events, now at version %d", game_id, len(events), new_version
+        item = Append(
+            game_id,
+            expected_version,
+            _chained(self._head(game_id, expected_version), events),
+            _told_nothing,
+            request=request,
+            status=status,
+            seeds=seeds,
+            clock=clock,
         )
-        return new_version
+        with self._writes.connect() as conn:
+            try:
+                (refused,) = write_batch(conn, [item], notify_channel=NOTIFY_CHANNEL, now=now)
+            except Exception as error:
+                # As the writer tells an append that failed alone: a key collision is a lost
+                # race (or a request applied already); anything else is raised as it is.
+                refused = refusal(item, error)
+                if refused is error:
+                    raise
+                raise refused from error
+        if refused is not None:
+            raise refused
+        log.debug(
+            "game %s: appended %d events, now at version %d", game_id, len(events), item.new_version
+        )
+        return item.new_version
 
     def load_events(
         self, game_id: str, from_seq: int = 0, limit: int | None = None
@@ -367,7 +375,7 @@ class EventStore:
         )
         if limit is not None:
             query = query.limit(limit)
-        with self._read() as session:
+        with self.reading() as session:
             rows = session.execute(query).all()
             if not rows and session.get(GameRow, game_id) is None:
                 raise GameNotFound(game_id)
@@ -376,7 +384,7 @@ class EventStore:
     def snapshot(self, game_id: str) -> GameSnapshot:
         """The game, its whole log, seats, reservations, applied requests, clock and deal
         secret, as of one moment. Raises ``GameNotFound``."""
-        with self._read() as session:
+        with self.reading() as session:
             row = session.get(GameRow, game_id)
             if row is None:
                 raise GameNotFound(game_id)
@@ -423,7 +431,11 @@ class EventStore:
             if clock_row is not None:
                 clock = GameClock(
                     game_id,
-                    TimeControl(clock_row.per_move_ms, clock_row.bank_ms, clock_row.policy),  # type: ignore[arg-type]
+                    TimeControl(
+                        clock_row.per_move_ms,
+                        clock_row.bank_ms,
+                        cast(TimeoutPolicy, clock_row.policy),  # the column's CHECK: one of them
+                    ),
                     ClockState(
                         tuple(clock_row.banks), clock_row.turn_seat, clock_row.turn_started_at
                     ),
@@ -455,7 +467,7 @@ class EventStore:
     def house_games_in_play(self) -> list[str]:
         """The games being played that have house bots, oldest first: after a restart, those
         whose seat to act is a house seat wait for the house bots to look again."""
-        with self._read() as session:
+        with self.reading() as session:
             rows = session.execute(
                 select(GameRow.id)
                 .where(
@@ -467,7 +479,7 @@ class EventStore:
         return [str(r.id) for r in rows]
 
     def get_game(self, game_id: str) -> GameRecord:
-        with self._read() as session:
+        with self.reading() as session:
             row = session.get(GameRow, game_id)
             if row is None:
                 raise GameNotFound(game_id)
@@ -475,7 +487,7 @@ class EventStore:
 
     def latest_version(self, game_id: str) -> int:
         """The game's version (= its highest ``seq``, 0 for an empty log): a cheap poll."""
-        with self._read() as session:
+        with self.reading() as session:
             version = session.scalar(select(GameRow.version).where(GameRow.id == game_id))
         if version is None:
             raise GameNotFound(game_id)
@@ -485,7 +497,7 @@ class EventStore:
         """``latest_version`` of many games in few queries; unknown games are left out."""
         ids = list(dict.fromkeys(game_ids))
         found: dict[str, int] = {}
-        with self._read() as session:
+        with self.reading() as session:
             for start in range(0, len(ids), _IN_CHUNK):
                 chunk = ids[start : start + _IN_CHUNK]
                 rows = session.execute(
@@ -519,7 +531,7 @@ class EventStore:
                 )
             )
         query = query.order_by(GameRow.created_at, GameRow.id).limit(page_size + 1)
-        with self._read() as session:
+        with self.reading() as session:
             rows = session.scalars(query).all()
             games = [_game_record(row) for row in rows[:page_size]]
         next_cursor = None
@@ -531,7 +543,7 @@ class EventStore:
     def set_status(self, game_id: str, status: GameStatus) -> None:
         """Set a game's status (``open`` -> ``playing`` when its last seat is taken)."""
         _check_status(status)
-        with self._write() as session:
+        with self.writing() as session:
             result = cast(
                 CursorResult[Any],
                 session.execute(
@@ -546,7 +558,7 @@ class EventStore:
 
     def verify_chain(self, game_id: str) -> int:
         """Recompute the hash chain of a game; return its length or raise ``ChainBroken``."""
-        with self._read() as session:
+        with self.reading() as session:
             version = session.scalar(select(GameRow.version).where(GameRow.id == game_id))
             if version is None:
                 raise GameNotFound(game_id)
@@ -592,7 +604,7 @@ class EventStore:
                 "(64 lowercase hex digits); refusing to store anything else"
             )
         now = now or self._clock()
-        with self._write() as session:
+        with self.writing() as session:
             game = session.execute(
                 select(GameRow.players, GameRow.seats_taken)
                 .where(GameRow.id == game_id)
@@ -655,7 +667,7 @@ class EventStore:
         retry of that TakeSeat seats its sender anew instead of reviving the old seat.
         Raises ``GameNotFound``, ``GameStarted``, ``SeatNotHeld``."""
         now = now or self._clock()
-        with self._write() as session:
+        with self.writing() as session:
             game = session.execute(
                 select(GameRow.status, GameRow.seats_taken, GameRow.version)
                 .where(GameRow.id == game_id)
@@ -688,7 +700,7 @@ class EventStore:
                 .execution_options(synchronize_session=False)
             )
             # The other processes' copies still seat the player: they drop them.
-            self._notify(session, game_id, int(game.version), seats_changed=True)
+            notify(session, LOBBY_CHANNEL, f"s:{game_id}")
         return int(game.seats_taken) - 1
 
     def stale_games(
@@ -711,7 +723,7 @@ class EventStore:
             wanted.append(and_(GameRow.status == "open", GameRow.updated_at < open_before))
         if not wanted:
             return []
-        with self._read() as session:
+        with self.reading() as session:
             rows = session.execute(
                 select(GameRow.id, GameRow.status)
                 .where(
@@ -725,7 +737,7 @@ class EventStore:
 
     def game_of_request(self, request_id: str) -> str | None:
         """The game a request (a CreateGame's, by its id) is recorded in, if any."""
-        with self._read() as session:
+        with self.reading() as session:
             return session.scalar(
                 select(RequestRow.game_id).where(RequestRow.request_id == request_id).limit(1)
             )
@@ -734,7 +746,7 @@ class EventStore:
         """The seat whose token hashes to ``token_hash``, or ``None``."""
         if not is_token_hash(token_hash):
             return None
-        with self._read() as session:
+        with self.reading() as session:
             row = session.execute(
                 select(SeatRow.seat, SeatRow.token_hash).where(
                     SeatRow.game_id == game_id, SeatRow.token_hash == token_hash
@@ -746,7 +758,7 @@ class EventStore:
 
     def list_seats(self, game_id: str) -> list[SeatRecord]:
         """Who sits where (without token hashes), by seat.  Raises ``GameNotFound``."""
-        with self._read() as session:
+        with self.reading() as session:
             rows = session.scalars(
                 select(SeatRow).where(SeatRow.game_id == game_id).order_by(SeatRow.seat)
             ).all()
@@ -758,7 +770,7 @@ class EventStore:
 
     def find_request(self, game_id: str, request_id: str) -> RequestRecord | None:
         """The stored outcome of a request already applied to this game, or ``None``."""
-        with self._read() as session:
+        with self.reading() as session:
             row = session.get(RequestRow, (game_id, request_id))
             if row is None:
                 return None
@@ -776,7 +788,7 @@ class EventStore:
         unchanged and the new one is ignored, so a published commitment never changes.
         """
         _check_seeds(game_id, [(hand_number, seed, commitment)])
-        with self._write() as session:
+        with self.writing() as session:
             game = session.execute(
                 select(GameRow.id).where(GameRow.id == game_id).with_for_update()
             ).one_or_none()
@@ -805,7 +817,7 @@ class EventStore:
         )
         if through_hand is not None:
             query = query.where(HandSeedRow.hand_number <= through_hand)
-        with self._write() as session:
+        with self.writing() as session:
             if session.get(GameRow, game_id) is None:
                 raise GameNotFound(game_id)
             result = cast(
@@ -817,50 +829,34 @@ class EventStore:
             return int(result.rowcount)
 
     def get_seed(self, game_id: str, hand_number: int) -> SeedRecord | None:
-        with self._read() as session:
+        with self.reading() as session:
             row = session.get(HandSeedRow, (game_id, hand_number))
             return None if row is None else _seed_record(row)
 
     # --- internals -------------------------------------------------------------------
 
-    @contextmanager
-    def _read(self) -> Iterator[Session]:
-        with self._reader.begin() as session:
-            yield session
-
-    @contextmanager
-    def _write(self) -> Iterator[Session]:
-        with self._writer.begin() as session:
-            yield session
-
     def _game_exists(self, game_id: str) -> bool:
-        with self._read() as session:
+        with self.reading() as session:
             return session.get(GameRow, game_id) is not None
 
-    @staticmethod
-    def _hash_at(session: Session, game_id: str, version: int) -> bytes:
+    def _head(self, game_id: str, version: int) -> bytes:
+        """The chain hash of the game's event ``version`` (what the next event chains on).
+        The events are append-only, so it is read before the append's transaction: if the
+        game moves meanwhile, the append's claim of the version fails anyway."""
         if version == 0:
             return GENESIS_HASH
-        stored = session.scalar(
-            select(EventRow.hash).where(EventRow.game_id == game_id, EventRow.seq == version)
-        )
-        if stored is None:
-            raise ChainBroken(game_id, version, f"game is at version {version} but has no event")
-        return bytes(stored)
-
-    def _notify(
-        self, session: Session, game_id: str, version: int, *, seats_changed: bool = False
-    ) -> None:
-        """On PostgreSQL, announce the new version at commit (NOTIFY is transactional); a
-        change of seats, which leaves the version as it is, on the lobby channel."""
-        if self._postgresql:
-            channel, payload = NOTIFY_CHANNEL, f"{game_id}:{version}"
-            if seats_changed:
-                channel, payload = LOBBY_CHANNEL, f"s:{game_id}"
-            session.execute(
-                text("SELECT pg_notify(:channel, :payload)"),
-                {"channel": channel, "payload": payload},
+        with self.reading() as session:
+            stored = session.scalar(
+                select(EventRow.hash).where(EventRow.game_id == game_id, EventRow.seq == version)
             )
+            if stored is not None:
+                return bytes(stored)
+            actual = session.scalar(select(GameRow.version).where(GameRow.id == game_id))
+        if actual is None:
+            raise GameNotFound(game_id)
+        if actual != version:
+            raise VersionConflict(game_id, version, actual)
+        raise ChainBroken(game_id, version, f"game is at version {version} but has no event")
 
 
 def _check_status(status: str) -> None:
@@ -877,7 +873,7 @@ def _check_seeds(game_id: str, seeds: Sequence[NewSeed]) -> None:
 
 
 def _insert_request(
-    session: Session,
+    session: Transaction,
     game_id: str,
     request_id: str,
     seat: int,
@@ -901,61 +897,18 @@ def _insert_request(
         raise DuplicateRequest(game_id, request_id) from exc
 
 
-def _insert_seeds(session: Session, game_id: str, seeds: Sequence[NewSeed], now: datetime) -> None:
-    if not seeds:
-        return
-    existing = {
-        row.hand_number: bytes(row.seed)
-        for row in session.execute(
-            select(HandSeedRow.hand_number, HandSeedRow.seed).where(
-                HandSeedRow.game_id == game_id,
-                HandSeedRow.hand_number.in_([hand for hand, _, _ in seeds]),
-            )
-        )
-    }
-    rows: list[dict[str, Any]] = []
-    for hand_number, seed, commitment in seeds:
-        if hand_number in existing:
-            if not hmac.compare_digest(existing[hand_number], seed):
-                raise SeedConflict(game_id, hand_number)
-            continue
-        existing[hand_number] = seed
-        rows.append(
-            {
-                "game_id": game_id,
-                "hand_number": hand_number,
-                "commitment": commitment,
-                "seed": seed,
-                "revealed": False,
-                "created_at": now,
-            }
-        )
-    if rows:
-        session.execute(insert(HandSeedRow), rows)
-
-
-def _event_rows(
-    game_id: str,
-    after: int,
-    prev_hash: bytes,
-    events: Sequence[NewEvent],
-    now: datetime,
-) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = []
-    for offset, (kind, payload) in enumerate(events, start=1):
+def _chained(head: bytes, events: Sequence[NewEvent]) -> list[tuple[str, bytes, bytes]]:
+    """``(kind, payload, chain hash)`` of each event, chained after ``head``."""
+    chained: list[tuple[str, bytes, bytes]] = []
+    for kind, payload in events:
         payload = bytes(payload)
-        prev_hash = chain_hash(prev_hash, payload)
-        rows.append(
-            {
-                "game_id": game_id,
-                "seq": after + offset,
-                "kind": kind,
-                "payload": payload,
-                "hash": prev_hash,
-                "created_at": now,
-            }
-        )
-    return rows
+        head = chain_hash(head, payload)
+        chained.append((kind, payload, head))
+    return chained
+
+
+def _told_nothing(error: BaseException | None) -> None:
+    """The ``done`` of an append written in the caller's thread: its outcome is returned."""
 
 
 def _game_record(row: GameRow) -> GameRecord:

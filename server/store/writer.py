@@ -1,7 +1,7 @@
 """One writer per process, with group commit: every append waiting when the writer is free
 is committed in one transaction.
 
-The server decides actions in memory (``boneyard.server.games``) and hands the writer what
+The server decides actions in memory (``boneyard.server.games.host``) and hands the writer what
 to append; the answer to the client waits for ``Append.done``, called after the commit, so an
 acknowledged action is durable. A batch is, through SQLAlchemy Core (no ORM): for each game
 one conditional ``UPDATE games SET version = new WHERE id = ? AND version = expected``, then
@@ -10,7 +10,12 @@ hands dealt, and the clocks). A game no longer at its expected version (another 
 wrote it) gets ``VersionConflict`` and nothing of it is written, without failing the others;
 any other failure rolls the batch back and retries each append in a transaction of its own,
 so one bad append never fails its batch. The primary key ``(game_id, seq)`` stays the last
-word: an INSERT that collides is a ``VersionConflict`` too.
+word: an INSERT that collides is a ``VersionConflict`` too. A hand's seed recorded again is
+left as it is (the same seed) or refused (``SeedConflict``, another seed).
+
+The transaction is a plain function over a connection, ``write_batch``: the ``Writer``'s
+thread calls it for each batch, and ``EventStore.append`` for a batch of one, so the store's
+contract suite tests the code the server runs (there is no second path to the log).
 
 Games are updated in id order, so two processes' batches on one PostgreSQL take the row locks
 in the same order and cannot deadlock. On PostgreSQL the batch also announces the new
@@ -20,35 +25,49 @@ versions (``NOTIFY``, delivered at commit) for the other processes.
 from __future__ import annotations
 
 import contextlib
+import hmac
 import logging
 import queue
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
-from sqlalchemy import String, bindparam, func, insert, select, text, update
+from sqlalchemy import String, bindparam, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
 from boneyard.server.store.account_events import NewAccountEvent, append_account_events
 from boneyard.server.store.db import WRITE
-from boneyard.server.store.errors import DuplicateRequest, GameNotFound, VersionConflict
+from boneyard.server.store.errors import (
+    DuplicateRequest,
+    GameNotFound,
+    SeedConflict,
+    VersionConflict,
+)
 from boneyard.server.store.game_setup import ClockState
-from boneyard.server.store.models import EventRow, GameClockRow, GameRow, HandSeedRow, RequestRow
-from boneyard.server.store.notify import notification_payloads
+from boneyard.server.store.models import (
+    EventRow,
+    GameClockRow,
+    GameRow,
+    HandSeedRow,
+    RequestRow,
+    table_of,
+)
+from boneyard.server.store.notify import notification_payloads, notify
 
-__all__ = ["Append", "Writer"]
+__all__ = ["Append", "Writer", "refusal", "write_appended", "write_batch"]
 
 log = logging.getLogger(__name__)
 
 MAX_BATCH = 512
 """Appends committed in one transaction at most (the rest wait for the next)."""
 
-_EVENTS = EventRow.__table__
-_GAMES = GameRow.__table__
-_REQUESTS = RequestRow.__table__
-_SEEDS = HandSeedRow.__table__
+_EVENTS = table_of(EventRow)
+_GAMES = table_of(GameRow)
+_REQUESTS = table_of(RequestRow)
+_SEEDS = table_of(HandSeedRow)
 
 # Built once: a statement object reused keeps its compiled form and cache key.
 _CLAIM = (
@@ -63,7 +82,7 @@ _CLAIM = (
 _INSERT_EVENTS = insert(_EVENTS)
 _INSERT_REQUESTS = insert(_REQUESTS)
 _INSERT_SEEDS = insert(_SEEDS)
-_CLOCKS = GameClockRow.__table__
+_CLOCKS = table_of(GameClockRow)
 _UPDATE_CLOCK = (
     update(_CLOCKS)
     .where(_CLOCKS.c.game_id == bindparam("g_id"))
@@ -76,14 +95,17 @@ _UPDATE_CLOCK = (
 )
 _REVEAL = update(_SEEDS).where(_SEEDS.c.game_id == bindparam("g_id")).values(revealed=True)
 _VERSION = select(_GAMES.c.version).where(_GAMES.c.id == bindparam("g_id"))
-_NOTIFY = text("SELECT pg_notify(:channel, :payload)")
+_KNOWN_SEEDS = select(_SEEDS.c.game_id, _SEEDS.c.hand_number, _SEEDS.c.seed).where(
+    _SEEDS.c.game_id.in_(bindparam("g_ids", expanding=True))
+)
 
 
 @dataclass(slots=True)
 class Append:
     """Events to append to one game at ``expected_version``; ``done(error)`` is called from
     the writer's thread once committed (``None``) or refused (``VersionConflict``,
-    ``DuplicateRequest``, ``GameNotFound``, or whatever the database raised)."""
+    ``DuplicateRequest``, ``GameNotFound``, ``SeedConflict``, or whatever the database
+    raised)."""
 
     game_id: str
     expected_version: int
@@ -174,7 +196,7 @@ class Writer:
 
     def _commit(self, batch: list[Append]) -> None:
         try:
-            outcomes = self._transaction(batch)
+            outcomes = write_batch(self._connection(), batch, notify_channel=self._notify_channel)
         except Exception:
             log.warning("a batch of %d appends failed; retrying each alone", len(batch),
                         exc_info=log.isEnabledFor(logging.DEBUG))
@@ -182,18 +204,20 @@ class Writer:
             outcomes = []
             for item in batch:
                 try:
-                    outcomes.extend(self._transaction([item]))
+                    outcomes.extend(
+                        write_batch(self._connection(), [item], notify_channel=self._notify_channel)
+                    )
                 except Exception as error:  # noqa: BLE001 - handed to the waiting caller
                     self._drop_connection()
-                    outcomes.append(_refusal(item, error))
+                    outcomes.append(refusal(item, error))
         if self._on_batch is not None:
             try:
                 self._on_batch(len(batch))
             except Exception:  # counting must not stop the writer
                 log.exception("the batch listener failed")
-        for item, error in zip(batch, outcomes, strict=True):
+        for item, outcome in zip(batch, outcomes, strict=True):
             try:
-                item.done(error)
+                item.done(outcome)
             except Exception:  # a caller's callback must not stop the writer
                 log.exception("game %s: the append's callback failed", item.game_id)
 
@@ -203,117 +227,163 @@ class Writer:
                 self._conn.close()
             self._conn = None
 
-    def _transaction(self, batch: list[Append]) -> list[BaseException | None]:
-        """Write ``batch`` in one transaction; the outcome of each append, in order."""
-        conn = self._connection()
-        written_at = datetime.now(UTC)
-        order = sorted(range(len(batch)), key=lambda i: batch[i].game_id)
-        claims = [
-            {
-                "g_id": batch[i].game_id,
-                "expected": batch[i].expected_version,
-                "new_version": batch[i].new_version,
-                "now": batch[i].at or written_at,
-                "new_status": batch[i].status,
-            }
-            for i in order
-        ]
-        with conn.begin() as transaction:
-            if len(claims) > 1 and conn.dialect.supports_sane_multi_rowcount:
-                # Every game at once; if one moved elsewhere, claim them one by one instead
-                # to find which (rare: only with several processes on one database).
-                if conn.execute(_CLAIM, claims).rowcount == len(claims):
-                    self._insert(conn, batch, written_at)
-                    return [None] * len(batch)
-                transaction.rollback()
-        outcomes: dict[int, BaseException | None] = {}
-        written: list[Append] = []
-        with conn.begin():
-            for index, claim in zip(order, claims, strict=True):
-                item = batch[index]
-                if conn.execute(_CLAIM, claim).rowcount != 1:
-                    outcomes[index] = self._conflict(conn, item)
-                    continue
-                outcomes[index] = None
-                written.append(item)
-            if written:
-                self._insert(conn, written, written_at)
-        return [outcomes[i] for i in range(len(batch))]
 
-    def _insert(self, conn: Connection, written: list[Append], now: datetime) -> None:
-        events = [
-            {
-                "game_id": item.game_id,
-                "seq": item.expected_version + offset,
-                "kind": kind,
-                "payload": payload,
-                "hash": chain,
-                "created_at": now,
-            }
-            for item in written
-            for offset, (kind, payload, chain) in enumerate(item.events, start=1)
-        ]
+def write_batch(
+    conn: Connection,
+    batch: Sequence[Append],
+    *,
+    notify_channel: str | None = None,
+    now: datetime | None = None,
+) -> list[BaseException | None]:
+    """Write ``batch`` in one transaction on ``conn`` (which has none open); the outcome of
+    each append, in order: ``None`` (written) or the ``VersionConflict`` / ``GameNotFound``
+    it is refused with (nothing of it written). Anything else the database raises (a key
+    collision, ``SeedConflict``) rolls the whole batch back and is raised: retry each append
+    alone and tell it ``refusal(item, error)``. ``now``: when it is written (default: now).
+
+    This is the one path to the log: the ``Writer`` calls it for each batch, and
+    ``EventStore.append`` for a batch of one."""
+    written_at = now or datetime.now(UTC)
+    order = sorted(range(len(batch)), key=lambda i: batch[i].game_id)
+    claims = [
+        {
+            "g_id": batch[i].game_id,
+            "expected": batch[i].expected_version,
+            "new_version": batch[i].new_version,
+            "now": batch[i].at or written_at,
+            "new_status": batch[i].status,
+        }
+        for i in order
+    ]
+    with conn.begin() as transaction:
+        if len(claims) > 1 and conn.dialect.supports_sane_multi_rowcount:
+            # Every game at once; if one moved elsewhere, claim them one by one instead
+            # to find which (rare: only with several processes on one database).
+            if conn.execute(_CLAIM, claims).rowcount == len(claims):
+                write_appended(conn, batch, written_at, notify_channel)
+                return [None] * len(batch)
+            transaction.rollback()
+    outcomes: dict[int, BaseException | None] = {}
+    written: list[Append] = []
+    with conn.begin():
+        for index, claim in zip(order, claims, strict=True):
+            item = batch[index]
+            if conn.execute(_CLAIM, claim).rowcount != 1:
+                outcomes[index] = _conflict(conn, item)
+                continue
+            outcomes[index] = None
+            written.append(item)
+        if written:
+            write_appended(conn, written, written_at, notify_channel)
+    return [outcomes[i] for i in range(len(batch))]
+
+
+def write_appended(
+    conn: Connection,
+    written: Sequence[Append],
+    now: datetime,
+    notify_channel: str | None = None,
+) -> None:
+    """Insert what ``written`` appends (their games' versions already claimed), in the open
+    transaction: one multi-row INSERT of the events, one of the requests, and so on.
+    ``EventStore.create_game`` writes a new game's first events with it too."""
+    events = [
+        {
+            "game_id": item.game_id,
+            "seq": item.expected_version + offset,
+            "kind": kind,
+            "payload": payload,
+            "hash": chain,
+            "created_at": now,
+        }
+        for item in written
+        for offset, (kind, payload, chain) in enumerate(item.events, start=1)
+    ]
+    if events:  # (a game may be created with none)
         conn.execute(_INSERT_EVENTS, events)
-        requests = [
+    requests = [
+        {
+            "game_id": item.game_id,
+            "request_id": item.request[0],
+            "seat": item.request[1],
+            "result_version": item.new_version,
+            "response": item.request[2],
+            "created_at": now,
+        }
+        for item in written
+        if item.request is not None
+    ]
+    if requests:
+        conn.execute(_INSERT_REQUESTS, requests)
+    seeds = _new_seeds(conn, written, now)
+    if seeds:
+        conn.execute(_INSERT_SEEDS, seeds)
+    clocks = [
+        {
+            "g_id": item.game_id,
+            "banks": list(item.clock.banks),
+            "turn_seat": item.clock.turn_seat,
+            "turn_version": item.new_version,
+            "turn_started_at": item.clock.turn_started_at,
+        }
+        for item in written
+        if item.clock is not None
+    ]
+    if clocks:
+        conn.execute(_UPDATE_CLOCK, clocks)
+    told = [event for item in written for event in item.account_events]
+    if told:
+        append_account_events(conn, told, now)
+    for item in written:
+        if item.reveal_seeds:
+            conn.execute(_REVEAL, {"g_id": item.game_id})
+    if notify_channel is not None:
+        notify(
+            conn,
+            notify_channel,
+            *notification_payloads((i.game_id, i.new_version) for i in written),
+        )
+
+
+def _new_seeds(conn: Connection, written: Sequence[Append], now: datetime) -> list[dict[str, Any]]:
+    """The seed rows to insert: a hand's seed recorded already (the same seed) is left out, a
+    different seed for it is ``SeedConflict`` (a published commitment never changes). Looked
+    up only when the batch deals a hand (once a hand per game, not once an action)."""
+    dealt = [(item.game_id, seed) for item in written for seed in item.seeds]
+    if not dealt:
+        return []
+    known = {
+        (row.game_id, row.hand_number): bytes(row.seed)
+        for row in conn.execute(_KNOWN_SEEDS, {"g_ids": sorted({g for g, _ in dealt})})
+    }
+    rows: list[dict[str, Any]] = []
+    for game_id, (number, seed, commitment) in dealt:
+        if (game_id, number) in known:
+            if not hmac.compare_digest(known[game_id, number], seed):
+                raise SeedConflict(game_id, number)
+            continue
+        known[game_id, number] = seed
+        rows.append(
             {
-                "game_id": item.game_id,
-                "request_id": item.request[0],
-                "seat": item.request[1],
-                "result_version": item.new_version,
-                "response": item.request[2],
-                "created_at": now,
-            }
-            for item in written
-            if item.request is not None
-        ]
-        if requests:
-            conn.execute(_INSERT_REQUESTS, requests)
-        seeds = [
-            {
-                "game_id": item.game_id,
+                "game_id": game_id,
                 "hand_number": number,
                 "commitment": commitment,
                 "seed": seed,
                 "revealed": False,
                 "created_at": now,
             }
-            for item in written
-            for number, seed, commitment in item.seeds
-        ]
-        if seeds:
-            conn.execute(_INSERT_SEEDS, seeds)
-        clocks = [
-            {
-                "g_id": item.game_id,
-                "banks": list(item.clock.banks),
-                "turn_seat": item.clock.turn_seat,
-                "turn_version": item.new_version,
-                "turn_started_at": item.clock.turn_started_at,
-            }
-            for item in written
-            if item.clock is not None
-        ]
-        if clocks:
-            conn.execute(_UPDATE_CLOCK, clocks)
-        told = [event for item in written for event in item.account_events]
-        if told:
-            append_account_events(conn, told, now)
-        for item in written:
-            if item.reveal_seeds:
-                conn.execute(_REVEAL, {"g_id": item.game_id})
-        if self._notify_channel is not None:
-            for payload in notification_payloads((i.game_id, i.new_version) for i in written):
-                conn.execute(_NOTIFY, {"channel": self._notify_channel, "payload": payload})
-
-    @staticmethod
-    def _conflict(conn: Connection, item: Append) -> BaseException:
-        actual = conn.execute(_VERSION, {"g_id": item.game_id}).scalar()
-        if actual is None:
-            return GameNotFound(item.game_id)
-        return VersionConflict(item.game_id, item.expected_version, actual)
+        )
+    return rows
 
 
-def _refusal(item: Append, error: BaseException) -> BaseException:
+def _conflict(conn: Connection, item: Append) -> BaseException:
+    actual = conn.execute(_VERSION, {"g_id": item.game_id}).scalar()
+    if actual is None:
+        return GameNotFound(item.game_id)
+    return VersionConflict(item.game_id, item.expected_version, actual)
+
+
+def refusal(item: Append, error: BaseException) -> BaseException:
     """What an append that failed alone is told: a collision on a key is a lost race."""
     if isinstance(error, IntegrityError):
         text_of = str(error.orig).lower() if error.orig is not None else str(error).lower()

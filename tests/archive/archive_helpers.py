@@ -15,16 +15,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from boneyard import codec, engine
-from boneyard.engine import Deal, Event, Pass, Phase, PlaceBid
-from boneyard.record import GENESIS_HASH, build_record, canonical_bytes, chain_hash, stored_log
-from boneyard.server.app import GameApp, new_seat_token
-from boneyard.server.archive import Archive
-from boneyard.server.games import GameHost
-from boneyard.server.signing import signer_from_database
-from boneyard.server.store import EventStore
-from boneyard.server.store.writer import Writer
-from boneyard.v1 import (
+from boneyard import engine
+from boneyard.api import codec
+from boneyard.api.v1 import (
     actions_pb2,
     archive_pb2,
     archive_pb2_grpc,
@@ -33,6 +26,20 @@ from boneyard.v1 import (
     game_service_pb2_grpc,
     view_pb2,
 )
+from boneyard.engine import Deal, Event, Pass, Phase, PlaceBid
+from boneyard.records.record import (
+    GENESIS_HASH,
+    build_record,
+    canonical_bytes,
+    chain_hash,
+    stored_log,
+)
+from boneyard.server.archive.archive import Archive
+from boneyard.server.archive.signing import signer_from_database
+from boneyard.server.games.app import GameApp, new_seat_token
+from boneyard.server.games.host import GameHost
+from boneyard.server.store import EventStore
+from boneyard.server.store.writer import Writer
 from tests.server.process_helpers import ServerProcess
 
 NAMES = {

@@ -10,7 +10,7 @@ import grpc
 import pytest
 from archive_helpers import NAMES, ArchiveServer, play_over_grpc
 
-from boneyard.v1 import archive_pb2_grpc, game_service_pb2_grpc
+from boneyard.api.v1 import archive_pb2_grpc, game_service_pb2_grpc
 from tests.server.process_helpers import ServerProcess
 
 

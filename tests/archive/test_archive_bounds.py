@@ -15,7 +15,8 @@ import grpc
 import pytest
 from archive_helpers import ArchiveServer, application, copy, random_game, rechain, record_of
 
-from boneyard.record import (
+from boneyard.api.v1 import archive_pb2, archive_pb2_grpc
+from boneyard.records.record import (
     MAX_GAME_NAME,
     MAX_PLAYER_NAME,
     MAX_RECORD_BYTES,
@@ -24,10 +25,9 @@ from boneyard.record import (
     MAX_RECORD_HANDS,
     dump_record,
 )
-from boneyard.server.archive_api import MAX_VERIFY_REQUEST_BYTES
+from boneyard.records.verify import MAX_QUOTE, verify_record
+from boneyard.server.archive.service import MAX_VERIFY_REQUEST_BYTES
 from boneyard.server.errors import DeadlineExceeded
-from boneyard.v1 import archive_pb2, archive_pb2_grpc
-from boneyard.verify import MAX_QUOTE, verify_record
 from tests.server.api_helpers import RunningServer
 from tests.server.process_helpers import clean_env
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from archive_helpers import NAMES, ArchiveServer, copy, rechain
 
+from boneyard.api.v1 import archive_pb2
 from boneyard.engine.tiles import format_tiles
-from boneyard.record import dump_record, load_record
-from boneyard.v1 import archive_pb2
-from boneyard.verify import verify_record
+from boneyard.records.record import dump_record, load_record
+from boneyard.records.verify import verify_record
 from tests.server.process_helpers import clean_env, create_game, free_port, play_one, seat_all
 
 BONEYARD = Path(sys.executable).parent / "boneyard"
@@ -305,7 +305,7 @@ def test_the_verifier_and_the_archive_cli_need_no_server_code() -> None:
     """``boneyard verify`` runs offline: the record and verifier modules and the archive
     commands import neither the server nor a database driver."""
     probe = (
-        "import sys, boneyard.record, boneyard.verify, clients.archive_cli, clients.cli\n"
+        "import sys, boneyard.records.record, boneyard.records.verify, clients.archive_cli, clients.cli\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('server', 'sqlalchemy'))\n"
         "print(bad)"
     )

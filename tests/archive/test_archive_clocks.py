@@ -20,11 +20,11 @@ from archive_helpers import (
 )
 
 from boneyard import engine
+from boneyard.api.v1 import archive_pb2
 from boneyard.clients.describe import event_text
 from boneyard.engine import ClockExpired, Event, GameWon, Phase, TilePlayed, TimeOut
-from boneyard.record import dump_record
-from boneyard.v1 import archive_pb2
-from boneyard.verify import command_of, verify_bytes, verify_record
+from boneyard.records.record import dump_record
+from boneyard.records.verify import command_of, verify_bytes, verify_record
 
 PRESETS = ("texas42", "texas42-house", "moon", "moon-s1")
 

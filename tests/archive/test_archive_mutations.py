@@ -32,9 +32,9 @@ from archive_helpers import (
 )
 
 from boneyard import engine
+from boneyard.api.v1 import archive_pb2
 from boneyard.engine import Bid, HandScored, TrickWon
-from boneyard.v1 import archive_pb2
-from boneyard.verify import verdict_from_proto, verify_record
+from boneyard.records.verify import verdict_from_proto, verify_record
 
 PRESETS = ("texas42", "texas42-house", "moon", "moon-s1")
 TRIALS = 3

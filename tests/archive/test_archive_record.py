@@ -14,8 +14,11 @@ from archive_helpers import application, copy, play_in_app, random_game, rechain
 from google.protobuf import json_format
 from sqlalchemy import update
 
-from boneyard import codec, engine
-from boneyard.record import (
+from boneyard import engine
+from boneyard.api import codec
+from boneyard.api.v1 import archive_pb2, events_pb2
+from boneyard.records.hashing import chain_hash as store_chain_hash
+from boneyard.records.record import (
     FORMAT_VERSION,
     GENESIS_HASH,
     GameNotOver,
@@ -29,11 +32,9 @@ from boneyard.record import (
     record_to_json,
     stored_log,
 )
+from boneyard.records.verify import Verdict, verify_bytes, verify_record
 from boneyard.server.errors import PreconditionFailed
-from boneyard.server.store.hashing import chain_hash as store_chain_hash
 from boneyard.server.store.models import HandSeedRow
-from boneyard.v1 import archive_pb2, events_pb2
-from boneyard.verify import Verdict, verify_bytes, verify_record
 from tests.server.process_helpers import fresh_pg_database
 
 PRESETS = engine.preset_names()

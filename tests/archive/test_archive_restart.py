@@ -8,10 +8,10 @@ from pathlib import Path
 
 from archive_helpers import choose_action
 
-from boneyard.record import canonical_bytes, dump_record
+from boneyard.api.v1 import archive_pb2, archive_pb2_grpc
+from boneyard.records.record import canonical_bytes, dump_record
+from boneyard.records.verify import verify_bytes, verify_record
 from boneyard.server.store import EventStore
-from boneyard.v1 import archive_pb2, archive_pb2_grpc
-from boneyard.verify import verify_bytes, verify_record
 from tests.server.process_helpers import ServerProcess, create_game, play_one, seat_all
 
 

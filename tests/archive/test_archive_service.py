@@ -20,10 +20,10 @@ from archive_helpers import (
 )
 from grpc_health.v1 import health_pb2
 
-from boneyard.record import canonical_bytes, dump_record, load_record
+from boneyard.api.v1 import archive_pb2, game_service_pb2
+from boneyard.records.record import canonical_bytes, dump_record, load_record
+from boneyard.records.verify import verify_record
 from boneyard.server.store import EventStore
-from boneyard.v1 import archive_pb2, game_service_pb2
-from boneyard.verify import verify_record
 from tests.server.process_helpers import GRPCURL, create_game, play_one, seat_all
 
 RECORD_PRESETS = ("texas42", "moon")

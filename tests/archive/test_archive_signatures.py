@@ -29,13 +29,19 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from boneyard import engine
-from boneyard.record import GENESIS_HASH, canonical_bytes, chain_hash, dump_record, load_record
-from boneyard.server.signing import signer_from_database
+from boneyard.api.v1 import archive_pb2, archive_pb2_grpc, game_service_pb2_grpc
+from boneyard.records.record import (
+    GENESIS_HASH,
+    canonical_bytes,
+    chain_hash,
+    dump_record,
+    load_record,
+)
+from boneyard.records.signing import public_key_of, sign_record, signed_bytes
+from boneyard.records.verify import verdict_from_proto, verify_record
+from boneyard.server.archive.signing import signer_from_database
 from boneyard.server.store import EventStore
 from boneyard.server.store.models import SigningKeyRow
-from boneyard.signing import public_key_of, sign_record, signed_bytes
-from boneyard.v1 import archive_pb2, archive_pb2_grpc, game_service_pb2_grpc
-from boneyard.verify import verdict_from_proto, verify_record
 from tests.server.process_helpers import ServerProcess, clean_env, fresh_pg_database
 
 BIN = Path(sys.executable).parent
@@ -407,7 +413,7 @@ def test_a_key_file_that_holds_no_key_stops_the_server_with_a_clear_error(
 
 def _documented_signed_bytes(record: archive_pb2.GameRecord) -> bytes:
     """The signed bytes exactly as docs/record-format.md spells them out, written again from
-    the document (not from boneyard.signing), as a checker in another language would."""
+    the document (not from boneyard.records.signing), as a checker in another language would."""
 
     def u32(n: int) -> bytes:
         return struct.pack(">I", n)

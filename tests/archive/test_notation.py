@@ -1,4 +1,4 @@
-"""The text notation (docs/notation.md, ``boneyard.notation``): a record written as text and
+"""The text notation (docs/notation.md, ``boneyard.records.notation``): a record written as text and
 read back is the same record, event for event, on every preset; the doc's examples import and
 verify; a text the rules refuse is an error at its line and column; and against a real server,
 ``boneyard export --format text`` / ``boneyard import`` / ``boneyard verify`` and the bulk
@@ -19,20 +19,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from boneyard import engine
-from boneyard.engine import Bid, Ruleset
-from boneyard.notation import (
+from boneyard.api.v1 import archive_pb2, competition_pb2, competition_pb2_grpc
+from boneyard.engine import Bid, Ruleset, bid_text, parse_bid
+from boneyard.records.notation import (
     NotationError,
-    bid_text,
-    parse_bid_text,
     parse_contract_text,
     record_to_text,
     split_games,
     text_to_record,
 )
-from boneyard.record import record_from_json
-from boneyard.signing import public_key_of, sign_record
-from boneyard.v1 import archive_pb2, competition_pb2, competition_pb2_grpc
-from boneyard.verify import verify_record
+from boneyard.records.record import record_from_json
+from boneyard.records.signing import public_key_of, sign_record
+from boneyard.records.verify import verify_record
 from tests.clients.cli_helpers import Background, run_admin
 from tests.server.process_helpers import ServerProcess, clean_env, free_port
 
@@ -192,14 +190,14 @@ def test_without_its_signature_tags_the_text_imports_as_an_unsigned_record() -> 
     ],
 )
 def test_bids_are_read_as_players_write_them(said: str, preset: str, bid: Bid) -> None:
-    assert parse_bid_text(said, engine.ruleset(preset)) == bid
+    assert parse_bid(said, engine.ruleset(preset)) == bid
 
 
 def test_at_a_table_of_three_42_is_a_point_bid_and_a_mark_is_written_as_such() -> None:
     rules: Ruleset = engine.ruleset("texas42", players=3)
-    assert parse_bid_text("42", rules) == Bid.points(42)
+    assert parse_bid("42", rules) == Bid.points(42)
     assert bid_text(Bid.marks(1), rules) == "1 mark"
-    assert parse_bid_text("1 mark", rules) == Bid.marks(1)
+    assert parse_bid("1 mark", rules) == Bid.marks(1)
 
 
 def test_contracts_are_read_in_their_common_spellings() -> None:

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from boneyard import codec, record, signing, verify
-from boneyard.v1 import events_pb2
+from boneyard.api import codec
+from boneyard.api.v1 import events_pb2
+from boneyard.records import record, signing, verify
 
 RECORDS = Path(__file__).parent / "records"
 PRESETS = ("texas42", "texas42-house", "texas42-redeal", "texas42-points", "moon", "moon-s1", "moon-pagat")

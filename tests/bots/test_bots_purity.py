@@ -92,7 +92,7 @@ def test_the_checker_sees_every_kind_of_impurity() -> None:
     source = (
         "import os\n"
         "import grpc\n"
-        "from boneyard.v1 import view_pb2\n"
+        "from boneyard.api.v1 import view_pb2\n"
         "from boneyard import codec\n"
         "from boneyard.clients.bot import Bot\n"
         "from time import monotonic\n"
@@ -112,7 +112,7 @@ def test_the_checker_sees_every_kind_of_impurity() -> None:
         [
             "import os",
             "import grpc",
-            "from boneyard.v1 import ...",
+            "from boneyard.api.v1 import ...",
             "from boneyard import ...",
             "from boneyard.clients.bot import ...",
             "from time import ...",

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import pytest
 
+from boneyard.api.v1 import game_pb2, ratings_pb2, ratings_pb2_grpc
 from boneyard.clients.api import Client
-from boneyard.server.accounts import key_hash, new_api_key
+from boneyard.server.competition.accounts import key_hash, new_api_key
 from boneyard.server.store import EventStore
 from boneyard.server.store.competition import CompetitionStore
-from boneyard.v1 import game_pb2, ratings_pb2, ratings_pb2_grpc
 from tests.clients.cli_helpers import Background, run_cli
 from tests.server.process_helpers import ServerProcess
 

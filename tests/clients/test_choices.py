@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from boneyard import codec, engine
+from boneyard import engine
+from boneyard.api import codec
+from boneyard.api.v1 import actions_pb2, rules_pb2
 from boneyard.clients.choices import (
     AmbiguousChoice,
     NoSuchChoice,
@@ -15,7 +17,6 @@ from boneyard.clients.choices import (
 )
 from boneyard.engine import Bid, parse_bid
 from boneyard.engine.tiles import parse_tile
-from boneyard.v1 import actions_pb2, rules_pb2
 
 P, M, T = rules_pb2.BID_KIND_POINTS, rules_pb2.BID_KIND_MARKS, rules_pb2.BID_KIND_TRICKS
 
@@ -227,7 +228,7 @@ def _after(state: engine.GameState, command: engine.Command) -> engine.GameState
 def _bid(state: engine.GameState, said: str) -> engine.Command:
     assert state.hand is not None and state.hand.turn is not None
     seat = state.hand.turn
-    return engine.Pass(seat) if said == "pass" else engine.PlaceBid(seat, parse_bid(said, moon=True))
+    return engine.Pass(seat) if said == "pass" else engine.PlaceBid(seat, parse_bid(said, state.rules))
 
 
 OVERCALL = actions_pb2.Action(bid=codec.bid_to_proto(Bid.overcall()))

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from boneyard import codec, engine
+from boneyard import engine
+from boneyard.api import codec
+from boneyard.api.v1 import rules_pb2
 from boneyard.clients.api import Client, OptionError, ruleset_request
-from boneyard.v1 import rules_pb2
 from tests.clients.cli_helpers import run_cli
 from tests.server.process_helpers import ServerProcess
 

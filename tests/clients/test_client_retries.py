@@ -27,7 +27,7 @@ FLAKY_SERVER = textwrap.dedent(
 
     import grpc
 
-    from boneyard.v1 import game_service_pb2
+    from boneyard.api.v1 import game_service_pb2
 
     failures, code = int(sys.argv[1]), grpc.StatusCode[sys.argv[2]]
     attempts = 0

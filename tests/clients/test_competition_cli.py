@@ -22,8 +22,8 @@ from pathlib import Path
 import grpc
 import pytest
 
+from boneyard.api.v1 import competition_pb2, events_pb2, game_pb2
 from boneyard.clients.api import Client, time_control
-from boneyard.v1 import competition_pb2, events_pb2, game_pb2
 from tests.clients.cli_helpers import (
     Background,
     run_admin,

@@ -6,10 +6,10 @@ import threading
 import uuid
 from pathlib import Path
 
+from boneyard.api.v1 import game_pb2
 from boneyard.clients.api import Client
 from boneyard.clients.competitor import Competitor
-from boneyard.server.accounts import key_hash, new_api_key
-from boneyard.v1 import game_pb2
+from boneyard.server.competition.accounts import key_hash, new_api_key
 from tests.server.api_helpers import RunningServer
 
 

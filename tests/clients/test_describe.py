@@ -3,10 +3,11 @@ events: a stuck dealer's pass, the overcall, Moon without a widow."""
 
 from __future__ import annotations
 
-from boneyard import codec, engine
+from boneyard import engine
+from boneyard.api import codec
+from boneyard.api.v1 import events_pb2
 from boneyard.clients.describe import bid_text, event_text
 from boneyard.engine import Bid
-from boneyard.v1 import events_pb2
 
 
 def _auction(preset: str, *said: str) -> list[events_pb2.Event]:
@@ -22,7 +23,7 @@ def _auction(preset: str, *said: str) -> list[events_pb2.Event]:
             if word == "pass":
                 command = engine.Pass(seat)
             else:
-                command = engine.PlaceBid(seat, engine.parse_bid(word, moon=True))
+                command = engine.PlaceBid(seat, engine.parse_bid(word, state.rules))
         for event in engine.decide(state, command):
             state = engine.evolve(state, event)
             events.append(codec.event_to_proto(event, len(events) + 1))
@@ -63,6 +64,13 @@ def test_the_overcall_is_named_with_its_42() -> None:
     assert _said(events)[-2:] == [
         f"seat {seat} bids the overcall (42)",
         f"seat {seat} wins the auction with the overcall (42)",
+    ]
+
+
+def test_a_bid_is_said_in_the_notations_words_with_what_they_leave_unsaid() -> None:
+    bids = [Bid.points(30), Bid.marks(1), Bid.marks(2), Bid.plunge(4), Bid.splash(2), Bid.moon()]
+    assert [bid_text(codec.bid_to_proto(bid)) for bid in bids] == [
+        "30", "42 (1 mark)", "84 (2 marks)", "plunge 4 marks", "splash 2 marks", "the moon"
     ]
 
 

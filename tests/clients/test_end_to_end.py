@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from boneyard.api.v1 import events_pb2, game_pb2, game_service_pb2_grpc
 from boneyard.clients.api import Client
-from boneyard.v1 import events_pb2, game_pb2, game_service_pb2_grpc
 from tests.clients.cli_helpers import (
     RUN_TIMEOUT,
     Background,

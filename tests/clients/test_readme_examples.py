@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from boneyard.api.v1 import game_pb2
 from boneyard.clients.api import Client
-from boneyard.v1 import game_pb2
 from tests.clients.cli_helpers import BONEYARD, RUN_TIMEOUT, kill_group
 from tests.server.process_helpers import ServerProcess, clean_env
 

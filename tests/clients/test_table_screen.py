@@ -9,12 +9,13 @@ from pathlib import Path
 
 from rich.console import Console
 
-from boneyard import codec, engine
+from boneyard import engine
+from boneyard.api import codec
+from boneyard.api.v1 import actions_pb2, rules_pb2, view_pb2
 from boneyard.clients.choices import choice_label
 from boneyard.clients.seat_store import KeptSeat, SeatStore
 from boneyard.clients.table import TableInfo, rule_differences, table_screen
 from boneyard.engine.tiles import parse_tile
-from boneyard.v1 import actions_pb2, rules_pb2, view_pb2
 from tests.clients.test_choices import TEXAS_BIDS
 
 HOUSE = rules_pb2.Ruleset(
@@ -116,7 +117,7 @@ def _command(state: engine.GameState, said: object) -> engine.Command:
     seat = state.hand.turn
     if said == "pass":
         return engine.Pass(seat)
-    return engine.PlaceBid(seat, engine.parse_bid(str(said), moon=True))
+    return engine.PlaceBid(seat, engine.parse_bid(str(said), state.rules))
 
 
 def test_an_auction_that_goes_round_shows_each_seats_latest_bid() -> None:

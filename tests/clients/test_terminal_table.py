@@ -19,12 +19,12 @@ import pyte
 import pytest
 from rich.console import Console
 
+from boneyard.api.v1 import game_pb2, game_service_pb2, rules_pb2, view_pb2
 from boneyard.clients.api import Client
 from boneyard.clients.play import TableSession
 from boneyard.clients.seat_store import KeptSeat, SeatStore
 from boneyard.clients.table import TableInfo
 from boneyard.engine.tiles import tile_name
-from boneyard.v1 import game_pb2, game_service_pb2, rules_pb2, view_pb2
 from tests.clients.cli_helpers import BONEYARD, run_cli
 from tests.clients.test_end_to_end import (
     ANSI,
@@ -299,8 +299,6 @@ def test_moon_says_which_tile_the_widow_gave(
 
 MOON_SHOOTER = """
 from boneyard import engine
-
-
 def choose(view: engine.SeatView) -> engine.SeatCommand:
     \"\"\"Shoots the moon whenever it may, else the first legal command.\"\"\"
     moon = [c for c in view.legal if isinstance(c, engine.PlaceBid) and c.bid == engine.Bid.moon()]

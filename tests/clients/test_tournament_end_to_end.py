@@ -22,9 +22,9 @@ from pathlib import Path
 import grpc
 import pytest
 
-from boneyard.record import dump_record
-from boneyard.v1 import archive_pb2, archive_pb2_grpc, competition_pb2, competition_pb2_grpc
-from boneyard.verify import verify_record
+from boneyard.api.v1 import archive_pb2, archive_pb2_grpc, competition_pb2, competition_pb2_grpc
+from boneyard.records.record import dump_record
+from boneyard.records.verify import verify_record
 from tests.server.process_helpers import SERVER_BIN, ServerProcess, clean_env, free_port
 
 BONEYARD = Path(sys.executable).parent / "boneyard"

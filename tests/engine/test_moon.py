@@ -261,8 +261,8 @@ def test_a_moon_bid_under_four_is_refused_as_too_low(tricks):
 
 
 def test_shooting_the_moon_is_bidding_21():
-    assert parse_bid("moon", moon=True) == Bid.moon()
-    assert parse_bid("21", moon=True) == Bid.moon()
+    assert parse_bid("moon", ruleset("moon")) == Bid.moon()
+    assert parse_bid("21", ruleset("moon")) == Bid.moon()
     assert Bid.moon().amount == 21
 
 

@@ -73,7 +73,7 @@ def test_the_checker_sees_every_kind_of_impurity() -> None:
     """So that an empty report means something."""
     source = (
         "import os.path\n"
-        "from boneyard.server.app import x\n"
+        "from boneyard.server.games.app import x\n"
         "import random as r\n"
         "from datetime import date\n"
         "def f():\n"
@@ -89,7 +89,7 @@ def test_the_checker_sees_every_kind_of_impurity() -> None:
     assert sorted(f.split(": ", 1)[1] for f in found) == sorted(
         [
             "import os.path",
-            "from boneyard.server.app import ...",
+            "from boneyard.server.games.app import ...",
             "import boneyard.clients.bot",
             "import random",
             "from datetime import ...",

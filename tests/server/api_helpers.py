@@ -2,7 +2,7 @@
 real gRPC server on loopback (port 0) over a fresh database of each backend, and a thin
 synchronous client for it. The fixtures that use them are in conftest.py.
 
-The server is ``boneyard.server.main.create_server`` (grpc.aio) running on an event loop of its own in
+The server is ``boneyard.server.bootstrap.create_server`` (grpc.aio) running on an event loop of its own in
 a background thread, so that the tests talk to it with ordinary blocking gRPC channels, exactly
 as a client in another process would.
 """
@@ -21,11 +21,9 @@ import grpc
 import pytest
 from sqlalchemy.engine import Engine, make_url
 
-from boneyard import codec, engine
-from boneyard.server.main import Boneyard, create_server
-from boneyard.server.quotas import Quotas
-from boneyard.server.sweeper import Abandonment
-from boneyard.v1 import (
+from boneyard import engine
+from boneyard.api import codec
+from boneyard.api.v1 import (
     actions_pb2,
     game_pb2,
     game_service_pb2,
@@ -33,6 +31,9 @@ from boneyard.v1 import (
     rules_pb2,
     view_pb2,
 )
+from boneyard.server.bootstrap import Boneyard, create_server
+from boneyard.server.competition.sweeper import Abandonment
+from boneyard.server.quotas import Quotas
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
 """Parameters of the backend fixtures: SQLite always, PostgreSQL when

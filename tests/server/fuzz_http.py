@@ -76,8 +76,8 @@ import h2.utilities
 import h11
 from google.protobuf import json_format, message_factory
 
-from boneyard.server.http_api import web_app_dir
-from boneyard.v1 import game_service_pb2
+from boneyard.api.v1 import game_service_pb2
+from boneyard.server.transport.http.connect import web_app_dir
 from tests.server.fuzz_inputs import Method, Pools, Request, make_request, methods
 from tests.server.fuzz_rpc import (
     MAX_DETAILS,

@@ -1,5 +1,5 @@
 """What the RPC fuzzer (``fuzz_rpc.py``) sends: every method of every service of the API, found
-from the descriptors of ``boneyard.v1`` (a new RPC is fuzzed without a line here), and for
+from the descriptors of ``boneyard.api.v1`` (a new RPC is fuzzed without a line here), and for
 request number ``i`` of seed ``s`` a request made by ``random.Random`` seeded with ``(s, i)``
 alone, so that any request of a run can be made again on its own (``fuzz_rpc --only i``).
 
@@ -26,7 +26,7 @@ from google.protobuf import message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor, MethodDescriptor
 from google.protobuf.message import Message
 
-import boneyard.v1
+import boneyard.api.v1
 
 __all__ = [
     "MAX_REQUEST_BYTES",
@@ -63,12 +63,12 @@ class Method:
 
 
 def methods() -> list[Method]:
-    """Every method of every service declared by the modules of ``boneyard.v1``."""
+    """Every method of every service declared by the modules of ``boneyard.api.v1``."""
     found: dict[str, Method] = {}
-    for module_info in pkgutil.iter_modules(boneyard.v1.__path__):
+    for module_info in pkgutil.iter_modules(boneyard.api.v1.__path__):
         if not module_info.name.endswith("_pb2"):
             continue
-        module = importlib.import_module(f"boneyard.v1.{module_info.name}")
+        module = importlib.import_module(f"boneyard.api.v1.{module_info.name}")
         for service in module.DESCRIPTOR.services_by_name.values():
             for m in service.methods:
                 found[f"/{service.full_name}/{m.name}"] = _method(service.full_name, m)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import grpc
 from google.protobuf.message import Message
 
-from boneyard.v1 import (
+from boneyard.api.v1 import (
     actions_pb2,
     archive_pb2,
     archive_pb2_grpc,

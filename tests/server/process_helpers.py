@@ -32,7 +32,7 @@ from typing import Any, Self
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from boneyard.v1 import (
+from boneyard.api.v1 import (
     actions_pb2,
     events_pb2,
     game_service_pb2,

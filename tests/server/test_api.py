@@ -30,8 +30,9 @@ from api_helpers import (
 )
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from boneyard import codec, engine
-from boneyard.v1 import (
+from boneyard import engine
+from boneyard.api import codec
+from boneyard.api.v1 import (
     actions_pb2,
     game_pb2,
     game_service_pb2,

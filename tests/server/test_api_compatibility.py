@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.test_proto_generated_is_fresh import _buf
+from tests.api.test_generated_is_fresh import _buf
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICE = Path("proto/boneyard/v1/game_service.proto")

@@ -16,12 +16,12 @@ import grpc
 import pytest
 from process_helpers import ServerProcess, bearer, fresh_pg_database
 
+from boneyard.api.v1 import challenges_pb2 as pb
+from boneyard.api.v1 import challenges_pb2_grpc, game_service_pb2, rules_pb2
 from boneyard.clients.api import refusal
-from boneyard.server.accounts import key_hash, new_api_key
+from boneyard.server.competition.accounts import key_hash, new_api_key
 from boneyard.server.store import EventStore
 from boneyard.server.store.competition import CompetitionStore
-from boneyard.v1 import challenges_pb2 as pb
-from boneyard.v1 import challenges_pb2_grpc, game_service_pb2, rules_pb2
 
 TIMEOUT = 30
 PER_MINUTE = 20
@@ -289,7 +289,7 @@ def _resume_after_restart(tmp_path: Path, url: str) -> None:
             assert started.game_started.challenge_id == made.challenge_id
             assert answered.challenge_answered.challenge.game_id == game_id
             # Live: the game ends (the challenger resigns) and the bot is told its result.
-            from boneyard.v1 import actions_pb2, game_service_pb2_grpc
+            from boneyard.api.v1 import actions_pb2, game_service_pb2_grpc
 
             games = game_service_pb2_grpc.GameServiceStub(second.channel())
             view = games.GetView(

@@ -17,8 +17,10 @@ from typing import Any
 import pytest
 from google.protobuf.message import Message
 
-from boneyard import codec, engine
-from boneyard.codec import MalformedAction, MalformedEvent, MalformedRules
+from boneyard import engine
+from boneyard.api import codec
+from boneyard.api.codec import MalformedAction, MalformedEvent, MalformedRules
+from boneyard.api.v1 import actions_pb2, events_pb2, rules_pb2, view_pb2
 from boneyard.engine import (
     Bid,
     BidKind,
@@ -41,7 +43,6 @@ from boneyard.engine import (
     TimeOut,
     WidowExchanged,
 )
-from boneyard.v1 import actions_pb2, events_pb2, rules_pb2, view_pb2
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -18,19 +18,7 @@ import pytest
 import sqlalchemy as sa
 
 from boneyard import engine
-from boneyard.bots import strategy
-from boneyard.clients.api import Client as ApiClient
-from boneyard.clients.bot import Bot
-from boneyard.server.accounts import key_hash, new_api_key
-from boneyard.server.app import GameApp, rules_for
-from boneyard.server.archive import Archive
-from boneyard.server.lobby import table_key
-from boneyard.server.store.db import WRITE
-from boneyard.server.store.game_setup import TimeControl
-from boneyard.server.store.models import AccountRow, GameClockRow, SeekRow
-from boneyard.server.store.repository import EventStore
-from boneyard.server.tournaments import schedule, seating_count, seatings
-from boneyard.v1 import (
+from boneyard.api.v1 import (
     archive_pb2,
     archive_pb2_grpc,
     competition_pb2,
@@ -41,7 +29,19 @@ from boneyard.v1 import (
     rules_pb2,
     view_pb2,
 )
-from boneyard.verify import verify_record
+from boneyard.bots import strategy
+from boneyard.clients.api import Client as ApiClient
+from boneyard.clients.bot import Bot
+from boneyard.records.verify import verify_record
+from boneyard.server.archive.archive import Archive
+from boneyard.server.competition.accounts import key_hash, new_api_key
+from boneyard.server.competition.lobby import table_key
+from boneyard.server.competition.tournaments import schedule, seating_count, seatings
+from boneyard.server.games.app import GameApp, rules_for
+from boneyard.server.store.db import WRITE
+from boneyard.server.store.game_setup import TimeControl
+from boneyard.server.store.models import AccountRow, GameClockRow, SeekRow
+from boneyard.server.store.repository import EventStore
 from tests.server.api_helpers import (
     RPC_TIMEOUT,
     Client,
@@ -625,7 +625,7 @@ def test_a_clock_left_behind_its_game_is_set_right(server: RunningServer, client
 def test_a_seat_token_never_looks_like_an_api_key(
     server: RunningServer, client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import boneyard.server.app as app_module
+    import boneyard.server.games.app as app_module
 
     tokens = iter(["byk_" + "x" * 39, "a" * 43])
     monkeypatch.setattr(app_module.secrets, "token_urlsafe", lambda n: next(tokens))

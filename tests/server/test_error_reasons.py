@@ -18,13 +18,7 @@ import pytest
 from process_helpers import ServerProcess, bearer, create_game, seat_all
 
 from boneyard import engine
-from boneyard.clients.api import Client, Refusal, refusal
-from boneyard.server.accounts import key_hash, new_api_key
-from boneyard.server.interceptors import DEFAULT_REQUEST_LIMIT
-from boneyard.server.refusals import reason_of, reasons
-from boneyard.server.store import EventStore
-from boneyard.server.store.competition import CompetitionStore
-from boneyard.v1 import (
+from boneyard.api.v1 import (
     actions_pb2,
     archive_pb2,
     archive_pb2_grpc,
@@ -35,6 +29,12 @@ from boneyard.v1 import (
     rules_pb2,
     view_pb2,
 )
+from boneyard.clients.api import Client, Refusal, refusal
+from boneyard.server.competition.accounts import key_hash, new_api_key
+from boneyard.server.store import EventStore
+from boneyard.server.store.competition import CompetitionStore
+from boneyard.server.transport.pipeline import DEFAULT_REQUEST_LIMIT
+from boneyard.server.transport.refusals import reason_of, reasons
 
 TIMEOUT = 30
 SENT: set[str] = set()
@@ -588,7 +588,7 @@ def test_too_many_streams_is_quota_exceeded(server: ServerProcess, stub: Any) ->
 
 
 def test_an_unexpected_error_is_internal_with_its_request_id() -> None:
-    from boneyard.server.interceptors import refusal_for
+    from boneyard.server.transport.pipeline import refusal_for
 
     answer = refusal_for(KeyError("bug"), "/boneyard.v1.GameService/GetGame", [("x-request-id", "abc-1")])
     assert (answer.code, answer.reason) == (grpc.StatusCode.INTERNAL, "INTERNAL")

@@ -26,8 +26,8 @@ from api_helpers import (
 )
 
 from boneyard import engine
+from boneyard.api.v1 import events_pb2, game_pb2, game_service_pb2, rules_pb2
 from boneyard.server.quotas import Quotas
-from boneyard.v1 import events_pb2, game_pb2, game_service_pb2, rules_pb2
 
 Code = grpc.StatusCode
 AUTO_PLAY = events_pb2.TIMEOUT_POLICY_AUTO_PLAY

@@ -42,12 +42,7 @@ from process_helpers import (
     watch,
 )
 
-from boneyard.clients.api import refusal
-from boneyard.server.accounts import key_hash, new_api_key
-from boneyard.server.app import GameApp
-from boneyard.server.drain import CUT, REFUSED, STREAM_ENDED
-from boneyard.server.store import EventStore
-from boneyard.v1 import (
+from boneyard.api.v1 import (
     competition_pb2,
     competition_pb2_grpc,
     events_pb2,
@@ -55,6 +50,11 @@ from boneyard.v1 import (
     game_service_pb2,
     rules_pb2,
 )
+from boneyard.clients.api import refusal
+from boneyard.server.competition.accounts import key_hash, new_api_key
+from boneyard.server.games.app import GameApp
+from boneyard.server.ops.drain import CUT, REFUSED, STREAM_ENDED
+from boneyard.server.store import EventStore
 
 GRACE = 30.0
 """The grace of the main test: far more than a drain takes, so only a bug exceeds it."""

@@ -9,9 +9,7 @@ from collections.abc import Iterator
 import grpc
 import pytest
 
-from boneyard.server.accounts import key_hash, new_api_key
-from boneyard.server.interceptors import DEFAULT_REQUEST_LIMIT, MAX_MESSAGE, shortened
-from boneyard.v1 import (
+from boneyard.api.v1 import (
     archive_pb2,
     archive_pb2_grpc,
     competition_pb2,
@@ -20,7 +18,9 @@ from boneyard.v1 import (
     game_service_pb2_grpc,
     rules_pb2,
 )
-from boneyard.verify import MAX_QUOTE
+from boneyard.records.verify import MAX_QUOTE
+from boneyard.server.competition.accounts import key_hash, new_api_key
+from boneyard.server.transport.pipeline import DEFAULT_REQUEST_LIMIT, MAX_MESSAGE, shortened
 from tests.server.api_helpers import RPC_TIMEOUT, Client, RunningServer
 
 Code = grpc.StatusCode
@@ -325,7 +325,7 @@ def test_an_unexpected_error_is_internal_with_a_request_id_and_no_internals(
     try:
         stub = _stub(channel)
         game_id = str(uuid.uuid4())
-        with caplog.at_level("ERROR", logger="boneyard.server.interceptors"):
+        with caplog.at_level("ERROR", logger="boneyard.server.transport.pipeline"):
             with pytest.raises(grpc.RpcError) as caught:
                 stub.GetGame(
                     game_service_pb2.GetGameRequest(game_id=game_id),

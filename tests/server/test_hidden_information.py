@@ -31,9 +31,10 @@ from api_helpers import RPC_TIMEOUT, Client, RunningServer, Table, log_events, r
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
-from boneyard import codec, engine
+from boneyard import engine
+from boneyard.api import codec
+from boneyard.api.v1 import actions_pb2, competition_pb2, game_service_pb2, rules_pb2, view_pb2
 from boneyard.engine import BidKind, ContractKind
-from boneyard.v1 import actions_pb2, competition_pb2, game_service_pb2, rules_pb2, view_pb2
 
 # ---------------------------------------------------------------- walking messages
 

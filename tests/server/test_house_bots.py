@@ -30,9 +30,7 @@ from api_helpers import (
 from process_helpers import ServerProcess
 
 from boneyard import engine
-from boneyard.server.archive import Archive
-from boneyard.server.house_bots import HOUSE_REQUEST, house_seed
-from boneyard.v1 import (
+from boneyard.api.v1 import (
     archive_pb2,
     archive_pb2_grpc,
     events_pb2,
@@ -41,7 +39,9 @@ from boneyard.v1 import (
     rules_pb2,
     view_pb2,
 )
-from boneyard.verify import verify_record
+from boneyard.records.verify import verify_record
+from boneyard.server.archive.archive import Archive
+from boneyard.server.competition.house_bots import HOUSE_REQUEST, house_seed
 
 GAME_TIMEOUT = 300.0
 """A whole game, bots and person, must end within this (a hang, not a slow machine)."""

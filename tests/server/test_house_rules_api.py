@@ -8,7 +8,7 @@ from api_helpers import Client, RunningServer, log_events
 from test_api import complete_rules, turn_of
 
 from boneyard import engine
-from boneyard.v1 import actions_pb2, rules_pb2, view_pb2
+from boneyard.api.v1 import actions_pb2, rules_pb2, view_pb2
 
 PASS = actions_pb2.Action(pass_bid=actions_pb2.Pass())
 

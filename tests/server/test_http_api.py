@@ -15,6 +15,7 @@ import json
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
@@ -31,8 +32,9 @@ from google.protobuf.message import Message
 from google.rpc.error_details_pb2 import ErrorInfo
 from grpc_status import rpc_status
 
-from boneyard.server.accounts import key_hash, new_api_key
-from boneyard.v1 import (
+from boneyard import engine
+from boneyard.api import codec
+from boneyard.api.v1 import (
     actions_pb2,
     archive_connect,
     archive_pb2,
@@ -52,6 +54,7 @@ from boneyard.v1 import (
     rules_pb2,
     view_pb2,
 )
+from boneyard.server.competition.accounts import key_hash, new_api_key
 
 SERVICES = {
     "GameService": game_service_pb2.DESCRIPTOR.services_by_name["GameService"],
@@ -398,6 +401,39 @@ def test_leaving_a_seat_through_each_door(world: World) -> None:
             taken.seat_token,
         )
         assert not left.game.seats[taken.seat].occupied
+
+
+def test_the_presets_are_listed_through_every_door_each_with_its_complete_ruleset(
+    world: World,
+) -> None:
+    listed = assert_same_everywhere(
+        world, lambda d: d.call("GameService.ListPresets", game_service_pb2.ListPresetsRequest())
+    ).presets
+    assert [p.name for p in listed] == list(engine.preset_names())
+    for preset in listed:
+        assert preset.description == engine.PRESET_DESCRIPTIONS[preset.name]
+        # As the server makes a game of it: the preset with the deal limit every game gets.
+        rules = engine.ruleset(preset.name, deal_limit=engine.DEAL_LIMIT)
+        assert preset.rules == codec.rules_to_proto(rules)
+    moon = next(p for p in listed if p.name == "moon-overcall")
+    assert (moon.rules.family, moon.rules.players) == (rules_pb2.FAMILY_MOON, 3)
+    # What a game made from a preset plays is what the list said.
+    made = world.grpc.call(
+        "GameService.CreateGame",
+        game_service_pb2.CreateGameRequest(rules=rules_pb2.Ruleset(preset=moon.name)),
+    )
+    assert made.game.rules == moon.rules
+
+
+def test_the_presets_may_be_read_with_an_http_get(world: World) -> None:
+    """ListPresets changes nothing (idempotency_level NO_SIDE_EFFECTS): Connect's GET form of a
+    call, the request in the query, answers as the POST does."""
+    query = urllib.parse.urlencode({"connect": "v1", "encoding": "json", "message": "{}"})
+    url = f"{world.server.http_address}/boneyard.v1.GameService/ListPresets?{query}"
+    with urllib.request.urlopen(url, timeout=30) as answer:
+        assert answer.status == 200
+        got = json.load(answer)
+    assert [p["name"] for p in got["presets"]] == list(engine.preset_names())
 
 
 REFUSALS: list[tuple[str, Message, str | None]] = [

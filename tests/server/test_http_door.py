@@ -44,7 +44,7 @@ import hyperframe.frame
 import pytest
 from process_helpers import ServerProcess
 
-from boneyard.v1 import game_service_pb2, game_service_pb2_grpc
+from boneyard.api.v1 import game_service_pb2, game_service_pb2_grpc
 
 HEADER_TIMEOUT = 2.0
 BODY_TIMEOUT = 2.0

@@ -20,7 +20,7 @@ import grpc
 import pytest
 from process_helpers import ServerProcess, bearer, fresh_pg_database
 
-from boneyard.v1 import (
+from boneyard.api.v1 import (
     competition_pb2,
     competition_pb2_grpc,
     game_service_pb2,

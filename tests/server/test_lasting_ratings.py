@@ -23,14 +23,14 @@ from api_helpers import BACKENDS, RPC_TIMEOUT, fresh_database
 from process_helpers import ServerProcess, clean_env
 from sqlalchemy import func, select
 
+from boneyard.api.v1 import ratings_pb2, ratings_pb2_grpc, rules_pb2
 from boneyard.clients.api import Client, refusal
-from boneyard.server.accounts import key_hash, new_api_key
-from boneyard.server.ratings import PROVISIONAL_GAMES
+from boneyard.server.competition.accounts import key_hash, new_api_key
+from boneyard.server.competition.ratings import PROVISIONAL_GAMES
 from boneyard.server.store import EventStore
 from boneyard.server.store.competition import CompetitionStore
 from boneyard.server.store.models import GameRow, RatedGameRow, RatingChangeRow
 from boneyard.server.store.ratings import RatingStore
-from boneyard.v1 import ratings_pb2, ratings_pb2_grpc, rules_pb2
 
 BIN = Path(sys.executable).parent
 TEXAS42 = rules_pb2.FAMILY_TEXAS42
@@ -98,7 +98,7 @@ def _wait_rated(store: EventStore, games: int) -> None:
 
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        with store._read() as session:
+        with store.reading() as session:
             done = session.scalar(
                 select(func.count()).select_from(RatedGameRow).where(RatedGameRow.rated_at.is_not(None))
             )
@@ -152,7 +152,7 @@ def _typed(answer: ratings_pb2.GetRatingResponse, family: int) -> ratings_pb2.Ga
 
 def test_rated_games_move_winners_up_and_losers_down_and_partners_together(played: Played) -> None:
     store = played.store
-    with store._read() as session:
+    with store.reading() as session:
         first_game = session.scalars(
             select(RatingChangeRow.game_id)
             .where(RatingChangeRow.game_type == "texas42")
@@ -222,7 +222,7 @@ def test_moon_rates_each_player_alone(played: Played) -> None:
 
 
 def test_a_game_without_accounts_is_not_rated(played: Played) -> None:
-    with played.store._read() as session:
+    with played.store.reading() as session:
         status = session.scalar(select(GameRow.status).where(GameRow.id == played.unrated_game))
         marked = session.get(RatedGameRow, played.unrated_game)
         changed = session.scalar(
@@ -232,7 +232,7 @@ def test_a_game_without_accounts_is_not_rated(played: Played) -> None:
         )
     assert status == "finished"
     assert marked is None and changed == 0
-    with played.store._read() as session:
+    with played.store.reading() as session:
         assert session.scalar(select(func.count()).select_from(RatingChangeRow)) == 4 * 2 + 3
 
 
@@ -333,7 +333,7 @@ def test_a_restart_never_rates_a_game_twice(played: Played, tmp_path: Path) -> N
     played.server.kill()
     played.server = ServerProcess.start(played.server.log_path, played.url)
     # The restarted server's rater looks for finished games to rate as it starts.
-    with played.store._read() as session:
+    with played.store.reading() as session:
         game_id = session.scalars(select(RatedGameRow.game_id)).first()
     assert game_id is not None
     assert not ratings.apply(game_id, "texas42", lambda current: {})  # rated already: untouched
@@ -356,7 +356,7 @@ def test_tournament_games_are_rated_when_their_deal_is_public(played: Played) ->
         games = len(client.tournament(cup.tournament_id).games)
         client.start_tournament(organiser, cup.tournament_id)
         _bots_for_accounts(played.server, entrants, games)
-    with played.store._read() as session:
+    with played.store.reading() as session:
         rated = session.scalar(select(func.count()).select_from(RatedGameRow))
     _wait_rated(played.store, rated)
     for name, _ in entrants:

@@ -26,15 +26,15 @@ from process_helpers import (
 )
 from prometheus_client.parser import text_string_to_metric_families
 
-from boneyard.server.accounts import key_hash, new_api_key
-from boneyard.server.store import EventStore
-from boneyard.server.store.competition import CompetitionStore
-from boneyard.v1 import (
+from boneyard.api.v1 import (
     competition_pb2,
     competition_pb2_grpc,
     game_service_connect,
     game_service_pb2,
 )
+from boneyard.server.competition.accounts import key_hash, new_api_key
+from boneyard.server.store import EventStore
+from boneyard.server.store.competition import CompetitionStore
 
 GAME = "/boneyard.v1.GameService/"
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]

@@ -22,8 +22,7 @@ from api_helpers import (
 )
 
 from boneyard import engine
-from boneyard.server.sweeper import Abandonment, Sweeper
-from boneyard.v1 import (
+from boneyard.api.v1 import (
     actions_pb2,
     archive_pb2,
     archive_pb2_grpc,
@@ -33,7 +32,8 @@ from boneyard.v1 import (
     rules_pb2,
     view_pb2,
 )
-from boneyard.verify import verify_record
+from boneyard.records.verify import verify_record
+from boneyard.server.competition.sweeper import Abandonment, Sweeper
 
 Code = grpc.StatusCode
 RESIGN = actions_pb2.Action(resign=actions_pb2.Resign())

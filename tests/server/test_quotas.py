@@ -11,15 +11,15 @@ from collections.abc import Iterator
 import grpc
 import pytest
 
-from boneyard.server.accounts import key_hash, new_api_key
-from boneyard.server.quotas import Quotas
-from boneyard.v1 import (
+from boneyard.api.v1 import (
     competition_pb2,
     competition_pb2_grpc,
     game_service_pb2,
     game_service_pb2_grpc,
     rules_pb2,
 )
+from boneyard.server.competition.accounts import key_hash, new_api_key
+from boneyard.server.quotas import Quotas
 from tests.server.api_helpers import RPC_TIMEOUT, RunningServer
 
 Code = grpc.StatusCode

@@ -14,7 +14,7 @@ import pytest
 from api_helpers import RPC_TIMEOUT, RunningServer
 from grpc_reflection.v1alpha import reflection_pb2
 
-from boneyard.server.reflection import V1_SERVICE_NAME, V1ALPHA_SERVICE_NAME
+from boneyard.server.transport.grpc.reflection import V1_SERVICE_NAME, V1ALPHA_SERVICE_NAME
 
 ROOT = Path(__file__).resolve().parents[2]
 BUF = ROOT / "node_modules" / ".bin" / "buf"

@@ -3,7 +3,7 @@
 An outside run took a seat over, also in a game already in play, by replaying its TakeSeat
 ``request_id``: the replay got the seat with a new token and the owner's stopped working. Now a
 TakeSeat with a request id gets a token derived from the request and a server secret
-(``boneyard.server.seat_tokens``): every retry gets the same token back, nothing is revoked,
+(``boneyard.server.games.seat_tokens``): every retry gets the same token back, nothing is revoked,
 and the owner plays on."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import uuid
 import grpc
 from api_helpers import RPC_TIMEOUT, Client, RunningServer, bearer, rpc_error
 
-from boneyard.server.seat_tokens import SeatTokens
+from boneyard.api.v1 import game_service_pb2
+from boneyard.server.games.seat_tokens import SeatTokens
 from boneyard.server.store.keys import KeyStore
-from boneyard.v1 import game_service_pb2
 
 Code = grpc.StatusCode
 

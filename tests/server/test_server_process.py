@@ -42,7 +42,7 @@ from process_helpers import (
     watch,
 )
 
-from boneyard.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc, rules_pb2, view_pb2
+from boneyard.api.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc, rules_pb2, view_pb2
 
 SERVICE = "boneyard.v1.GameService"
 

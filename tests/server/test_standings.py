@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from boneyard.server.standings import GameResult, Standing, standings
+from boneyard.server.competition.standings import GameResult, Standing, standings
 
 FORTY_TWO = ((0, 2), (1, 3))
 MOON = ((0,), (1,), (2,))

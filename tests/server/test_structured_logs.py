@@ -26,17 +26,17 @@ from process_helpers import (
     seat_all,
 )
 
-from boneyard.server import logs
-from boneyard.server.accounts import key_hash, new_api_key
-from boneyard.server.interceptors import refusal_for
-from boneyard.server.store import EventStore
-from boneyard.server.store.competition import CompetitionStore
-from boneyard.v1 import (
+from boneyard.api.v1 import (
     competition_pb2,
     competition_pb2_grpc,
     game_service_connect,
     game_service_pb2,
 )
+from boneyard.server.competition.accounts import key_hash, new_api_key
+from boneyard.server.ops import logs
+from boneyard.server.store import EventStore
+from boneyard.server.store.competition import CompetitionStore
+from boneyard.server.transport.pipeline import refusal_for
 
 GAME = "/boneyard.v1.GameService/"
 ACCESS_FIELDS = {"time", "level", "logger", "message", "method", "code", "duration_ms", "peer",
@@ -202,7 +202,7 @@ def test_an_internal_answer_quotes_the_request_id_its_log_line_carries(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     """In-process: the id an INTERNAL answer names is the call's, the one on its lines."""
-    caplog.set_level(logging.ERROR, logger="boneyard.server.interceptors")
+    caplog.set_level(logging.ERROR, logger="boneyard.server.transport.pipeline")
     for metadata in ((("x-request-id", "named-by-client"),), ()):
         with logs.call_scope(metadata) as fields:
             refusal = refusal_for(RuntimeError("a bug"), GAME + "GetGame", metadata)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from boneyard.v1 import (
+from boneyard.api.v1 import (
     archive_pb2,
     archive_pb2_grpc,
     events_pb2,
@@ -300,6 +300,22 @@ def test_the_replay_steps_through_an_archived_game_verified(
 def _seconds(clock: str) -> int:
     minutes, seconds = clock.split(":")
     return int(minutes) * 60 + int(seconds)
+
+
+def test_the_new_game_form_offers_the_servers_presets_and_shows_their_values(
+    server: ServerProcess, game_stub: game_service_pb2_grpc.GameServiceStub, tmp_path: Path
+) -> None:
+    report = _ok(run_script("lobby_presets.mjs", server.http_url, tmp_path))
+    presets = game_stub.ListPresets(game_service_pb2.ListPresetsRequest(), timeout=30).presets
+    assert report["offered"] == [[p.name, p.description] for p in presets]
+    # moon-overcall: bids from 5, the overcall on, the widow as in Moon, seat 0 opening.
+    assert report["shown"] == {
+        "moon_min_bid": "5 (the preset's)",
+        "moon_overcall": "on (the preset's)",
+        "widow": "must exchange (the preset's)",
+        "first_hand_opener": "opener seat 0 (the preset's)",
+    }
+    assert report["seats"] == 3
 
 
 def test_typing_in_the_lobby_survives_its_redraw(server: ServerProcess, tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """What is checked in of the web app is what its sources make: the TypeScript client under
 ``web/src/gen`` is what protoc-gen-es makes of the .proto files (``buf generate`` into a
-temporary directory, compared byte for byte), and the built app under ``server/webapp`` (what
+temporary directory, compared byte for byte), and the built app under ``server/transport/http/webapp`` (what
 the HTTP listener serves at ``/``) is what ``vite build`` makes of ``web/`` (built into a
 temporary directory, compared byte for byte). ``make web`` regenerates and rebuilds both.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 from tests.web.web_helpers import REPO, node, npm_tool
 
 GENERATED = REPO / "web" / "src" / "gen"
-BUILT = REPO / "server" / "webapp"
+BUILT = REPO / "server" / "transport" / "http" / "webapp"
 
 
 def _tree(root: Path) -> dict[str, bytes]:
@@ -69,7 +69,7 @@ def test_the_built_web_app_is_what_its_sources_build(tmp_path: Path) -> None:
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    _compare(_tree(out), _tree(BUILT), "server/webapp")
+    _compare(_tree(out), _tree(BUILT), "server/transport/http/webapp")
 
 
 def test_the_web_app_references_only_files_it_ships() -> None:

@@ -1,12 +1,13 @@
 // The lobby: the games waiting for players and those in play, the seats this browser holds,
-// and a new game from any preset with options, a clock, seats for the server's house bots,
-// and the seat to take.
+// and a new game from any of the server's presets (GameService.ListPresets) with options, a
+// clock, seats for the server's house bots, and the seat to take.
 
 import { games, refusal, requestId } from "./api";
 import { h, redraw } from "./dom";
 import { TimeoutPolicy } from "./gen/boneyard/v1/events_pb";
 import { GameStatus, type GameSummary } from "./gen/boneyard/v1/game_pb";
-import { optionsForm, PRESETS } from "./options";
+import type { Preset } from "./gen/boneyard/v1/rules_pb";
+import { optionsForm } from "./options";
 import { heldSeat, heldSeats, holdSeat, playerName, setPlayerName } from "./seats";
 import { gameTitle, statusText } from "./words";
 
@@ -47,11 +48,10 @@ class Lobby {
   private playingNext = "";
   private readonly held = new Map<string, GameSummary>();
   private readonly nameInput = h("input", { id: "lobby-name", value: playerName(), placeholder: "your name" });
-  private readonly form: HTMLElement;
+  /** Made once the server's presets are known (the first load that reads them). */
+  private form?: HTMLElement;
 
-  constructor(private readonly root: HTMLElement, private readonly signal: AbortSignal) {
-    this.form = this.newGameForm();
-  }
+  constructor(private readonly root: HTMLElement, private readonly signal: AbortSignal) {}
 
   private name(): string {
     const name = this.nameInput.value.trim() || "player";
@@ -61,10 +61,12 @@ class Lobby {
 
   async load(): Promise<void> {
     try {
-      const [open, playing] = await Promise.all([
+      const [open, playing, presets] = await Promise.all([
         games.listGames({ status: GameStatus.OPEN, pageSize: PAGE }, { signal: this.signal }),
         games.listGames({ status: GameStatus.PLAYING, pageSize: PAGE }, { signal: this.signal }),
+        this.form ? undefined : games.listPresets({}, { signal: this.signal }),
       ]);
+      if (presets) this.form = this.newGameForm(presets.presets);
       this.open = open.games;
       this.openNext = open.nextPageToken;
       this.playing = playing.games;
@@ -100,8 +102,9 @@ class Lobby {
     this.render();
   }
 
-  private newGameForm(): HTMLElement {
-    const preset = h("select", { id: "new-preset", name: "preset" }, PRESETS.map((p) => h("option", { value: p.name }, p.label)));
+  private newGameForm(presets: readonly Preset[]): HTMLElement {
+    const preset = h("select", { id: "new-preset", name: "preset" }, presets.map((p) => h("option", { value: p.name }, p.description)));
+    const chosen = (): Preset | undefined => presets.find((p) => p.name === preset.value);
     const gameName = h("input", { id: "new-name", placeholder: "optional" });
     const options = optionsForm();
     const seat = h("select", { id: "new-seat" });
@@ -129,7 +132,7 @@ class Lobby {
       if ([...seat.options].some((o) => o.value === kept)) seat.value = kept;
     };
     const fillSeats = (): void => {
-      const count = Number(players?.value || 0) || (PRESETS.find((p) => p.name === preset.value)?.players ?? 4);
+      const count = Number(players?.value || 0) || (chosen()?.rules?.players ?? 4);
       const kept = botChoices().map((c) => c.value);
       bots.replaceChildren(
         ...Array.from({ length: count }, (_, i) => {
@@ -145,9 +148,13 @@ class Lobby {
       );
       fillYourSeat();
     };
-    preset.addEventListener("change", fillSeats);
+    const showPreset = (): void => {
+      options.showPreset(chosen()?.rules);
+      fillSeats();
+    };
+    preset.addEventListener("change", showPreset);
     players?.addEventListener("input", fillSeats);
-    fillSeats();
+    showPreset();
     const create = async (event: SubmitEvent): Promise<void> => {
       event.preventDefault();
       const name = this.name();
@@ -248,11 +255,21 @@ class Lobby {
     );
   }
 
+  /** Where the new-game form goes until the server's presets are known. */
+  private noForm(): HTMLElement {
+    return h(
+      "section",
+      { class: "new-game", aria: { label: "new game" } },
+      h("h2", {}, "New game"),
+      h("p", {}, this.error ? "The server's presets could not be read: Refresh to try again." : "Reading the server's presets…"),
+    );
+  }
+
   render(): void {
     redraw(this.root, () => [
       h("header", {}, h("h1", {}, "Boneyard"), h("p", {}, "Texas 42 and Moon. ", h("label", { for: "lobby-name" }, "Your name: "), this.nameInput, " ", h("button", { type: "button", onclick: () => void this.load() }, "Refresh"))),
       this.error ? h("p", { class: "refusal", role: "alert" }, this.error) : null,
-      h("div", { class: "lobby" }, h("div", {}, this.heldGames(), this.openGames(), this.playingGames()), this.form),
+      h("div", { class: "lobby" }, h("div", {}, this.heldGames(), this.openGames(), this.playingGames()), this.form ?? this.noForm()),
     ]);
   }
 }

@@ -1,26 +1,14 @@
 // The options of a new game, drawn from the Ruleset message's own descriptor: one input per
 // option field (a new option in rules.proto appears here by itself). An option left at "the
-// preset's" is not sent, so the preset's value holds; the server checks every combination and
-// its refusal is shown as it is.
+// preset's" is not sent, so the preset's value holds, and each says what that value is (the
+// complete ruleset GameService.ListPresets sends with the preset); the server checks every
+// combination and its refusal is shown as it is.
 
 import { create, ScalarType } from "@bufbuild/protobuf";
 import type { DescField, DescOneof } from "@bufbuild/protobuf";
 import { reflect } from "@bufbuild/protobuf/reflect";
 import { h } from "./dom";
 import { type Ruleset, RulesetSchema } from "./gen/boneyard/v1/rules_pb";
-
-/** The presets rules.proto documents (Ruleset.preset), with the game and its table size. */
-export const PRESETS: readonly { name: string; label: string; players: number }[] = [
-  { name: "texas42", label: "Texas 42 (straight, tournament)", players: 4 },
-  { name: "texas42-house", label: "Texas 42 house (nello, plunge, splash, sevens)", players: 4 },
-  { name: "texas42-redeal", label: "Texas 42, all pass: redeal", players: 4 },
-  { name: "texas42-points", label: "Texas 42 to 250 points", players: 4 },
-  { name: "moon", label: "Moon [S0]", players: 3 },
-  { name: "moon-s1", label: "Moon [S1]", players: 3 },
-  { name: "moon-pagat", label: "Moon (pagat: trump before the widow)", players: 3 },
-  { name: "moon-no-widow", label: "Moon without the widow (21 tiles, bidding goes round)", players: 3 },
-  { name: "moon-overcall", label: "Moon with the overcall of 42 (bids from 5)", players: 3 },
-];
 
 /** Set by the preset: choosing the family apart from it only makes nonsense combinations. */
 const NOT_OPTIONS = new Set(["preset", "family"]);
@@ -30,41 +18,61 @@ function label(name: string): string {
 }
 
 type Reader = (rules: Ruleset) => void;
+/** Shows the preset's value of an option (undefined: none known). */
+type Shower = (value: unknown) => void;
+
+/** What an option left unset says: the preset's value holds. */
+const UNSET = "the preset's";
+
+/** The value first, as a narrow input may cut the rest: "5 (the preset's)". */
+function unsetText(value: unknown): string {
+  return value === undefined ? UNSET : `${String(value)} (${UNSET})`;
+}
 
 function isBool(field: DescField): boolean {
   return field.fieldKind === "scalar" && field.scalar === ScalarType.BOOL;
 }
 
-function scalarInput(field: DescField, id: string): [HTMLElement, (set: (v: unknown) => void) => void] {
+function scalarInput(field: DescField, id: string): [HTMLElement, (set: (v: unknown) => void) => void, Shower] {
   if (field.fieldKind === "enum") {
+    const unset = h("option", { value: "" }, UNSET);
+    const values = field.enum.values.filter((v) => v.number !== 0);
     const select = h(
       "select",
       { id, name: field.name },
-      h("option", { value: "" }, "the preset's"),
-      field.enum.values.filter((v) => v.number !== 0).map((v) => h("option", { value: String(v.number) }, label(v.localName.toLowerCase()))),
+      unset,
+      values.map((v) => h("option", { value: String(v.number) }, label(v.localName.toLowerCase()))),
     );
-    return [select, (set) => { if (select.value !== "") set(Number(select.value)); }];
+    const show: Shower = (value) => {
+      const known = values.find((v) => v.number === value);
+      unset.textContent = unsetText(known && label(known.localName.toLowerCase()));
+    };
+    return [select, (set) => { if (select.value !== "") set(Number(select.value)); }, show];
   }
   if (isBool(field)) {
+    const unset = h("option", { value: "" }, UNSET);
     const select = h(
       "select",
       { id, name: field.name },
-      h("option", { value: "" }, "the preset's"),
+      unset,
       h("option", { value: "true" }, "on"),
       h("option", { value: "false" }, "off"),
     );
-    return [select, (set) => { if (select.value !== "") set(select.value === "true"); }];
+    const show: Shower = (value) => { unset.textContent = unsetText(value === undefined ? undefined : value ? "on" : "off"); };
+    return [select, (set) => { if (select.value !== "") set(select.value === "true"); }, show];
   }
-  const input = h("input", { id, name: field.name, type: "number", min: "0", placeholder: "the preset's" });
-  return [input, (set) => { if (input.value.trim() !== "") set(Number(input.value)); }];
+  const input = h("input", { id, name: field.name, type: "number", min: "0", placeholder: UNSET });
+  const show: Shower = (value) => { input.placeholder = unsetText(value); };
+  return [input, (set) => { if (input.value.trim() !== "") set(Number(input.value)); }, show];
 }
 
-function oneofInput(oneof: DescOneof, id: string): [HTMLElement, Reader] {
+function oneofInput(oneof: DescOneof, id: string): [HTMLElement, Reader, (rules: Ruleset) => void] {
   // A choice of member, then its value (a seat number, or a flag that may only be true).
+  const unset = h("option", { value: "" }, UNSET);
   const which = h(
     "select",
     { id, name: oneof.name },
-    h("option", { value: "" }, "the preset's"),
+    unset,
     oneof.fields.map((f) => h("option", { value: f.name }, label(f.name))),
   );
   const value = h("input", { id: `${id}-value`, type: "number", min: "0", placeholder: "value", aria: { label: `${label(oneof.name)} value` } });
@@ -74,12 +82,24 @@ function oneofInput(oneof: DescOneof, id: string): [HTMLElement, Reader] {
     const r = reflect(RulesetSchema, rules);
     r.set(field, isBool(field) ? true : Number(value.value || "0"));
   };
-  return [h("span", { class: "oneof" }, which, value), read];
+  const show = (rules: Ruleset): void => {
+    const r = reflect(RulesetSchema, rules);
+    const field = r.oneofCase(oneof);
+    const said = field && (isBool(field) ? label(field.name) : `${label(field.name)} ${String(r.get(field))}`);
+    unset.textContent = unsetText(said);
+  };
+  return [h("span", { class: "oneof" }, which, value), read, show];
 }
 
-/** The options part of the new-game form, and a function reading it into a Ruleset. */
-export function optionsForm(): { element: HTMLElement; read: (preset: string) => Ruleset } {
+/** The options part of the new-game form, a function reading it into a Ruleset, and one
+ * showing a preset's values (its complete ruleset, as ListPresets sends it) beside "the preset's". */
+export function optionsForm(): {
+  element: HTMLElement;
+  read: (preset: string) => Ruleset;
+  showPreset: (rules: Ruleset | undefined) => void;
+} {
   const readers: Reader[] = [];
+  const showers: ((rules: Ruleset | undefined) => void)[] = [];
   const rows: HTMLElement[] = [];
   const seenOneofs = new Set<string>();
   for (const field of RulesetSchema.fields) {
@@ -88,13 +108,18 @@ export function optionsForm(): { element: HTMLElement; read: (preset: string) =>
     if (field.oneof) {
       if (seenOneofs.has(field.oneof.name)) continue;
       seenOneofs.add(field.oneof.name);
-      const [input, read] = oneofInput(field.oneof, `option-${field.oneof.name}`);
+      const [input, read, show] = oneofInput(field.oneof, `option-${field.oneof.name}`);
       readers.push(read);
+      showers.push((rules) => show(rules ?? create(RulesetSchema)));
       rows.push(h("div", { class: "option" }, h("label", { for: `option-${field.oneof.name}` }, label(field.oneof.name)), input));
       continue;
     }
-    const [input, read] = scalarInput(field, id);
+    const [input, read, show] = scalarInput(field, id);
     readers.push((rules) => read((v) => reflect(RulesetSchema, rules).set(field, v)));
+    showers.push((rules) => {
+      const r = rules && reflect(RulesetSchema, rules);
+      show(r?.isSet(field) ? r.get(field) : undefined);
+    });
     rows.push(h("div", { class: "option" }, h("label", { for: id }, label(field.name)), input));
   }
   return {
@@ -103,6 +128,9 @@ export function optionsForm(): { element: HTMLElement; read: (preset: string) =>
       const rules = create(RulesetSchema, { preset });
       for (const read of readers) read(rules);
       return rules;
+    },
+    showPreset: (rules) => {
+      for (const show of showers) show(rules);
     },
   };
 }

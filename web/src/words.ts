@@ -36,9 +36,9 @@ export function bidText(bid: Bid | undefined): string {
     case BidKind.OVERCALL:
       return "the overcall (42)";
     case BidKind.PLUNGE:
-      return `plunge (${bid.amount} marks)`;
+      return `plunge ${bid.amount} mark${bid.amount !== 1 ? "s" : ""}`;
     case BidKind.SPLASH:
-      return `splash (${bid.amount} marks)`;
+      return `splash ${bid.amount} mark${bid.amount !== 1 ? "s" : ""}`;
     default:
       return "?";
   }

@@ -22,9 +22,10 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from boneyard import engine, record, signing
+from boneyard import engine
 from boneyard.bots import strategy
 from boneyard.engine import Deal, Phase
+from boneyard.records import record, signing
 
 PRESETS = ("texas42", "texas42-house", "texas42-redeal", "texas42-points", "moon", "moon-s1", "moon-pagat")
 KEY = Ed25519PrivateKey.from_private_bytes(hashlib.sha256(b"boneyard test records").digest())

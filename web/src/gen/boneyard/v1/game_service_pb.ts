@@ -33,7 +33,7 @@ import type { Event } from "./events_pb";
 import { file_boneyard_v1_events } from "./events_pb";
 import type { GameStatus, GameSummary, TimeControl } from "./game_pb";
 import { file_boneyard_v1_game } from "./game_pb";
-import type { Ruleset } from "./rules_pb";
+import type { Preset, Ruleset } from "./rules_pb";
 import { file_boneyard_v1_rules } from "./rules_pb";
 import type { SeatView } from "./view_pb";
 import { file_boneyard_v1_view } from "./view_pb";
@@ -43,7 +43,43 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file boneyard/v1/game_service.proto.
  */
 export const file_boneyard_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch5ib25leWFyZC92MS9nYW1lX3NlcnZpY2UucHJvdG8SC2JvbmV5YXJkLnYxIukBChFDcmVhdGVHYW1lUmVxdWVzdBIjCgVydWxlcxgBIAEoCzIULmJvbmV5YXJkLnYxLlJ1bGVzZXQSDAoEbmFtZRgCIAEoCRIuCgx0aW1lX2NvbnRyb2wYAyABKAsyGC5ib25leWFyZC52MS5UaW1lQ29udHJvbBIyCgxyZXNlcnZhdGlvbnMYBCADKAsyHC5ib25leWFyZC52MS5TZWF0UmVzZXJ2YXRpb24SEgoKcmVxdWVzdF9pZBgFIAEoCRIpCgpob3VzZV9ib3RzGAYgAygLMhUuYm9uZXlhcmQudjEuSG91c2VCb3QiKgoISG91c2VCb3QSDAoEc2VhdBgBIAEoDRIQCghzdHJhdGVneRgCIAEoCSI1Cg9TZWF0UmVzZXJ2YXRpb24SDAoEc2VhdBgBIAEoDRIUCgxhY2NvdW50X25hbWUYAiABKAkiTQoSQ3JlYXRlR2FtZVJlc3BvbnNlEg8KB2dhbWVfaWQYASABKAkSJgoEZ2FtZRgCIAEoCzIYLmJvbmV5YXJkLnYxLkdhbWVTdW1tYXJ5IiEKDkdldEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiOQoPR2V0R2FtZVJlc3BvbnNlEiYKBGdhbWUYASABKAsyGC5ib25leWFyZC52MS5HYW1lU3VtbWFyeSJiChBMaXN0R2FtZXNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJEicKBnN0YXR1cxgDIAEoDjIXLmJvbmV5YXJkLnYxLkdhbWVTdGF0dXMiVQoRTGlzdEdhbWVzUmVzcG9uc2USJwoFZ2FtZXMYASADKAsyGC5ib25leWFyZC52MS5HYW1lU3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiZwoPVGFrZVNlYXRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEQoEc2VhdBgCIAEoDUgAiAEBEhMKC3BsYXllcl9uYW1lGAMgASgJEhIKCnJlcXVlc3RfaWQYBCABKAlCBwoFX3NlYXQiXAoQVGFrZVNlYXRSZXNwb25zZRIMCgRzZWF0GAEgASgNEhIKCnNlYXRfdG9rZW4YAiABKAkSJgoEZ2FtZRgDIAEoCzIYLmJvbmV5YXJkLnYxLkdhbWVTdW1tYXJ5IiMKEExlYXZlU2VhdFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSJJChFMZWF2ZVNlYXRSZXNwb25zZRIMCgRzZWF0GAEgASgNEiYKBGdhbWUYAiABKAsyGC5ib25leWFyZC52MS5HYW1lU3VtbWFyeSI9Cg5HZXRWaWV3UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhEKBHNlYXQYAiABKA1IAIgBAUIHCgVfc2VhdCI2Cg9HZXRWaWV3UmVzcG9uc2USIwoEdmlldxgBIAEoCzIVLmJvbmV5YXJkLnYxLlNlYXRWaWV3IpUBChNTdWJtaXRBY3Rpb25SZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSGAoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoBBISCgpyZXF1ZXN0X2lkGAMgASgJEiMKBmFjdGlvbhgEIAEoCzITLmJvbmV5YXJkLnYxLkFjdGlvbhIRCgRzZWF0GAUgASgNSACIAQFCBwoFX3NlYXQiTAoUU3VibWl0QWN0aW9uUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBBIjCgR2aWV3GAIgASgLMhUuYm9uZXlhcmQudjEuU2VhdFZpZXciVQoQV2F0Y2hHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKDGZyb21fdmVyc2lvbhgCIAEoBBIRCgRzZWF0GAMgASgNSACIAQFCBwoFX3NlYXQibAoRV2F0Y2hHYW1lUmVzcG9uc2USIQoFZXZlbnQYASABKAsyEi5ib25leWFyZC52MS5FdmVudBIPCgd2ZXJzaW9uGAIgASgEEiMKBHZpZXcYAyABKAsyFS5ib25leWFyZC52MS5TZWF0VmlldzLsBAoLR2FtZVNlcnZpY2USTQoKQ3JlYXRlR2FtZRIeLmJvbmV5YXJkLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0Gh8uYm9uZXlhcmQudjEuQ3JlYXRlR2FtZVJlc3BvbnNlEkQKB0dldEdhbWUSGy5ib25leWFyZC52MS5HZXRHYW1lUmVxdWVzdBocLmJvbmV5YXJkLnYxLkdldEdhbWVSZXNwb25zZRJKCglMaXN0R2FtZXMSHS5ib25leWFyZC52MS5MaXN0R2FtZXNSZXF1ZXN0Gh4uYm9uZXlhcmQudjEuTGlzdEdhbWVzUmVzcG9uc2USRwoIVGFrZVNlYXQSHC5ib25leWFyZC52MS5UYWtlU2VhdFJlcXVlc3QaHS5ib25leWFyZC52MS5UYWtlU2VhdFJlc3BvbnNlEkoKCUxlYXZlU2VhdBIdLmJvbmV5YXJkLnYxLkxlYXZlU2VhdFJlcXVlc3QaHi5ib25leWFyZC52MS5MZWF2ZVNlYXRSZXNwb25zZRJECgdHZXRWaWV3EhsuYm9uZXlhcmQudjEuR2V0Vmlld1JlcXVlc3QaHC5ib25leWFyZC52MS5HZXRWaWV3UmVzcG9uc2USUwoMU3VibWl0QWN0aW9uEiAuYm9uZXlhcmQudjEuU3VibWl0QWN0aW9uUmVxdWVzdBohLmJvbmV5YXJkLnYxLlN1Ym1pdEFjdGlvblJlc3BvbnNlEkwKCVdhdGNoR2FtZRIdLmJvbmV5YXJkLnYxLldhdGNoR2FtZVJlcXVlc3QaHi5ib25leWFyZC52MS5XYXRjaEdhbWVSZXNwb25zZTABYgZwcm90bzM", [file_boneyard_v1_actions, file_boneyard_v1_events, file_boneyard_v1_game, file_boneyard_v1_rules, file_boneyard_v1_view]);
+  fileDesc("Ch5ib25leWFyZC92MS9nYW1lX3NlcnZpY2UucHJvdG8SC2JvbmV5YXJkLnYxIhQKEkxpc3RQcmVzZXRzUmVxdWVzdCI7ChNMaXN0UHJlc2V0c1Jlc3BvbnNlEiQKB3ByZXNldHMYASADKAsyEy5ib25leWFyZC52MS5QcmVzZXQi6QEKEUNyZWF0ZUdhbWVSZXF1ZXN0EiMKBXJ1bGVzGAEgASgLMhQuYm9uZXlhcmQudjEuUnVsZXNldBIMCgRuYW1lGAIgASgJEi4KDHRpbWVfY29udHJvbBgDIAEoCzIYLmJvbmV5YXJkLnYxLlRpbWVDb250cm9sEjIKDHJlc2VydmF0aW9ucxgEIAMoCzIcLmJvbmV5YXJkLnYxLlNlYXRSZXNlcnZhdGlvbhISCgpyZXF1ZXN0X2lkGAUgASgJEikKCmhvdXNlX2JvdHMYBiADKAsyFS5ib25leWFyZC52MS5Ib3VzZUJvdCIqCghIb3VzZUJvdBIMCgRzZWF0GAEgASgNEhAKCHN0cmF0ZWd5GAIgASgJIjUKD1NlYXRSZXNlcnZhdGlvbhIMCgRzZWF0GAEgASgNEhQKDGFjY291bnRfbmFtZRgCIAEoCSJNChJDcmVhdGVHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRImCgRnYW1lGAIgASgLMhguYm9uZXlhcmQudjEuR2FtZVN1bW1hcnkiIQoOR2V0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSI5Cg9HZXRHYW1lUmVzcG9uc2USJgoEZ2FtZRgBIAEoCzIYLmJvbmV5YXJkLnYxLkdhbWVTdW1tYXJ5ImIKEExpc3RHYW1lc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkSJwoGc3RhdHVzGAMgASgOMhcuYm9uZXlhcmQudjEuR2FtZVN0YXR1cyJVChFMaXN0R2FtZXNSZXNwb25zZRInCgVnYW1lcxgBIAMoCzIYLmJvbmV5YXJkLnYxLkdhbWVTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJnCg9UYWtlU2VhdFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIRCgRzZWF0GAIgASgNSACIAQESEwoLcGxheWVyX25hbWUYAyABKAkSEgoKcmVxdWVzdF9pZBgEIAEoCUIHCgVfc2VhdCJcChBUYWtlU2VhdFJlc3BvbnNlEgwKBHNlYXQYASABKA0SEgoKc2VhdF90b2tlbhgCIAEoCRImCgRnYW1lGAMgASgLMhguYm9uZXlhcmQudjEuR2FtZVN1bW1hcnkiIwoQTGVhdmVTZWF0UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIkkKEUxlYXZlU2VhdFJlc3BvbnNlEgwKBHNlYXQYASABKA0SJgoEZ2FtZRgCIAEoCzIYLmJvbmV5YXJkLnYxLkdhbWVTdW1tYXJ5Ij0KDkdldFZpZXdSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEQoEc2VhdBgCIAEoDUgAiAEBQgcKBV9zZWF0IjYKD0dldFZpZXdSZXNwb25zZRIjCgR2aWV3GAEgASgLMhUuYm9uZXlhcmQudjEuU2VhdFZpZXcilQEKE1N1Ym1pdEFjdGlvblJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIYChBleHBlY3RlZF92ZXJzaW9uGAIgASgEEhIKCnJlcXVlc3RfaWQYAyABKAkSIwoGYWN0aW9uGAQgASgLMhMuYm9uZXlhcmQudjEuQWN0aW9uEhEKBHNlYXQYBSABKA1IAIgBAUIHCgVfc2VhdCJMChRTdWJtaXRBY3Rpb25SZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEiMKBHZpZXcYAiABKAsyFS5ib25leWFyZC52MS5TZWF0VmlldyJVChBXYXRjaEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgEEhEKBHNlYXQYAyABKA1IAIgBAUIHCgVfc2VhdCJsChFXYXRjaEdhbWVSZXNwb25zZRIhCgVldmVudBgBIAEoCzISLmJvbmV5YXJkLnYxLkV2ZW50Eg8KB3ZlcnNpb24YAiABKAQSIwoEdmlldxgDIAEoCzIVLmJvbmV5YXJkLnYxLlNlYXRWaWV3MsMFCgtHYW1lU2VydmljZRJVCgtMaXN0UHJlc2V0cxIfLmJvbmV5YXJkLnYxLkxpc3RQcmVzZXRzUmVxdWVzdBogLmJvbmV5YXJkLnYxLkxpc3RQcmVzZXRzUmVzcG9uc2UiA5ACARJNCgpDcmVhdGVHYW1lEh4uYm9uZXlhcmQudjEuQ3JlYXRlR2FtZVJlcXVlc3QaHy5ib25leWFyZC52MS5DcmVhdGVHYW1lUmVzcG9uc2USRAoHR2V0R2FtZRIbLmJvbmV5YXJkLnYxLkdldEdhbWVSZXF1ZXN0GhwuYm9uZXlhcmQudjEuR2V0R2FtZVJlc3BvbnNlEkoKCUxpc3RHYW1lcxIdLmJvbmV5YXJkLnYxLkxpc3RHYW1lc1JlcXVlc3QaHi5ib25leWFyZC52MS5MaXN0R2FtZXNSZXNwb25zZRJHCghUYWtlU2VhdBIcLmJvbmV5YXJkLnYxLlRha2VTZWF0UmVxdWVzdBodLmJvbmV5YXJkLnYxLlRha2VTZWF0UmVzcG9uc2USSgoJTGVhdmVTZWF0Eh0uYm9uZXlhcmQudjEuTGVhdmVTZWF0UmVxdWVzdBoeLmJvbmV5YXJkLnYxLkxlYXZlU2VhdFJlc3BvbnNlEkQKB0dldFZpZXcSGy5ib25leWFyZC52MS5HZXRWaWV3UmVxdWVzdBocLmJvbmV5YXJkLnYxLkdldFZpZXdSZXNwb25zZRJTCgxTdWJtaXRBY3Rpb24SIC5ib25leWFyZC52MS5TdWJtaXRBY3Rpb25SZXF1ZXN0GiEuYm9uZXlhcmQudjEuU3VibWl0QWN0aW9uUmVzcG9uc2USTAoJV2F0Y2hHYW1lEh0uYm9uZXlhcmQudjEuV2F0Y2hHYW1lUmVxdWVzdBoeLmJvbmV5YXJkLnYxLldhdGNoR2FtZVJlc3BvbnNlMAFiBnByb3RvMw", [file_boneyard_v1_actions, file_boneyard_v1_events, file_boneyard_v1_game, file_boneyard_v1_rules, file_boneyard_v1_view]);
+
+/**
+ * Request of GameService.ListPresets.
+ *
+ * @generated from message boneyard.v1.ListPresetsRequest
+ */
+export type ListPresetsRequest = Message<"boneyard.v1.ListPresetsRequest"> & {
+};
+
+/**
+ * Describes the message boneyard.v1.ListPresetsRequest.
+ * Use `create(ListPresetsRequestSchema)` to create a new message.
+ */
+export const ListPresetsRequestSchema: GenMessage<ListPresetsRequest> = /*@__PURE__*/
+  messageDesc(file_boneyard_v1_game_service, 0);
+
+/**
+ * Response of GameService.ListPresets.
+ *
+ * @generated from message boneyard.v1.ListPresetsResponse
+ */
+export type ListPresetsResponse = Message<"boneyard.v1.ListPresetsResponse"> & {
+  /**
+   * Every preset this server has, the standard Texas 42 first.
+   *
+   * @generated from field: repeated boneyard.v1.Preset presets = 1;
+   */
+  presets: Preset[];
+};
+
+/**
+ * Describes the message boneyard.v1.ListPresetsResponse.
+ * Use `create(ListPresetsResponseSchema)` to create a new message.
+ */
+export const ListPresetsResponseSchema: GenMessage<ListPresetsResponse> = /*@__PURE__*/
+  messageDesc(file_boneyard_v1_game_service, 1);
 
 /**
  * Request of GameService.CreateGame.
@@ -107,7 +143,7 @@ export type CreateGameRequest = Message<"boneyard.v1.CreateGameRequest"> & {
  * Use `create(CreateGameRequestSchema)` to create a new message.
  */
 export const CreateGameRequestSchema: GenMessage<CreateGameRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 0);
+  messageDesc(file_boneyard_v1_game_service, 2);
 
 /**
  * A seat played by the server's own bot.
@@ -138,7 +174,7 @@ export type HouseBot = Message<"boneyard.v1.HouseBot"> & {
  * Use `create(HouseBotSchema)` to create a new message.
  */
 export const HouseBotSchema: GenMessage<HouseBot> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 1);
+  messageDesc(file_boneyard_v1_game_service, 3);
 
 /**
  * A seat kept for an account.
@@ -166,7 +202,7 @@ export type SeatReservation = Message<"boneyard.v1.SeatReservation"> & {
  * Use `create(SeatReservationSchema)` to create a new message.
  */
 export const SeatReservationSchema: GenMessage<SeatReservation> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 2);
+  messageDesc(file_boneyard_v1_game_service, 4);
 
 /**
  * Response of GameService.CreateGame.
@@ -194,7 +230,7 @@ export type CreateGameResponse = Message<"boneyard.v1.CreateGameResponse"> & {
  * Use `create(CreateGameResponseSchema)` to create a new message.
  */
 export const CreateGameResponseSchema: GenMessage<CreateGameResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 3);
+  messageDesc(file_boneyard_v1_game_service, 5);
 
 /**
  * Request of GameService.GetGame.
@@ -215,7 +251,7 @@ export type GetGameRequest = Message<"boneyard.v1.GetGameRequest"> & {
  * Use `create(GetGameRequestSchema)` to create a new message.
  */
 export const GetGameRequestSchema: GenMessage<GetGameRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 4);
+  messageDesc(file_boneyard_v1_game_service, 6);
 
 /**
  * Response of GameService.GetGame.
@@ -236,7 +272,7 @@ export type GetGameResponse = Message<"boneyard.v1.GetGameResponse"> & {
  * Use `create(GetGameResponseSchema)` to create a new message.
  */
 export const GetGameResponseSchema: GenMessage<GetGameResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 5);
+  messageDesc(file_boneyard_v1_game_service, 7);
 
 /**
  * Request of GameService.ListGames.
@@ -271,7 +307,7 @@ export type ListGamesRequest = Message<"boneyard.v1.ListGamesRequest"> & {
  * Use `create(ListGamesRequestSchema)` to create a new message.
  */
 export const ListGamesRequestSchema: GenMessage<ListGamesRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 6);
+  messageDesc(file_boneyard_v1_game_service, 8);
 
 /**
  * Response of GameService.ListGames.
@@ -299,7 +335,7 @@ export type ListGamesResponse = Message<"boneyard.v1.ListGamesResponse"> & {
  * Use `create(ListGamesResponseSchema)` to create a new message.
  */
 export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 7);
+  messageDesc(file_boneyard_v1_game_service, 9);
 
 /**
  * Request of GameService.TakeSeat.
@@ -343,7 +379,7 @@ export type TakeSeatRequest = Message<"boneyard.v1.TakeSeatRequest"> & {
  * Use `create(TakeSeatRequestSchema)` to create a new message.
  */
 export const TakeSeatRequestSchema: GenMessage<TakeSeatRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 8);
+  messageDesc(file_boneyard_v1_game_service, 10);
 
 /**
  * Response of GameService.TakeSeat.
@@ -378,7 +414,7 @@ export type TakeSeatResponse = Message<"boneyard.v1.TakeSeatResponse"> & {
  * Use `create(TakeSeatResponseSchema)` to create a new message.
  */
 export const TakeSeatResponseSchema: GenMessage<TakeSeatResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 9);
+  messageDesc(file_boneyard_v1_game_service, 11);
 
 /**
  * Request of GameService.LeaveSeat (with the seat's token).
@@ -399,7 +435,7 @@ export type LeaveSeatRequest = Message<"boneyard.v1.LeaveSeatRequest"> & {
  * Use `create(LeaveSeatRequestSchema)` to create a new message.
  */
 export const LeaveSeatRequestSchema: GenMessage<LeaveSeatRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 10);
+  messageDesc(file_boneyard_v1_game_service, 12);
 
 /**
  * Response of GameService.LeaveSeat.
@@ -427,7 +463,7 @@ export type LeaveSeatResponse = Message<"boneyard.v1.LeaveSeatResponse"> & {
  * Use `create(LeaveSeatResponseSchema)` to create a new message.
  */
 export const LeaveSeatResponseSchema: GenMessage<LeaveSeatResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 11);
+  messageDesc(file_boneyard_v1_game_service, 13);
 
 /**
  * Request of GameService.GetView.
@@ -456,7 +492,7 @@ export type GetViewRequest = Message<"boneyard.v1.GetViewRequest"> & {
  * Use `create(GetViewRequestSchema)` to create a new message.
  */
 export const GetViewRequestSchema: GenMessage<GetViewRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 12);
+  messageDesc(file_boneyard_v1_game_service, 14);
 
 /**
  * Response of GameService.GetView.
@@ -477,7 +513,7 @@ export type GetViewResponse = Message<"boneyard.v1.GetViewResponse"> & {
  * Use `create(GetViewResponseSchema)` to create a new message.
  */
 export const GetViewResponseSchema: GenMessage<GetViewResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 13);
+  messageDesc(file_boneyard_v1_game_service, 15);
 
 /**
  * Request of GameService.SubmitAction.
@@ -528,7 +564,7 @@ export type SubmitActionRequest = Message<"boneyard.v1.SubmitActionRequest"> & {
  * Use `create(SubmitActionRequestSchema)` to create a new message.
  */
 export const SubmitActionRequestSchema: GenMessage<SubmitActionRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 14);
+  messageDesc(file_boneyard_v1_game_service, 16);
 
 /**
  * Response of GameService.SubmitAction.
@@ -556,7 +592,7 @@ export type SubmitActionResponse = Message<"boneyard.v1.SubmitActionResponse"> &
  * Use `create(SubmitActionResponseSchema)` to create a new message.
  */
 export const SubmitActionResponseSchema: GenMessage<SubmitActionResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 15);
+  messageDesc(file_boneyard_v1_game_service, 17);
 
 /**
  * Request of GameService.WatchGame.
@@ -593,7 +629,7 @@ export type WatchGameRequest = Message<"boneyard.v1.WatchGameRequest"> & {
  * Use `create(WatchGameRequestSchema)` to create a new message.
  */
 export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 16);
+  messageDesc(file_boneyard_v1_game_service, 18);
 
 /**
  * One message of GameService.WatchGame.
@@ -628,7 +664,7 @@ export type WatchGameResponse = Message<"boneyard.v1.WatchGameResponse"> & {
  * Use `create(WatchGameResponseSchema)` to create a new message.
  */
 export const WatchGameResponseSchema: GenMessage<WatchGameResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_game_service, 17);
+  messageDesc(file_boneyard_v1_game_service, 19);
 
 /**
  * Texas 42 and Moon games.
@@ -636,6 +672,18 @@ export const WatchGameResponseSchema: GenMessage<WatchGameResponse> = /*@__PURE_
  * @generated from service boneyard.v1.GameService
  */
 export const GameService: GenService<{
+  /**
+   * The presets a game may be made from, the standard Texas 42 first, each with its complete
+   * ruleset (what every option is unless CreateGame overrides it). No token needed; it changes
+   * nothing, so a Connect client may send it as an HTTP GET.
+   *
+   * @generated from rpc boneyard.v1.GameService.ListPresets
+   */
+  listPresets: {
+    methodKind: "unary";
+    input: typeof ListPresetsRequestSchema;
+    output: typeof ListPresetsResponseSchema;
+  },
   /**
    * Create a game from a preset and option overrides. No token needed.
    *

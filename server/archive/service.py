@@ -1,0 +1,167 @@
+"""The gRPC servicer of ``boneyard.v1.ArchiveService``: decode, call ``boneyard.server.archive.archive``
+(errors become status codes in ``boneyard.server.transport.grpc.interceptors``). Blocking store and
+verification work runs in worker threads.
+
+A VerifyRecord request is at most ``MAX_VERIFY_REQUEST_BYTES`` (``REQUEST_LIMITS``, which the
+error interceptor enforces before parsing); its verification is told the client's deadline,
+and that the call is over when it is cancelled, so that a worker thread does not go on with a
+record nobody waits for."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+import grpc
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from boneyard.api import codec
+from boneyard.api.v1 import archive_pb2, archive_pb2_grpc
+from boneyard.records.record import MAX_RECORD_BYTES
+from boneyard.server.archive.archive import MAX_VERIFY_SECONDS, Archive, ArchivedGame, check_game_id
+from boneyard.server.archive.signing import RecordSigner
+from boneyard.server.errors import InvalidArgument, PreconditionFailed
+from boneyard.server.games.service import check_text
+from boneyard.server.store import EventStore
+
+__all__ = [
+    "ARCHIVE_SERVICE_NAME",
+    "MAX_VERIFY_REQUEST_BYTES",
+    "REQUEST_LIMITS",
+    "ArchiveServicer",
+    "archive_servicer",
+]
+
+log = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
+
+ARCHIVE_SERVICE_NAME = archive_pb2.DESCRIPTOR.services_by_name["ArchiveService"].full_name
+
+MAX_VERIFY_REQUEST_BYTES = MAX_RECORD_BYTES + 16
+"""A record of at most ``MAX_RECORD_BYTES`` and the few bytes that wrap it in the request."""
+REQUEST_LIMITS = {f"/{ARCHIVE_SERVICE_NAME}/VerifyRecord": MAX_VERIFY_REQUEST_BYTES}
+"""The request bytes of this service's methods that differ from the server's default."""
+
+_MIN_SECONDS = -62_135_596_800
+"""0001-01-01T00:00:00Z, the first instant a Timestamp may hold."""
+_MAX_SECONDS = 253_402_300_799
+"""9999-12-31T23:59:59Z, the last."""
+
+
+def _instant(stamp: Timestamp, what: str) -> datetime:
+    """A Timestamp as an aware datetime; ``InvalidArgument`` outside what a Timestamp may
+    hold (years 1 to 9999, nanos 0 to 999,999,999)."""
+    if not _MIN_SECONDS <= stamp.seconds <= _MAX_SECONDS or not 0 <= stamp.nanos <= 999_999_999:
+        raise InvalidArgument(
+            f"{what} must be a time from year 1 to 9999 with nanos 0..999999999, not "
+            f"seconds={stamp.seconds} nanos={stamp.nanos}"
+        )
+    return stamp.ToDatetime(tzinfo=UTC)
+
+
+def _archived_to_proto(game: ArchivedGame) -> archive_pb2.ArchivedGame:
+    rules = game.rules
+    message = archive_pb2.ArchivedGame(
+        game_id=game.game_id,
+        name=game.name,
+        rules=codec.rules_to_proto(rules),
+        seats=[
+            archive_pb2.RecordSeat(
+                seat=seat, player_name=game.players.get(seat, ""), team=rules.team_of[seat]
+            )
+            for seat in range(rules.players)
+        ],
+        scores=game.scores,
+        winner=game.winner,
+        events=game.events,
+        head_hash=game.head_hash,
+    )
+    message.create_time.FromDatetime(game.create_time)
+    message.finish_time.FromDatetime(game.finish_time)
+    return message
+
+
+class ArchiveServicer(archive_pb2_grpc.ArchiveServiceServicer):
+    def __init__(self, archive: Archive) -> None:
+        self._archive = archive
+
+    async def _call(self, fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+        return await asyncio.to_thread(fn, *args, **kwargs)
+
+    async def ListArchivedGames(
+        self, request: archive_pb2.ListArchivedGamesRequest, context: grpc.aio.ServicerContext
+    ) -> archive_pb2.ListArchivedGamesResponse:
+        # No stored name or preset holds a control character; a NUL would even fail the
+        # query on PostgreSQL (which cannot hold one in text).
+        check_text(request.preset, "preset")
+        check_text(request.player_name, "player_name")
+        check_text(request.tournament_id, "tournament_id")
+        games, token = await self._call(
+            self._archive.list_finished,
+            preset=request.preset,
+            player_name=request.player_name,
+            finished_after=(
+                _instant(request.finished_after, "finished_after")
+                if request.HasField("finished_after")
+                else None
+            ),
+            finished_before=(
+                _instant(request.finished_before, "finished_before")
+                if request.HasField("finished_before")
+                else None
+            ),
+            tournament_id=request.tournament_id,
+            page_size=request.page_size,
+            page_token=request.page_token,
+        )
+        return archive_pb2.ListArchivedGamesResponse(
+            games=[_archived_to_proto(g) for g in games], next_page_token=token
+        )
+
+    async def GetRecord(
+        self, request: archive_pb2.GetRecordRequest, context: grpc.aio.ServicerContext
+    ) -> archive_pb2.GetRecordResponse:
+        game_id = check_game_id(request.game_id)
+        record = await self._call(self._archive.record, game_id)
+        return archive_pb2.GetRecordResponse(record=record)
+
+    async def VerifyRecord(
+        self, request: archive_pb2.VerifyRecordRequest, context: grpc.aio.ServicerContext
+    ) -> archive_pb2.VerifyRecordResponse:
+        if not request.HasField("record"):
+            raise InvalidArgument("VerifyRecord needs a record")
+        remaining = context.time_remaining()
+        deadline = None if remaining is None else time.monotonic() + remaining
+        over = threading.Event()
+        try:
+            return await self._call(
+                self._archive.verify, request.record, deadline=deadline, cancelled=over.is_set
+            )
+        finally:
+            # Cancelled (the client went away, or its deadline passed): the worker thread
+            # runs on regardless of the await, until it sees this.
+            over.set()
+
+    async def GetSigningKey(
+        self, request: archive_pb2.GetSigningKeyRequest, context: grpc.aio.ServicerContext
+    ) -> archive_pb2.GetSigningKeyResponse:
+        signer = self._archive.signer
+        if signer is None:
+            raise PreconditionFailed("this server does not sign records", reason="NOT_SIGNING")
+        return archive_pb2.GetSigningKeyResponse(
+            algorithm=archive_pb2.SIGNATURE_ALGORITHM_ED25519, public_key=signer.public_key
+        )
+
+
+def archive_servicer(
+    store: EventStore, signer: RecordSigner, *, verify_seconds: float = MAX_VERIFY_SECONDS
+) -> ArchiveServicer:
+    """The archive of ``store``, its records signed by ``signer``, as a servicer (for the gRPC
+    port and the HTTP listener alike)."""
+    return ArchiveServicer(Archive(store, signer=signer, verify_seconds=verify_seconds))

@@ -1,0 +1,333 @@
+"""The gRPC servicers of competitions: LobbyService (seeking, an account's seats) and
+TournamentService. Thin, like server.api: decode, authenticate with the account's key, call
+the lobby or the director, map errors."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+
+from boneyard import engine
+from boneyard.api import codec
+from boneyard.api.v1 import competition_pb2, competition_pb2_grpc, game_pb2
+from boneyard.server.competition.lobby import Lobby, SeatWatch
+from boneyard.server.competition.standings import Standing
+from boneyard.server.competition.tournaments import TournamentDirector
+from boneyard.server.errors import InvalidArgument
+from boneyard.server.games.app import GameApp
+from boneyard.server.games.service import (
+    GAME_STATUS_TO_PROTO,
+    MAX_NAME,
+    GameServicer,
+    check_account_name_given,
+    check_text,
+)
+from boneyard.server.games.time_controls import time_control_from_proto, time_control_to_proto
+from boneyard.server.ops import logs
+from boneyard.server.quotas import Quotas
+from boneyard.server.store.competition import Account, Seek
+from boneyard.server.transport.pipeline import credentials
+from boneyard.server.transport.refusals import Refusal
+
+__all__ = ["LobbyServicer", "TournamentServicer"]
+
+log = logging.getLogger(__name__)
+
+_TOURNAMENT_STATUS = {
+    "created": competition_pb2.TOURNAMENT_STATUS_CREATED,
+    "running": competition_pb2.TOURNAMENT_STATUS_RUNNING,
+    "finished": competition_pb2.TOURNAMENT_STATUS_FINISHED,
+    "cancelled": competition_pb2.TOURNAMENT_STATUS_CANCELLED,
+}
+_VIEWS = frozenset(competition_pb2.TournamentView.values())
+MAX_ENTRANTS = 64
+
+
+class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
+    def __init__(
+        self, app: GameApp, lobby: Lobby, seats: SeatWatch, games: GameServicer, quotas: Quotas
+    ) -> None:
+        self._quotas = quotas
+        self._app = app
+        self._lobby = lobby
+        self._seats = seats
+        self._games = games
+
+    async def _account(self, context: grpc.aio.ServicerContext) -> Account:
+        account = await asyncio.to_thread(self._app.account_for, credentials())
+        logs.known(account=account.name)
+        return account
+
+    async def _still_valid(self, key: str | None) -> None:
+        """Raise ``Unauthenticated`` if the key a stream was opened with has been revoked or
+        rotated since: a stream looks again whenever it is woken, and a revocation wakes
+        the account's streams in every process on PostgreSQL (``"r:"`` notifications). On
+        SQLite the operator's command cannot wake them: they end at their next wake-up."""
+        await asyncio.to_thread(self._app.account_for, key)
+
+    async def _assignment(
+        self, game_id: str, seat: int, tournament: str | None = None
+    ) -> competition_pb2.SeatAssignment:
+        """``tournament``: the game's tournament if the caller knows it ("": none)."""
+        if tournament is None:
+            tournament = await asyncio.to_thread(self._app.competition.tournament_of_game, game_id)
+        return competition_pb2.SeatAssignment(
+            game_id=game_id,
+            seat=seat,
+            game=await self._games.summary(game_id),
+            tournament_id=tournament or "",
+        )
+
+    async def Seek(
+        self, request: competition_pb2.SeekRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[competition_pb2.SeekResponse]:
+        key = credentials()
+        account = await self._account(context)
+        preset, options = codec.rules_overrides_from_proto(request.rules)
+        control = time_control_from_proto(request.time_control, request.HasField("time_control"))
+        with self._quotas.seek(account.id):
+            async for message in self._seek(context, key, account, preset, options, control):
+                yield message
+
+    async def _seek(
+        self,
+        context: grpc.aio.ServicerContext,
+        key: str | None,
+        account: Account,
+        preset: str,
+        options: dict[str, Any],
+        control: Any,
+    ) -> AsyncIterator[competition_pb2.SeekResponse]:
+        seek_id = str(uuid.uuid4())
+        seated = False
+        seek = None
+        try:
+            seek = await asyncio.to_thread(
+                self._lobby.seek, seek_id, account, preset, options, control
+            )
+            wake = self._lobby.follow(seek)
+            told = -1
+            current: Seek | None = seek  # as the lobby left it: perhaps seated already
+            while True:
+                wake.clear()
+                if current is None:
+                    current = await asyncio.to_thread(self._app.competition.seek, seek.id)
+                assert current is not None
+                if current.status == "seated":
+                    assert current.game_id is not None and current.seat is not None
+                    seated = True
+                    # A table formed by seeking is no tournament's.
+                    yield competition_pb2.SeekResponse(
+                        seated=await self._assignment(current.game_id, current.seat, "")
+                    )
+                    return
+                if current.status == "cancelled":
+                    cancelled = Refusal(
+                        grpc.StatusCode.CANCELLED, "the seek was cancelled", "SEEK_CANCELLED"
+                    )
+                    await context.abort_with_status(cancelled.status())
+                    return
+                waiting = await asyncio.to_thread(self._lobby.waiting, seek.table_key)
+                if waiting != told:
+                    told = waiting
+                    yield competition_pb2.SeekResponse(
+                        waiting=competition_pb2.SeekWaiting(seekers=waiting, players=seek.players)
+                    )
+                await wake.wait()  # until the seeks of this kind change
+                await self._still_valid(key)
+                current = None
+        finally:
+            if seek is not None:
+                self._lobby.unfollow(seek)
+            if not seated:
+                # The client went away (or the server is stopping), perhaps while the seek was
+                # being registered: stop seeking for it (nothing happens if there is none).
+                # A plain call: an await here could be cancelled again.
+                self._lobby.cancel(seek if seek is not None else seek_id)
+
+    async def WatchSeats(
+        self, request: competition_pb2.WatchSeatsRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[competition_pb2.WatchSeatsResponse]:
+        key = credentials()
+        account = await self._account(context)
+        wake = self._seats.follow(account.id)
+        try:
+            told: set[str] = set()
+            while True:
+                wake.clear()
+                seats = await asyncio.to_thread(self._app.competition.open_seats_of, account.id)
+                for game_id, seat in seats:
+                    if game_id in told:
+                        continue
+                    told.add(game_id)
+                    yield competition_pb2.WatchSeatsResponse(
+                        assignment=await self._assignment(game_id, seat)
+                    )
+                await wake.wait()  # until a game reserves a seat for the account
+                await self._still_valid(key)
+        finally:
+            self._seats.unfollow(account.id, wake)
+
+
+class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
+    def __init__(self, app: GameApp, director: TournamentDirector) -> None:
+        self._app = app
+        self._director = director
+
+    async def CreateTournament(
+        self, request: competition_pb2.CreateTournamentRequest, context: grpc.aio.ServicerContext
+    ) -> competition_pb2.CreateTournamentResponse:
+        organiser = await asyncio.to_thread(self._app.organiser_for, credentials())
+        name = request.name.strip()
+        if not name or len(name) > MAX_NAME:
+            raise InvalidArgument(f"a tournament needs a name of at most {MAX_NAME} characters")
+        check_text(name, "a tournament name")
+        if len(request.entrants) > MAX_ENTRANTS:
+            raise InvalidArgument(f"at most {MAX_ENTRANTS} entrants")
+        for entrant in request.entrants:
+            check_account_name_given(entrant, "an entrant")
+        preset, options = codec.rules_overrides_from_proto(request.rules)
+        control = time_control_from_proto(request.time_control, request.HasField("time_control"))
+        if request.format not in (
+            competition_pb2.TOURNAMENT_FORMAT_UNSPECIFIED,
+            competition_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN,
+        ):
+            raise InvalidArgument(f"unknown tournament format {request.format}")
+        tournament = await asyncio.to_thread(
+            self._director.create,
+            organiser,
+            name,
+            preset,
+            options,
+            list(request.entrants),
+            request.deals,
+            request.duplicate,
+            control,
+        )
+        message, _, _, _ = await asyncio.to_thread(self._describe, tournament.id, False)
+        return competition_pb2.CreateTournamentResponse(tournament=message)
+
+    async def StartTournament(
+        self, request: competition_pb2.StartTournamentRequest, context: grpc.aio.ServicerContext
+    ) -> competition_pb2.StartTournamentResponse:
+        caller = await asyncio.to_thread(self._app.organiser_for, credentials())
+        tournament_id = _check_tournament_id(request.tournament_id)
+        await asyncio.to_thread(self._director.start, tournament_id, caller)
+        self._director.wake()
+        message, _, _, _ = await asyncio.to_thread(self._describe, tournament_id, False)
+        return competition_pb2.StartTournamentResponse(tournament=message)
+
+    async def CancelTournament(
+        self, request: competition_pb2.CancelTournamentRequest, context: grpc.aio.ServicerContext
+    ) -> competition_pb2.CancelTournamentResponse:
+        caller = await asyncio.to_thread(self._app.organiser_for, credentials())
+        tournament_id = _check_tournament_id(request.tournament_id)
+        await asyncio.to_thread(self._director.cancel, tournament_id, caller)
+        self._director.wake()
+        message, _, _, _ = await asyncio.to_thread(self._describe, tournament_id, False)
+        return competition_pb2.CancelTournamentResponse(tournament=message)
+
+    async def GetTournament(
+        self, request: competition_pb2.GetTournamentRequest, context: grpc.aio.ServicerContext
+    ) -> competition_pb2.GetTournamentResponse:
+        tournament_id = _check_tournament_id(request.tournament_id)
+        if request.view not in _VIEWS:
+            raise InvalidArgument(f"unknown tournament view {request.view}")
+        message, games, individuals, partnerships = await asyncio.to_thread(
+            self._describe, tournament_id, request.view != competition_pb2.TOURNAMENT_VIEW_BASIC
+        )
+        return competition_pb2.GetTournamentResponse(
+            tournament=message,
+            games=games,
+            individuals=individuals,
+            partnerships=partnerships,
+        )
+
+    async def ListTournaments(
+        self, request: competition_pb2.ListTournamentsRequest, context: grpc.aio.ServicerContext
+    ) -> competition_pb2.ListTournamentsResponse:
+        tournaments = await asyncio.to_thread(self._app.competition.tournaments)
+        messages = []
+        for t in tournaments:
+            message, _, _, _ = await asyncio.to_thread(self._describe, t.id, False)
+            messages.append(message)
+        return competition_pb2.ListTournamentsResponse(tournaments=messages)
+
+    def _describe(self, tournament_id: str, full: bool) -> tuple[Any, list[Any], list[Any], list[Any]]:
+        tournament = self._director.get(tournament_id)
+        competition = self._app.competition
+        names = {a.id: a.name for a in competition.accounts(tournament.entrants).values()}
+        schedule = competition.tournament_games(tournament_id)
+        rules = engine.ruleset(tournament.preset, tournament.options)
+        message = competition_pb2.Tournament(
+            tournament_id=tournament.id,
+            name=tournament.name,
+            rules=codec.rules_to_proto(rules),
+            entrants=[names[a] for a in tournament.entrants],
+            deals=tournament.deals,
+            duplicate=tournament.duplicate,
+            format=competition_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN,
+            status=_TOURNAMENT_STATUS[tournament.status],
+            games_total=len(schedule),
+            games_finished=sum(1 for g in schedule if g.status == "finished"),
+        )
+        if tournament.time_control is not None:
+            message.time_control.CopyFrom(time_control_to_proto(tournament.time_control))
+        message.create_time.FromDatetime(tournament.created_at)
+        if not full:
+            return message, [], [], []
+        results = self._director.results(tournament)
+        # Only the deals whose playings are all over count: the others' results are the other
+        # tables' secrets.
+        cancelled = tournament.status == "cancelled"
+        open_deals = {
+            g.deal
+            for g, _ in results
+            if g.status != "finished" and (g.game_id is not None or not cancelled)
+        }
+        results = [
+            (g, state if g.deal not in open_deals else None) for g, state in results
+        ]
+        games = []
+        for g, state in results:
+            entry = competition_pb2.TournamentGame(
+                number=g.number,
+                deal=g.deal,
+                rotation=g.rotation,
+                seats=[names[a] for a in g.seating],
+                game_id=g.game_id or "",
+                status=GAME_STATUS_TO_PROTO.get(g.status or "", game_pb2.GAME_STATUS_UNSPECIFIED),
+            )
+            if state is not None and g.status == "finished":
+                entry.scores.extend(state.scores)
+                if state.winner is not None:
+                    entry.winner = state.winner
+            games.append(entry)
+        individuals, partnerships = self._director.standings(tournament, results)
+        return message, games, [_standing(s) for s in individuals], [_standing(s) for s in partnerships]
+
+
+def _check_tournament_id(tournament_id: str) -> str:
+    try:
+        return str(uuid.UUID(tournament_id))
+    except ValueError:
+        raise InvalidArgument(f"not a tournament id: {tournament_id[:40]!r}") from None
+
+
+def _standing(s: Standing) -> competition_pb2.Standing:
+    return competition_pb2.Standing(
+        name=s.name,
+        members=s.members,
+        rating=s.rating,
+        uncertainty=s.uncertainty,
+        ordinal=s.ordinal,
+        games=s.games,
+        wins=s.wins,
+        score_for=s.score_for,
+        score_against=s.score_against,
+    )

@@ -1,0 +1,398 @@
+"""Tournaments, run by the server unattended.
+
+A tournament is a schedule of games fixed when it is made: for each deal (a "board"), a
+seating of entrants (round robin over every way of seating them: which entrants play and who
+partners whom), and with ``duplicate`` the same deal again with the hands rotated among the
+teams, so that every side plays every hand. Each game's deals are fixed by a secret drawn for
+the tournament (``sha256(secret || deal)``), so the rotated games get the same hands.
+
+The playings of a deal are started together, and nothing of them is public until all are over
+(as the two tables of a duplicate bridge match play at once, behind closed doors): their seeds
+stay secret and their records and spectator views are closed (``embargoed``) until then. The
+entrants are the same at every playing of a deal, so duplicate play still trusts each entrant's
+program not to pass what one of its seats sees to another of its seats.
+
+The director is stateless: everything is in the database, so a restarted server (or another
+process on the same PostgreSQL) carries on where it stopped. A schedule entry's game is
+created in the same transaction that records it, and only if no game was recorded for it
+yet and none of its entrants is in an unfinished game of another deal: an entrant plays one
+deal of a tournament at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import itertools
+import logging
+import math
+import secrets
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from boneyard import engine
+from boneyard.server.competition.standings import GameResult, Standing, standings
+from boneyard.server.errors import InvalidArgument, NotFound, PermissionDenied, PreconditionFailed
+from boneyard.server.games.app import GameApp, check_time_control, rules_for
+from boneyard.server.games.live import LiveGame
+from boneyard.server.store.competition import (
+    Account,
+    CompetitionStore,
+    GameAlreadyMade,
+    TimeControl,
+    Tournament,
+    TournamentGame,
+)
+
+__all__ = ["FORMATS", "TournamentDirector", "schedule", "seating_count", "seatings"]
+
+log = logging.getLogger(__name__)
+
+FORMATS = ("round_robin",)
+MAX_DEALS = 10_000
+MAX_GAMES = 100_000
+
+
+def seatings(teams: Sequence[Sequence[int]], entrants: Sequence[str]) -> Iterator[tuple[str, ...]]:
+    """Every way of seating ``entrants`` at a table whose teams are ``teams`` (seat numbers):
+    each choice of who plays, each split of them into teams (teams unordered, members in entry
+    order); an entrant's seat is its team's next seat. In the order of the entrants, made as
+    they are asked for (there can be very many)."""
+    players = sum(len(t) for t in teams)
+    size = len(teams[0])
+    for chosen in itertools.combinations(entrants, players):
+        for split in _splits(list(chosen), size):
+            seats = [""] * players
+            for team_seats, members in zip(teams, split, strict=True):
+                for seat, member in zip(team_seats, members, strict=True):
+                    seats[seat] = member
+            yield tuple(seats)
+
+
+def seating_count(teams: Sequence[Sequence[int]], entrants: int) -> int:
+    """How many ``seatings`` there are, without making them."""
+    players = sum(len(t) for t in teams)
+    size, count = len(teams[0]), len(teams)
+    splits = math.factorial(players) // (math.factorial(size) ** count * math.factorial(count))
+    return math.comb(entrants, players) * splits
+
+
+def _splits(members: list[str], size: int) -> Iterator[list[tuple[str, ...]]]:
+    """The ways to split ``members`` into unordered groups of ``size``."""
+    if not members:
+        yield []
+        return
+    first, rest = members[0], members[1:]
+    for partners in itertools.combinations(rest, size - 1):
+        left = [m for m in rest if m not in partners]
+        for split in _splits(left, size):
+            yield [(first, *partners), *split]
+
+
+def schedule(
+    rules: engine.Ruleset, entrants: Sequence[str], deals: int, duplicate: bool
+) -> list[tuple[int, int, tuple[str, ...]]]:
+    """``(deal, rotation, seating)`` of every game, in playing order. Deal ``d`` is played by
+    seating ``d mod (number of seatings)``; with ``duplicate``, once for every rotation ``r``
+    of the teams: the team seated in team place ``k`` moves to place ``k + r``, so over the
+    rotations every side holds every hand."""
+    teams = rules.teams
+    ways = list(itertools.islice(seatings(teams, entrants), deals))
+    games: list[tuple[int, int, tuple[str, ...]]] = []
+    for deal in range(deals):
+        base = ways[deal % len(ways)]
+        for rotation in range(len(teams) if duplicate else 1):
+            seats = [""] * rules.players
+            for k, team_seats in enumerate(teams):
+                moved_to = teams[(k + rotation) % len(teams)]
+                for seat, new_seat in zip(team_seats, moved_to, strict=True):
+                    seats[new_seat] = base[seat]
+            games.append((deal, rotation, tuple(seats)))
+    return games
+
+
+def deal_secret(tournament_secret: bytes, deal: int) -> bytes:
+    return hashlib.sha256(tournament_secret + b"deal" + deal.to_bytes(4, "big")).digest()
+
+
+class TournamentDirector:
+    def __init__(self, app: GameApp) -> None:
+        self._app = app
+        self._competition: CompetitionStore = app.competition
+        self._published: set[tuple[str, int]] = set()
+        """Deals whose playings are all over and revealed (by this process)."""
+        self._settled: set[str] = set()
+        """Cancelled tournaments whose games are all over and published."""
+        self._wake = asyncio.Event()
+        self.on_published: Callable[[], None] | None = None
+        """Told (from the director's thread) when it has published deals: the lasting ratings
+        rate a tournament game only once its deal is public."""
+
+    # ------------------------------------------------------------ organising
+
+    def create(
+        self,
+        organiser: Account,
+        name: str,
+        preset: str,
+        options: Mapping[str, Any],
+        entrant_names: Sequence[str],
+        deals: int,
+        duplicate: bool,
+        time_control: TimeControl | None,
+        format: str = "round_robin",
+    ) -> Tournament:
+        options = dict(options)
+        # Each deal is a game of its own unless the organiser says otherwise.
+        options.setdefault("hand_limit", 1)
+        rules = rules_for(preset, options)
+        options["deal_limit"] = rules.deal_limit  # as the games will be made
+        if format not in FORMATS:
+            raise InvalidArgument(f"the format is one of {', '.join(FORMATS)}, not {format!r}")
+        if time_control is not None:
+            check_time_control(time_control)
+        if not 1 <= deals <= MAX_DEALS:
+            raise InvalidArgument(f"deals must be 1..{MAX_DEALS}, not {deals}")
+        if len(set(entrant_names)) != len(entrant_names):
+            raise InvalidArgument(f"an entrant is named twice: {sorted(entrant_names)}")
+        if len(entrant_names) < rules.players:
+            raise InvalidArgument(
+                f"a {rules.name} table needs {rules.players} entrants; {len(entrant_names)} given"
+            )
+        accounts = []
+        for entrant in entrant_names:
+            account = self._competition.account_named(entrant)
+            if account is None:
+                raise NotFound(
+                    f"no account named {entrant!r}", reason="ACCOUNT_NOT_FOUND", account=entrant
+                )
+            accounts.append(account)
+        ids = [a.id for a in accounts]
+        if deals * (len(rules.teams) if duplicate else 1) > MAX_GAMES:
+            raise InvalidArgument(f"that many deals make more than {MAX_GAMES} games")
+        games = schedule(rules, ids, deals, duplicate)
+        tournament = Tournament(
+            id=str(uuid.uuid4()),
+            name=name,
+            organiser_id=organiser.id,
+            preset=preset,
+            options=options,
+            deals=deals,
+            duplicate=duplicate,
+            format=format,
+            time_control=time_control,
+            status="created",
+            secret=secrets.token_bytes(32),
+            entrants=tuple(ids),
+            created_at=datetime.now(UTC),
+        )
+        self._competition.create_tournament(tournament, games)
+        log.info("tournament %s (%s): %d games", tournament.id, name, len(games))
+        return tournament
+
+    def start(self, tournament_id: str, caller: Account) -> Tournament:
+        """Start a tournament (its organiser only); starting one running or over is a no-op."""
+        tournament = self.get(tournament_id)
+        if caller.id != tournament.organiser_id:
+            raise PermissionDenied(
+                f"tournament {tournament_id} is not {caller.name!r}'s: only its organiser starts it",
+                reason="NOT_YOUR_TOURNAMENT",
+                tournament_id=tournament_id,
+            )
+        if tournament.status == "created":
+            self._competition.set_tournament_status(tournament_id, "running")
+        return self.get(tournament_id)
+
+    def cancel(self, tournament_id: str, caller: Account) -> Tournament:
+        """Make no more games of a tournament (its organiser only); the games being played
+        go on to their end."""
+        tournament = self.get(tournament_id)
+        if caller.id != tournament.organiser_id:
+            raise PermissionDenied(
+                f"tournament {tournament_id} is not {caller.name!r}'s: only its organiser "
+                f"cancels it",
+                reason="NOT_YOUR_TOURNAMENT",
+                tournament_id=tournament_id,
+            )
+        if tournament.status in ("finished", "cancelled"):
+            raise PreconditionFailed(
+                f"tournament {tournament_id} is {tournament.status} already",
+                reason="TOURNAMENT_STATUS",
+                tournament_id=tournament_id,
+                status=tournament.status,
+            )
+        self._competition.set_tournament_status(tournament_id, "cancelled")
+        log.info("tournament %s cancelled by %s", tournament_id, caller.name)
+        return self.get(tournament_id)
+
+    def get(self, tournament_id: str) -> Tournament:
+        tournament = self._competition.tournament(tournament_id)
+        if tournament is None:
+            raise NotFound(
+                f"no tournament {tournament_id}",
+                reason="TOURNAMENT_NOT_FOUND",
+                tournament_id=tournament_id,
+            )
+        return tournament
+
+    # ------------------------------------------------------------ running
+
+    def step(self) -> list[str]:
+        """Advance every running tournament: make the games that can start, finish the
+        tournaments whose games are all over. Returns the games made."""
+        made: list[str] = []
+        for tournament in self._competition.tournaments("running"):
+            try:
+                made += self._advance(tournament)
+            except Exception:  # one tournament's trouble must not stop the others
+                log.exception("tournament %s could not advance; trying again", tournament.id)
+        for tournament in self._competition.tournaments("cancelled"):
+            if tournament.id in self._settled:
+                continue
+            try:
+                self._settle(tournament)
+            except Exception:
+                log.exception("cancelled tournament %s could not settle; trying again", tournament.id)
+        return made
+
+    def _settle(self, tournament: Tournament) -> None:
+        """A cancelled tournament: publish each deal once the games made of it are over."""
+        games = [g for g in self._competition.tournament_games(tournament.id) if g.game_id]
+        by_deal: dict[int, list[TournamentGame]] = {}
+        for g in games:
+            by_deal.setdefault(g.deal, []).append(g)
+        self._publish_finished_deals(tournament, by_deal)
+        if all(g.status == "finished" for g in games):
+            self._settled.add(tournament.id)
+
+    def _advance(self, tournament: Tournament) -> list[str]:
+        games = self._competition.tournament_games(tournament.id)
+        by_deal: dict[int, list[TournamentGame]] = {}
+        for g in games:
+            by_deal.setdefault(g.deal, []).append(g)
+        self._publish_finished_deals(tournament, by_deal)
+        if all(g.status == "finished" for g in games):
+            self._competition.set_tournament_status(tournament.id, "finished")
+            log.info("tournament %s finished", tournament.id)
+            return []
+        busy: set[str] = set()
+        for g in games:
+            if g.game_id is not None and g.status != "finished":
+                busy.update(g.seating)
+        accounts = self._competition.accounts(tournament.entrants)
+        made: list[str] = []
+        for playings in by_deal.values():
+            waiting = [g for g in playings if g.game_id is None]
+            if not waiting:
+                continue
+            started = any(g.game_id is not None for g in playings)
+            entrants = {a for g in playings for a in g.seating}
+            if not started and busy & entrants:
+                continue
+            # All the playings of a deal at once (or the rest of them, after a crash).
+            for g in waiting:
+                game_id = self._make_game(tournament, g, accounts)
+                if game_id is not None:
+                    made.append(game_id)
+            busy |= entrants
+        return made
+
+    def _publish_finished_deals(
+        self, tournament: Tournament, by_deal: Mapping[int, list[TournamentGame]]
+    ) -> None:
+        """Reveal the seeds of every playing of each deal whose playings are all over (the
+        game ends keep them secret while another playing of the deal goes on)."""
+        for deal, playings in by_deal.items():
+            if (tournament.id, deal) in self._published:
+                continue
+            if not all(g.status == "finished" and g.game_id for g in playings):
+                continue
+            game_ids = [g.game_id for g in playings if g.game_id is not None]
+            if not self._competition.deals_revealed(game_ids):
+                for game_id in game_ids:
+                    self._app.store.reveal_seeds(game_id)
+                if self.on_published is not None:
+                    self.on_published()  # their results are public now: they may be rated
+            self._published.add((tournament.id, deal))
+
+    def _make_game(
+        self, tournament: Tournament, game: TournamentGame, accounts: Mapping[str, Account]
+    ) -> str | None:
+        rotation = f", rotation {game.rotation + 1}" if tournament.duplicate else ""
+        try:
+            game_id, _ = self._app.create_game(
+                tournament.preset,
+                tournament.options,
+                f"{tournament.name}: deal {game.deal + 1}{rotation}"[:200],
+                time_control=tournament.time_control,
+                reservations=[(seat, accounts[a]) for seat, a in enumerate(game.seating)],
+                # Fixed deals (and the embargo that comes with them) only where a deal is
+                # played more than once.
+                deal_secret=deal_secret(tournament.secret, game.deal)
+                if tournament.duplicate
+                else None,
+                also=lambda session, game_id: CompetitionStore.link_tournament_game(
+                    session, tournament.id, game.number, game.deal, game.seating, game_id
+                ),
+                rated=True,  # every tournament game is a rated game
+            )
+        except GameAlreadyMade:
+            return None  # another server process made it, or an entrant became busy
+        log.info("tournament %s: game %d is %s", tournament.id, game.number, game_id)
+        return game_id
+
+    def wake(self) -> None:
+        """Something a tournament waits for happened (on the event loop): a game ended, a
+        tournament was started or cancelled."""
+        self._wake.set()
+
+    def game_committed(self, game: LiveGame, events: tuple[engine.Event, ...]) -> None:
+        """``GameHost.on_commit``: a game that ends may let a tournament go on."""
+        if game.over and events:
+            self._wake.set()
+
+    async def run(self, retry_after: float = 1.0) -> None:
+        """Advance the running tournaments whenever something happens (the server's
+        background task): no polling, but a failed step is tried again after
+        ``retry_after`` seconds."""
+        while True:
+            self._wake.clear()
+            try:
+                await asyncio.to_thread(self.step)
+            except Exception:
+                log.exception("advancing the tournaments failed; trying again")
+                await asyncio.sleep(retry_after)
+                continue
+            await self._wake.wait()
+
+    # ------------------------------------------------------------ results
+
+    def results(self, tournament: Tournament) -> list[tuple[TournamentGame, engine.GameState | None]]:
+        """Every game of the schedule with its state once it is made."""
+        found: list[tuple[TournamentGame, engine.GameState | None]] = []
+        for g in self._competition.tournament_games(tournament.id):
+            state = self._app.load(g.game_id)[0] if g.game_id is not None else None
+            found.append((g, state))
+        return found
+
+    def standings(
+        self, tournament: Tournament, results: Sequence[tuple[TournamentGame, engine.GameState | None]]
+    ) -> tuple[list[Standing], list[Standing]]:
+        """Ratings and totals from the finished games, in schedule order."""
+        names = {a.id: a.name for a in self._competition.accounts(tournament.entrants).values()}
+        finished = []
+        for g, state in results:
+            if state is None or state.phase is not engine.Phase.GAME_OVER or state.winner is None:
+                continue
+            finished.append(
+                GameResult(
+                    seats=tuple(names[a] for a in g.seating),
+                    teams=state.rules.teams,
+                    scores=state.scores,
+                    winner=state.winner,
+                )
+            )
+        return standings(finished)
+

@@ -1,0 +1,166 @@
+"""The games this process holds in memory: loaded once from their log, kept as the authority
+here, at most ``max_games`` of them (the least recently used beyond it are dropped, unless an
+action of theirs is in flight, and loaded again when asked for).
+
+The database stays the final word between processes: a copy that another process moved past
+(its notification, ``refresh``) or that the writer found behind is dropped (``evict``), and
+whoever holds it sees it ``evicted`` and gets the game again. ``Hold`` is a game with its lock
+held for a block (one action at a time per game).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Self
+
+from boneyard.server.errors import NotFound
+from boneyard.server.games.live import LiveGame, live_game
+from boneyard.server.store import errors as store_errors
+from boneyard.server.store.repository import EventStore
+
+__all__ = ["MAX_LIVE_GAMES", "GameCache", "Hold"]
+
+MAX_LIVE_GAMES = 2000
+"""Games kept in memory by default (each holds its decoded log)."""
+
+
+class GameCache:
+    """The games of this process, by id (``publish(game_id)``: wake a game's watchers)."""
+
+    def __init__(
+        self, store: EventStore, publish: Callable[[str], None], max_games: int = MAX_LIVE_GAMES
+    ) -> None:
+        self._store = store
+        self._publish = publish
+        self.max_games = max_games
+        self._games: OrderedDict[str, LiveGame] = OrderedDict()
+        self._loading: dict[str, asyncio.Future[LiveGame]] = {}
+        self._behind: set[str] = set()
+        """Games another process moved while they were being loaded here."""
+
+    async def get(self, game_id: str) -> LiveGame:
+        """The game, loaded from the log if this process does not hold it. ``NotFound``."""
+        game = self._games.get(game_id)
+        if game is not None:
+            self._games.move_to_end(game_id)
+            return game
+        pending = self._loading.get(game_id)
+        if pending is not None:  # somebody is loading it: wait for that
+            return await asyncio.shield(pending)
+        pending = asyncio.get_running_loop().create_future()
+        self._loading[game_id] = pending
+        try:
+            game = await self._load(game_id)
+        except asyncio.CancelledError:
+            pending.cancel()
+            raise
+        except BaseException as error:
+            pending.set_exception(error)
+            pending.exception()  # retrieved, even if nobody else waited
+            raise
+        finally:
+            del self._loading[game_id]
+        if game_id in self._behind:
+            # Another process moved the game while it loaded: this copy may miss that. Its
+            # holders see it evicted and get the game again.
+            self._behind.discard(game_id)
+            game.evicted = True
+        else:
+            self._games[game_id] = game
+            self._trim()
+        pending.set_result(game)
+        return game
+
+    async def _load(self, game_id: str) -> LiveGame:
+        try:
+            snapshot = await asyncio.to_thread(self._store.snapshot, game_id)
+        except store_errors.GameNotFound:
+            raise NotFound(f"no game {game_id}", game_id=game_id) from None
+        return live_game(snapshot)
+
+    def adopt(self, game: LiveGame) -> None:
+        """Keep a game just made in this process (on the event loop); a copy already
+        loaded stays."""
+        if game.id not in self._games and game.id not in self._loading:
+            self._games[game.id] = game
+            self._trim()
+
+    def evict(self, game_id: str) -> None:
+        """Drop the cached copy (it fell behind the log); the next ``get`` reloads it."""
+        game = self._games.pop(game_id, None)
+        if game is not None:
+            game.evicted = True
+            self._publish(game_id)  # its watchers hold the old copy: they get the game again
+
+    def evict_all(self) -> None:
+        """Drop every copy not in use (after missing other processes' notifications)."""
+        for game_id, game in list(self._games.items()):
+            if not game.lock.locked():
+                self.evict(game_id)
+
+    def _trim(self) -> None:
+        while len(self._games) > self.max_games:
+            for game_id, game in self._games.items():
+                if not game.lock.locked():
+                    self.evict(game_id)
+                    break
+            else:
+                return
+
+    def held_version(self, game_id: str) -> int | None:
+        """The version of this process's copy of a game, if it holds one."""
+        game = self._games.get(game_id)
+        return game.version if game is not None else None
+
+    def refresh(self, game_id: str, version: int) -> None:
+        """Another process says ``game_id`` is at ``version``: drop a copy that is behind,
+        and wake the game's watchers (they reload it)."""
+        if game_id in self._loading:
+            self._behind.add(game_id)
+        game = self._games.get(game_id)
+        if game is not None and game.version >= version:
+            return  # our own append, or an older notification
+        if game is not None and not game.lock.locked():
+            self.evict(game_id)
+        self._publish(game_id)
+
+    async def locked(self, game_id: str) -> LiveGame:
+        """The game with its lock held (the caller releases it)."""
+        while True:
+            game = await self.get(game_id)
+            await game.lock.acquire()
+            if not game.evicted:
+                return game
+            game.lock.release()
+
+
+class Hold:
+    """A game with its lock held for a block; ``reload`` drops the copy and takes the lock
+    of a fresh one (the lock is released once, whatever happens)."""
+
+    def __init__(self, cache: GameCache, game_id: str) -> None:
+        self._cache = cache
+        self._game_id = game_id
+        self._game: LiveGame | None = None
+
+    @property
+    def game(self) -> LiveGame:
+        assert self._game is not None
+        return self._game
+
+    async def __aenter__(self) -> Self:
+        self._game = await self._cache.locked(self._game_id)
+        return self
+
+    async def reload(self) -> None:
+        self._cache.evict(self._game_id)
+        self.game.lock.release()
+        self._game = None
+        self._game = await self._cache.locked(self._game_id)
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._game is not None:
+            self._game.lock.release()
+            self._game = None

@@ -1,0 +1,22 @@
+"""The store's unit of work: one transaction, handed out by ``EventStore.reading()`` and
+``EventStore.writing()``.
+
+Every per-concern store (competition, challenges, ratings, keys, the archive) opens its
+transactions through those two, so that all of them share one engine, one clock and one way
+to begin (``BEGIN IMMEDIATE`` for SQLite writers, see ``boneyard.server.store.db``). A caller
+above the store that must write its own bookkeeping in another's transaction (``also`` of
+``EventStore.create_game``: a seek's seats, a tournament's link, a rating mark) is handed the
+``Transaction`` and only gives it back to the store's functions: what it is made of
+(a SQLAlchemy ``Session``) is the store's business.
+"""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+from sqlalchemy.orm import Session
+
+__all__ = ["Transaction"]
+
+Transaction: TypeAlias = Session
+"""One open transaction of the store."""

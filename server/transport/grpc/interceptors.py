@@ -1,0 +1,263 @@
+"""The gRPC port's side of the one pipeline (``boneyard.server.transport.pipeline``): one
+interceptor hands every call to it, and says what only gRPC has.
+
+- A request is read by a tolerant deserializer: bytes that are not the method's message reach
+  the pipeline as ``Undecodable`` (grpc would answer UNKNOWN with the parser's text), a request
+  over the method's byte limit as ``Oversized``, unparsed (parsing it is the work the limit
+  saves); the pipeline's check refuses both.
+- A handler's own ``context.abort`` has answered already: it passes through as it is.
+- A refusal is written with ``context.abort_with_status``: the code, the message and the
+  ``google.rpc.Status`` with its ``ErrorInfo`` in the ``grpc-status-details-bin`` trailer.
+- Stream-stream methods (server reflection's) are not ours: only their requests are checked.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import grpc
+
+from boneyard.server.transport.pipeline import Caller, Pipeline, Refused
+from boneyard.server.transport.refusals import Refusal
+
+__all__ = ["Oversized", "PipelineInterceptor", "Undecodable", "size_refusal"]
+
+Handler = Callable[[Any, grpc.aio.ServicerContext], Any]
+
+
+class Undecodable:
+    """What a request that is not its message's bytes deserializes to (grpc would answer
+    UNKNOWN with the parser's exception text); ``ErrorInterceptor`` refuses it."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+class Oversized:
+    """What a request over its method's byte limit deserializes to, unparsed (parsing it is
+    the work the limit saves); ``ErrorInterceptor`` refuses it."""
+
+    __slots__ = ("limit", "size")
+
+    def __init__(self, size: int, limit: int) -> None:
+        self.size = size
+        self.limit = limit
+
+
+def _tolerant(
+    deserialize: Callable[[bytes], Any] | None, limit: int | None = None
+) -> Callable[[bytes], Any] | None:
+    if deserialize is None:
+        return None
+
+    def deserializer(data: bytes) -> Any:
+        if limit is not None and len(data) > limit:
+            return Oversized(len(data), limit)
+        try:
+            return deserialize(data)
+        except Exception as error:  # noqa: BLE001 - any parser failure is the caller's bytes
+            return Undecodable(type(error).__name__)
+
+    return deserializer
+
+
+def _wrap(
+    handler: grpc.RpcMethodHandler | None,
+    unary: Callable[[Handler], Handler],
+    stream: Callable[[Handler], Handler],
+    tolerant: bool = False,
+    limit: int | None = None,
+    bidi: Callable[[Handler], Handler] | None = None,
+) -> grpc.RpcMethodHandler | None:
+    """The same handler with its behaviour wrapped (unary-unary and unary-stream: the kinds
+    our services have; ``bidi``, if given, wraps a stream-stream one, as reflection's);
+    ``tolerant``: an undecodable request reaches the handler as ``Undecodable``, and one over
+    ``limit`` bytes as ``Oversized``."""
+    if handler is None:
+        return None
+    # grpc has one RpcMethodHandler for both of its servers, and its stubs type the behaviours
+    # for the threaded one (a grpc.ServicerContext, an Iterator of answers); on the grpc.aio
+    # server, ours, they are called with a grpc.aio.ServicerContext and may be coroutines and
+    # async generators: hence the arg-type ignores below.
+    deserialize = handler.request_deserializer
+    if tolerant:
+        deserialize = _tolerant(deserialize, limit)
+    if handler.stream_stream is not None and bidi is not None:
+        return grpc.stream_stream_rpc_method_handler(
+            bidi(handler.stream_stream),  # type: ignore[arg-type]  # aio: see above
+            request_deserializer=deserialize,
+            response_serializer=handler.response_serializer,
+        )
+    if handler.unary_unary is not None:
+        return grpc.unary_unary_rpc_method_handler(
+            unary(handler.unary_unary),  # type: ignore[arg-type]  # aio: see above
+            request_deserializer=deserialize,
+            response_serializer=_bytes_as_they_are(handler.response_serializer),
+        )
+    if handler.unary_stream is not None:
+        return grpc.unary_stream_rpc_method_handler(
+            stream(_yielding(handler.unary_stream)),  # type: ignore[arg-type]  # aio: see above
+            request_deserializer=deserialize,
+            response_serializer=_bytes_as_they_are(handler.response_serializer),
+        )
+    return handler
+
+
+def _yielding(handler: Handler) -> Handler:
+    """A streaming handler as an async generator: one that writes its messages itself
+    (``context.write``, as grpc's health service's Watch does) becomes a generator that yields
+    none, so that the wrappers, which iterate what they wrap, can wrap it too."""
+    if not inspect.iscoroutinefunction(handler):
+        return handler
+
+    async def call(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        await handler(request, context)
+        return
+        yield  # (makes this a generator)
+
+    return call
+
+
+def _bytes_as_they_are(
+    serialize: Callable[[Any], bytes] | None,
+) -> Callable[[Any], bytes] | None:
+    """A handler may answer with a message it encoded once (a stream's for many watchers, an
+    action's answer kept for retries): send those bytes unchanged, and serialize anything
+    else."""
+    if serialize is None:
+        return None
+
+    def serializer(message: Any) -> bytes:
+        return message if type(message) is bytes else serialize(message)
+
+    return serializer
+
+
+class _Wrapping(grpc.aio.ServerInterceptor):
+    """An interceptor that wraps each method's handler once (the services' handlers never
+    change, so the wrapped one is kept per method instead of being made for every call)."""
+
+    def __init__(self) -> None:
+        self._wrapped: dict[str, grpc.RpcMethodHandler | None] = {}
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler | None]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler | None:
+        method = details.method
+        if method in self._wrapped:
+            return self._wrapped[method]
+        handler = await continuation(details)
+        wrapped = self.wrap(handler, method)
+        if handler is not None:
+            self._wrapped[method] = wrapped
+        return wrapped
+
+    def wrap(
+        self, handler: grpc.RpcMethodHandler | None, method: str
+    ) -> grpc.RpcMethodHandler | None:
+        raise NotImplementedError
+
+
+def size_refusal(request: Oversized, method: str) -> Refusal:
+    # RESOURCE_EXHAUSTED, as gRPC itself answers a message over its receive limit, and as the
+    # HTTP listener answers a body over the method's limit (http_door).
+    return Refusal(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        f"the request is {request.size} bytes; a {method.rsplit('/', 1)[-1]} request is at "
+        f"most {request.limit} bytes (refused unread)",
+        "REQUEST_TOO_LARGE",
+        {"size": str(request.size), "limit": str(request.limit)},
+    )
+
+
+def bytes_refusal(request: Undecodable, method: str) -> Refusal:
+    return Refusal(
+        grpc.StatusCode.INVALID_ARGUMENT,
+        f"the request is not an encoded {method.rsplit('/', 1)[-1]} request message "
+        f"({request.reason})",
+        "MALFORMED_REQUEST",
+    )
+
+
+def _checker(method: str) -> Callable[[Any], None]:
+    """The pipeline's check of a request as gRPC read it."""
+
+    def check(request: Any) -> None:
+        kind = type(request)
+        if kind is Oversized:
+            raise Refused(size_refusal(request, method))
+        if kind is Undecodable:
+            raise Refused(bytes_refusal(request, method))
+
+    return check
+
+
+def _answered(error: BaseException, context: Any) -> grpc.StatusCode | None:
+    """A handler's own ``context.abort``: answered already, with the code it set."""
+    if not isinstance(error, grpc.aio.AbortError):
+        return None
+    code = context.code()
+    return code if isinstance(code, grpc.StatusCode) else grpc.StatusCode.UNKNOWN
+
+
+class PipelineInterceptor(_Wrapping):
+    """Every call of the gRPC port through ``pipeline``."""
+
+    def __init__(self, pipeline: Pipeline) -> None:
+        super().__init__()
+        self._pipeline = pipeline
+
+    def wrap(
+        self, handler: grpc.RpcMethodHandler | None, method: str
+    ) -> grpc.RpcMethodHandler | None:
+        pipeline = self._pipeline
+        check = _checker(method)
+
+        def unary(inner: Handler) -> Handler:
+            call = pipeline.unary(method, "grpc", inner, check=check, answered=_answered)
+
+            async def run(request: Any, context: grpc.aio.ServicerContext) -> Any:
+                caller = Caller(context.invocation_metadata(), context.peer())
+                try:
+                    return await call(request, context, caller)
+                except Refused as refused:
+                    await context.abort_with_status(refused.refusal.status())
+
+            return run
+
+        def stream(inner: Handler) -> Handler:
+            call = pipeline.stream(method, "grpc", inner, check=check, answered=_answered)
+
+            async def run(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+                caller = Caller(context.invocation_metadata(), context.peer())
+                try:
+                    async for message in call(request, context, caller):
+                        yield message
+                except Refused as refused:
+                    await context.abort_with_status(refused.refusal.status())
+
+            return run
+
+        def bidi(inner: Handler) -> Handler:
+            async def run(requests: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+                async def checked() -> AsyncIterator[Any]:
+                    async for request in requests:
+                        check(request)
+                        yield request
+
+                try:
+                    async for message in inner(checked(), context):
+                        yield message
+                except Refused as refused:
+                    await context.abort_with_status(refused.refusal.status())
+
+            return run
+
+        limit = pipeline.limit(method)
+        return _wrap(handler, unary, stream, tolerant=True, limit=limit, bidi=bidi)

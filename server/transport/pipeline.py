@@ -1,0 +1,312 @@
+"""One pipeline of what every call shares, built once and used by both doors: the gRPC port's
+interceptor (``transport.grpc.interceptors``) and the HTTP listener's bridge
+(``transport.http.connect``) hand each call to it, and only say how their own protocol writes a
+refusal. In order, around the servicer's handler:
+
+1. observe: the call's request id and game in the log's context, its status code and duration
+   in the metrics, one access line (``ops.observing``);
+2. the door's own check of the request (the gRPC port: bytes it could not parse, or over the
+   method's limit; the HTTP listener checks those in its door before the call starts);
+3. drain: refused UNAVAILABLE once the server shuts down (the health service's excepted),
+   counted while in flight, streams ended when told (``ops.drain``);
+4. credentials: ``authorization: Bearer <seat token or API key>`` read once into
+   ``credentials()`` (malformed: UNAUTHENTICATED before any handler runs);
+5. quotas: a client's open streams (``Quotas.stream``);
+6. errors: whatever the handler raised answered with its status code, message and
+   ``ErrorInfo`` (``Refused``, which the door writes); anything unexpected logged with a
+   request id and answered INTERNAL with that id, without its text.
+
+The byte limit of each method's requests is here too (``limit``): the gRPC port refuses a
+message over it before parsing it, the HTTP listener a body over it before reading it whole.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+
+from boneyard import engine
+from boneyard.api import codec
+from boneyard.records.record import MalformedRecord
+from boneyard.server.errors import (
+    DeadlineExceeded,
+    InvalidArgument,
+    NotFound,
+    OutOfRange,
+    PermissionDenied,
+    PreconditionFailed,
+    StaleVersion,
+    Unauthenticated,
+    Unavailable,
+)
+from boneyard.server.ops import logs
+from boneyard.server.ops.drain import Drain
+from boneyard.server.ops.observing import CallObserver, Outcome
+from boneyard.server.quotas import QuotaExceeded, Quotas, peer_of
+from boneyard.server.store import errors as store_errors
+from boneyard.server.transport.refusals import Refusal, reason_of
+
+__all__ = [
+    "DEFAULT_REQUEST_LIMIT",
+    "INTERNAL_ERROR",
+    "MAX_MESSAGE",
+    "Caller",
+    "Pipeline",
+    "Refused",
+    "credentials",
+    "refusal_for",
+    "shortened",
+    "status_for",
+    "use_credentials",
+]
+
+log = logging.getLogger(__name__)
+
+INTERNAL_ERROR = "internal error (logged on the server as request {request_id}); the request may be retried"
+
+DEFAULT_REQUEST_LIMIT = 64 * 1024
+"""The bytes of a request of a method with no limit of its own (every method but
+VerifyRecord). The largest real one (a tournament of 64 entrants, a game with every option) is
+a few kB; at gRPC's 4 MiB a request of a million tiny repeated fields (house bots) took about
+130 MiB to parse before any handler could refuse it."""
+
+MAX_MESSAGE = 1000
+"""Characters of an error message at most: a message that quoted a huge input whole would
+not fit in the trailers (the client would see RESOURCE_EXHAUSTED instead of the error)."""
+_CUT = " ... (shortened)"
+
+_HEALTH = "/grpc.health.v1.Health/"
+
+_STATUS_CODES: dict[type[BaseException], grpc.StatusCode] = {
+    InvalidArgument: grpc.StatusCode.INVALID_ARGUMENT,
+    NotFound: grpc.StatusCode.NOT_FOUND,
+    Unauthenticated: grpc.StatusCode.UNAUTHENTICATED,
+    PermissionDenied: grpc.StatusCode.PERMISSION_DENIED,
+    PreconditionFailed: grpc.StatusCode.FAILED_PRECONDITION,
+    StaleVersion: grpc.StatusCode.ABORTED,
+    DeadlineExceeded: grpc.StatusCode.DEADLINE_EXCEEDED,
+    OutOfRange: grpc.StatusCode.OUT_OF_RANGE,
+    codec.MalformedMessage: grpc.StatusCode.INVALID_ARGUMENT,
+    engine.RulesetError: grpc.StatusCode.INVALID_ARGUMENT,
+    store_errors.GameNotFound: grpc.StatusCode.NOT_FOUND,
+    store_errors.InvalidCursor: grpc.StatusCode.INVALID_ARGUMENT,
+    MalformedRecord: grpc.StatusCode.DATA_LOSS,
+    QuotaExceeded: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    Unavailable: grpc.StatusCode.UNAVAILABLE,
+}
+
+_credentials: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "boneyard_credentials", default=None
+)
+
+Handler = Callable[[Any, Any], Any]
+"""A servicer's method: ``(request, context)`` to an answer, or to a stream of them."""
+Answered = Callable[[BaseException, Any], grpc.StatusCode | None]
+"""A door's way to tell an error that has already answered the call (gRPC's ``context.abort``)
+and with which code, given the call's context; ``None`` for any other error."""
+
+
+class Refused(Exception):
+    """A call refused: the door writes ``refusal`` in its own protocol."""
+
+    def __init__(self, refusal: Refusal) -> None:
+        super().__init__(refusal.message)
+        self.refusal = refusal
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who makes a call, as both doors say it: the metadata (lowercase keys) and the peer in
+    grpc's form (``ipv4:1.2.3.4:5678``), so that one client's quotas count on both doors."""
+
+    metadata: Any
+    peer: str
+
+
+def credentials() -> str | None:
+    """The bearer token (seat token or API key) of the call being handled, if it sent one."""
+    return _credentials.get()
+
+
+def use_credentials(metadata: Any) -> None:
+    """Read the call's bearer token (``Unauthenticated`` if malformed) for ``credentials()``."""
+    _credentials.set(_bearer(metadata))
+
+
+def _bearer(metadata: Any) -> str | None:
+    for key, value in metadata or ():
+        if key == "authorization":
+            text = value if isinstance(value, str) else value.decode()
+            scheme, _, token = text.partition(" ")
+            if scheme.lower() != "bearer" or not token.strip():
+                raise Unauthenticated(
+                    "the authorization metadata must be 'Bearer <seat token or API key>'",
+                    reason="MALFORMED_AUTHORIZATION",
+                )
+            return token.strip()
+    return None
+
+
+def status_for(error: BaseException) -> grpc.StatusCode | None:
+    """The status code of an expected error; ``None`` for a bug."""
+    for kind in type(error).__mro__:
+        code = _STATUS_CODES.get(kind)
+        if code is not None:
+            return code
+    return None
+
+
+def refusal_for(error: Exception, method: str, metadata: Any) -> Refusal:
+    """What answers ``error`` (for every door): an expected error's status code, its own
+    message (shortened) and reason; anything else is logged with a request id and is
+    INTERNAL, with that id in the message and the metadata."""
+    if isinstance(error, Refused):
+        return error.refusal
+    code = status_for(error)
+    if code is None:
+        request_id = _request_id(metadata)
+        log.error("%s failed (request %s)", method, request_id, exc_info=error)
+        return Refusal(
+            grpc.StatusCode.INTERNAL,
+            INTERNAL_ERROR.format(request_id=request_id),
+            "INTERNAL",
+            {"request_id": request_id},
+        )
+    reason, details = reason_of(error)
+    return Refusal(code, shortened(str(error)), reason, details)
+
+
+def _request_id(metadata: Any) -> str:
+    """The call's request id: the one its log lines carry (``boneyard.server.ops.logs``)."""
+    fields = logs.current()
+    return fields.request_id if fields is not None else logs.request_id_of(metadata)
+
+
+def shortened(message: str) -> str:
+    """``message``, cut to at most ``MAX_MESSAGE`` characters with a mark that it was."""
+    if len(message) <= MAX_MESSAGE:
+        return message
+    return message[: MAX_MESSAGE - len(_CUT)] + _CUT
+
+
+def _never_answered(error: BaseException, context: Any) -> grpc.StatusCode | None:
+    return None
+
+
+class Pipeline:
+    """The concerns every call shares (the module's doc), for one server: its drain, its
+    quotas, the observer of its calls (``None``: not observed) and the byte limits of the
+    methods whose requests may be larger or smaller than ``DEFAULT_REQUEST_LIMIT``."""
+
+    def __init__(
+        self,
+        drain: Drain,
+        quotas: Quotas,
+        observer: CallObserver | None = None,
+        limits: Mapping[str, int] | None = None,
+    ) -> None:
+        self._drain = drain
+        self._quotas = quotas
+        self._observer = observer
+        self._limits = dict(limits or {})
+
+    def limit(self, method: str) -> int:
+        """The most bytes a request of ``method`` (``/package.Service/Method``) may have."""
+        return self._limits.get(method, DEFAULT_REQUEST_LIMIT)
+
+    def unary(
+        self,
+        method: str,
+        transport: str,
+        handler: Handler,
+        *,
+        check: Callable[[Any], None] | None = None,
+        answered: Answered = _never_answered,
+    ) -> Callable[[Any, Any, Caller], Awaitable[Any]]:
+        """``handler`` of ``method`` with the pipeline around it, for the door ``transport``
+        (``grpc`` or ``http``): ``check(request)`` raises ``Refused`` for what the door could
+        not read; an error ``answered`` recognises passes through as it is."""
+        refuse = self._refuser(method)
+        drain = self._drain
+
+        async def call(request: Any, context: Any, caller: Caller) -> Any:
+            with self._observe(method, transport, caller, request, streaming=False) as outcome:
+                try:
+                    if check is not None:
+                        check(request)
+                    refuse()
+                    use_credentials(caller.metadata)
+                    return await drain.call(method, handler, request, context)
+                except Exception as error:  # noqa: BLE001 - every error gets a status
+                    raise _refused(error, method, context, caller, outcome, answered) from None
+
+        return call
+
+    def stream(
+        self,
+        method: str,
+        transport: str,
+        handler: Callable[[Any, Any], AsyncIterator[Any]],
+        *,
+        check: Callable[[Any], None] | None = None,
+        answered: Answered = _never_answered,
+    ) -> Callable[[Any, Any, Caller], AsyncIterator[Any]]:
+        """As ``unary``, for a server stream: its messages as the handler yields them."""
+        refuse = self._refuser(method)
+        drain, quotas = self._drain, self._quotas
+
+        async def call(request: Any, context: Any, caller: Caller) -> AsyncIterator[Any]:
+            with self._observe(method, transport, caller, request, streaming=True) as outcome:
+                try:
+                    if check is not None:
+                        check(request)
+                    refuse()
+                    use_credentials(caller.metadata)
+                    with quotas.stream(peer_of(caller.peer)):
+                        async for message in drain.stream(method, handler(request, context)):
+                            yield message
+                except Exception as error:  # noqa: BLE001 - every error gets a status
+                    raise _refused(error, method, context, caller, outcome, answered) from None
+
+        return call
+
+    def _refuser(self, method: str) -> Callable[[], None]:
+        # The health service says NOT_SERVING while the server drains: it is never refused.
+        return (lambda: None) if method.startswith(_HEALTH) else self._drain.refuse
+
+    def _observe(
+        self, method: str, transport: str, caller: Caller, request: Any, streaming: bool
+    ) -> contextlib.AbstractContextManager[Outcome]:
+        if self._observer is None:
+            return contextlib.nullcontext(Outcome())
+        return self._observer.observe(
+            method,
+            transport,
+            metadata=caller.metadata,
+            request=request,
+            peer=caller.peer,
+            streaming=streaming,
+        )
+
+
+def _refused(
+    error: Exception,
+    method: str,
+    context: Any,
+    caller: Caller,
+    outcome: Outcome,
+    answered: Answered,
+) -> BaseException:
+    code = answered(error, context)
+    if code is not None:
+        outcome.code = code
+        return error
+    refusal = refusal_for(error, method, caller.metadata)
+    outcome.code = refusal.code
+    return Refused(refusal)
