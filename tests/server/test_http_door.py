@@ -441,6 +441,42 @@ def test_an_idle_http2_connection_is_told_goaway_before_it_is_closed(
     assert goaway[0].last_stream_id == 1
 
 
+def test_a_request_answered_before_its_body_ended_does_not_stall_its_connection(
+    server: ServerProcess,
+) -> None:
+    # Hypercorn let the refused request's stream go, then failed (KeyError) on the rest of its
+    # body: the connection stopped reading without a word, its flow control window was never
+    # given back, and the next request's body could not be sent: unanswered for ever.
+    conn = h2.connection.H2Connection(h2.config.H2Configuration(header_encoding="utf-8"))
+    conn.initiate_connection()
+    refused = [
+        (k, b"\xc3(boneyard" if k == b":authority" else v)
+        for k, v in h2_request(LISTGAMES.encode())
+    ]
+    conn.send_headers(1, refused)
+    conn.send_headers(3, h2_request(LISTGAMES.encode()))
+    bodies = {1: b"{" + b" " * 100_000 + b"}", 3: b"{}"}
+    ended: set[int] = set()
+    with socket.create_connection(("127.0.0.1", port_of(server)), timeout=60) as sock:
+        while 3 not in ended:
+            for stream in list(bodies):  # the first request's body first, as far as it may go
+                while stream in bodies and (window := conn.local_flow_control_window(stream)):
+                    body, size = bodies[stream], min(window, conn.max_outbound_frame_size)
+                    conn.send_data(stream, body[:size], end_stream=size >= len(body))
+                    bodies[stream] = body[size:]
+                    if size >= len(body):
+                        del bodies[stream]
+            sock.sendall(conn.data_to_send())
+            data = sock.recv(65536)
+            assert data, "the connection closed before the second request was answered"
+            for event in conn.receive_data(data):
+                if isinstance(event, h2.events.StreamEnded):
+                    ended.add(event.stream_id)
+                elif isinstance(event, h2.events.DataReceived):
+                    conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+            sock.sendall(conn.data_to_send())
+
+
 def test_a_request_that_crosses_the_goaway_is_refused_not_lost_while_the_client_is_slow(
     tmp_path: Path,
 ) -> None:
