@@ -187,7 +187,9 @@ function results(model: TableModel): HTMLElement | null {
 
 function contractLine(model: TableModel): HTMLElement {
   const view = model.view;
-  const parts: string[] = [`Hand ${view.handNumber}`, phaseText(view.phase)];
+  // (Between the hand's last trick and the next deal the hand is scored, not being dealt.)
+  const phase = view.phase === Phase.DEAL && view.completedTricks.length ? "scored" : phaseText(view.phase);
+  const parts: string[] = [`Hand ${view.handNumber}`, phase];
   if (view.highBid && view.bidder !== undefined) {
     parts.push(`${view.phase === Phase.BIDDING ? "high bid" : "bid"} ${bidText(view.highBid)} by ${seatName(model, view.bidder)}`);
   }
