@@ -283,17 +283,17 @@ def test_the_replay_steps_through_an_archived_game_verified(
     assert "Signed by this server (key " in report["verdict"]
     steps = report["steps"]
     total = len(record.events)
-    assert steps["start"]["caption"].startswith(f"Event 2 of {total}: hand 1 dealt")
+    assert steps["start"]["caption"].startswith(f"Event 2 of {total}: Hand 1 dealt")
     assert steps["start"]["inHands"] == 28  # every hand face up
     assert steps["move"]["caption"].startswith(f"Event 3 of {total}: ")
     assert "wins the trick" in steps["trick"]["caption"] and steps["trick"]["inHands"] == 24
     for name in ("hand", "hand2"):
-        assert " is made: " in steps[name]["caption"] or " is set: " in steps[name]["caption"]
-    assert "hand 2 dealt" in steps["back"]["caption"] and steps["back"]["inHands"] == 28
+        assert " and made it: " in steps[name]["caption"] or " was set: " in steps[name]["caption"]
+    assert "Hand 2 dealt" in steps["back"]["caption"] and steps["back"]["inHands"] == 28
     assert steps["key"]["caption"].startswith(
         f"Event {int(steps['back']['caption'].split()[1]) + 1} of"
     )
-    assert steps["end"]["caption"].startswith(f"Event {total} of {total}: game over")
+    assert steps["end"]["caption"].startswith(f"Event {total} of {total}: Game over")
     assert report["scores"] == list(record.result.scores)
 
 
@@ -332,3 +332,45 @@ def test_a_stream_refused_for_good_is_said_beside_the_game_after_a_choice_too(
     # The choice succeeded (its answer cleared the refusal); the page still says it is not live.
     assert report["alerts"] == 0, report
     assert "not following the game" in report["after"], report
+
+
+@pytest.mark.parametrize("screen", ["desktop", "phone"])
+def test_a_new_player_plays_the_computer_from_one_click_in_the_lobby(
+    server: ServerProcess,
+    game_stub: game_service_pb2_grpc.GameServiceStub,
+    tmp_path: Path,
+    screen: str,
+) -> None:
+    report = _ok(
+        run_script(
+            "play_computer.mjs",
+            server.http_url,
+            tmp_path,
+            env={"SCREEN": screen, "GAME": "Texas 42", "BOTS": "heuristic"},
+        )
+    )
+    game = game_stub.GetGame(
+        game_service_pb2.GetGameRequest(game_id=report["gameId"]), timeout=30
+    ).game
+    # One click made a Texas 42 game of house bots with the player in seat 0, played to its end.
+    assert game.status == game_pb2.GAME_STATUS_FINISHED
+    assert game.rules.preset == "texas42"
+    assert [s.house_bot for s in game.seats] == ["", "heuristic", "heuristic", "heuristic"]
+    assert game.seats[0].player_name == "nina"
+    events = _events(game_stub, report["gameId"])
+    scored = [e.hand_scored for e in events if e.WhichOneof("kind") == "hand_scored"]
+    # Every hand's result was shown: between hands until Continue, and the last one at the end.
+    assert len(report["summaries"]) == len(scored) - 1, report
+    for shown, result in zip(report["summaries"], scored, strict=False):
+        assert shown.startswith("Hand "), shown
+        assert ("made it" if result.made else "set") in shown, (shown, result)
+    assert ("made it" if scored[-1].made else "set") in report["finalSummary"]
+    assert report["final"].startswith("Game over: ")
+    assert report["keyboard"] and report["reloaded"] and report["spectated"]["lines"] >= 1
+    # The other three hands are one picture each to a screen reader.
+    assert report["faceDown"] == 3
+    # No page scrolled sideways, and axe found nothing serious or critical on any.
+    assert set(report["checked"]) == {
+        "lobby", "table", "hand result", "game over", "help", "archive", "replay"
+    }, report["checked"]
+    assert all(n == 0 for n in report["checked"].values()) and report["axe"] == 0, report

@@ -1,6 +1,8 @@
-// The lobby: the games waiting for players and those in play, the seats this browser holds,
-// and a new game from any of the server's presets (GameService.ListPresets) with options, a
-// clock, seats for the server's house bots, and the seat to take.
+// The lobby: "Play the computer" at the top (one click: a game of Texas 42 or Moon against the
+// server's house bots, your seat taken), the games waiting for players and those in play, the
+// seats this browser holds, and a new game from any of the server's presets
+// (GameService.ListPresets) with options, a clock, seats for the server's house bots, and the
+// seat to take (yours unless you choose to watch).
 
 import { games, refusal, requestId } from "./api";
 import { h, redraw } from "./dom";
@@ -8,17 +10,23 @@ import { TimeoutPolicy } from "./gen/boneyard/v1/events_pb";
 import { GameStatus, type GameSummary } from "./gen/boneyard/v1/game_pb";
 import type { Preset } from "./gen/boneyard/v1/rules_pb";
 import { optionsForm } from "./options";
-import { heldSeat, heldSeats, holdSeat, playerName, setPlayerName } from "./seats";
+import { heldSeat, heldSeats, holdSeat, playerName, remembered, remember, setPlayerName } from "./seats";
 import { gameTitle, statusText } from "./words";
 
 const PAGE = 50;
 
 /** The strategies of the server's house bots (CreateGameRequest.house_bots). */
-const HOUSE_BOTS: readonly { strategy: string; label: string }[] = [
-  { strategy: "random", label: "random bot" },
-  { strategy: "heuristic", label: "heuristic bot" },
-  { strategy: "sampler", label: "sampler bot (strongest)" },
-  { strategy: "expert", label: "expert bot (experimental)" },
+const HOUSE_BOTS: readonly { strategy: string; label: string; strength: string }[] = [
+  { strategy: "random", label: "random bot", strength: "Beginner: plays any legal tile" },
+  { strategy: "heuristic", label: "heuristic bot", strength: "Casual: plays by rules of thumb" },
+  { strategy: "sampler", label: "sampler bot (strongest)", strength: "Strong: thinks ahead (slower)" },
+  { strategy: "expert", label: "expert bot (experimental)", strength: "Expert (experimental)" },
+];
+
+/** The games "Play the computer" offers: the server's standard preset of each family. */
+const QUICK_GAMES: readonly { preset: string; label: string }[] = [
+  { preset: "texas42", label: "Texas 42" },
+  { preset: "moon", label: "Moon" },
 ];
 
 function gameLink(game: GameSummary): HTMLElement {
@@ -50,6 +58,8 @@ class Lobby {
   private readonly nameInput = h("input", { id: "lobby-name", value: playerName(), placeholder: "your name" });
   /** Made once the server's presets are known (the first load that reads them). */
   private form?: HTMLElement;
+  /** "Play the computer": made once, so that a redraw keeps what is chosen and focused. */
+  private readonly quick: HTMLElement = this.quickPlay();
 
   constructor(private readonly root: HTMLElement, private readonly signal: AbortSignal) {}
 
@@ -102,6 +112,62 @@ class Lobby {
     this.render();
   }
 
+  /** One click to play: the game, the bots' strength, your name; the game is created with house
+   * bots in every other seat and your seat (seat 0) taken, and you land at the table. */
+  private quickPlay(): HTMLElement {
+    const game = remembered("quick.game", QUICK_GAMES[0].preset);
+    const strength = h(
+      "select",
+      { id: "quick-bots" },
+      HOUSE_BOTS.map((b) => h("option", { value: b.strategy }, b.strength)),
+    );
+    strength.value = remembered("quick.bots", "heuristic");
+    if (!strength.value) strength.value = "heuristic";
+    const gameChoice = h(
+      "fieldset",
+      { class: "quick-games" },
+      h("legend", {}, "Game"),
+      QUICK_GAMES.map((g) =>
+        h("label", { class: "radio" }, h("input", { type: "radio", name: "quick-game", value: g.preset, checked: g.preset === game }), ` ${g.label}`),
+      ),
+    );
+    const button = h("button", { type: "submit", class: "primary big" }, "Play");
+    const play = async (event: SubmitEvent): Promise<void> => {
+      event.preventDefault();
+      const preset = gameChoice.querySelector<HTMLInputElement>("input:checked")?.value ?? QUICK_GAMES[0].preset;
+      remember("quick.game", preset);
+      remember("quick.bots", strength.value);
+      const name = this.name();
+      button.disabled = true;
+      try {
+        const listed = await games.listPresets({}, { signal: this.signal });
+        const players = listed.presets.find((p) => p.name === preset)?.rules?.players ?? (preset === "moon" ? 3 : 4);
+        const created = await games.createGame({
+          rules: { preset },
+          houseBots: Array.from({ length: players - 1 }, (_, i) => ({ seat: i + 1, strategy: strength.value })),
+          requestId: requestId(),
+        });
+        await takeAndGo(created.game!, 0, name);
+      } catch (error) {
+        this.error = refusal(error);
+        this.render();
+      } finally {
+        button.disabled = false;
+      }
+    };
+    return h(
+      "form",
+      { class: "quick-play", aria: { label: "play the computer" }, onsubmit: (e) => void play(e) },
+      h("h2", {}, "Play the computer"),
+      h("div", { class: "quick-row" },
+        h("div", { class: "option" }, h("label", { for: "lobby-name" }, "Your name:"), this.nameInput),
+        gameChoice,
+        h("div", { class: "option" }, h("label", { for: "quick-bots" }, "Bots"), strength),
+        button),
+      h("p", { class: "hint" }, "You take seat 0; the server's bots play the other seats. New to the games? Read the ", h("a", { href: "#/help" }, "rules"), "."),
+    );
+  }
+
   private newGameForm(presets: readonly Preset[]): HTMLElement {
     const preset = h("select", { id: "new-preset", name: "preset" }, presets.map((p) => h("option", { value: p.name }, p.description)));
     const chosen = (): Preset | undefined => presets.find((p) => p.name === preset.value);
@@ -120,16 +186,19 @@ class Lobby {
     // One choice per seat: left to people, or played by a house bot of the server.
     const bots = h("div", { class: "option-grid" });
     const botChoices = (): HTMLSelectElement[] => Array.from(bots.querySelectorAll("select"));
-    // Your seat is one no bot plays; a table of bots only is for watching.
+    // Your seat is one no bot plays: the first free one, unless you chose another or chose to
+    // watch (a table of bots only is for watching).
+    let picked: string | undefined;
+    seat.addEventListener("change", () => { picked = seat.value; });
     const fillYourSeat = (): void => {
       const botSeats = new Set(botChoices().filter((c) => c.value).map((c) => Number(c.dataset.seat)));
       const free = Array.from({ length: botChoices().length }, (_, i) => i).filter((i) => !botSeats.has(i));
-      const kept = seat.value;
       seat.replaceChildren(
         ...free.map((i) => h("option", { value: String(i) }, `seat ${i}`)),
         h("option", { value: "" }, "none: just watch"),
       );
-      if ([...seat.options].some((o) => o.value === kept)) seat.value = kept;
+      if (picked !== undefined && [...seat.options].some((o) => o.value === picked)) seat.value = picked;
+      else seat.value = free.length ? String(free[0]) : "";
     };
     const fillSeats = (): void => {
       const count = Number(players?.value || 0) || (chosen()?.rules?.players ?? 4);
@@ -267,9 +336,10 @@ class Lobby {
 
   render(): void {
     redraw(this.root, () => [
-      h("header", {}, h("h1", {}, "Boneyard"), h("p", {}, "Texas 42 and Moon. ", h("label", { for: "lobby-name" }, "Your name: "), this.nameInput, " ", h("button", { type: "button", onclick: () => void this.load() }, "Refresh"))),
+      h("header", { class: "lobby-head" }, h("h1", {}, "Boneyard"), h("p", {}, "Texas 42 and Moon, the domino games, against the computer or people. ", h("button", { type: "button", onclick: () => void this.load() }, "Refresh"))),
       this.error ? h("p", { class: "refusal", role: "alert" }, this.error) : null,
-      h("div", { class: "lobby" }, h("div", {}, this.heldGames(), this.openGames(), this.playingGames()), this.form ?? this.noForm()),
+      this.quick,
+      h("div", { class: "lobby" }, h("div", { class: "lobby-lists" }, this.heldGames(), this.openGames(), this.playingGames()), this.form ?? this.noForm()),
     ]);
   }
 }
