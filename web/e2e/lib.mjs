@@ -28,6 +28,22 @@ export const summaries = [];
 /** The game stream's route, for page.route: a script cuts or refuses it there. */
 export const WATCH = "**/boneyard.v1.GameService/WatchGame";
 
+/** The lobby's stream's route, for page.route. */
+export const WATCH_LOBBY = "**/boneyard.v1.GameService/WatchLobby";
+
+/** Another client than the page: a unary call over Connect's JSON form from the script itself
+ * (`token`: as that seat). Rejects with the server's code and message on a refusal. */
+export async function call(service, method, body, token) {
+  const answer = await fetch(`${URL}/boneyard.v1.${service}/${method}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  const json = await answer.json();
+  if (!answer.ok) fail(`${service}.${method}: ${json.code}: ${json.message}`);
+  return json;
+}
+
 /** A line for pytest on stdout. */
 export function say(...words) {
   process.stdout.write(`${words.join(" ")}\n`);

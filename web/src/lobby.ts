@@ -3,17 +3,25 @@
 // seats this browser holds, and a new game from any of the server's presets
 // (GameService.ListPresets) with options, a clock, seats for the server's house bots, and the
 // seat to take (yours unless you choose to watch).
+//
+// The lists are live: GameService.WatchLobby pushes the whole lobby, then each game that comes,
+// changes or leaves; the page never polls. A stream that drops is opened again after a short
+// wait, and its first message replaces what the page held.
 
+import { Code, ConnectError } from "@connectrpc/connect";
 import { games, refusal, requestId } from "./api";
 import { h, redraw } from "./dom";
 import { TimeoutPolicy } from "./gen/boneyard/v1/events_pb";
 import { GameStatus, type GameSummary } from "./gen/boneyard/v1/game_pb";
+import type { WatchLobbyResponse } from "./gen/boneyard/v1/game_service_pb";
 import type { Preset } from "./gen/boneyard/v1/rules_pb";
+import { BACKOFF_MS, FINAL, sleep } from "./follow";
 import { optionsForm } from "./options";
 import { heldSeat, heldSeats, holdSeat, playerName, remembered, remember, setPlayerName } from "./seats";
 import { gameTitle, statusText } from "./words";
 
-const PAGE = 50;
+/** The most games of each status the lobby shows (the oldest first). */
+const SHOWN = 100;
 
 /** The strategies of the server's house bots (CreateGameRequest.house_bots). */
 const HOUSE_BOTS: readonly { strategy: string; label: string; strength: string }[] = [
@@ -50,10 +58,10 @@ async function takeAndGo(game: GameSummary, seat: number, name: string): Promise
 
 class Lobby {
   private error?: string;
-  private open: GameSummary[] = [];
-  private playing: GameSummary[] = [];
-  private openNext = "";
-  private playingNext = "";
+  /** The games of the lobby, open and in play, in the server's order (the oldest first). */
+  private lobby = new Map<string, GameSummary>();
+  /** Whether the lobby's stream is open: "loading" until its first message. */
+  private connection: "loading" | "live" | "reconnecting" | "stopped" = "loading";
   private readonly held = new Map<string, GameSummary>();
   private readonly nameInput = h("input", { id: "lobby-name", value: playerName(), placeholder: "your name" });
   /** Made once the server's presets are known (the first load that reads them). */
@@ -69,47 +77,82 @@ class Lobby {
     return name;
   }
 
-  async load(): Promise<void> {
+  /** Follow the lobby until the page is left: the stream opened again after a wait when it
+   * drops (a server restart, the network), each first message replacing what was held. */
+  async watch(): Promise<void> {
+    void this.loadHeld();
+    let failures = 0;
+    while (!this.signal.aborted) {
+      if (!this.form) void this.loadPresets();
+      try {
+        const stream = games.watchLobby(
+          { statuses: [GameStatus.OPEN, GameStatus.PLAYING], maxGames: SHOWN },
+          { signal: this.signal },
+        );
+        for await (const message of stream) {
+          failures = 0;
+          this.connection = "live";
+          this.apply(message);
+          this.render();
+        }
+      } catch (error) {
+        if (this.signal.aborted) return;
+        const e = ConnectError.from(error);
+        if (FINAL.has(e.code)) {
+          this.connection = "stopped";
+          this.error = refusal(e);
+          this.render();
+          return;
+        }
+      }
+      if (this.signal.aborted) return;
+      // The stream ended or broke (UNAVAILABLE, a network error): try again after a wait.
+      this.connection = "reconnecting";
+      this.render();
+      await sleep(BACKOFF_MS[Math.min(failures++, BACKOFF_MS.length - 1)], this.signal);
+    }
+  }
+
+  private apply(message: WatchLobbyResponse): void {
+    if (message.reset) this.lobby = new Map();
+    for (const game of message.games) {
+      this.lobby.set(game.gameId, game);
+      if (heldSeat(game.gameId)) this.held.set(game.gameId, game);
+    }
+    for (const id of message.removedGameIds) {
+      this.lobby.delete(id);
+      // A seat of this browser's whose game left the lobby: where is it now (over, or only
+      // pushed out of a full lobby)?
+      if (this.held.has(id)) void this.loadHeld(id);
+    }
+  }
+
+  private async loadPresets(): Promise<void> {
     try {
-      const [open, playing, presets] = await Promise.all([
-        games.listGames({ status: GameStatus.OPEN, pageSize: PAGE }, { signal: this.signal }),
-        games.listGames({ status: GameStatus.PLAYING, pageSize: PAGE }, { signal: this.signal }),
-        this.form ? undefined : games.listPresets({}, { signal: this.signal }),
-      ]);
-      if (presets) this.form = this.newGameForm(presets.presets);
-      this.open = open.games;
-      this.openNext = open.nextPageToken;
-      this.playing = playing.games;
-      this.playingNext = playing.nextPageToken;
+      const presets = await games.listPresets({}, { signal: this.signal });
+      if (!this.form) this.form = this.newGameForm(presets.presets);
       this.error = undefined;
     } catch (error) {
+      if (this.signal.aborted) return;
       this.error = refusal(error);
     }
-    this.render();
-    // The seats this browser holds, with where their games are now.
-    await Promise.all(
-      heldSeats().map(async (seat) => {
-        try {
-          const game = (await games.getGame({ gameId: seat.gameId }, { signal: this.signal })).game;
-          if (game) this.held.set(seat.gameId, game);
-        } catch {
-          // A game this server does not have (another server's, or a fresh database).
-        }
-      }),
-    );
     this.render();
   }
 
-  private async more(status: GameStatus): Promise<void> {
-    const token = status === GameStatus.OPEN ? this.openNext : this.playingNext;
-    try {
-      const page = await games.listGames({ status, pageSize: PAGE, pageToken: token }, { signal: this.signal });
-      if (status === GameStatus.OPEN) { this.open.push(...page.games); this.openNext = page.nextPageToken; }
-      else { this.playing.push(...page.games); this.playingNext = page.nextPageToken; }
-    } catch (error) {
-      this.error = refusal(error);
-    }
-    this.render();
+  /** The seats this browser holds, with where their games are now (`only`: that game's). */
+  private async loadHeld(only?: string): Promise<void> {
+    await Promise.all(
+      heldSeats().filter((seat) => only === undefined || seat.gameId === only).map(async (seat) => {
+        try {
+          const game = (await games.getGame({ gameId: seat.gameId }, { signal: this.signal })).game;
+          if (game) this.held.set(seat.gameId, game);
+        } catch (error) {
+          // A game this server does not have (another server's, or a fresh database).
+          if (ConnectError.from(error).code === Code.NotFound) this.held.delete(seat.gameId);
+        }
+      }),
+    );
+    if (!this.signal.aborted) this.render();
   }
 
   /** One click to play: the game, the bots' strength, your name; the game is created with house
@@ -266,16 +309,21 @@ class Lobby {
     );
   }
 
+  private of(status: GameStatus): GameSummary[] {
+    return [...this.lobby.values()].filter((g) => g.status === status);
+  }
+
   private openGames(): HTMLElement {
+    const open = this.of(GameStatus.OPEN);
     return h(
       "section",
       { class: "games", aria: { label: "open games" } },
       h("h2", {}, "Waiting for players"),
-      this.open.length ? null : h("p", {}, "No game is waiting for players."),
+      open.length || this.connection === "loading" ? null : h("p", {}, "No game is waiting for players."),
       h(
         "ul",
         {},
-        this.open.map((game) =>
+        open.map((game) =>
           h(
             "li",
             { data: { game: game.gameId } },
@@ -292,18 +340,17 @@ class Lobby {
           ),
         ),
       ),
-      this.openNext ? h("button", { type: "button", onclick: () => void this.more(GameStatus.OPEN) }, "More") : null,
     );
   }
 
   private playingGames(): HTMLElement {
+    const playing = this.of(GameStatus.PLAYING);
     return h(
       "section",
       { class: "games", aria: { label: "games in play" } },
       h("h2", {}, "In play"),
-      this.playing.length ? null : h("p", {}, "No game is being played."),
-      h("ul", {}, this.playing.map((game) => h("li", { data: { game: game.gameId } }, gameLink(game), " ", h("a", { href: `#/game/${game.gameId}` }, heldSeat(game.gameId) ? "Play" : "Watch")))),
-      this.playingNext ? h("button", { type: "button", onclick: () => void this.more(GameStatus.PLAYING) }, "More") : null,
+      playing.length || this.connection === "loading" ? null : h("p", {}, "No game is being played."),
+      h("ul", {}, playing.map((game) => h("li", { data: { game: game.gameId } }, gameLink(game), " ", h("a", { href: `#/game/${game.gameId}` }, heldSeat(game.gameId) ? "Play" : "Watch")))),
     );
   }
 
@@ -330,13 +377,24 @@ class Lobby {
       "section",
       { class: "new-game", aria: { label: "new game" } },
       h("h2", {}, "New game"),
-      h("p", {}, this.error ? "The server's presets could not be read: Refresh to try again." : "Reading the server's presets…"),
+      h("p", {}, this.error ? "The server's presets could not be read: trying again when the server answers." : "Reading the server's presets…"),
     );
+  }
+
+  /** Whether the lists are live, as a person reads it. */
+  private connectionLine(): HTMLElement {
+    const said = {
+      loading: "Reading the lobby…",
+      live: "● Live: games come and go here as they are created, filled and finished.",
+      reconnecting: "The server cannot be reached: reconnecting…",
+      stopped: "Not following the lobby: reload the page to try again.",
+    }[this.connection];
+    return h("p", { class: `meta connection ${this.connection}`, data: { connection: this.connection } }, said);
   }
 
   render(): void {
     redraw(this.root, () => [
-      h("header", { class: "lobby-head" }, h("h1", {}, "Boneyard"), h("p", {}, "Texas 42 and Moon, the domino games, against the computer or people. ", h("button", { type: "button", onclick: () => void this.load() }, "Refresh"))),
+      h("header", { class: "lobby-head" }, h("h1", {}, "Boneyard"), h("p", {}, "Texas 42 and Moon, the domino games, against the computer or people."), this.connectionLine()),
       this.error ? h("p", { class: "refusal", role: "alert" }, this.error) : null,
       this.quick,
       h("div", { class: "lobby" }, h("div", { class: "lobby-lists" }, this.heldGames(), this.openGames(), this.playingGames()), this.form ?? this.noForm()),
@@ -347,6 +405,6 @@ class Lobby {
 export function lobbyPage(root: HTMLElement, signal: AbortSignal): void {
   const lobby = new Lobby(root, signal);
   lobby.render();
-  void lobby.load();
+  void lobby.watch();
 }
 
