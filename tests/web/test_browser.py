@@ -297,6 +297,85 @@ def test_the_replay_steps_through_an_archived_game_verified(
     assert report["scores"] == list(record.result.scores)
 
 
+@pytest.fixture(scope="module")
+def finished_game(server: ServerProcess, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A Texas 42 game played to its end: "bot 0" (a bot process) in seat 0, house bots in the
+    others (a random one among them, so that some plays cost)."""
+    stub = server.stub()
+    game_id = stub.CreateGame(
+        game_service_pb2.CreateGameRequest(
+            rules=rules_pb2.Ruleset(preset="texas42"),
+            name="Sunday 42",
+            house_bots=[
+                game_service_pb2.HouseBot(seat=1, strategy="heuristic"),
+                game_service_pb2.HouseBot(seat=2, strategy="random"),
+                game_service_pb2.HouseBot(seat=3, strategy="heuristic"),
+            ],
+        ),
+        timeout=30,
+    ).game_id
+    with bots(server.address, tmp_path_factory.mktemp("nina")) as running:
+        running.seat(game_id, [0])
+        watch = stub.WatchGame(game_service_pb2.WatchGameRequest(game_id=game_id), timeout=600)
+        for message in watch:
+            if message.event.WhichOneof("kind") == "game_won":
+                break
+        watch.cancel()
+    return game_id
+
+
+def _tile_name(tile: int) -> str:
+    high = 0
+    while (high + 1) * (high + 2) // 2 <= tile:
+        high += 1
+    return f"{high}-{tile - high * (high + 1) // 2}"
+
+
+@pytest.mark.parametrize("screen", ["desktop", "phone"])
+def test_the_replays_analysis_is_the_servers_for_every_play_of_every_hand(
+    server: ServerProcess, finished_game: str, tmp_path: Path, screen: str
+) -> None:
+    report = _ok(
+        run_script(
+            "replay_analysis.mjs",
+            server.http_url,
+            tmp_path,
+            env={"GAME_ID": finished_game, "SCREEN": screen},
+        )
+    )
+    archive = archive_pb2_grpc.ArchiveServiceStub(server.channel())
+    record = archive.GetRecord(archive_pb2.GetRecordRequest(game_id=finished_game), timeout=30)
+    dealt = [
+        e.event.hand_dealt.number for e in record.record.events if e.event.HasField("hand_dealt")
+    ]
+    shown = {hand["hand"]: hand for hand in report["hands"]}
+    costs = 0
+    for number in dealt:
+        answer = archive.AnalyzeHand(
+            archive_pb2.AnalyzeHandRequest(game_id=finished_game, hand_number=number), timeout=300
+        )
+        if not answer.plays:
+            continue  # a redeal: no play to show (the replay's Next hand may pass it by)
+        hand = shown[number]
+        assert hand["state"] == "done"
+        assert len(hand["plays"]) == len(answer.plays), (number, hand)
+        for seen, play in zip(hand["plays"], answer.plays, strict=True):
+            # Who played which tile, each legal tile's value, and the verdict, as the page reads.
+            assert seen["seat"] == play.seat
+            assert seen["head"].endswith(f" played {_tile_name(play.tile)}"), seen
+            assert seen["values"] == [[_tile_name(o.tile), o.value] for o in play.options]
+            if play.cost:
+                unit = "point" if answer.measure == archive_pb2.ANALYSIS_MEASURE_POINTS else "trick"
+                assert seen["verdict"] == f"✗ cost {play.cost} {unit}{'s' if play.cost > 1 else ''}"
+                costs += 1
+            else:
+                assert seen["verdict"] == ("✓ only tile" if len(play.options) == 1 else "✓ best")
+    if costs:
+        assert report["worst"] and f"this play cost {report['worst']['cost']} " in report["note"]
+    checked = report["checked"]["replay with analysis"]
+    assert not checked["sideways"] and not checked["findings"], checked
+
+
 def _seconds(clock: str) -> int:
     minutes, seconds = clock.split(":")
     return int(minutes) * 60 + int(seconds)
@@ -395,6 +474,12 @@ def test_a_new_player_plays_the_computer_from_one_click_in_the_lobby(
     assert report["faceDown"] == 3
     # No page scrolled sideways, and axe found nothing serious or critical on any.
     assert set(report["checked"]) == {
-        "lobby", "table", "hand result", "game over", "help", "archive", "replay"
+        "lobby",
+        "table",
+        "hand result",
+        "game over",
+        "help",
+        "archive",
+        "replay",
     }, report["checked"]
     assert all(n == 0 for n in report["checked"].values()) and report["axe"] == 0, report
