@@ -58,6 +58,13 @@ class Metrics:
             ["method", "transport"],
             registry=registry,
         )
+        self.calls_in_flight = Gauge(
+            "boneyard_calls_in_flight",
+            "Calls (unary and streams) under way now, by method and transport: what a drain "
+            "waits for",
+            ["method", "transport"],
+            registry=registry,
+        )
         self.actions = Counter(
             "boneyard_actions_committed",
             "Actions committed to games' logs by this process (a seat's action, a timeout, "

@@ -63,6 +63,8 @@ class CallObserver:
             streams = self._metrics.open_streams.labels(method, transport) if streaming else None
             if streams is not None:
                 streams.inc()
+            in_flight = self._metrics.calls_in_flight.labels(method, transport)
+            in_flight.inc()
             try:
                 yield outcome
             except (asyncio.CancelledError, GeneratorExit):
@@ -77,6 +79,7 @@ class CallObserver:
                 seconds = time.perf_counter() - started
                 if streams is not None:
                     streams.dec()
+                in_flight.dec()
                 code = outcome.code.name
                 self._metrics.rpcs.labels(method, code, transport).inc()
                 self._metrics.rpc_seconds.labels(method, transport).observe(seconds)

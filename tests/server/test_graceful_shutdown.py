@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import signal
 import sqlite3
 import threading
@@ -89,6 +90,19 @@ def writes_held(database_url: str) -> Iterator[None]:
             yield
     finally:
         engine.dispose()
+
+
+def submits_in_flight(metrics_url: str) -> float:
+    """SubmitAction calls under way at the server, by its metrics."""
+    with urllib.request.urlopen(metrics_url, timeout=WAIT) as answer:
+        text = answer.read().decode()
+    found = re.search(
+        r'^boneyard_calls_in_flight\{method="/boneyard\.v1\.GameService/SubmitAction",'
+        r'transport="grpc"\} (\S+)$',
+        text,
+        re.MULTILINE,
+    )
+    return float(found.group(1)) if found else 0.0
 
 
 @dataclass
@@ -236,6 +250,7 @@ def test_sigterm_drains_then_exits_cleanly(tmp_path: Path, database_url: str) ->
         database_url,
         http_listen="127.0.0.1:0",
         extra_args=["--shutdown-grace", str(GRACE)],
+        metrics_listen="127.0.0.1:0",
     ) as server:
         stub = server.stub()
         players = []
@@ -301,7 +316,12 @@ def test_sigterm_drains_then_exits_cleanly(tmp_path: Path, database_url: str) ->
 
         with writes_held(database_url):
             wait_until(lambda: all(p.submitting.is_set() for p in players), "actions in flight")
-            time.sleep(0.3)  # (on their way to the server, which holds them at the write)
+            # At the server, which holds them at the write (a fixed pause was too short on a
+            # busy machine: the signal came first, and the server had nothing to wait for).
+            wait_until(
+                lambda: submits_in_flight(server.metrics_url) == len(players),
+                "the actions at the server",
+            )
             in_flight = {p.game_id: len(p.acks) for p in players}
             signalled = time.monotonic()
             server.signal(signal.SIGTERM)

@@ -40,6 +40,7 @@ import h2.config
 import h2.connection
 import h2.errors
 import h2.events
+import h2.settings
 import hyperframe.frame
 import pytest
 from process_helpers import ServerProcess
@@ -475,6 +476,31 @@ def test_a_request_answered_before_its_body_ended_does_not_stall_its_connection(
                 elif isinstance(event, h2.events.DataReceived):
                     conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
             sock.sendall(conn.data_to_send())
+
+
+def test_an_answer_the_client_does_not_read_before_its_deadline_is_cut_short_not_an_error(
+    server: ServerProcess,
+) -> None:
+    # The request's deadline passed while its answer waited for the client to read it (an
+    # HTTP/2 window of one byte): connectrpc gave the answer up with "Request timed out", which
+    # the door logged as an unexpected failure (ERROR).
+    conn = h2.connection.H2Connection(h2.config.H2Configuration(header_encoding="utf-8"))
+    conn.initiate_connection()
+    conn.update_settings({h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: 1})
+    path = "/boneyard.v1.GameService/ListPresets"
+    request = [
+        (k, b"application/proto" if k == b"content-type" else v)
+        for k, v in h2_request(path.encode(), (b"connect-timeout-ms", b"300"))
+    ]
+    conn.send_headers(1, request, end_stream=True)
+    with socket.create_connection(("127.0.0.1", port_of(server)), timeout=60) as sock:
+        sock.sendall(conn.data_to_send())
+        deadline = time.monotonic() + 60
+        while f"POST {path} cut short" not in server.log_text():
+            assert time.monotonic() < deadline, "the answer was not given up"
+            time.sleep(0.1)
+    errors = [line for line in server.log_text().splitlines() if " ERROR " in line]
+    assert errors == []
 
 
 def test_a_request_that_crosses_the_goaway_is_refused_not_lost_while_the_client_is_slow(

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
+from connectrpc.errors import ConnectError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from boneyard.server.transport.pipeline import MAX_MESSAGE, shortened
@@ -167,6 +168,17 @@ class Door:
         try:
             await self._app(scope, _replay(body, receive), sending)
         except Exception as error:
+            if started and isinstance(error, ConnectError):
+                # The answer was under way when the application gave it up: the request's own
+                # deadline passed while the client did not read the answer (connectrpc's
+                # "Request timed out"): the client's doing, not a fault of the server's.
+                log.info(
+                    "HTTP %s %s cut short: %s",
+                    scope.get("method"),
+                    _shown(scope.get("path", "")),
+                    shortened(str(error)),
+                )
+                return
             request_id = uuid.uuid4().hex[:16]
             log.error(
                 "HTTP %s %s failed (request %s): %s",
