@@ -109,7 +109,7 @@ export function analysisPanel(o: PanelOptions): HTMLElement {
   const onSide = (p: AnalyzedPlay): boolean => answer.biddingSide.includes(p.seat);
   const lost = (n: number): string => (n ? count(n, u) : "nothing");
   const summary = costly.length
-    ? `${count(costly.length, "play")} ${costly.length === 1 ? "was" : "were"} not best: the bidding side's cost it ${lost(total(onSide))}, the other side's cost them ${lost(total((p) => !onSide(p)))}.`
+    ? `${count(costly.length, "play")} ${costly.length === 1 ? "was" : "were"} not best: the bidding side's plays cost it ${lost(total(onSide))}, the other side's cost it ${lost(total((p) => !onSide(p)))}.`
     : "Every play was a best play.";
   return section(
     h(
