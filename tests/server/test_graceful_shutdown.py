@@ -381,12 +381,18 @@ def test_sigterm_drains_then_exits_cleanly(tmp_path: Path, database_url: str) ->
         )
         assert "INFO boneyard.server: stopped" in text
 
-    # Every action in flight was answered (after its commit), then the next call was refused.
+    # Every action in flight was answered (after its commit), then the next call was refused:
+    # by the draining server, saying why, or, when it came after the server had gone (on a
+    # busy machine the player's next call may lose that race), by its closed port or its
+    # final stop.
     for p in players:
         assert len(p.acks) == in_flight[p.game_id] + 1, p.game_id
         assert p.refused is not None
-        assert p.refused.code() is grpc.StatusCode.UNAVAILABLE, p.refused
-        assert p.refused.details() == REFUSED
+        code, details = p.refused.code(), p.refused.details() or ""
+        if code is grpc.StatusCode.UNAVAILABLE and "failed to connect" not in details:
+            assert details == REFUSED
+        else:
+            assert code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED), p.refused
     # Health said NOT_SERVING before any stream ended; each stream was ended by the server.
     not_serving = next(at for s, at in statuses if s == "NOT_SERVING")
     assert set(endings) == {p.game_id for p in players} | {"health", "connect", "seek", "seats"}
