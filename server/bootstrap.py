@@ -154,7 +154,7 @@ async def create_server(
     competition_pb2_grpc.add_LobbyServiceServicer_to_server(lobby, server)
     tournaments = TournamentServicer(parts.app, parts.director)
     competition_pb2_grpc.add_TournamentServiceServicer_to_server(tournaments, server)
-    archive = archive_servicer(store, signer, verify_seconds=verify_seconds)
+    archive = archive_servicer(store, signer, verify_seconds=verify_seconds, quotas=quotas)
     archive_pb2_grpc.add_ArchiveServiceServicer_to_server(archive, server)
     challenges = ChallengeServicer(parts.app, parts.challenges)
     challenges_pb2_grpc.add_ChallengeServiceServicer_to_server(challenges, server)
@@ -430,6 +430,7 @@ class Boneyard:
 
     def _adopt(self, game: LiveGame) -> None:
         self.host.adopt(game)
+        self.feed.publish(game.id)  # the live lobby shows it
         if game.clock is not None:
             self.clocks.follow(game.id)
         self.house.follow(game)  # a table filled at creation starts with its house bots
@@ -447,7 +448,10 @@ class Boneyard:
         elif kind == "a":
             self.seats.changed(value)
         elif kind == "s":
-            self.host.evict(value)  # a seat was left: the copy here still seats its player
+            # A seat was taken or left there: the copy here is out of date (and the live
+            # lobby, which may hold no copy, looks again).
+            self.host.evict(value)
+            self.feed.publish(value)
         elif kind == "r":
             # An account's key was revoked or rotated (boneyard-server admin): its streams
             # look again, find the key refused and end UNAUTHENTICATED. Seeks are not kept by

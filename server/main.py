@@ -75,6 +75,7 @@ async def _serve(args: argparse.Namespace) -> None:
                 served_games=args.max_served_games,
                 served_actions_per_minute=args.max_served_actions_per_minute,
                 challenges_per_minute=args.max_challenges_per_minute,
+                analyses_per_minute=args.max_analyses_per_minute,
             ),
             abandonment=Abandonment(
                 idle_after=args.abandon_idle_after,
@@ -340,7 +341,7 @@ def main(argv: list[str] | None = None) -> None:
             "--max-streams-per-client",
             "BONEYARD_MAX_STREAMS_PER_CLIENT",
             5000,
-            "streams (WatchGame, Seek, WatchSeats) one client address may hold open",
+            "streams (WatchGame, WatchLobby, Seek, WatchSeats) one client address may hold open",
         ),
         (
             "--max-seeks-per-account",
@@ -372,6 +373,12 @@ def main(argv: list[str] | None = None) -> None:
             "BONEYARD_MAX_CHALLENGES_PER_MINUTE",
             10,
             "challenges one account may make in a minute",
+        ),
+        (
+            "--max-analyses-per-minute",
+            "BONEYARD_MAX_ANALYSES_PER_MINUTE",
+            60,
+            "hands one client address may have analysed (AnalyzeHand, not already kept) a minute",
         ),
     ):
         parser.add_argument(

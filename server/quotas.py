@@ -2,14 +2,16 @@
 nobody can fill the server's memory or database by asking a lot.
 
 - games created: at most ``games_per_minute`` in any minute, per peer and per account;
-- open streams (WatchGame, Seek, WatchSeats): at most ``streams_per_peer`` at once per peer;
+- open streams (WatchGame, WatchLobby, Seek, WatchSeats): at most ``streams_per_peer`` at once per peer;
 - open seeks: at most ``seeks_per_account`` at once per account;
 - ``open_games=False``: only accounts (an API key) create games;
 - games the server plays in (house bots, or a clock whose timeouts it applies), created by one
   peer or account: at most ``served_games`` not over at once, and no new one while the server
   applied more than ``served_actions_per_minute`` actions for it (house-bot decisions and
   timeouts) in the last minute: a client cannot make the server play for it without bound;
-- challenges: at most ``challenges_per_minute`` made by one account.
+- challenges: at most ``challenges_per_minute`` made by one account;
+- hand analyses (AnalyzeHand) computed for one peer: at most ``analyses_per_minute`` (an answer
+  the server kept is not counted).
 
 Exceeding one is RESOURCE_EXHAUSTED with a message naming the limit. The counts are this
 process's: with several processes each enforces its own.
@@ -50,9 +52,11 @@ class Quotas:
     served_games: int = 16
     served_actions_per_minute: int = 1200
     challenges_per_minute: int = 10
+    analyses_per_minute: int = 60
     clock: Callable[[], float] = time.monotonic
     _created: dict[str, collections.deque[float]] = field(default_factory=dict, repr=False)
     _challenged: dict[str, collections.deque[float]] = field(default_factory=dict, repr=False)
+    _analysed: dict[str, collections.deque[float]] = field(default_factory=dict, repr=False)
     _serving: collections.Counter[str] = field(default_factory=collections.Counter, repr=False)
     _served: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
     _actions: dict[str, _Minute] = field(default_factory=dict, repr=False)
@@ -71,6 +75,13 @@ class Quotas:
         _count_in_minute(
             self._challenged, (f"account {account}",), self.challenges_per_minute,
             self.clock(), "challenges made", "challenges_per_minute",
+        )
+
+    def analysing(self, peer: str) -> None:
+        """Count a hand analysis about to be computed for ``peer``."""
+        _count_in_minute(
+            self._analysed, (f"peer {peer}",), self.analyses_per_minute, self.clock(),
+            "hand analyses", "analyses_per_minute",
         )
 
     def begin_served(self, peer: str, account: str | None) -> tuple[str, ...]:

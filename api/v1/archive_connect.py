@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint
 from pyqwest import Client
 
-from .archive_pb2 import GetRecordRequest, GetRecordResponse, GetSigningKeyRequest, GetSigningKeyResponse, ListArchivedGamesRequest, ListArchivedGamesResponse, VerifyRecordRequest, VerifyRecordResponse
+from .archive_pb2 import AnalyzeHandRequest, AnalyzeHandResponse, GetRecordRequest, GetRecordResponse, GetSigningKeyRequest, GetSigningKeyResponse, ListArchivedGamesRequest, ListArchivedGamesResponse, VerifyRecordRequest, VerifyRecordResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, Iterable, Mapping
@@ -65,6 +65,17 @@ class ArchiveService(Protocol):
     async def get_signing_key(self, request: GetSigningKeyRequest, ctx: RequestContext[GetSigningKeyRequest, GetSigningKeyResponse], /) -> GetSigningKeyResponse:
         """
         The public key this server signs records with. No token needed.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def analyze_hand(self, request: AnalyzeHandRequest, ctx: RequestContext[AnalyzeHandRequest, AnalyzeHandResponse], /) -> AnalyzeHandResponse:
+        """
+        Every play of one hand of a finished game, valued with every hand known (double dummy):
+        for each play the value of each tile the seat could legally play, and what the tile
+        played cost against the best. No token needed. Only a finished game (its record is
+        public); a hand whose play never began (all passed, a redeal) answers with no plays.
+        Bounded per client address (`--max-analyses-per-minute`); answers are kept per (game,
+        hand) in a bounded cache.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -125,6 +136,17 @@ class ArchiveServiceASGIApplication(ConnectASGIApplication[ArchiveService]):
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.get_signing_key,
+                ),
+                "/boneyard.v1.ArchiveService/AnalyzeHand": Endpoint.unary(
+                    method=MethodInfo(
+                        name="AnalyzeHand",
+                        service_name="boneyard.v1.ArchiveService",
+                        input=AnalyzeHandRequest,
+                        output=AnalyzeHandResponse,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.analyze_hand,
                 ),
             },
             interceptors=interceptors,
@@ -261,4 +283,34 @@ class ArchiveServiceClient(ConnectClient):
             ),
             headers=headers,
             timeout_ms=timeout_ms,
+        )
+    async def analyze_hand(
+        self,
+        request: AnalyzeHandRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+        use_get: bool = False,
+    ) -> AnalyzeHandResponse:
+        """
+        Every play of one hand of a finished game, valued with every hand known (double dummy):
+        for each play the value of each tile the seat could legally play, and what the tile
+        played cost against the best. No token needed. Only a finished game (its record is
+        public); a hand whose play never began (all passed, a redeal) answers with no plays.
+        Bounded per client address (`--max-analyses-per-minute`); answers are kept per (game,
+        hand) in a bounded cache.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="AnalyzeHand",
+                service_name="boneyard.v1.ArchiveService",
+                input=AnalyzeHandRequest,
+                output=AnalyzeHandResponse,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+            use_get=use_get,
         )

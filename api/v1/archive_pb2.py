@@ -27,55 +27,67 @@ from boneyard.api.v1 import rules_pb2 as boneyard_dot_v1_dot_rules__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x62oneyard/v1/archive.proto\x12\x0b\x62oneyard.v1\x1a\x18\x62oneyard/v1/events.proto\x1a\x17\x62oneyard/v1/rules.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa0\x03\n\nGameRecord\x12\x16\n\x0e\x66ormat_version\x18\x01 \x01(\r\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12#\n\x05rules\x18\x04 \x01(\x0b\x32\x14.boneyard.v1.Ruleset\x12&\n\x05seats\x18\x05 \x03(\x0b\x32\x17.boneyard.v1.RecordSeat\x12$\n\x05hands\x18\x06 \x03(\x0b\x32\x15.boneyard.v1.HandSeed\x12*\n\x06\x65vents\x18\x07 \x03(\x0b\x32\x1a.boneyard.v1.RecordedEvent\x12)\n\x06result\x18\x08 \x01(\x0b\x32\x19.boneyard.v1.RecordResult\x12/\n\x0b\x63reate_time\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x66inish_time\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\tsignature\x18\x0b \x01(\x0b\x32\x1c.boneyard.v1.RecordSignature\"}\n\x0fRecordSignature\x12\x0f\n\x07version\x18\x01 \x01(\r\x12\x32\n\talgorithm\x18\x02 \x01(\x0e\x32\x1f.boneyard.v1.SignatureAlgorithm\x12\x12\n\npublic_key\x18\x03 \x01(\x0c\x12\x11\n\tsignature\x18\x04 \x01(\x0c\"=\n\nRecordSeat\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x13\n\x0bplayer_name\x18\x02 \x01(\t\x12\x0c\n\x04team\x18\x03 \x01(\r\"A\n\x08HandSeed\x12\x0e\n\x06number\x18\x01 \x01(\r\x12\x17\n\x0fseed_commitment\x18\x02 \x01(\x0c\x12\x0c\n\x04seed\x18\x03 \x01(\x0c\"@\n\rRecordedEvent\x12!\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x12.boneyard.v1.Event\x12\x0c\n\x04hash\x18\x02 \x01(\x0c\"E\n\x0cRecordResult\x12\x0e\n\x06scores\x18\x01 \x03(\x05\x12\x0e\n\x06winner\x18\x02 \x01(\r\x12\x15\n\rwinning_seats\x18\x03 \x03(\r\"\xe6\x01\n\x18ListArchivedGamesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x0e\n\x06preset\x18\x03 \x01(\t\x12\x13\n\x0bplayer_name\x18\x04 \x01(\t\x12\x32\n\x0e\x66inished_after\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x33\n\x0f\x66inished_before\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rtournament_id\x18\x07 \x01(\t\"\x9f\x02\n\x0c\x41rchivedGame\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12#\n\x05rules\x18\x03 \x01(\x0b\x32\x14.boneyard.v1.Ruleset\x12&\n\x05seats\x18\x04 \x03(\x0b\x32\x17.boneyard.v1.RecordSeat\x12\x0e\n\x06scores\x18\x05 \x03(\x05\x12\x0e\n\x06winner\x18\x06 \x01(\r\x12\x0e\n\x06\x65vents\x18\x07 \x01(\x04\x12\x11\n\thead_hash\x18\x08 \x01(\x0c\x12/\n\x0b\x63reate_time\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x66inish_time\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"^\n\x19ListArchivedGamesResponse\x12(\n\x05games\x18\x01 \x03(\x0b\x32\x19.boneyard.v1.ArchivedGame\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"#\n\x10GetRecordRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"<\n\x11GetRecordResponse\x12\'\n\x06record\x18\x01 \x01(\x0b\x32\x17.boneyard.v1.GameRecord\">\n\x13VerifyRecordRequest\x12\'\n\x06record\x18\x01 \x01(\x0b\x32\x17.boneyard.v1.GameRecord\"z\n\x0b\x44iscrepancy\x12\r\n\x05\x65vent\x18\x01 \x01(\x04\x12*\n\x04kind\x18\x02 \x01(\x0e\x32\x1c.boneyard.v1.DiscrepancyKind\x12\x10\n\x08\x65xpected\x18\x03 \x01(\t\x12\r\n\x05\x66ound\x18\x04 \x01(\t\x12\x0f\n\x07message\x18\x05 \x01(\t\"\xc3\x01\n\rRecordSummary\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12#\n\x05rules\x18\x02 \x01(\x0b\x32\x14.boneyard.v1.Ruleset\x12\x0e\n\x06\x65vents\x18\x03 \x01(\x04\x12\r\n\x05hands\x18\x04 \x01(\r\x12\x0e\n\x06scores\x18\x05 \x03(\x05\x12\x0e\n\x06winner\x18\x06 \x01(\r\x12\x15\n\rwinning_seats\x18\x07 \x03(\r\x12\x11\n\thead_hash\x18\x08 \x01(\x0c\x12\x13\n\x0bsigning_key\x18\t \x01(\x0c\"\xd9\x01\n\x14VerifyRecordResponse\x12\r\n\x05valid\x18\x01 \x01(\x08\x12+\n\x07summary\x18\x02 \x01(\x0b\x32\x1a.boneyard.v1.RecordSummary\x12-\n\x0b\x64iscrepancy\x18\x03 \x01(\x0b\x32\x18.boneyard.v1.Discrepancy\x12,\n\x0bstored_copy\x18\x04 \x01(\x0e\x32\x17.boneyard.v1.StoredCopy\x12(\n\tsigned_by\x18\x05 \x01(\x0e\x32\x15.boneyard.v1.SignedBy\"\x16\n\x14GetSigningKeyRequest\"_\n\x15GetSigningKeyResponse\x12\x32\n\talgorithm\x18\x01 \x01(\x0e\x32\x1f.boneyard.v1.SignatureAlgorithm\x12\x12\n\npublic_key\x18\x02 \x01(\x0c*Z\n\x12SignatureAlgorithm\x12#\n\x1fSIGNATURE_ALGORITHM_UNSPECIFIED\x10\x00\x12\x1f\n\x1bSIGNATURE_ALGORITHM_ED25519\x10\x01*\x9d\x03\n\x0f\x44iscrepancyKind\x12 \n\x1c\x44ISCREPANCY_KIND_UNSPECIFIED\x10\x00\x12\x1b\n\x17\x44ISCREPANCY_KIND_FORMAT\x10\x01\x12\x1d\n\x19\x44ISCREPANCY_KIND_SEQUENCE\x10\x02\x12\x1f\n\x1b\x44ISCREPANCY_KIND_HASH_CHAIN\x10\x03\x12\x1d\n\x19\x44ISCREPANCY_KIND_ENCODING\x10\x04\x12\x19\n\x15\x44ISCREPANCY_KIND_SEED\x10\x05\x12\x19\n\x15\x44ISCREPANCY_KIND_DEAL\x10\x06\x12#\n\x1f\x44ISCREPANCY_KIND_ILLEGAL_ACTION\x10\x07\x12\x1a\n\x16\x44ISCREPANCY_KIND_EVENT\x10\x08\x12\x1a\n\x16\x44ISCREPANCY_KIND_SCORE\x10\t\x12\x1c\n\x18\x44ISCREPANCY_KIND_OUTCOME\x10\n\x12\x1b\n\x17\x44ISCREPANCY_KIND_HEADER\x10\x0b\x12\x1e\n\x1a\x44ISCREPANCY_KIND_SIGNATURE\x10\x0c*q\n\x08SignedBy\x12\x19\n\x15SIGNED_BY_UNSPECIFIED\x10\x00\x12\x14\n\x10SIGNED_BY_NOBODY\x10\x01\x12\x19\n\x15SIGNED_BY_THIS_SERVER\x10\x02\x12\x19\n\x15SIGNED_BY_ANOTHER_KEY\x10\x03*r\n\nStoredCopy\x12\x1b\n\x17STORED_COPY_UNSPECIFIED\x10\x00\x12\x16\n\x12STORED_COPY_ABSENT\x10\x01\x12\x14\n\x10STORED_COPY_SAME\x10\x02\x12\x19\n\x15STORED_COPY_DIFFERENT\x10\x03\x32\xed\x02\n\x0e\x41rchiveService\x12\x62\n\x11ListArchivedGames\x12%.boneyard.v1.ListArchivedGamesRequest\x1a&.boneyard.v1.ListArchivedGamesResponse\x12J\n\tGetRecord\x12\x1d.boneyard.v1.GetRecordRequest\x1a\x1e.boneyard.v1.GetRecordResponse\x12S\n\x0cVerifyRecord\x12 .boneyard.v1.VerifyRecordRequest\x1a!.boneyard.v1.VerifyRecordResponse\x12V\n\rGetSigningKey\x12!.boneyard.v1.GetSigningKeyRequest\x1a\".boneyard.v1.GetSigningKeyResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x62oneyard/v1/archive.proto\x12\x0b\x62oneyard.v1\x1a\x18\x62oneyard/v1/events.proto\x1a\x17\x62oneyard/v1/rules.proto\x1a\x1fgoogle/protobuf/timestamp.proto\":\n\x12\x41nalyzeHandRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x13\n\x0bhand_number\x18\x02 \x01(\r\"(\n\tTileValue\x12\x0c\n\x04tile\x18\x01 \x01(\r\x12\r\n\x05value\x18\x02 \x01(\x05\"\x8b\x01\n\x0c\x41nalyzedPlay\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04tile\x18\x02 \x01(\r\x12\'\n\x07options\x18\x03 \x03(\x0b\x32\x16.boneyard.v1.TileValue\x12\x12\n\nbest_value\x18\x04 \x01(\x05\x12\x14\n\x0cplayed_value\x18\x05 \x01(\x05\x12\x0c\n\x04\x63ost\x18\x06 \x01(\r\"\xeb\x01\n\x13\x41nalyzeHandResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x13\n\x0bhand_number\x18\x02 \x01(\r\x12-\n\x07measure\x18\x03 \x01(\x0e\x32\x1c.boneyard.v1.AnalysisMeasure\x12\x13\n\x06\x62idder\x18\x04 \x01(\rH\x00\x88\x01\x01\x12\x14\n\x0c\x62idding_side\x18\x05 \x03(\r\x12\x1f\n\x17\x62idding_side_wants_more\x18\x06 \x01(\x08\x12(\n\x05plays\x18\x07 \x03(\x0b\x32\x19.boneyard.v1.AnalyzedPlayB\t\n\x07_bidder\"\xa0\x03\n\nGameRecord\x12\x16\n\x0e\x66ormat_version\x18\x01 \x01(\r\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12#\n\x05rules\x18\x04 \x01(\x0b\x32\x14.boneyard.v1.Ruleset\x12&\n\x05seats\x18\x05 \x03(\x0b\x32\x17.boneyard.v1.RecordSeat\x12$\n\x05hands\x18\x06 \x03(\x0b\x32\x15.boneyard.v1.HandSeed\x12*\n\x06\x65vents\x18\x07 \x03(\x0b\x32\x1a.boneyard.v1.RecordedEvent\x12)\n\x06result\x18\x08 \x01(\x0b\x32\x19.boneyard.v1.RecordResult\x12/\n\x0b\x63reate_time\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x66inish_time\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\tsignature\x18\x0b \x01(\x0b\x32\x1c.boneyard.v1.RecordSignature\"}\n\x0fRecordSignature\x12\x0f\n\x07version\x18\x01 \x01(\r\x12\x32\n\talgorithm\x18\x02 \x01(\x0e\x32\x1f.boneyard.v1.SignatureAlgorithm\x12\x12\n\npublic_key\x18\x03 \x01(\x0c\x12\x11\n\tsignature\x18\x04 \x01(\x0c\"=\n\nRecordSeat\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x13\n\x0bplayer_name\x18\x02 \x01(\t\x12\x0c\n\x04team\x18\x03 \x01(\r\"A\n\x08HandSeed\x12\x0e\n\x06number\x18\x01 \x01(\r\x12\x17\n\x0fseed_commitment\x18\x02 \x01(\x0c\x12\x0c\n\x04seed\x18\x03 \x01(\x0c\"@\n\rRecordedEvent\x12!\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x12.boneyard.v1.Event\x12\x0c\n\x04hash\x18\x02 \x01(\x0c\"E\n\x0cRecordResult\x12\x0e\n\x06scores\x18\x01 \x03(\x05\x12\x0e\n\x06winner\x18\x02 \x01(\r\x12\x15\n\rwinning_seats\x18\x03 \x03(\r\"\xe6\x01\n\x18ListArchivedGamesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x0e\n\x06preset\x18\x03 \x01(\t\x12\x13\n\x0bplayer_name\x18\x04 \x01(\t\x12\x32\n\x0e\x66inished_after\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x33\n\x0f\x66inished_before\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rtournament_id\x18\x07 \x01(\t\"\x9f\x02\n\x0c\x41rchivedGame\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12#\n\x05rules\x18\x03 \x01(\x0b\x32\x14.boneyard.v1.Ruleset\x12&\n\x05seats\x18\x04 \x03(\x0b\x32\x17.boneyard.v1.RecordSeat\x12\x0e\n\x06scores\x18\x05 \x03(\x05\x12\x0e\n\x06winner\x18\x06 \x01(\r\x12\x0e\n\x06\x65vents\x18\x07 \x01(\x04\x12\x11\n\thead_hash\x18\x08 \x01(\x0c\x12/\n\x0b\x63reate_time\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x66inish_time\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"^\n\x19ListArchivedGamesResponse\x12(\n\x05games\x18\x01 \x03(\x0b\x32\x19.boneyard.v1.ArchivedGame\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"#\n\x10GetRecordRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"<\n\x11GetRecordResponse\x12\'\n\x06record\x18\x01 \x01(\x0b\x32\x17.boneyard.v1.GameRecord\">\n\x13VerifyRecordRequest\x12\'\n\x06record\x18\x01 \x01(\x0b\x32\x17.boneyard.v1.GameRecord\"z\n\x0b\x44iscrepancy\x12\r\n\x05\x65vent\x18\x01 \x01(\x04\x12*\n\x04kind\x18\x02 \x01(\x0e\x32\x1c.boneyard.v1.DiscrepancyKind\x12\x10\n\x08\x65xpected\x18\x03 \x01(\t\x12\r\n\x05\x66ound\x18\x04 \x01(\t\x12\x0f\n\x07message\x18\x05 \x01(\t\"\xc3\x01\n\rRecordSummary\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12#\n\x05rules\x18\x02 \x01(\x0b\x32\x14.boneyard.v1.Ruleset\x12\x0e\n\x06\x65vents\x18\x03 \x01(\x04\x12\r\n\x05hands\x18\x04 \x01(\r\x12\x0e\n\x06scores\x18\x05 \x03(\x05\x12\x0e\n\x06winner\x18\x06 \x01(\r\x12\x15\n\rwinning_seats\x18\x07 \x03(\r\x12\x11\n\thead_hash\x18\x08 \x01(\x0c\x12\x13\n\x0bsigning_key\x18\t \x01(\x0c\"\xd9\x01\n\x14VerifyRecordResponse\x12\r\n\x05valid\x18\x01 \x01(\x08\x12+\n\x07summary\x18\x02 \x01(\x0b\x32\x1a.boneyard.v1.RecordSummary\x12-\n\x0b\x64iscrepancy\x18\x03 \x01(\x0b\x32\x18.boneyard.v1.Discrepancy\x12,\n\x0bstored_copy\x18\x04 \x01(\x0e\x32\x17.boneyard.v1.StoredCopy\x12(\n\tsigned_by\x18\x05 \x01(\x0e\x32\x15.boneyard.v1.SignedBy\"\x16\n\x14GetSigningKeyRequest\"_\n\x15GetSigningKeyResponse\x12\x32\n\talgorithm\x18\x01 \x01(\x0e\x32\x1f.boneyard.v1.SignatureAlgorithm\x12\x12\n\npublic_key\x18\x02 \x01(\x0c*m\n\x0f\x41nalysisMeasure\x12 \n\x1c\x41NALYSIS_MEASURE_UNSPECIFIED\x10\x00\x12\x1b\n\x17\x41NALYSIS_MEASURE_POINTS\x10\x01\x12\x1b\n\x17\x41NALYSIS_MEASURE_TRICKS\x10\x02*Z\n\x12SignatureAlgorithm\x12#\n\x1fSIGNATURE_ALGORITHM_UNSPECIFIED\x10\x00\x12\x1f\n\x1bSIGNATURE_ALGORITHM_ED25519\x10\x01*\x9d\x03\n\x0f\x44iscrepancyKind\x12 \n\x1c\x44ISCREPANCY_KIND_UNSPECIFIED\x10\x00\x12\x1b\n\x17\x44ISCREPANCY_KIND_FORMAT\x10\x01\x12\x1d\n\x19\x44ISCREPANCY_KIND_SEQUENCE\x10\x02\x12\x1f\n\x1b\x44ISCREPANCY_KIND_HASH_CHAIN\x10\x03\x12\x1d\n\x19\x44ISCREPANCY_KIND_ENCODING\x10\x04\x12\x19\n\x15\x44ISCREPANCY_KIND_SEED\x10\x05\x12\x19\n\x15\x44ISCREPANCY_KIND_DEAL\x10\x06\x12#\n\x1f\x44ISCREPANCY_KIND_ILLEGAL_ACTION\x10\x07\x12\x1a\n\x16\x44ISCREPANCY_KIND_EVENT\x10\x08\x12\x1a\n\x16\x44ISCREPANCY_KIND_SCORE\x10\t\x12\x1c\n\x18\x44ISCREPANCY_KIND_OUTCOME\x10\n\x12\x1b\n\x17\x44ISCREPANCY_KIND_HEADER\x10\x0b\x12\x1e\n\x1a\x44ISCREPANCY_KIND_SIGNATURE\x10\x0c*q\n\x08SignedBy\x12\x19\n\x15SIGNED_BY_UNSPECIFIED\x10\x00\x12\x14\n\x10SIGNED_BY_NOBODY\x10\x01\x12\x19\n\x15SIGNED_BY_THIS_SERVER\x10\x02\x12\x19\n\x15SIGNED_BY_ANOTHER_KEY\x10\x03*r\n\nStoredCopy\x12\x1b\n\x17STORED_COPY_UNSPECIFIED\x10\x00\x12\x16\n\x12STORED_COPY_ABSENT\x10\x01\x12\x14\n\x10STORED_COPY_SAME\x10\x02\x12\x19\n\x15STORED_COPY_DIFFERENT\x10\x03\x32\xc4\x03\n\x0e\x41rchiveService\x12\x62\n\x11ListArchivedGames\x12%.boneyard.v1.ListArchivedGamesRequest\x1a&.boneyard.v1.ListArchivedGamesResponse\x12J\n\tGetRecord\x12\x1d.boneyard.v1.GetRecordRequest\x1a\x1e.boneyard.v1.GetRecordResponse\x12S\n\x0cVerifyRecord\x12 .boneyard.v1.VerifyRecordRequest\x1a!.boneyard.v1.VerifyRecordResponse\x12V\n\rGetSigningKey\x12!.boneyard.v1.GetSigningKeyRequest\x1a\".boneyard.v1.GetSigningKeyResponse\x12U\n\x0b\x41nalyzeHand\x12\x1f.boneyard.v1.AnalyzeHandRequest\x1a .boneyard.v1.AnalyzeHandResponse\"\x03\x90\x02\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'boneyard.api.v1.archive_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SIGNATUREALGORITHM']._serialized_start=2384
-  _globals['_SIGNATUREALGORITHM']._serialized_end=2474
-  _globals['_DISCREPANCYKIND']._serialized_start=2477
-  _globals['_DISCREPANCYKIND']._serialized_end=2890
-  _globals['_SIGNEDBY']._serialized_start=2892
-  _globals['_SIGNEDBY']._serialized_end=3005
-  _globals['_STOREDCOPY']._serialized_start=3007
-  _globals['_STOREDCOPY']._serialized_end=3121
-  _globals['_GAMERECORD']._serialized_start=127
-  _globals['_GAMERECORD']._serialized_end=543
-  _globals['_RECORDSIGNATURE']._serialized_start=545
-  _globals['_RECORDSIGNATURE']._serialized_end=670
-  _globals['_RECORDSEAT']._serialized_start=672
-  _globals['_RECORDSEAT']._serialized_end=733
-  _globals['_HANDSEED']._serialized_start=735
-  _globals['_HANDSEED']._serialized_end=800
-  _globals['_RECORDEDEVENT']._serialized_start=802
-  _globals['_RECORDEDEVENT']._serialized_end=866
-  _globals['_RECORDRESULT']._serialized_start=868
-  _globals['_RECORDRESULT']._serialized_end=937
-  _globals['_LISTARCHIVEDGAMESREQUEST']._serialized_start=940
-  _globals['_LISTARCHIVEDGAMESREQUEST']._serialized_end=1170
-  _globals['_ARCHIVEDGAME']._serialized_start=1173
-  _globals['_ARCHIVEDGAME']._serialized_end=1460
-  _globals['_LISTARCHIVEDGAMESRESPONSE']._serialized_start=1462
-  _globals['_LISTARCHIVEDGAMESRESPONSE']._serialized_end=1556
-  _globals['_GETRECORDREQUEST']._serialized_start=1558
-  _globals['_GETRECORDREQUEST']._serialized_end=1593
-  _globals['_GETRECORDRESPONSE']._serialized_start=1595
-  _globals['_GETRECORDRESPONSE']._serialized_end=1655
-  _globals['_VERIFYRECORDREQUEST']._serialized_start=1657
-  _globals['_VERIFYRECORDREQUEST']._serialized_end=1719
-  _globals['_DISCREPANCY']._serialized_start=1721
-  _globals['_DISCREPANCY']._serialized_end=1843
-  _globals['_RECORDSUMMARY']._serialized_start=1846
-  _globals['_RECORDSUMMARY']._serialized_end=2041
-  _globals['_VERIFYRECORDRESPONSE']._serialized_start=2044
-  _globals['_VERIFYRECORDRESPONSE']._serialized_end=2261
-  _globals['_GETSIGNINGKEYREQUEST']._serialized_start=2263
-  _globals['_GETSIGNINGKEYREQUEST']._serialized_end=2285
-  _globals['_GETSIGNINGKEYRESPONSE']._serialized_start=2287
-  _globals['_GETSIGNINGKEYRESPONSE']._serialized_end=2382
-  _globals['_ARCHIVESERVICE']._serialized_start=3124
-  _globals['_ARCHIVESERVICE']._serialized_end=3489
+  _globals['_ARCHIVESERVICE'].methods_by_name['AnalyzeHand']._loaded_options = None
+  _globals['_ARCHIVESERVICE'].methods_by_name['AnalyzeHand']._serialized_options = b'\220\002\001'
+  _globals['_ANALYSISMEASURE']._serialized_start=2866
+  _globals['_ANALYSISMEASURE']._serialized_end=2975
+  _globals['_SIGNATUREALGORITHM']._serialized_start=2977
+  _globals['_SIGNATUREALGORITHM']._serialized_end=3067
+  _globals['_DISCREPANCYKIND']._serialized_start=3070
+  _globals['_DISCREPANCYKIND']._serialized_end=3483
+  _globals['_SIGNEDBY']._serialized_start=3485
+  _globals['_SIGNEDBY']._serialized_end=3598
+  _globals['_STOREDCOPY']._serialized_start=3600
+  _globals['_STOREDCOPY']._serialized_end=3714
+  _globals['_ANALYZEHANDREQUEST']._serialized_start=126
+  _globals['_ANALYZEHANDREQUEST']._serialized_end=184
+  _globals['_TILEVALUE']._serialized_start=186
+  _globals['_TILEVALUE']._serialized_end=226
+  _globals['_ANALYZEDPLAY']._serialized_start=229
+  _globals['_ANALYZEDPLAY']._serialized_end=368
+  _globals['_ANALYZEHANDRESPONSE']._serialized_start=371
+  _globals['_ANALYZEHANDRESPONSE']._serialized_end=606
+  _globals['_GAMERECORD']._serialized_start=609
+  _globals['_GAMERECORD']._serialized_end=1025
+  _globals['_RECORDSIGNATURE']._serialized_start=1027
+  _globals['_RECORDSIGNATURE']._serialized_end=1152
+  _globals['_RECORDSEAT']._serialized_start=1154
+  _globals['_RECORDSEAT']._serialized_end=1215
+  _globals['_HANDSEED']._serialized_start=1217
+  _globals['_HANDSEED']._serialized_end=1282
+  _globals['_RECORDEDEVENT']._serialized_start=1284
+  _globals['_RECORDEDEVENT']._serialized_end=1348
+  _globals['_RECORDRESULT']._serialized_start=1350
+  _globals['_RECORDRESULT']._serialized_end=1419
+  _globals['_LISTARCHIVEDGAMESREQUEST']._serialized_start=1422
+  _globals['_LISTARCHIVEDGAMESREQUEST']._serialized_end=1652
+  _globals['_ARCHIVEDGAME']._serialized_start=1655
+  _globals['_ARCHIVEDGAME']._serialized_end=1942
+  _globals['_LISTARCHIVEDGAMESRESPONSE']._serialized_start=1944
+  _globals['_LISTARCHIVEDGAMESRESPONSE']._serialized_end=2038
+  _globals['_GETRECORDREQUEST']._serialized_start=2040
+  _globals['_GETRECORDREQUEST']._serialized_end=2075
+  _globals['_GETRECORDRESPONSE']._serialized_start=2077
+  _globals['_GETRECORDRESPONSE']._serialized_end=2137
+  _globals['_VERIFYRECORDREQUEST']._serialized_start=2139
+  _globals['_VERIFYRECORDREQUEST']._serialized_end=2201
+  _globals['_DISCREPANCY']._serialized_start=2203
+  _globals['_DISCREPANCY']._serialized_end=2325
+  _globals['_RECORDSUMMARY']._serialized_start=2328
+  _globals['_RECORDSUMMARY']._serialized_end=2523
+  _globals['_VERIFYRECORDRESPONSE']._serialized_start=2526
+  _globals['_VERIFYRECORDRESPONSE']._serialized_end=2743
+  _globals['_GETSIGNINGKEYREQUEST']._serialized_start=2745
+  _globals['_GETSIGNINGKEYREQUEST']._serialized_end=2767
+  _globals['_GETSIGNINGKEYRESPONSE']._serialized_start=2769
+  _globals['_GETSIGNINGKEYRESPONSE']._serialized_end=2864
+  _globals['_ARCHIVESERVICE']._serialized_start=3717
+  _globals['_ARCHIVESERVICE']._serialized_end=4169
 # @@protoc_insertion_point(module_scope)

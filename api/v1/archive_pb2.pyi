@@ -28,7 +28,11 @@ this server did not give, an empty record to verify, a record over the bounds of
 docs/record-format.md: more than 60,000 events or 1,500 hands, more than 4 MiB).
 NOT_FOUND: no game with this id. FAILED_PRECONDITION: GetRecord of a game that is not over
 (its record would show hidden tiles). DEADLINE_EXCEEDED: VerifyRecord gave up, the client's
-deadline having passed or the server's limit (30 s) reached.
+deadline having passed or the server's limit (30 s) reached. AnalyzeHand: NOT_FOUND for an
+unknown hand too (reason HAND_NOT_FOUND), FAILED_PRECONDITION for a game not finished
+(GAME_NOT_OVER; an abandoned game has no record and no analysis) or a record not yet
+published (EMBARGOED), RESOURCE_EXHAUSTED past the analyses a client may ask for a minute
+(QUOTA_EXCEEDED, metadata `limit` = `analyses_per_minute`).
 """
 
 from boneyard.api.v1 import events_pb2 as _events_pb2
@@ -49,6 +53,30 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _AnalysisMeasure:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _AnalysisMeasureEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_AnalysisMeasure.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    ANALYSIS_MEASURE_UNSPECIFIED: _AnalysisMeasure.ValueType  # 0
+    """Nothing was valued: the hand had no play, or its contract (sevens) has no choice to solve."""
+    ANALYSIS_MEASURE_POINTS: _AnalysisMeasure.ValueType  # 1
+    """Texas 42 with trumps (or follow-me): points, 1 a trick plus the count of its tiles."""
+    ANALYSIS_MEASURE_TRICKS: _AnalysisMeasure.ValueType  # 2
+    """Nello and Moon: tricks."""
+
+class AnalysisMeasure(_AnalysisMeasure, metaclass=_AnalysisMeasureEnumTypeWrapper):
+    """What a hand's values measure."""
+
+ANALYSIS_MEASURE_UNSPECIFIED: AnalysisMeasure.ValueType  # 0
+"""Nothing was valued: the hand had no play, or its contract (sevens) has no choice to solve."""
+ANALYSIS_MEASURE_POINTS: AnalysisMeasure.ValueType  # 1
+"""Texas 42 with trumps (or follow-me): points, 1 a trick plus the count of its tiles."""
+ANALYSIS_MEASURE_TRICKS: AnalysisMeasure.ValueType  # 2
+"""Nello and Moon: tricks."""
+Global___AnalysisMeasure: _TypeAlias = AnalysisMeasure  # noqa: Y015
 
 class _SignatureAlgorithm:
     ValueType = _typing.NewType("ValueType", _builtins.int)
@@ -199,6 +227,178 @@ canonical bytes and the same hashes.
 STORED_COPY_DIFFERENT: StoredCopy.ValueType  # 3
 """This server holds the game, with another log (or one not yet over)."""
 Global___StoredCopy: _TypeAlias = StoredCopy  # noqa: Y015
+
+@_typing.final
+class AnalyzeHandRequest(_message.Message):
+    """Request of ArchiveService.AnalyzeHand."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    HAND_NUMBER_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The finished game."""
+    hand_number: _builtins.int
+    """The hand: 1 for the first deal, counting every deal (redeals included), as
+    HandDealt.number. 0, or more than the game's hands: INVALID_ARGUMENT or NOT_FOUND.
+    """
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        hand_number: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "hand_number", b"hand_number"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AnalyzeHandRequest: _TypeAlias = AnalyzeHandRequest  # noqa: Y015
+
+@_typing.final
+class TileValue(_message.Message):
+    """A legal tile at one point of the hand and its value."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TILE_FIELD_NUMBER: _builtins.int
+    VALUE_FIELD_NUMBER: _builtins.int
+    tile: _builtins.int
+    """The tile (high*(high+1)/2 + low: 0-0 = 0 ... 6-6 = 27)."""
+    value: _builtins.int
+    """Its value: what the bidding side ends the hand with when this tile is played here and
+    everyone plays best after it (AnalyzeHandResponse says exactly what is counted).
+    """
+    def __init__(
+        self,
+        *,
+        tile: _builtins.int = ...,
+        value: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tile", b"tile", "value", b"value"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TileValue: _TypeAlias = TileValue  # noqa: Y015
+
+@_typing.final
+class AnalyzedPlay(_message.Message):
+    """One play of the hand, valued."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    TILE_FIELD_NUMBER: _builtins.int
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    BEST_VALUE_FIELD_NUMBER: _builtins.int
+    PLAYED_VALUE_FIELD_NUMBER: _builtins.int
+    COST_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that played."""
+    tile: _builtins.int
+    """The tile it played."""
+    best_value: _builtins.int
+    """The value of the seat's side's best option: the highest value for the bidding side, the
+    lowest for the others (the reverse in nello, where the bidder wants fewer tricks).
+    """
+    played_value: _builtins.int
+    """The value of the tile played."""
+    cost: _builtins.int
+    """How much the tile played cost its seat's side against the best option, in the hand's
+    measure: |best_value - played_value|; 0 for a best play.
+    """
+    @_builtins.property
+    def options(self) -> _containers.RepeatedCompositeFieldContainer[Global___TileValue]:
+        """Every tile the seat could legally play there, lowest tile first, with its value; empty
+        when the hand's measure is unspecified.
+        """
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        tile: _builtins.int = ...,
+        options: _abc.Iterable[Global___TileValue] | None = ...,
+        best_value: _builtins.int = ...,
+        played_value: _builtins.int = ...,
+        cost: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["best_value", b"best_value", "cost", b"cost", "options", b"options", "played_value", b"played_value", "seat", b"seat", "tile", b"tile"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AnalyzedPlay: _TypeAlias = AnalyzedPlay  # noqa: Y015
+
+@_typing.final
+class AnalyzeHandResponse(_message.Message):
+    """Response of ArchiveService.AnalyzeHand.
+
+    A value counts the whole hand for the bidding side: what it took in the tricks completed
+    before the play, plus what it takes from the trick in progress (the tiles already in it
+    counted) to the last trick, every trick played out with best play by all after the tile
+    (a Texas 42 hand that stopped once decided is valued as if played to the end). In Texas 42
+    with trumps or follow-me it is the bidding team's points (42 in all with four players); in
+    nello the tricks the bidder takes (its partner sits out; the bidder wants none); in Moon the
+    tricks the bidder takes, the two others playing together against it. The values are the
+    solver's (boneyard.engine.solver), exact.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    HAND_NUMBER_FIELD_NUMBER: _builtins.int
+    MEASURE_FIELD_NUMBER: _builtins.int
+    BIDDER_FIELD_NUMBER: _builtins.int
+    BIDDING_SIDE_FIELD_NUMBER: _builtins.int
+    BIDDING_SIDE_WANTS_MORE_FIELD_NUMBER: _builtins.int
+    PLAYS_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game."""
+    hand_number: _builtins.int
+    """The hand."""
+    measure: Global___AnalysisMeasure.ValueType
+    """What the values count; unspecified when nothing was valued."""
+    bidder: _builtins.int
+    """The seat that won the auction; unset when nobody did (all passed)."""
+    bidding_side_wants_more: _builtins.bool
+    """Whether more is better for the bidding side (false in nello only)."""
+    @_builtins.property
+    def bidding_side(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The seats whose take the values count: the bidder's team in Texas 42, the bidder alone in
+        nello and Moon. Empty when nothing was valued.
+        """
+
+    @_builtins.property
+    def plays(self) -> _containers.RepeatedCompositeFieldContainer[Global___AnalyzedPlay]:
+        """Every play of the tricks of the hand, in the order played; empty when the play never
+        began.
+        """
+
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        hand_number: _builtins.int = ...,
+        measure: Global___AnalysisMeasure.ValueType = ...,
+        bidder: _builtins.int | None = ...,
+        bidding_side: _abc.Iterable[_builtins.int] | None = ...,
+        bidding_side_wants_more: _builtins.bool = ...,
+        plays: _abc.Iterable[Global___AnalyzedPlay] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_bidder", b"_bidder", "bidder", b"bidder"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_bidder", b"_bidder", "bidder", b"bidder", "bidding_side", b"bidding_side", "bidding_side_wants_more", b"bidding_side_wants_more", "game_id", b"game_id", "hand_number", b"hand_number", "measure", b"measure", "plays", b"plays"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__bidder: _TypeAlias = _typing.Literal["bidder"]  # noqa: Y015
+    _WhichOneofArgType__bidder: _TypeAlias = _typing.Literal["_bidder", b"_bidder"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__bidder) -> _WhichOneofReturnType__bidder | None: ...
+
+Global___AnalyzeHandResponse: _TypeAlias = AnalyzeHandResponse  # noqa: Y015
 
 @_typing.final
 class GameRecord(_message.Message):

@@ -55,6 +55,11 @@ class ArchiveServiceStub:
                 request_serializer=boneyard_dot_v1_dot_archive__pb2.GetSigningKeyRequest.SerializeToString,
                 response_deserializer=boneyard_dot_v1_dot_archive__pb2.GetSigningKeyResponse.FromString,
                 _registered_method=True)
+        self.AnalyzeHand = channel.unary_unary(
+                '/boneyard.v1.ArchiveService/AnalyzeHand',
+                request_serializer=boneyard_dot_v1_dot_archive__pb2.AnalyzeHandRequest.SerializeToString,
+                response_deserializer=boneyard_dot_v1_dot_archive__pb2.AnalyzeHandResponse.FromString,
+                _registered_method=True)
 
 
 class ArchiveServiceServicer:
@@ -92,6 +97,18 @@ class ArchiveServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AnalyzeHand(self, request, context):
+        """Every play of one hand of a finished game, valued with every hand known (double dummy):
+        for each play the value of each tile the seat could legally play, and what the tile
+        played cost against the best. No token needed. Only a finished game (its record is
+        public); a hand whose play never began (all passed, a redeal) answers with no plays.
+        Bounded per client address (`--max-analyses-per-minute`); answers are kept per (game,
+        hand) in a bounded cache.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArchiveServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -114,6 +131,11 @@ def add_ArchiveServiceServicer_to_server(servicer, server):
                     servicer.GetSigningKey,
                     request_deserializer=boneyard_dot_v1_dot_archive__pb2.GetSigningKeyRequest.FromString,
                     response_serializer=boneyard_dot_v1_dot_archive__pb2.GetSigningKeyResponse.SerializeToString,
+            ),
+            'AnalyzeHand': grpc.unary_unary_rpc_method_handler(
+                    servicer.AnalyzeHand,
+                    request_deserializer=boneyard_dot_v1_dot_archive__pb2.AnalyzeHandRequest.FromString,
+                    response_serializer=boneyard_dot_v1_dot_archive__pb2.AnalyzeHandResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -225,6 +247,33 @@ class ArchiveService:
             '/boneyard.v1.ArchiveService/GetSigningKey',
             boneyard_dot_v1_dot_archive__pb2.GetSigningKeyRequest.SerializeToString,
             boneyard_dot_v1_dot_archive__pb2.GetSigningKeyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AnalyzeHand(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/boneyard.v1.ArchiveService/AnalyzeHand',
+            boneyard_dot_v1_dot_archive__pb2.AnalyzeHandRequest.SerializeToString,
+            boneyard_dot_v1_dot_archive__pb2.AnalyzeHandResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -28,7 +28,11 @@ this server did not give, an empty record to verify, a record over the bounds of
 docs/record-format.md: more than 60,000 events or 1,500 hands, more than 4 MiB).
 NOT_FOUND: no game with this id. FAILED_PRECONDITION: GetRecord of a game that is not over
 (its record would show hidden tiles). DEADLINE_EXCEEDED: VerifyRecord gave up, the client's
-deadline having passed or the server's limit (30 s) reached.
+deadline having passed or the server's limit (30 s) reached. AnalyzeHand: NOT_FOUND for an
+unknown hand too (reason HAND_NOT_FOUND), FAILED_PRECONDITION for a game not finished
+(GAME_NOT_OVER; an abandoned game has no record and no analysis) or a record not yet
+published (EMBARGOED), RESOURCE_EXHAUSTED past the analyses a client may ask for a minute
+(QUOTA_EXCEEDED, metadata `limit` = `analyses_per_minute`).
 """
 
 from boneyard.api.v1 import archive_pb2 as _archive_pb2
@@ -73,6 +77,14 @@ class ArchiveServiceStub:
     """
     GetSigningKey: _grpc.UnaryUnaryMultiCallable[_archive_pb2.GetSigningKeyRequest, _archive_pb2.GetSigningKeyResponse]
     """The public key this server signs records with. No token needed."""
+    AnalyzeHand: _grpc.UnaryUnaryMultiCallable[_archive_pb2.AnalyzeHandRequest, _archive_pb2.AnalyzeHandResponse]
+    """Every play of one hand of a finished game, valued with every hand known (double dummy):
+    for each play the value of each tile the seat could legally play, and what the tile
+    played cost against the best. No token needed. Only a finished game (its record is
+    public); a hand whose play never began (all passed, a redeal) answers with no plays.
+    Bounded per client address (`--max-analyses-per-minute`); answers are kept per (game,
+    hand) in a bounded cache.
+    """
 
 @_typing.type_check_only
 class ArchiveServiceAsyncStub(ArchiveServiceStub):
@@ -91,6 +103,14 @@ class ArchiveServiceAsyncStub(ArchiveServiceStub):
     """
     GetSigningKey: _aio.UnaryUnaryMultiCallable[_archive_pb2.GetSigningKeyRequest, _archive_pb2.GetSigningKeyResponse]  # type: ignore[assignment]
     """The public key this server signs records with. No token needed."""
+    AnalyzeHand: _aio.UnaryUnaryMultiCallable[_archive_pb2.AnalyzeHandRequest, _archive_pb2.AnalyzeHandResponse]  # type: ignore[assignment]
+    """Every play of one hand of a finished game, valued with every hand known (double dummy):
+    for each play the value of each tile the seat could legally play, and what the tile
+    played cost against the best. No token needed. Only a finished game (its record is
+    public); a hand whose play never began (all passed, a redeal) answers with no plays.
+    Bounded per client address (`--max-analyses-per-minute`); answers are kept per (game,
+    hand) in a bounded cache.
+    """
 
 class ArchiveServiceServicer(metaclass=_abc_1.ABCMeta):
     """Finished games: list them, fetch their records, verify a record."""
@@ -130,5 +150,19 @@ class ArchiveServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_archive_pb2.GetSigningKeyResponse, _abc.Awaitable[_archive_pb2.GetSigningKeyResponse]]:
         """The public key this server signs records with. No token needed."""
+
+    @_abc_1.abstractmethod
+    def AnalyzeHand(
+        self,
+        request: _archive_pb2.AnalyzeHandRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_archive_pb2.AnalyzeHandResponse, _abc.Awaitable[_archive_pb2.AnalyzeHandResponse]]:
+        """Every play of one hand of a finished game, valued with every hand known (double dummy):
+        for each play the value of each tile the seat could legally play, and what the tile
+        played cost against the best. No token needed. Only a finished game (its record is
+        public); a hand whose play never began (all passed, a redeal) answers with no plays.
+        Bounded per client address (`--max-analyses-per-minute`); answers are kept per (game,
+        hand) in a bounded cache.
+        """
 
 def add_ArchiveServiceServicer_to_server(servicer: ArchiveServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -138,6 +138,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """No account of that name (NOT_FOUND); metadata `account`."""
     ERROR_REASON_TOURNAMENT_NOT_FOUND: _ErrorReason.ValueType  # 42
     """No such tournament (NOT_FOUND); metadata `tournament_id`."""
+    ERROR_REASON_HAND_NOT_FOUND: _ErrorReason.ValueType  # 43
+    """No hand of that number in the game (AnalyzeHand; NOT_FOUND); metadata `game_id`,
+    `hand_number`, `hands`.
+    """
     ERROR_REASON_STALE_VERSION: _ErrorReason.ValueType  # 50
     """The state of the game or the server: FAILED_PRECONDITION unless said otherwise.
 
@@ -309,6 +313,10 @@ ERROR_REASON_ACCOUNT_NOT_FOUND: ErrorReason.ValueType  # 41
 """No account of that name (NOT_FOUND); metadata `account`."""
 ERROR_REASON_TOURNAMENT_NOT_FOUND: ErrorReason.ValueType  # 42
 """No such tournament (NOT_FOUND); metadata `tournament_id`."""
+ERROR_REASON_HAND_NOT_FOUND: ErrorReason.ValueType  # 43
+"""No hand of that number in the game (AnalyzeHand; NOT_FOUND); metadata `game_id`,
+`hand_number`, `hands`.
+"""
 ERROR_REASON_STALE_VERSION: ErrorReason.ValueType  # 50
 """The state of the game or the server: FAILED_PRECONDITION unless said otherwise.
 

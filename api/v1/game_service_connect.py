@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint
 from pyqwest import Client
 
-from .game_service_pb2 import CreateGameRequest, CreateGameResponse, GetGameRequest, GetGameResponse, GetViewRequest, GetViewResponse, LeaveSeatRequest, LeaveSeatResponse, ListGamesRequest, ListGamesResponse, ListPresetsRequest, ListPresetsResponse, SubmitActionRequest, SubmitActionResponse, TakeSeatRequest, TakeSeatResponse, WatchGameRequest, WatchGameResponse
+from .game_service_pb2 import CreateGameRequest, CreateGameResponse, GetGameRequest, GetGameResponse, GetViewRequest, GetViewResponse, LeaveSeatRequest, LeaveSeatResponse, ListGamesRequest, ListGamesResponse, ListPresetsRequest, ListPresetsResponse, SubmitActionRequest, SubmitActionResponse, TakeSeatRequest, TakeSeatResponse, WatchGameRequest, WatchGameResponse, WatchLobbyRequest, WatchLobbyResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
@@ -99,6 +99,19 @@ class GameService(Protocol):
         The game's events after `from_version`, each as the token's seat (or a spectator) may see
         it, with the view after it; then every new event as it happens, until the client cancels.
         The stream ends after the event that ends the game.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def watch_lobby(self, request: WatchLobbyRequest, ctx: RequestContext[WatchLobbyRequest, WatchLobbyResponse], /) -> AsyncIterator[WatchLobbyResponse]:
+        """
+        The lobby, live: first the games a lobby shows (those of the statuses asked for, oldest
+        first, at most `max_games` of each, as ListGames lists them), then each change as it
+        happens, pushed by the server (never polled): a game added or changed (created, a seat
+        taken or left, its status, scores or winner), or removed (finished, abandoned, or of a
+        status not asked for). Games created or changed by other server processes on the same
+        PostgreSQL database come too. No token needed. Counts as one of the client's open streams;
+        ends UNAVAILABLE when the server shuts down (watch again, elsewhere: the first message
+        holds the whole lobby again).
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -214,6 +227,17 @@ class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
                         stream_type=StreamType.SERVER_STREAM,
                     ),
                     function=svc.watch_game,
+                ),
+                "/boneyard.v1.GameService/WatchLobby": Endpoint.server_stream(
+                    method=MethodInfo(
+                        name="WatchLobby",
+                        service_name="boneyard.v1.GameService",
+                        input=WatchLobbyRequest,
+                        output=WatchLobbyResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.SERVER_STREAM,
+                    ),
+                    function=svc.watch_lobby,
                 ),
             },
             interceptors=interceptors,
@@ -466,6 +490,36 @@ class GameServiceClient(ConnectClient):
                 service_name="boneyard.v1.GameService",
                 input=WatchGameRequest,
                 output=WatchGameResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.SERVER_STREAM,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def watch_lobby(
+        self,
+        request: WatchLobbyRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> AsyncIterator[WatchLobbyResponse]:
+        """
+        The lobby, live: first the games a lobby shows (those of the statuses asked for, oldest
+        first, at most `max_games` of each, as ListGames lists them), then each change as it
+        happens, pushed by the server (never polled): a game added or changed (created, a seat
+        taken or left, its status, scores or winner), or removed (finished, abandoned, or of a
+        status not asked for). Games created or changed by other server processes on the same
+        PostgreSQL database come too. No token needed. Counts as one of the client's open streams;
+        ends UNAVAILABLE when the server shuts down (watch again, elsewhere: the first message
+        holds the whole lobby again).
+        """
+        return self.execute_server_stream(
+            request=request,
+            method=MethodInfo(
+                name="WatchLobby",
+                service_name="boneyard.v1.GameService",
+                input=WatchLobbyRequest,
+                output=WatchLobbyResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.SERVER_STREAM,
             ),

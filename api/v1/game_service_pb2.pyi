@@ -653,3 +653,77 @@ class WatchGameResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___WatchGameResponse: _TypeAlias = WatchGameResponse  # noqa: Y015
+
+@_typing.final
+class WatchLobbyRequest(_message.Message):
+    """Request of GameService.WatchLobby."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATUSES_FIELD_NUMBER: _builtins.int
+    MAX_GAMES_FIELD_NUMBER: _builtins.int
+    max_games: _builtins.int
+    """The most games of each status the lobby holds, the oldest first (a newer one is shown
+    when an older one leaves); 0 for the server's default (50); at most 200.
+    """
+    @_builtins.property
+    def statuses(self) -> _containers.RepeatedScalarFieldContainer[_game_pb2.GameStatus.ValueType]:
+        """The statuses of the games to show: GAME_STATUS_OPEN (waiting for players) and/or
+        GAME_STATUS_PLAYING; empty for both. Any other status (a finished game is the archive's):
+        INVALID_ARGUMENT.
+        """
+
+    def __init__(
+        self,
+        *,
+        statuses: _abc.Iterable[_game_pb2.GameStatus.ValueType] | None = ...,
+        max_games: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["max_games", b"max_games", "statuses", b"statuses"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchLobbyRequest: _TypeAlias = WatchLobbyRequest  # noqa: Y015
+
+@_typing.final
+class WatchLobbyResponse(_message.Message):
+    """One message of GameService.WatchLobby."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RESET_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    REMOVED_GAME_IDS_FIELD_NUMBER: _builtins.int
+    reset: _builtins.bool
+    """True on the first message: `games` is the whole lobby now (replace what was held). Later
+    messages are changes to it.
+    """
+    @_builtins.property
+    def games(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.GameSummary]:
+        """Games that joined the lobby or changed, each as GetGame shows it (no hidden
+        information). A change is sent when what a lobby shows changes (name, status, seats,
+        scores, winner, clock settings), not for every action.
+        """
+
+    @_builtins.property
+    def removed_game_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Games that left the lobby (finished, abandoned, or now of a status not asked for, or
+        pushed out by older ones beyond `max_games`).
+        """
+
+    def __init__(
+        self,
+        *,
+        reset: _builtins.bool = ...,
+        games: _abc.Iterable[_game_pb2.GameSummary] | None = ...,
+        removed_game_ids: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["games", b"games", "removed_game_ids", b"removed_game_ids", "reset", b"reset"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchLobbyResponse: _TypeAlias = WatchLobbyResponse  # noqa: Y015

@@ -80,6 +80,11 @@ class GameServiceStub:
                 request_serializer=boneyard_dot_v1_dot_game__service__pb2.WatchGameRequest.SerializeToString,
                 response_deserializer=boneyard_dot_v1_dot_game__service__pb2.WatchGameResponse.FromString,
                 _registered_method=True)
+        self.WatchLobby = channel.unary_stream(
+                '/boneyard.v1.GameService/WatchLobby',
+                request_serializer=boneyard_dot_v1_dot_game__service__pb2.WatchLobbyRequest.SerializeToString,
+                response_deserializer=boneyard_dot_v1_dot_game__service__pb2.WatchLobbyResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -156,6 +161,20 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def WatchLobby(self, request, context):
+        """The lobby, live: first the games a lobby shows (those of the statuses asked for, oldest
+        first, at most `max_games` of each, as ListGames lists them), then each change as it
+        happens, pushed by the server (never polled): a game added or changed (created, a seat
+        taken or left, its status, scores or winner), or removed (finished, abandoned, or of a
+        status not asked for). Games created or changed by other server processes on the same
+        PostgreSQL database come too. No token needed. Counts as one of the client's open streams;
+        ends UNAVAILABLE when the server shuts down (watch again, elsewhere: the first message
+        holds the whole lobby again).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -203,6 +222,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.WatchGame,
                     request_deserializer=boneyard_dot_v1_dot_game__service__pb2.WatchGameRequest.FromString,
                     response_serializer=boneyard_dot_v1_dot_game__service__pb2.WatchGameResponse.SerializeToString,
+            ),
+            'WatchLobby': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchLobby,
+                    request_deserializer=boneyard_dot_v1_dot_game__service__pb2.WatchLobbyRequest.FromString,
+                    response_serializer=boneyard_dot_v1_dot_game__service__pb2.WatchLobbyResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -449,6 +473,33 @@ class GameService:
             '/boneyard.v1.GameService/WatchGame',
             boneyard_dot_v1_dot_game__service__pb2.WatchGameRequest.SerializeToString,
             boneyard_dot_v1_dot_game__service__pb2.WatchGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchLobby(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/boneyard.v1.GameService/WatchLobby',
+            boneyard_dot_v1_dot_game__service__pb2.WatchLobbyRequest.SerializeToString,
+            boneyard_dot_v1_dot_game__service__pb2.WatchLobbyResponse.FromString,
             options,
             channel_credentials,
             insecure,

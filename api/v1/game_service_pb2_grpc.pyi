@@ -84,6 +84,16 @@ class GameServiceStub:
     it, with the view after it; then every new event as it happens, until the client cancels.
     The stream ends after the event that ends the game.
     """
+    WatchLobby: _grpc.UnaryStreamMultiCallable[_game_service_pb2.WatchLobbyRequest, _game_service_pb2.WatchLobbyResponse]
+    """The lobby, live: first the games a lobby shows (those of the statuses asked for, oldest
+    first, at most `max_games` of each, as ListGames lists them), then each change as it
+    happens, pushed by the server (never polled): a game added or changed (created, a seat
+    taken or left, its status, scores or winner), or removed (finished, abandoned, or of a
+    status not asked for). Games created or changed by other server processes on the same
+    PostgreSQL database come too. No token needed. Counts as one of the client's open streams;
+    ends UNAVAILABLE when the server shuts down (watch again, elsewhere: the first message
+    holds the whole lobby again).
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -118,6 +128,16 @@ class GameServiceAsyncStub(GameServiceStub):
     """The game's events after `from_version`, each as the token's seat (or a spectator) may see
     it, with the view after it; then every new event as it happens, until the client cancels.
     The stream ends after the event that ends the game.
+    """
+    WatchLobby: _aio.UnaryStreamMultiCallable[_game_service_pb2.WatchLobbyRequest, _game_service_pb2.WatchLobbyResponse]  # type: ignore[assignment]
+    """The lobby, live: first the games a lobby shows (those of the statuses asked for, oldest
+    first, at most `max_games` of each, as ListGames lists them), then each change as it
+    happens, pushed by the server (never polled): a game added or changed (created, a seat
+    taken or left, its status, scores or winner), or removed (finished, abandoned, or of a
+    status not asked for). Games created or changed by other server processes on the same
+    PostgreSQL database come too. No token needed. Counts as one of the client's open streams;
+    ends UNAVAILABLE when the server shuts down (watch again, elsewhere: the first message
+    holds the whole lobby again).
     """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -204,6 +224,22 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         """The game's events after `from_version`, each as the token's seat (or a spectator) may see
         it, with the view after it; then every new event as it happens, until the client cancels.
         The stream ends after the event that ends the game.
+        """
+
+    @_abc_1.abstractmethod
+    def WatchLobby(
+        self,
+        request: _game_service_pb2.WatchLobbyRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_game_service_pb2.WatchLobbyResponse], _abc.AsyncIterator[_game_service_pb2.WatchLobbyResponse]]:
+        """The lobby, live: first the games a lobby shows (those of the statuses asked for, oldest
+        first, at most `max_games` of each, as ListGames lists them), then each change as it
+        happens, pushed by the server (never polled): a game added or changed (created, a seat
+        taken or left, its status, scores or winner), or removed (finished, abandoned, or of a
+        status not asked for). Games created or changed by other server processes on the same
+        PostgreSQL database come too. No token needed. Counts as one of the client's open streams;
+        ends UNAVAILABLE when the server shuts down (watch again, elsewhere: the first message
+        holds the whole lobby again).
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -23,10 +23,12 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from boneyard.api import codec
 from boneyard.api.v1 import archive_pb2, archive_pb2_grpc
 from boneyard.records.record import MAX_RECORD_BYTES
+from boneyard.server.archive.analysis import HandAnalyst
 from boneyard.server.archive.archive import MAX_VERIFY_SECONDS, Archive, ArchivedGame, check_game_id
 from boneyard.server.archive.signing import RecordSigner
 from boneyard.server.errors import InvalidArgument, PreconditionFailed
 from boneyard.server.games.service import check_text
+from boneyard.server.quotas import Quotas, peer_of
 from boneyard.server.store import EventStore
 
 __all__ = [
@@ -87,9 +89,17 @@ def _archived_to_proto(game: ArchivedGame) -> archive_pb2.ArchivedGame:
     return message
 
 
+MAX_HAND_NUMBER = 10_000
+"""Above the hands any game may have (``deal_limit`` and the record's bounds are lower)."""
+
+
 class ArchiveServicer(archive_pb2_grpc.ArchiveServiceServicer):
-    def __init__(self, archive: Archive) -> None:
+    def __init__(
+        self, archive: Archive, analyst: HandAnalyst | None = None, quotas: Quotas | None = None
+    ) -> None:
         self._archive = archive
+        self._analyst = analyst
+        self._quotas = quotas or Quotas()
 
     async def _call(self, fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
         return await asyncio.to_thread(fn, *args, **kwargs)
@@ -158,10 +168,33 @@ class ArchiveServicer(archive_pb2_grpc.ArchiveServiceServicer):
             algorithm=archive_pb2.SIGNATURE_ALGORITHM_ED25519, public_key=signer.public_key
         )
 
+    # The base class says a message; this answers it encoded, as kept (the doors send bytes).
+    async def AnalyzeHand(  # type: ignore[override]
+        self, request: archive_pb2.AnalyzeHandRequest, context: grpc.aio.ServicerContext
+    ) -> bytes:
+        game_id = check_game_id(request.game_id)
+        hand = request.hand_number
+        if not 1 <= hand <= MAX_HAND_NUMBER:
+            raise InvalidArgument(
+                f"hand_number counts the deals from 1 (at most {MAX_HAND_NUMBER}), not {hand}"
+            )
+        assert self._analyst is not None, "the archive servicer was made without an analyst"
+        kept = self._analyst.cached(game_id, hand)
+        if kept is not None:
+            return kept
+        self._quotas.analysing(peer_of(context.peer()))
+        return await self._analyst.analyse(game_id, hand)
+
 
 def archive_servicer(
-    store: EventStore, signer: RecordSigner, *, verify_seconds: float = MAX_VERIFY_SECONDS
+    store: EventStore,
+    signer: RecordSigner,
+    *,
+    verify_seconds: float = MAX_VERIFY_SECONDS,
+    quotas: Quotas | None = None,
 ) -> ArchiveServicer:
     """The archive of ``store``, its records signed by ``signer``, as a servicer (for the gRPC
-    port and the HTTP listener alike)."""
-    return ArchiveServicer(Archive(store, signer=signer, verify_seconds=verify_seconds))
+    port and the HTTP listener alike); ``quotas`` bound the hand analyses a client asks for."""
+    return ArchiveServicer(
+        Archive(store, signer=signer, verify_seconds=verify_seconds), HandAnalyst(store), quotas
+    )

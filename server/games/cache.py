@@ -88,7 +88,10 @@ class GameCache:
             self._trim()
 
     def evict(self, game_id: str) -> None:
-        """Drop the cached copy (it fell behind the log); the next ``get`` reloads it."""
+        """Drop the cached copy (it fell behind the log); the next ``get`` reloads it. A copy
+        being loaded meanwhile may have been read before the change: it is not kept."""
+        if game_id in self._loading:
+            self._behind.add(game_id)
         game = self._games.pop(game_id, None)
         if game is not None:
             game.evicted = True

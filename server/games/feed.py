@@ -4,29 +4,86 @@ Nothing polls. Within one process, a committed append wakes that game's watchers
 (``publish``); appends made by another server process on the same PostgreSQL database arrive
 as notifications (``boneyard.server.ops.pg_listener``), which publish the same way. A waiting
 watcher costs an ``asyncio.Event`` and nothing else.
+
+A follower of *every* game (the live lobby, ``boneyard.server.games.lobby``) holds a
+``Changes``: the ids of the games published since it last looked, at most ``MAX_CHANGED`` of
+them (beyond that it is told to look at everything again), and an event that wakes it.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-__all__ = ["Feed"]
+__all__ = ["MAX_CHANGED", "Changes", "Feed"]
+
+MAX_CHANGED = 10_000
+"""Game ids a follower of every game keeps between two looks; past it, it looks at all."""
+
+
+class Changes:
+    """The games published since their follower last took them (``Feed.follow``)."""
+
+    __slots__ = ("_everything", "_ids", "_woken")
+
+    def __init__(self) -> None:
+        self._ids: set[str] = set()
+        self._everything = False
+        self._woken = asyncio.Event()
+
+    def add(self, game_id: str) -> None:
+        if len(self._ids) >= MAX_CHANGED:
+            self._everything = True
+        else:
+            self._ids.add(game_id)
+        self._woken.set()
+
+    def everything(self) -> None:
+        """Every game may have changed (notifications were missed, or too many came)."""
+        self._everything = True
+        self._woken.set()
+
+    async def take(self) -> tuple[set[str], bool]:
+        """Wait for a change; the ids changed since the last take, and whether everything
+        may have changed (then the ids are not all of them)."""
+        await self._woken.wait()
+        self._woken.clear()
+        ids, everything = self._ids, self._everything
+        self._ids, self._everything = set(), False
+        return ids, everything
 
 
 class Feed:
     def __init__(self) -> None:
         self._waiters: dict[str, set[asyncio.Event]] = {}
+        self._followers: set[Changes] = set()
 
     def publish(self, game_id: str) -> None:
-        """Wake every watcher of ``game_id`` in this process (call on the event loop)."""
+        """Wake every watcher of ``game_id`` in this process (call on the event loop), and
+        every follower of all games."""
         for waiter in self._waiters.get(game_id, ()):
             waiter.set()
+        for follower in self._followers:
+            follower.add(game_id)
 
     def publish_all(self) -> None:
         """Wake every watcher (after missing notifications, say): each looks again."""
         for waiters in self._waiters.values():
             for waiter in waiters:
                 waiter.set()
+        for follower in self._followers:
+            follower.everything()
+
+    @contextmanager
+    def follow(self) -> Iterator[Changes]:
+        """Follow every game while the block runs: the ``Changes`` published meanwhile."""
+        changes = Changes()
+        self._followers.add(changes)
+        try:
+            yield changes
+        finally:
+            self._followers.discard(changes)
 
     async def wait(self, game_id: str, version: int, timeout: float | None = None) -> None:
         """Return once ``game_id`` may have moved past ``version`` (or after ``timeout``)."""

@@ -35,11 +35,13 @@ from boneyard.server.games.app import GameApp, new_seat_token, rules_for
 from boneyard.server.games.feed import Feed
 from boneyard.server.games.host import GameHost
 from boneyard.server.games.live import LiveGame, face_down_through, stream_message
+from boneyard.server.games.lobby_watch import LobbyBoard
 from boneyard.server.games.time_controls import time_control_from_proto, time_control_to_proto
 from boneyard.server.ops import logs
 from boneyard.server.ops.admin import check_account_name
-from boneyard.server.paging import page_size
+from boneyard.server.paging import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, page_size
 from boneyard.server.quotas import Quotas, peer_of
+from boneyard.server.store import errors as store_errors
 from boneyard.server.store.competition import Account
 from boneyard.server.transport.pipeline import credentials
 
@@ -67,6 +69,8 @@ GAME_STATUS_TO_PROTO = {
     "abandoned": game_pb2.GAME_STATUS_ABANDONED,
 }
 _STATUS_FROM_PROTO = {v: k for k, v in GAME_STATUS_TO_PROTO.items()}
+_LOBBY_STATUSES = (game_pb2.GAME_STATUS_OPEN, game_pb2.GAME_STATUS_PLAYING)
+"""What a lobby shows: games waiting for players, and games in play."""
 
 
 def check_text(value: str, what: str) -> None:
@@ -426,6 +430,78 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             if not game.evicted:  # (an evicted copy may be behind the log: get it again)
                 await self._feed.wait(game_id, position)
             game = await self._host.get(game_id)
+
+
+    # ------------------------------------------------------------ the lobby
+
+    async def WatchLobby(  # type: ignore[override]
+        self, request: game_service_pb2.WatchLobbyRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[bytes]:
+        """Each message is an encoded ``WatchLobbyResponse`` (``lobby_watch``): the lobby, then
+        its changes as the feed publishes them."""
+        statuses = frozenset(request.statuses) or frozenset(_LOBBY_STATUSES)
+        wrong = sorted(s for s in statuses if s not in _LOBBY_STATUSES)
+        if wrong:
+            raise InvalidArgument(
+                f"a lobby shows open and playing games (statuses {_LOBBY_STATUSES}), not "
+                f"status {wrong[0]}: finished games are the archive's (ListArchivedGames)"
+            )
+        if request.max_games < 0:
+            raise InvalidArgument(f"max_games must not be negative, not {request.max_games}")
+        limit = min(request.max_games or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        board = LobbyBoard(statuses, limit)
+        # Following before listing: a change made while the list is read is looked at again.
+        with self._feed.follow() as changes:
+            board.relist(await self._lobby(statuses, limit))
+            yield board.reset()
+            while True:
+                changed, everything = await changes.take()
+                if not everything:
+                    for game_id in changed:
+                        board.update(game_id, await self._lobby_summary(game_id, board, statuses))
+                if everything or board.needs_relist:
+                    board.relist(await self._lobby(statuses, limit))
+                message = board.changes()
+                if message is not None:
+                    yield message
+
+    async def _lobby(
+        self, statuses: frozenset[game_pb2.GameStatus.ValueType], limit: int
+    ) -> dict[int, tuple[list[game_pb2.GameSummary], bool]]:
+        """The first ``limit`` games of each status, oldest first (as ListGames pages them),
+        and whether there were more."""
+        listed: dict[int, tuple[list[game_pb2.GameSummary], bool]] = {}
+        for status in sorted(statuses):
+            records, cursor = await self._call(
+                self._app.store.list_games, _STATUS_FROM_PROTO[status], limit, None
+            )
+            games = []
+            for record in records:
+                try:
+                    games.append(await self.summary(record.id))
+                except NotFound:  # (cannot happen: games are never deleted)
+                    continue
+            listed[status] = (games, cursor is not None)
+        return listed
+
+    async def _lobby_summary(
+        self, game_id: str, board: LobbyBoard, statuses: frozenset[game_pb2.GameStatus.ValueType]
+    ) -> game_pb2.GameSummary | None:
+        """What the lobby shows of a changed game; ``None`` when it shows nothing of it. A
+        game of another status that the lobby does not hold is not made a summary of (nor
+        loaded, when this process does not hold it: another process's game in play moves at
+        every action)."""
+        try:
+            if not board.holds(game_id) and self._host.held_version(game_id) is None:
+                record = await self._call(self._app.store.get_game, game_id)
+                if GAME_STATUS_TO_PROTO[record.status] not in statuses:
+                    return None
+            game = await self._host.get(game_id)
+            if GAME_STATUS_TO_PROTO[game.status] not in statuses and not board.holds(game_id):
+                return None
+            return await self.summary(game_id)
+        except (NotFound, store_errors.GameNotFound):
+            return None
 
 
 def _view(state: GameState, seat: int | None, version: int) -> view_pb2.SeatView:

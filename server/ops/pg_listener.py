@@ -6,7 +6,7 @@ connection of its own, and hand each notification to whoever follows it.
   watchers, clock and so on are woken (``on_game``).
 - ``boneyard_lobby``: ``"k:<table key digest>"`` when the seeks of a kind change, and
   ``"a:<account id>"`` when a game reserves a seat for an account, ``"s:<game id>"`` when a
-  player leaves a seat, ``"r:<account id>"`` when an account's key is revoked or rotated
+  player takes or leaves a seat, ``"r:<account id>"`` when an account's key is revoked or rotated
   (``store.competition``; its streams then end) (``on_lobby``).
 
 Every notification is sent by ``boneyard.server.store.notify`` (``notify``, in the transaction

@@ -651,6 +651,8 @@ class EventStore:
                 .values(**values)
                 .execution_options(synchronize_session=False)
             )
+            # The other processes' copies (and lobbies) do not seat the player yet.
+            notify(session, LOBBY_CHANNEL, f"s:{game_id}")
         return int(game.seats_taken) + 1
 
     def leave_seat(

@@ -67,6 +67,8 @@ TESTED_ELSEWHERE = {
     "test_answers_the_challenge_cannot_take_are_refused_with_their_reasons",
     "SEQUENCE_OUT_OF_RANGE": "tests/server/test_challenges.py: "
     "test_watching_an_account_past_its_last_event_is_out_of_range",
+    "HAND_NOT_FOUND": "tests/server/test_hand_analysis.py: "
+    "test_analysis_of_an_unknown_hand_is_not_found (it needs a finished game)",
 }
 """Reasons a request draws only from a server in a state this module's server is never put in."""
 

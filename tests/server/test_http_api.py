@@ -641,6 +641,21 @@ def test_the_archive_through_every_door(world: World) -> None:
         lambda d: d.call("ArchiveService.GetSigningKey", archive_pb2.GetSigningKeyRequest()),
     )
     assert record.signature.public_key == key.public_key
+    analysed = assert_same_everywhere(
+        world,
+        lambda d: d.call(
+            "ArchiveService.AnalyzeHand",
+            archive_pb2.AnalyzeHandRequest(game_id=game_id, hand_number=1),
+        ),
+    )
+    assert (analysed.game_id, analysed.hand_number, list(analysed.plays)) == (game_id, 1, [])
+
+
+def test_the_live_lobby_through_every_door(world: World) -> None:
+    game_id, _ = _seated_game(world, world.grpc)
+    for door in world.doors:
+        (first,) = door.stream("GameService.WatchLobby", game_service_pb2.WatchLobbyRequest(), 1)
+        assert first.reset and game_id in {g.game_id for g in first.games}, door.name
 
 
 def test_ratings_through_every_door(world: World) -> None:

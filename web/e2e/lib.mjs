@@ -8,14 +8,41 @@
 // bound).
 
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 
 export const URL = process.env.BONEYARD_URL ?? "http://127.0.0.1:8080";
 export const OUT_DIR = process.env.OUT_DIR ?? "build/e2e";
 export const TIMEOUT = Number(process.env.TIMEOUT_MS ?? 120000);
+/** The two screens every page is tried at: a desktop and a phone. */
+export const SCREENS = {
+  desktop: { viewport: { width: 1280, height: 800 } },
+  phone: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 },
+};
+
+/** The hand results the page showed between hands (their headings), in order: waitTurn notes
+ * each and presses Continue, as a person would. */
+export const summaries = [];
+
 /** The game stream's route, for page.route: a script cuts or refuses it there. */
 export const WATCH = "**/boneyard.v1.GameService/WatchGame";
+
+/** The lobby's stream's route, for page.route. */
+export const WATCH_LOBBY = "**/boneyard.v1.GameService/WatchLobby";
+
+/** Another client than the page: a unary call over Connect's JSON form from the script itself
+ * (`token`: as that seat). Rejects with the server's code and message on a refusal. */
+export async function call(service, method, body, token) {
+  const answer = await fetch(`${URL}/boneyard.v1.${service}/${method}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  const json = await answer.json();
+  if (!answer.ok) fail(`${service}.${method}: ${json.code}: ${json.message}`);
+  return json;
+}
 
 /** A line for pytest on stdout. */
 export function say(...words) {
@@ -137,11 +164,24 @@ function tileName(tile) {
 }
 
 /** Wait for this seat's turn, the game's end, or (with `stopAtHand`) the deal of that hand:
- * "turn", "over" or "stop". */
-export async function waitTurn(page, stopAtHand = 0) {
+ * "turn", "over" or "stop". A hand's result shown on the way is noted (`summaries`) and
+ * continued from, with the Continue button. */
+export async function waitTurn(page, stopAtHand = 0, onSummary = async () => {}) {
+  for (;;) {
+    const state = await waitTurnOrSummary(page, stopAtHand);
+    if (state !== "summary") return state;
+    summaries.push((await page.locator(".hand-summary h2").textContent()) ?? "");
+    await onSummary(page);
+    await page.locator(".hand-summary").getByRole("button", { name: "Continue" }).click();
+    await page.locator(".hand-summary button").waitFor({ state: "detached" });
+  }
+}
+
+async function waitTurnOrSummary(page, stopAtHand) {
   const state = await page.waitForFunction(
     (stop) => {
       if (document.querySelector(".turn-line.over")) return "over";
+      if (document.querySelector(".hand-summary button")) return "summary";
       const hand = /^Hand (\d+)/.exec(document.querySelector(".table-view .contract")?.textContent ?? "");
       if (stop && hand && Number(hand[1]) >= stop) return "stop";
       // Choosing is possible once the page is not waiting for an answer of its own.
@@ -252,4 +292,41 @@ export async function run(main) {
     await browser?.close().catch(() => {});
     process.exit(1);
   }
+}
+
+const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+
+/** axe-core's serious and critical findings on the page as it is (the page's own state, any
+ * width): a list of "rule: target" strings, empty when there are none. */
+export async function axeFindings(page) {
+  if (!(await page.evaluate(() => typeof window.axe === "object"))) await page.addScriptTag({ path: AXE });
+  const violations = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ["violations"] })).violations);
+  return violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(" ")}: ${v.help}`));
+}
+
+/** Whether the page scrolls sideways (wider than the window). */
+export async function scrollsSideways(page) {
+  return page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
+}
+
+/** The page checked as a person on `screen` gets it: no sideways scroll, and no serious or
+ * critical finding of axe; `checked` collects what was seen, by name. */
+export async function checkPage(page, name, checked) {
+  const sideways = await scrollsSideways(page);
+  const width = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+  const findings = await axeFindings(page);
+  checked[name] = { sideways, width, findings };
+  check(!sideways, `${name} scrolls sideways: ${width}`);
+  check(!findings.length, `${name}: axe finds\n${findings.join("\n")}`);
+}
+
+/** Controls smaller than 44 x 44 px among `selector` (what a finger taps). */
+export async function smallTargets(page, selector) {
+  return page.evaluate((sel) => [...document.querySelectorAll(sel)]
+    .filter((e) => e.offsetParent !== null)
+    .map((e) => [e.getAttribute("aria-label") || e.textContent?.trim() || e.tagName, e.getBoundingClientRect()])
+    .filter(([, r]) => r.width < 43.5 || r.height < 43.5)
+    .map(([n, r]) => `${n} ${Math.round(r.width)}x${Math.round(r.height)}`), selector);
 }

@@ -1,25 +1,26 @@
-// A person types their name in the lobby while the lobby redraws (its lists come back from the
-// server): the field keeps the focus and the caret, and what they type after the redraw lands
-// in it. The redraw here is the Refresh button's, pressed from script so the focus stays where
-// the person left it.
+// A person types their name in the lobby while the lobby redraws (a game created elsewhere comes
+// down its live stream): the field keeps the focus and the caret, and what they type after the
+// redraw lands in it.
 
-import { newPage, report, run, TIMEOUT, URL } from "./lib.mjs";
+import { call, newPage, report, run, TIMEOUT, URL } from "./lib.mjs";
 
 run(async (browser) => {
   const page = await newPage(browser);
   await page.goto(`${URL}/#/`);
-  await page.getByRole("region", { name: "games in play" }).waitFor();
+  await page.locator(".lobby-head .connection.live").waitFor();
   const field = page.getByLabel("Your name:");
   await field.fill("");
   await field.focus();
   await page.keyboard.type("ali");
-  const listed = page.waitForResponse((r) => r.url().endsWith("/boneyard.v1.GameService/ListGames"), { timeout: TIMEOUT });
-  const redrawn = page.evaluate(() => new Promise((resolve) => {
-    new MutationObserver((_, watch) => { watch.disconnect(); resolve(true); }).observe(document.getElementById("app"), { childList: true, subtree: true });
-  }));
-  await page.evaluate(() => [...document.querySelectorAll("button")].find((b) => b.textContent === "Refresh").click());
-  await listed;
-  await redrawn; // the lobby draws at once, not at the next frame
+  // The watch on the page is set before the game is made: its redraw cannot be missed.
+  await page.evaluate(() => {
+    window.__redrawn = new Promise((resolve) => {
+      new MutationObserver((_, watch) => { watch.disconnect(); resolve(true); }).observe(document.getElementById("app"), { childList: true, subtree: true });
+    });
+  });
+  const { gameId } = await call("GameService", "CreateGame", { rules: { preset: "texas42" }, name: "typed over" });
+  await page.evaluate(() => window.__redrawn);
+  await page.locator(`li[data-game="${gameId}"]`).waitFor({ timeout: TIMEOUT });
   const focused = await page.evaluate(() => document.activeElement?.id ?? "");
   await page.keyboard.type("ce");
   report({ focused, name: await field.inputValue() });

@@ -69,7 +69,7 @@ run(async (browser) => {
     plays++;
   }
   const log = await page.getByRole("region", { name: "what happened" }).locator("li").allTextContents();
-  const result = log.find((line) => /the moon is (made|set)/.test(line)) ?? "";
+  const result = log.find((line) => /the moon and (made it|was set|were set)/.test(line)) ?? "";
   check(result, `no result of the moon in the log: ${log.slice(0, 5)}`);
   await shot(page, "moon-after-hand");
   report({ gameId, before, after, discarded, taken: taken[0], trump, plays, result, clock });

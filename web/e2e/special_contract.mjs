@@ -63,7 +63,7 @@ run(async (browser) => {
   }
   check(declared, `no special contract declared in ${MAX_HANDS} hands`);
   const log = await page.getByRole("region", { name: "what happened" }).locator("li").allTextContents();
-  const result = log.find((line) => / is (made|set):/.test(line)) ?? "";
+  const result = log.find((line) => / and (made it|was set|were set):/.test(line)) ?? "";
   check(contractLine.includes(`contract: ${declared}`), `the hand does not show the contract: ${contractLine}`);
   // Enough: the person resigns (asked to confirm first), and the other team wins.
   await page.getByRole("button", { name: "Resign" }).click();

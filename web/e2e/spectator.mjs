@@ -26,7 +26,10 @@ run(async (browser) => {
     new MutationObserver(() => {
       const shown = document.querySelectorAll(".hand, .seat .tile:not(.back)");
       if (shown.length) window.leaks.push(document.querySelector(".table-view")?.dataset.version);
-      if (document.querySelector(".table-view .played") && !document.querySelector(".turn-line.over")) window.midGame = true;
+      // (A hand's result shown before the end is the game followed mid-way too: the page holds
+      // the table as the hand ended while the result is up, and quick bots may finish the next
+      // hands meanwhile.)
+      if ((document.querySelector(".table-view .played") || document.querySelector(".hand-summary button")) && !document.querySelector(".turn-line.over")) window.midGame = true;
     }).observe(document.body, { childList: true, subtree: true });
   });
   say("watching");

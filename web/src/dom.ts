@@ -16,6 +16,7 @@ export interface Attrs {
   for?: string;
   scope?: string;
   min?: string;
+  tabindex?: string;
   max?: string;
   disabled?: boolean;
   selected?: boolean;
@@ -95,4 +96,16 @@ export function svg(tag: string, attrs: Record<string, string | number>, ...chil
   for (const [key, value] of Object.entries(attrs)) element.setAttribute(key, String(value));
   for (const child of children) element.appendChild(child);
   return element;
+}
+
+let liveRegion: HTMLElement | undefined;
+
+/** Say `text` to a screen reader: one polite live region, outside the pages (which are redrawn
+ * whole, and a region drawn anew is not reliably heard). */
+export function announce(text: string): void {
+  if (!liveRegion) {
+    liveRegion = h("div", { id: "announce", class: "sr-only", role: "status", aria: { live: "polite" } });
+    document.body.appendChild(liveRegion);
+  }
+  liveRegion.textContent = text;
 }

@@ -19,10 +19,12 @@ export interface Follower {
 }
 
 /** Errors that another try cannot mend: the page must change its request. */
-const FINAL = new Set([Code.NotFound, Code.PermissionDenied, Code.Unauthenticated, Code.InvalidArgument, Code.OutOfRange]);
-const BACKOFF_MS = [250, 500, 1000, 2000, 4000];
+export const FINAL = new Set([Code.NotFound, Code.PermissionDenied, Code.Unauthenticated, Code.InvalidArgument, Code.OutOfRange]);
+/** The waits before each try again of a dropped stream (the last one repeats). */
+export const BACKOFF_MS = [250, 500, 1000, 2000, 4000];
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Wait `ms`, or less if `signal` aborts. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
     signal.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });

@@ -5,19 +5,39 @@
 
 import { Code } from "@connectrpc/connect";
 import { asSeat, codeOf, games, refusal, requestId } from "./api";
-import { draw, h } from "./dom";
+import { announce, draw, h } from "./dom";
 import { clearVersionMarks, follow, type Connection } from "./follow";
 import type { Action } from "./gen/boneyard/v1/actions_pb";
 import { GameStatus, type GameSummary } from "./gen/boneyard/v1/game_pb";
-import type { Event as GameEvent } from "./gen/boneyard/v1/events_pb";
+import type { Event as GameEvent, HandScored } from "./gen/boneyard/v1/events_pb";
 import type { WatchGameResponse } from "./gen/boneyard/v1/game_service_pb";
 import type { Ruleset } from "./gen/boneyard/v1/rules_pb";
 import { Phase, type SeatView } from "./gen/boneyard/v1/view_pb";
 import { dropSeat, heldSeat, holdSeat, playerName, setPlayerName, type HeldSeat } from "./seats";
-import { renderTable, tickClocks, type SeatInfo, type TableModel } from "./table";
+import { handSummary } from "./summary";
+import { renderTable, tickClocks, turnText, type SeatInfo, type TableModel } from "./table";
 import { eventText, gameTitle, statusText } from "./words";
 
-const LOG_LINES = 60;
+/** "What happened" keeps this many events (the current hand is never longer). */
+const LOG_LINES = 200;
+/** How far back a page that opens mid-game first looks for the current hand's deal: more
+ * events than any hand has (a redeal or a long Moon auction: then from the start). */
+const BACKFILL = 150n;
+/** A spectator's hand result stays this long, unless they press Continue first. */
+const SPECTATOR_PAUSE_MS = 6000;
+
+interface Logged {
+  version: bigint;
+  event: GameEvent;
+}
+
+/** A hand's result held on the screen until the player continues: the event and the table
+ * as it was when the hand was scored. */
+interface HeldResult {
+  scored: HandScored;
+  view: SeatView;
+  timer?: number;
+}
 
 export function seatInfos(summary: GameSummary | undefined): SeatInfo[] {
   const clock = (summary?.timeControl?.perMoveMs ?? 0) > 0;
@@ -43,8 +63,13 @@ class GamePage {
   private summary?: GameSummary;
   private view?: SeatView;
   private held?: HeldSeat;
-  /** The events seen, newest first (worded when drawn: names may arrive later). */
-  private readonly log: GameEvent[] = [];
+  /** The events seen, oldest first (worded when drawn: names may arrive later). */
+  private log: Logged[] = [];
+  /** The last hand scored, shown until the player presses Continue. */
+  private result?: HeldResult;
+  /** Lines for the screen reader's live region, said at the next draw. */
+  private heard: string[] = [];
+  private lastTurn = "";
   private error?: string;
   private busy = false;
   private confirmResign = false;
@@ -94,7 +119,43 @@ class GamePage {
       return;
     }
     this.render();
-    if (this.view) this.startFollowing(this.view.version);
+    if (this.view) {
+      this.startFollowing(this.view.version);
+      void this.backfill(this.view.version);
+    }
+  }
+
+  /** "What happened" for a page that opens mid-game (a reload, a late spectator): the events
+   * of the current hand up to `upTo`, read from the game's stream as this seat may see them. */
+  private async backfill(upTo: bigint): Promise<void> {
+    if (upTo === 0n) return;
+    const starts = upTo > BACKFILL ? [upTo - BACKFILL, 0n] : [0n];
+    for (const from of starts) {
+      const read: Logged[] = [];
+      const controller = new AbortController();
+      const stop = (): void => controller.abort();
+      this.signal.addEventListener("abort", stop, { once: true });
+      try {
+        const stream = games.watchGame({ gameId: this.gameId, fromVersion: from }, asSeat(this.held?.token, controller.signal));
+        for await (const m of stream) {
+          if (m.event) read.push({ version: m.version, event: m.event });
+          if (m.version >= upTo) break;
+        }
+      } catch {
+        return; // the live stream says what is wrong
+      } finally {
+        controller.abort();
+        this.signal.removeEventListener("abort", stop);
+      }
+      let deal = read.length - 1;
+      while (deal >= 0 && read[deal].event.kind.case !== "handDealt") deal--;
+      if (deal < 0 && from > 0n) continue;
+      const known = new Set(this.log.map((l) => l.version));
+      const earlier = read.slice(Math.max(deal, 0)).filter((l) => !known.has(l.version));
+      this.log = [...earlier, ...this.log].sort((a, b) => (a.version < b.version ? -1 : 1));
+      this.render();
+      return;
+    }
   }
 
   private startFollowing(from: bigint): void {
@@ -124,8 +185,11 @@ class GamePage {
 
   private onMessage(m: WatchGameResponse): void {
     if (m.event) {
-      this.log.unshift(m.event);
-      this.log.length = Math.min(this.log.length, LOG_LINES);
+      this.log.push({ version: m.version, event: m.event });
+      if (this.log.length > LOG_LINES) this.log.splice(0, this.log.length - LOG_LINES);
+      const line = eventText(m.event, (seat) => this.name(seat), this.log.at(-2)?.event, this.held?.seat);
+      if (line) this.heard.push(line);
+      if (m.event.kind.case === "handScored" && m.view) this.holdResult(m.event.kind.value, m.view);
     }
     // A SubmitAction answer may already have brought a later view.
     if (m.view && (!this.view || m.view.version > this.view.version)) this.view = m.view;
@@ -133,6 +197,20 @@ class GamePage {
     if (!s || s.status === GameStatus.OPEN || (s.timeControl?.perMoveMs ?? 0) > 0 || m.view?.phase === Phase.GAME_OVER) {
       this.refreshSummary();
     }
+    this.render();
+  }
+
+  /** Show the hand's result until the player presses Continue (a spectator: for a few
+   * seconds, or until Continue). */
+  private holdResult(scored: HandScored, view: SeatView): void {
+    if (this.result?.timer !== undefined) clearTimeout(this.result.timer);
+    this.result = { scored, view };
+    if (!this.held) this.result.timer = window.setTimeout(() => this.continue(), SPECTATOR_PAUSE_MS);
+  }
+
+  private continue(): void {
+    if (this.result?.timer !== undefined) clearTimeout(this.result.timer);
+    this.result = undefined;
     this.render();
   }
 
@@ -176,7 +254,10 @@ class GamePage {
         asSeat(this.held.token, this.signal),
       );
       this.error = undefined;
-      if (answer.view && (!this.view || answer.view.version > this.view.version)) this.view = answer.view;
+      // An answer past the end of a hand waits for the stream: the stream brings the table as
+      // the hand ended, with its result, which must show before the next hand does.
+      const scoredMeanwhile = answer.view && this.view && answer.view.results.length > this.view.results.length;
+      if (answer.view && !scoredMeanwhile && (!this.view || answer.view.version > this.view.version)) this.view = answer.view;
     } catch (error) {
       this.error = refusal(error);
       if (codeOf(error) === Code.Aborted) {
@@ -280,15 +361,24 @@ class GamePage {
 
   private draw(): void {
     const s = this.summary;
-    const view = this.view;
+    const over = this.view?.phase === Phase.GAME_OVER;
+    // While a hand's result is shown, the table stays as the hand ended (at the game's end the
+    // final table shows, with the result above it).
+    const held = this.result;
+    const view = held && !over ? held.view : this.view;
     const rules = rulesOf(view, s);
     const openResults = this.root.querySelector<HTMLDetailsElement>("details.results")?.open ?? false;
+    // The focused control, found again after the redraw (a keyboard player keeps their place).
+    const active = document.activeElement;
+    const focusKey = active instanceof HTMLElement && this.root.contains(active) ? active.dataset.key ?? "" : undefined;
+    const logBox = this.root.querySelector<HTMLElement>(".log ol");
+    const logAtEnd = !logBox || logBox.scrollTop + logBox.clientHeight >= logBox.scrollHeight - 8;
     const model: TableModel | undefined = view && {
       view,
       rules,
       seats: seatInfos(s),
       deadline: deadlineOf(s),
-      onAction: this.held && !this.busy ? (a) => void this.act(a) : undefined,
+      onAction: this.held && !this.busy && !(held && !over) ? (a) => void this.act(a) : undefined,
     };
     const who = this.held ? `you play seat ${this.held.seat}` : "you are watching as a spectator";
     const connection = this.connection === "reconnecting"
@@ -305,12 +395,52 @@ class GamePage {
       ),
       this.error ? h("p", { class: "refusal", role: "alert" }, this.error) : null,
       this.seatsOpen(),
+      held && model ? handSummary(model, held.scored, { final: over, spectator: !this.held, onContinue: over ? undefined : () => this.continue() }) : null,
       model && view && view.handNumber > 0 ? renderTable(model) : null,
       this.resignControls(),
-      h("section", { class: "log", aria: { label: "what happened" } }, h("h2", {}, "What happened"), h("ol", {}, this.log.map((e, i) => eventText(e, (seat) => this.name(seat), this.log[i + 1])).filter((line) => line !== undefined).map((line) => h("li", {}, line)))),
+      this.logSection(),
     );
     const details = this.root.querySelector<HTMLDetailsElement>("details.results");
     if (details) details.open = openResults;
+    const box = this.root.querySelector<HTMLElement>(".log ol");
+    if (box && logAtEnd) box.scrollTop = box.scrollHeight;
+    this.refocus(focusKey);
+    this.say(model);
+  }
+
+  /** "What happened", oldest first, numbered from the first event it holds. */
+  private logSection(): HTMLElement {
+    const you = this.held?.seat;
+    const lines = this.log
+      .map((l, i) => eventText(l.event, (seat) => this.name(seat), this.log[i - 1]?.event, you))
+      .filter((line) => line !== undefined);
+    return h(
+      "section",
+      { class: "log", aria: { label: "what happened" } },
+      h("h2", {}, "What happened"),
+      lines.length
+        ? h("ol", { tabindex: "0", aria: { label: "events, oldest first" } }, lines.map((line) => h("li", {}, line)))
+        : h("p", { class: "meta" }, "Nothing yet."),
+    );
+  }
+
+  /** Give the focus back to the control that had it, or, when that one is gone (the tile
+   * played, the result dismissed), to the next thing to do: Continue, or a legal choice. */
+  private refocus(key: string | undefined): void {
+    if (key === undefined || this.root.contains(document.activeElement)) return;
+    const same = key ? this.root.querySelector<HTMLElement>(`[data-key="${CSS.escape(key)}"]`) : null;
+    const next = same ?? this.root.querySelector<HTMLElement>(".hand-summary button, .choices button:not([disabled]), .hand button.tile");
+    next?.focus({ preventScroll: true });
+  }
+
+  /** Say what happened since the last draw, and whose turn it is when that changed, in the
+   * screen reader's live region. */
+  private say(model: TableModel | undefined): void {
+    const turn = model ? turnText(model) : "";
+    const lines = this.heard.splice(0);
+    if (turn && turn !== this.lastTurn) lines.push(turn);
+    this.lastTurn = turn;
+    if (lines.length) announce(lines.slice(-6).join(". "));
   }
 }
 

@@ -1,24 +1,40 @@
-// The lobby: the games waiting for players and those in play, the seats this browser holds,
-// and a new game from any of the server's presets (GameService.ListPresets) with options, a
-// clock, seats for the server's house bots, and the seat to take.
+// The lobby: "Play the computer" at the top (one click: a game of Texas 42 or Moon against the
+// server's house bots, your seat taken), the games waiting for players and those in play, the
+// seats this browser holds, and a new game from any of the server's presets
+// (GameService.ListPresets) with options, a clock, seats for the server's house bots, and the
+// seat to take (yours unless you choose to watch).
+//
+// The lists are live: GameService.WatchLobby pushes the whole lobby, then each game that comes,
+// changes or leaves; the page never polls. A stream that drops is opened again after a short
+// wait, and its first message replaces what the page held.
 
+import { Code, ConnectError } from "@connectrpc/connect";
 import { games, refusal, requestId } from "./api";
 import { h, redraw } from "./dom";
 import { TimeoutPolicy } from "./gen/boneyard/v1/events_pb";
 import { GameStatus, type GameSummary } from "./gen/boneyard/v1/game_pb";
+import type { WatchLobbyResponse } from "./gen/boneyard/v1/game_service_pb";
 import type { Preset } from "./gen/boneyard/v1/rules_pb";
+import { BACKOFF_MS, FINAL, sleep } from "./follow";
 import { optionsForm } from "./options";
-import { heldSeat, heldSeats, holdSeat, playerName, setPlayerName } from "./seats";
+import { heldSeat, heldSeats, holdSeat, playerName, remembered, remember, setPlayerName } from "./seats";
 import { gameTitle, statusText } from "./words";
 
-const PAGE = 50;
+/** The most games of each status the lobby shows (the oldest first). */
+const SHOWN = 100;
 
 /** The strategies of the server's house bots (CreateGameRequest.house_bots). */
-const HOUSE_BOTS: readonly { strategy: string; label: string }[] = [
-  { strategy: "random", label: "random bot" },
-  { strategy: "heuristic", label: "heuristic bot" },
-  { strategy: "sampler", label: "sampler bot (strongest)" },
-  { strategy: "expert", label: "expert bot (experimental)" },
+const HOUSE_BOTS: readonly { strategy: string; label: string; strength: string }[] = [
+  { strategy: "random", label: "random bot", strength: "Beginner: plays any legal tile" },
+  { strategy: "heuristic", label: "heuristic bot", strength: "Casual: plays by rules of thumb" },
+  { strategy: "sampler", label: "sampler bot (strongest)", strength: "Strong: thinks ahead (slower)" },
+  { strategy: "expert", label: "expert bot (experimental)", strength: "Expert (experimental)" },
+];
+
+/** The games "Play the computer" offers: the server's standard preset of each family. */
+const QUICK_GAMES: readonly { preset: string; label: string }[] = [
+  { preset: "texas42", label: "Texas 42" },
+  { preset: "moon", label: "Moon" },
 ];
 
 function gameLink(game: GameSummary): HTMLElement {
@@ -42,14 +58,16 @@ async function takeAndGo(game: GameSummary, seat: number, name: string): Promise
 
 class Lobby {
   private error?: string;
-  private open: GameSummary[] = [];
-  private playing: GameSummary[] = [];
-  private openNext = "";
-  private playingNext = "";
+  /** The games of the lobby, open and in play, in the server's order (the oldest first). */
+  private lobby = new Map<string, GameSummary>();
+  /** Whether the lobby's stream is open: "loading" until its first message. */
+  private connection: "loading" | "live" | "reconnecting" | "stopped" = "loading";
   private readonly held = new Map<string, GameSummary>();
   private readonly nameInput = h("input", { id: "lobby-name", value: playerName(), placeholder: "your name" });
   /** Made once the server's presets are known (the first load that reads them). */
   private form?: HTMLElement;
+  /** "Play the computer": made once, so that a redraw keeps what is chosen and focused. */
+  private readonly quick: HTMLElement = this.quickPlay();
 
   constructor(private readonly root: HTMLElement, private readonly signal: AbortSignal) {}
 
@@ -59,47 +77,138 @@ class Lobby {
     return name;
   }
 
-  async load(): Promise<void> {
+  /** Follow the lobby until the page is left: the stream opened again after a wait when it
+   * drops (a server restart, the network), each first message replacing what was held. */
+  async watch(): Promise<void> {
+    void this.loadHeld();
+    let failures = 0;
+    while (!this.signal.aborted) {
+      if (!this.form) void this.loadPresets();
+      try {
+        const stream = games.watchLobby(
+          { statuses: [GameStatus.OPEN, GameStatus.PLAYING], maxGames: SHOWN },
+          { signal: this.signal },
+        );
+        for await (const message of stream) {
+          failures = 0;
+          this.connection = "live";
+          this.apply(message);
+          this.render();
+        }
+      } catch (error) {
+        if (this.signal.aborted) return;
+        const e = ConnectError.from(error);
+        if (FINAL.has(e.code)) {
+          this.connection = "stopped";
+          this.error = refusal(e);
+          this.render();
+          return;
+        }
+      }
+      if (this.signal.aborted) return;
+      // The stream ended or broke (UNAVAILABLE, a network error): try again after a wait.
+      this.connection = "reconnecting";
+      this.render();
+      await sleep(BACKOFF_MS[Math.min(failures++, BACKOFF_MS.length - 1)], this.signal);
+    }
+  }
+
+  private apply(message: WatchLobbyResponse): void {
+    if (message.reset) this.lobby = new Map();
+    for (const game of message.games) {
+      this.lobby.set(game.gameId, game);
+      if (heldSeat(game.gameId)) this.held.set(game.gameId, game);
+    }
+    for (const id of message.removedGameIds) {
+      this.lobby.delete(id);
+      // A seat of this browser's whose game left the lobby: where is it now (over, or only
+      // pushed out of a full lobby)?
+      if (this.held.has(id)) void this.loadHeld(id);
+    }
+  }
+
+  private async loadPresets(): Promise<void> {
     try {
-      const [open, playing, presets] = await Promise.all([
-        games.listGames({ status: GameStatus.OPEN, pageSize: PAGE }, { signal: this.signal }),
-        games.listGames({ status: GameStatus.PLAYING, pageSize: PAGE }, { signal: this.signal }),
-        this.form ? undefined : games.listPresets({}, { signal: this.signal }),
-      ]);
-      if (presets) this.form = this.newGameForm(presets.presets);
-      this.open = open.games;
-      this.openNext = open.nextPageToken;
-      this.playing = playing.games;
-      this.playingNext = playing.nextPageToken;
+      const presets = await games.listPresets({}, { signal: this.signal });
+      if (!this.form) this.form = this.newGameForm(presets.presets);
       this.error = undefined;
     } catch (error) {
+      if (this.signal.aborted) return;
       this.error = refusal(error);
     }
-    this.render();
-    // The seats this browser holds, with where their games are now.
-    await Promise.all(
-      heldSeats().map(async (seat) => {
-        try {
-          const game = (await games.getGame({ gameId: seat.gameId }, { signal: this.signal })).game;
-          if (game) this.held.set(seat.gameId, game);
-        } catch {
-          // A game this server does not have (another server's, or a fresh database).
-        }
-      }),
-    );
     this.render();
   }
 
-  private async more(status: GameStatus): Promise<void> {
-    const token = status === GameStatus.OPEN ? this.openNext : this.playingNext;
-    try {
-      const page = await games.listGames({ status, pageSize: PAGE, pageToken: token }, { signal: this.signal });
-      if (status === GameStatus.OPEN) { this.open.push(...page.games); this.openNext = page.nextPageToken; }
-      else { this.playing.push(...page.games); this.playingNext = page.nextPageToken; }
-    } catch (error) {
-      this.error = refusal(error);
-    }
-    this.render();
+  /** The seats this browser holds, with where their games are now (`only`: that game's). */
+  private async loadHeld(only?: string): Promise<void> {
+    await Promise.all(
+      heldSeats().filter((seat) => only === undefined || seat.gameId === only).map(async (seat) => {
+        try {
+          const game = (await games.getGame({ gameId: seat.gameId }, { signal: this.signal })).game;
+          if (game) this.held.set(seat.gameId, game);
+        } catch (error) {
+          // A game this server does not have (another server's, or a fresh database).
+          if (ConnectError.from(error).code === Code.NotFound) this.held.delete(seat.gameId);
+        }
+      }),
+    );
+    if (!this.signal.aborted) this.render();
+  }
+
+  /** One click to play: the game, the bots' strength, your name; the game is created with house
+   * bots in every other seat and your seat (seat 0) taken, and you land at the table. */
+  private quickPlay(): HTMLElement {
+    const game = remembered("quick.game", QUICK_GAMES[0].preset);
+    const strength = h(
+      "select",
+      { id: "quick-bots" },
+      HOUSE_BOTS.map((b) => h("option", { value: b.strategy }, b.strength)),
+    );
+    strength.value = remembered("quick.bots", "heuristic");
+    if (!strength.value) strength.value = "heuristic";
+    const gameChoice = h(
+      "fieldset",
+      { class: "quick-games" },
+      h("legend", {}, "Game"),
+      QUICK_GAMES.map((g) =>
+        h("label", { class: "radio" }, h("input", { type: "radio", name: "quick-game", value: g.preset, checked: g.preset === game }), ` ${g.label}`),
+      ),
+    );
+    const button = h("button", { type: "submit", class: "primary big" }, "Play");
+    const play = async (event: SubmitEvent): Promise<void> => {
+      event.preventDefault();
+      const preset = gameChoice.querySelector<HTMLInputElement>("input:checked")?.value ?? QUICK_GAMES[0].preset;
+      remember("quick.game", preset);
+      remember("quick.bots", strength.value);
+      const name = this.name();
+      button.disabled = true;
+      try {
+        const listed = await games.listPresets({}, { signal: this.signal });
+        const players = listed.presets.find((p) => p.name === preset)?.rules?.players ?? (preset === "moon" ? 3 : 4);
+        const created = await games.createGame({
+          rules: { preset },
+          houseBots: Array.from({ length: players - 1 }, (_, i) => ({ seat: i + 1, strategy: strength.value })),
+          requestId: requestId(),
+        });
+        await takeAndGo(created.game!, 0, name);
+      } catch (error) {
+        this.error = refusal(error);
+        this.render();
+      } finally {
+        button.disabled = false;
+      }
+    };
+    return h(
+      "form",
+      { class: "quick-play", aria: { label: "play the computer" }, onsubmit: (e) => void play(e) },
+      h("h2", {}, "Play the computer"),
+      h("div", { class: "quick-row" },
+        h("div", { class: "option" }, h("label", { for: "lobby-name" }, "Your name:"), this.nameInput),
+        gameChoice,
+        h("div", { class: "option" }, h("label", { for: "quick-bots" }, "Bots"), strength),
+        button),
+      h("p", { class: "hint" }, "You take seat 0; the server's bots play the other seats. New to the games? Read the ", h("a", { href: "#/help" }, "rules"), "."),
+    );
   }
 
   private newGameForm(presets: readonly Preset[]): HTMLElement {
@@ -120,16 +229,19 @@ class Lobby {
     // One choice per seat: left to people, or played by a house bot of the server.
     const bots = h("div", { class: "option-grid" });
     const botChoices = (): HTMLSelectElement[] => Array.from(bots.querySelectorAll("select"));
-    // Your seat is one no bot plays; a table of bots only is for watching.
+    // Your seat is one no bot plays: the first free one, unless you chose another or chose to
+    // watch (a table of bots only is for watching).
+    let picked: string | undefined;
+    seat.addEventListener("change", () => { picked = seat.value; });
     const fillYourSeat = (): void => {
       const botSeats = new Set(botChoices().filter((c) => c.value).map((c) => Number(c.dataset.seat)));
       const free = Array.from({ length: botChoices().length }, (_, i) => i).filter((i) => !botSeats.has(i));
-      const kept = seat.value;
       seat.replaceChildren(
         ...free.map((i) => h("option", { value: String(i) }, `seat ${i}`)),
         h("option", { value: "" }, "none: just watch"),
       );
-      if ([...seat.options].some((o) => o.value === kept)) seat.value = kept;
+      if (picked !== undefined && [...seat.options].some((o) => o.value === picked)) seat.value = picked;
+      else seat.value = free.length ? String(free[0]) : "";
     };
     const fillSeats = (): void => {
       const count = Number(players?.value || 0) || (chosen()?.rules?.players ?? 4);
@@ -197,16 +309,21 @@ class Lobby {
     );
   }
 
+  private of(status: GameStatus): GameSummary[] {
+    return [...this.lobby.values()].filter((g) => g.status === status);
+  }
+
   private openGames(): HTMLElement {
+    const open = this.of(GameStatus.OPEN);
     return h(
       "section",
       { class: "games", aria: { label: "open games" } },
       h("h2", {}, "Waiting for players"),
-      this.open.length ? null : h("p", {}, "No game is waiting for players."),
+      open.length || this.connection === "loading" ? null : h("p", {}, "No game is waiting for players."),
       h(
         "ul",
         {},
-        this.open.map((game) =>
+        open.map((game) =>
           h(
             "li",
             { data: { game: game.gameId } },
@@ -223,18 +340,17 @@ class Lobby {
           ),
         ),
       ),
-      this.openNext ? h("button", { type: "button", onclick: () => void this.more(GameStatus.OPEN) }, "More") : null,
     );
   }
 
   private playingGames(): HTMLElement {
+    const playing = this.of(GameStatus.PLAYING);
     return h(
       "section",
       { class: "games", aria: { label: "games in play" } },
       h("h2", {}, "In play"),
-      this.playing.length ? null : h("p", {}, "No game is being played."),
-      h("ul", {}, this.playing.map((game) => h("li", { data: { game: game.gameId } }, gameLink(game), " ", h("a", { href: `#/game/${game.gameId}` }, heldSeat(game.gameId) ? "Play" : "Watch")))),
-      this.playingNext ? h("button", { type: "button", onclick: () => void this.more(GameStatus.PLAYING) }, "More") : null,
+      playing.length || this.connection === "loading" ? null : h("p", {}, "No game is being played."),
+      h("ul", {}, playing.map((game) => h("li", { data: { game: game.gameId } }, gameLink(game), " ", h("a", { href: `#/game/${game.gameId}` }, heldSeat(game.gameId) ? "Play" : "Watch")))),
     );
   }
 
@@ -261,15 +377,27 @@ class Lobby {
       "section",
       { class: "new-game", aria: { label: "new game" } },
       h("h2", {}, "New game"),
-      h("p", {}, this.error ? "The server's presets could not be read: Refresh to try again." : "Reading the server's presets…"),
+      h("p", {}, this.error ? "The server's presets could not be read: trying again when the server answers." : "Reading the server's presets…"),
     );
+  }
+
+  /** Whether the lists are live, as a person reads it. */
+  private connectionLine(): HTMLElement {
+    const said = {
+      loading: "Reading the lobby…",
+      live: "● Live: games come and go here as they are created, filled and finished.",
+      reconnecting: "The server cannot be reached: reconnecting…",
+      stopped: "Not following the lobby: reload the page to try again.",
+    }[this.connection];
+    return h("p", { class: `meta connection ${this.connection}`, data: { connection: this.connection } }, said);
   }
 
   render(): void {
     redraw(this.root, () => [
-      h("header", {}, h("h1", {}, "Boneyard"), h("p", {}, "Texas 42 and Moon. ", h("label", { for: "lobby-name" }, "Your name: "), this.nameInput, " ", h("button", { type: "button", onclick: () => void this.load() }, "Refresh"))),
+      h("header", { class: "lobby-head" }, h("h1", {}, "Boneyard"), h("p", {}, "Texas 42 and Moon, the domino games, against the computer or people."), this.connectionLine()),
       this.error ? h("p", { class: "refusal", role: "alert" }, this.error) : null,
-      h("div", { class: "lobby" }, h("div", {}, this.heldGames(), this.openGames(), this.playingGames()), this.form ?? this.noForm()),
+      this.quick,
+      h("div", { class: "lobby" }, h("div", { class: "lobby-lists" }, this.heldGames(), this.openGames(), this.playingGames()), this.form ?? this.noForm()),
     ]);
   }
 }
@@ -277,6 +405,6 @@ class Lobby {
 export function lobbyPage(root: HTMLElement, signal: AbortSignal): void {
   const lobby = new Lobby(root, signal);
   lobby.render();
-  void lobby.load();
+  void lobby.watch();
 }
 

@@ -1,8 +1,9 @@
-// The web app: a hash router over four pages. Each page gets the element to draw in and a
+// The web app: a hash router over five pages. Each page gets the element to draw in and a
 // signal that aborts when the page is left (its streams and timers stop with it).
 
 import { h } from "./dom";
 import { gamePage } from "./game";
+import { helpPage } from "./help";
 import { lobbyPage } from "./lobby";
 import { archivePage, replayPage } from "./replay";
 import "./style.css";
@@ -20,11 +21,13 @@ function route(): void {
     { class: "top", aria: { label: "pages" } },
     h("a", { href: "#/" }, "Lobby"),
     h("a", { href: "#/archive" }, "Archive"),
+    h("a", { href: "#/help" }, "Help"),
   );
   root.replaceChildren(nav, page);
   if (where === "game" && id) gamePage(page, decodeURIComponent(id), leave.signal);
   else if (where === "replay" && id) replayPage(page, decodeURIComponent(id), leave.signal);
   else if (where === "archive") archivePage(page, leave.signal);
+  else if (where === "help") helpPage(page);
   else lobbyPage(page, leave.signal);
 }
 

@@ -1,10 +1,12 @@
 // The archive: finished games, and the replay of one, move by move, trick by trick, hand by
-// hand, with the server's verification verdict (ArchiveService.VerifyRecord).
+// hand, with the server's verification verdict (ArchiveService.VerifyRecord) and the analysis
+// of the hand shown (ArchiveService.AnalyzeHand, asked once per hand when the replay reaches it).
 //
 // The table at each step is the spectator's view at that version, as WatchGame sends it for
 // the finished game (the engine's view: phase, trick, scores); the record adds what a finished
 // game reveals: every hand, followed through the log's deals, widow exchanges and plays.
 
+import { analysisPanel, handsOf, playNote, type Analysis } from "./analysis";
 import { archive, games, refusal } from "./api";
 import { draw, h } from "./dom";
 import type { ArchivedGame, GameRecord, VerifyRecordResponse } from "./gen/boneyard/v1/archive_pb";
@@ -159,9 +161,24 @@ export function replayPage(root: HTMLElement, gameId: string, signal: AbortSigna
       return;
     }
     const { hands, tricks } = handsThrough(record);
+    const { handAt, plays } = handsOf(record);
+    const analyses = new Map<number, Analysis>();
+    const analyse = (hand: number): void => {
+      analyses.set(hand, { state: "loading" });
+      archive.analyzeHand({ gameId, handNumber: hand }, { signal }).then(
+        (answer) => { analyses.set(hand, { state: "done", answer }); },
+        (error: unknown) => { analyses.set(hand, { state: "refused", why: refusal(error) }); },
+      ).finally(() => { if (!signal.aborted) render(); });
+    };
     const last = record.events.length;
     const seats: SeatInfo[] = record.seats.map((s) => ({ name: s.playerName, occupied: true }));
-    const name = (seat: number): string => record.seats[seat]?.playerName || `seat ${seat}`;
+    // A name two seats share (bots of one strategy) is told apart by its seat.
+    const named = record.seats.map((s) => s.playerName);
+    const name = (seat: number): string => {
+      const n = named[seat];
+      if (!n) return `seat ${seat}`;
+      return named.filter((m) => m === n).length > 1 ? `${n} (seat ${seat})` : n;
+    };
     const eventAt = (i: number): GameEvent | undefined => record.events[i - 1]?.event;
     const first = Math.max(1, record.events.findIndex((e) => e.event?.kind.case === "handDealt") + 1);
     let at = first;
@@ -197,6 +214,12 @@ export function replayPage(root: HTMLElement, gameId: string, signal: AbortSigna
         : h("p", {}, `No view of version ${at}.`);
       const event = eventAt(at);
       slider.value = String(at);
+      const hand = handAt[at] ?? 0;
+      if (hand && !analyses.has(hand)) analyse(hand);
+      const analysis = analyses.get(hand);
+      const places = plays.get(hand) ?? [];
+      const playIndex = places.findIndex((p) => p.version === at);
+      const played = analysis?.state === "done" && playIndex >= 0 ? analysis.answer.plays[playIndex] : undefined;
       draw(
       root,
         h("header", { class: "game-head" }, h("h1", {}, `Replay · ${gameTitle(record.rules)}`, record.name ? ` · ${record.name}` : ""), h("p", { class: "meta" }, `game ${gameId} · finished ${when(record.finishTime)}`)),
@@ -208,7 +231,13 @@ export function replayPage(root: HTMLElement, gameId: string, signal: AbortSigna
           slider,
         ),
         h("p", { class: "step", role: "status", aria: { label: "this step" } }, `Event ${at} of ${last}: ${event ? eventText(event, name, eventAt(at - 1)) ?? event.kind.case : ""}`),
+        played && analysis?.state === "done"
+          ? h("p", { class: `step-analysis${played.cost > 0 ? " an-costly" : ""}` }, playNote(analysis.answer, played, name))
+          : null,
         board,
+        hand && analysis
+          ? analysisPanel({ hand, analysis, places, at, name, go, retry: () => { analyse(hand); render(); } })
+          : null,
       );
     };
     document.addEventListener("keydown", (e) => {

@@ -55,3 +55,12 @@ export function playerName(): string {
 export function setPlayerName(name: string): void {
   localStorage.setItem(NAME, name);
 }
+
+/** A choice of the lobby's kept for the next visit ("quick.game" ...); `fallback` when none. */
+export function remembered(key: string, fallback: string): string {
+  return localStorage.getItem(`boneyard.${key}`) ?? fallback;
+}
+
+export function remember(key: string, value: string): void {
+  localStorage.setItem(`boneyard.${key}`, value);
+}

@@ -5,11 +5,11 @@
 
 import { h } from "./dom";
 import type { Action } from "./gen/boneyard/v1/actions_pb";
-import type { Ruleset } from "./gen/boneyard/v1/rules_pb";
+import { AllPass, BidKind, ContractKind, type Ruleset } from "./gen/boneyard/v1/rules_pb";
 import { Phase, type Play, type SeatView } from "./gen/boneyard/v1/view_pb";
 import { handBySuit } from "./hand";
 import { tileBack, tileElement, type Tile } from "./tiles";
-import { actionText, bidText, contractText, isMoon, phaseText, scoreText } from "./words";
+import { actionText, bidText, contractText, count, isMoon, phaseText, scoreText } from "./words";
 
 export interface SeatInfo {
   name: string;
@@ -49,12 +49,14 @@ export function teamName(model: TableModel, team: number): string {
   return seats.map((s) => seatName(model, s)).join(" and ");
 }
 
+/** Where a seat (or its tile in the trick) sits around the table, as CSS variables the
+ * stylesheet places it with on a wide screen (a narrow one lays the seats out in rows). */
 function position(index: number, players: number, radius: number): string {
   // Clockwise on the screen from the bottom: bottom, left, top, right for four players.
   const angle = (2 * Math.PI * index) / players;
   const x = 50 - radius * Math.sin(angle);
   const y = 50 + radius * 0.9 * Math.cos(angle);
-  return `left:${x.toFixed(1)}%;top:${y.toFixed(1)}%`;
+  return `--x:${x.toFixed(1)}%;--y:${y.toFixed(1)}%`;
 }
 
 function bottomSeat(view: SeatView): number {
@@ -91,7 +93,8 @@ function seatPanel(model: TableModel, seat: number, index: number): HTMLElement 
     ? null
     : open
       ? h("div", { class: "mini-hand" }, handBySuit(open, view.contract).flatMap((g) => g.tiles).map((t) => tileElement(t, { class: "small" })))
-      : h("div", { class: "mini-hand", aria: { label: `${size} tiles in hand` } }, Array.from({ length: size }, () => tileBack()));
+      // One picture for the whole hand: a screen reader hears "7 tiles, face down" once.
+      : h("div", { class: "mini-hand", role: "img", aria: { label: `${count(size, "tile")}, face down` } }, Array.from({ length: size }, () => h("span", { class: "tile back", aria: { hidden: "true" } })));
   const clock = info?.bankMs !== undefined || (turn && model.deadline !== undefined)
     ? h(
         "div",
@@ -105,7 +108,7 @@ function seatPanel(model: TableModel, seat: number, index: number): HTMLElement 
   return h(
     "section",
     {
-      class: `seat${turn ? " turn" : ""}${you ? " you" : ""}${view.sittingOut.includes(seat) ? " out" : ""}`,
+      class: `seat pos-${index}${turn ? " turn" : ""}${you ? " you" : ""}${view.sittingOut.includes(seat) ? " out" : ""}`,
       style: position(index, view.players, 40),
       aria: { label: `seat ${seat}` },
       data: { seat },
@@ -124,7 +127,8 @@ function trickTiles(model: TableModel, plays: readonly Play[], cls: string): HTM
   return plays.map((p) => {
     const index = (p.seat - bottom + view.players) % view.players;
     const tile = p.faceDown ? tileBack() : tileElement(p.tile);
-    return h("div", { class: `played ${cls}`, style: position(index, view.players, 17), aria: { label: `${seatName(model, p.seat)} played` } }, tile);
+    // (The name under the tile shows on a narrow screen, where the trick is a row.)
+    return h("div", { class: `played ${cls}`, style: position(index, view.players, 17), role: "group", aria: { label: `${seatName(model, p.seat)} played` } }, tile, h("span", { class: "played-by", aria: { hidden: "true" } }, model.seats[p.seat]?.name || `seat ${p.seat}`));
   });
 }
 
@@ -134,7 +138,8 @@ function centre(model: TableModel): HTMLElement {
     return h("div", { class: "trick", role: "group", aria: { label: "the trick" } }, trickTiles(model, view.currentTrick, ""));
   }
   const last = view.completedTricks.at(-1);
-  if (last && !last.hidden && view.phase === Phase.PLAY) {
+  // The last trick stays in sight through the play and once the hand is scored.
+  if (last && !last.hidden && (view.phase === Phase.PLAY || view.phase === Phase.DEAL)) {
     return h(
       "div",
       { class: "trick last", role: "group", aria: { label: "the last trick" } },
@@ -148,16 +153,16 @@ function centre(model: TableModel): HTMLElement {
 /** The team scores, what each took this hand, and the results of every hand. */
 function scoreboard(model: TableModel): HTMLElement {
   const view = model.view;
-  const takenUnit = isMoon(model.rules) ? "tricks" : "points";
+  const takenUnit = isMoon(model.rules) ? "trick" : "point";
   const rows = view.teams.map((_, team) =>
     h(
       "tr",
       { class: view.seat !== undefined && view.teams[team].seats.includes(view.seat) ? "mine" : "" },
       h("th", { scope: "row" }, teamName(model, team)),
       h("td", { class: "score" }, scoreText(view.scores[team] ?? 0, model.rules)),
-      h("td", {}, view.taken.length ? `${view.taken[team]} ${takenUnit} this hand` : view.tricksHidden ? "tricks face down" : ""),
+      h("td", {}, view.taken.length ? `${count(view.taken[team], takenUnit)} this hand` : view.tricksHidden ? "tricks face down" : ""),
       // (In Moon what a player took is its tricks: said once.)
-      isMoon(model.rules) ? null : h("td", {}, view.tricksWon.length ? `${view.tricksWon[team]} trick${view.tricksWon[team] === 1 ? "" : "s"}` : ""),
+      isMoon(model.rules) ? null : h("td", {}, view.tricksWon.length ? count(view.tricksWon[team], "trick") : ""),
     ),
   );
   return h("table", { class: "scores", aria: { label: "scores" } }, h("tbody", {}, rows));
@@ -182,7 +187,9 @@ function results(model: TableModel): HTMLElement | null {
 
 function contractLine(model: TableModel): HTMLElement {
   const view = model.view;
-  const parts: string[] = [`Hand ${view.handNumber}`, phaseText(view.phase)];
+  // (Between the hand's last trick and the next deal the hand is scored, not being dealt.)
+  const phase = view.phase === Phase.DEAL && view.completedTricks.length ? "scored" : phaseText(view.phase);
+  const parts: string[] = [`Hand ${view.handNumber}`, phase];
   if (view.highBid && view.bidder !== undefined) {
     parts.push(`${view.phase === Phase.BIDDING ? "high bid" : "bid"} ${bidText(view.highBid)} by ${seatName(model, view.bidder)}`);
   }
@@ -193,7 +200,12 @@ function contractLine(model: TableModel): HTMLElement {
   }
   if (view.sittingOut.length) parts.push(`${view.sittingOut.map((s) => seatName(model, s)).join(", ")} sits out`);
   if (view.discard !== undefined) parts.push("you laid out a tile");
-  return h("p", { class: "contract", aria: { label: "the hand" } }, parts.join(" · "));
+  return h("p", { class: "contract" }, parts.join(" · "));
+}
+
+/** Whose turn, or the game's end, as the status line says it. */
+export function turnText(model: TableModel): string {
+  return turnLine(model).textContent ?? "";
 }
 
 /** Whose turn, or the game's end, in words. */
@@ -207,7 +219,7 @@ function turnLine(model: TableModel): HTMLElement {
       : "Game over: closed with no winner";
     return h("p", { class: "turn-line over", role: "status" }, text);
   }
-  if (view.turn === undefined) return h("p", { class: "turn-line", role: "status" }, view.phase === Phase.DEAL ? "Dealing..." : "");
+  if (view.turn === undefined) return h("p", { class: "turn-line", role: "status" }, view.phase === Phase.DEAL ? (view.completedTricks.length ? "The hand is over" : "Dealing...") : "");
   if (view.seat === view.turn) {
     const what = view.phase === Phase.BIDDING ? "bid or pass"
       : view.phase === Phase.WIDOW ? "take the widow: choose the tile to lay out"
@@ -247,7 +259,7 @@ function ownHand(model: TableModel): HTMLElement | null {
           // Only a legal tile is a button; the others are pictures a click cannot send.
           if (!action) return tileElement(t, { class: byTile.size ? "illegal" : "" });
           return choose
-            ? tileElement(t, { class: "legal", title: actionText(action), onclick: () => choose(action) })
+            ? tileElement(t, { class: "legal", title: actionText(action), data: { key: `tile ${t}` }, onclick: () => choose(action) })
             : tileElement(t, { class: "legal waiting" });
         }),
       ),
@@ -257,8 +269,44 @@ function ownHand(model: TableModel): HTMLElement | null {
     "section",
     { class: "hand", aria: { label: "your hand" } },
     h("h2", {}, widow ? "Your hand: click the tile to lay out" : "Your hand"),
+    widow ? h("p", { class: "hint" }, "The exchange is blind: you lay one of your own tiles out face down first, and only then is the widow's tile added to your hand.") : null,
     h("div", { class: "groups" }, groups),
   );
+}
+
+/** A word beside a forced or unusual choice: why there is no Pass, what a stuck dealer's pass
+ * does, what a special contract asks. Said from the view's legal actions and the game's
+ * options; what may be chosen still comes from the view alone. */
+function hints(model: TableModel, buttons: readonly Action[]): string[] {
+  const view = model.view;
+  const out: string[] = [];
+  const bids = buttons.filter((a) => a.kind.case === "bid");
+  const canPass = buttons.some((a) => a.kind.case === "passBid");
+  const othersPassed = view.bids.length > 0 && view.bids.every((b) => b.bid === undefined);
+  if (view.phase === Phase.BIDDING && bids.length && !canPass) {
+    out.push(othersPassed
+      ? "Everyone else passed, so you, the dealer, must bid: passing is not allowed (the table's rule when all pass)."
+      : "You may not pass here.");
+  }
+  if (view.phase === Phase.BIDDING && canPass && othersPassed && view.bids.length === view.players - 1 && model.rules?.allPass === AllPass.FORCED_DEALER_ANY_BID) {
+    out.push("Everyone else passed: you may bid anything, and if you pass you are given the lowest bid and play the hand.");
+  }
+  if (bids.some((a) => a.kind.case === "bid" && a.kind.value.kind === BidKind.MARKS)) {
+    out.push("A bid of 42 or more (84 = 2 marks ...) is made only by taking every trick.");
+  }
+  if (bids.some((a) => a.kind.case === "bid" && a.kind.value.kind === BidKind.MOON)) {
+    out.push("Shooting the moon: you must take all 7 tricks, for 21 points (or lose 21).");
+  }
+  if (bids.some((a) => a.kind.case === "bid" && (a.kind.value.kind === BidKind.PLUNGE || a.kind.value.kind === BidKind.SPLASH))) {
+    out.push("Plunge and splash (you hold enough doubles): your partner names trump and leads, and your team must take every trick.");
+  }
+  for (const a of buttons) {
+    if (a.kind.case !== "declareContract") continue;
+    if (a.kind.value.kind === ContractKind.NELLO) out.push("Nello: you must lose every trick; your partner sits out.");
+    if (a.kind.value.kind === ContractKind.SEVENS) out.push("Sevens: everyone plays the tile nearest 7 pips; you must win every trick.");
+  }
+  if (buttons.some((a) => a.kind.case === "declineWidow")) out.push("You may also leave the widow and keep your hand as it is.");
+  return out;
 }
 
 function choices(model: TableModel): HTMLElement | null {
@@ -269,10 +317,12 @@ function choices(model: TableModel): HTMLElement | null {
   return h(
     "section",
     { class: "choices", aria: { label: "your choices" } },
-    buttons.map((action) =>
-      // Disabled while an action of this seat is on its way (one at a time).
-      h("button", { type: "button", class: `choice ${action.kind.case ?? ""}`, disabled: !choose, onclick: () => choose?.(action) }, actionText(action)),
-    ),
+    h("div", { class: "choice-buttons" },
+      buttons.map((action) =>
+        // Disabled while an action of this seat is on its way (one at a time).
+        h("button", { type: "button", class: `choice ${action.kind.case ?? ""}`, disabled: !choose, data: { key: actionText(action) }, onclick: () => choose?.(action) }, actionText(action)),
+      )),
+    hints(model, buttons).map((text) => h("p", { class: "hint" }, text)),
   );
 }
 

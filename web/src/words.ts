@@ -85,71 +85,87 @@ export function actionText(action: Action): string {
   }
 }
 
+/** "1 point", "2 points", "1 trick". */
+export function count(n: number, unit: string): string {
+  return `${n} ${n === 1 || n === -1 ? unit : `${unit}s`}`;
+}
+
 /** One line for an event (undefined for ones not worth a line). `name` names a seat;
  * `previous`, the event before it, tells a stuck dealer's pass (all_pass
- * forced_dealer_any_bid: the pass is given the lowest bid) from a bid that won. */
-export function eventText(event: GameEvent, name: (seat: number) => string, previous?: GameEvent): string | undefined {
+ * forced_dealer_any_bid: the pass is given the lowest bid) from a bid that won. `you`, the
+ * seat the page plays: its lines say "You bid 31" rather than "alice (you) bids 31". */
+export function eventText(event: GameEvent, name: (seat: number) => string, previous?: GameEvent, you?: number): string | undefined {
   const kind = event.kind;
+  /** "You pass" / "alice passes". */
+  const does = (seat: number, youVerb: string, verb: string): string => (seat === you ? `You ${youVerb}` : `${name(seat)} ${verb}`);
+  const who = (seat: number): string => (seat === you ? "you" : name(seat));
   switch (kind.case) {
     case "gameCreated":
-      return "the game was created";
+      return "The game was created";
     case "handDealt": {
       const players = kind.value.handSizes.length;
-      return `hand ${kind.value.number} dealt; ${name(kind.value.dealer)} shakes, ${name((kind.value.dealer + 1) % players)} bids first`;
+      const dealer = kind.value.dealer;
+      return `Hand ${kind.value.number} dealt: ${does(dealer, "shake", "shakes")}, ${who((dealer + 1) % players)} ${(dealer + 1) % players === you ? "bid" : "bids"} first`;
     }
     case "bidPlaced":
-      return `${name(kind.value.seat)} bids ${bidText(kind.value.bid)}`;
+      return `${does(kind.value.seat, "bid", "bids")} ${bidText(kind.value.bid)}`;
     case "passed":
-      return `${name(kind.value.seat)} passes`;
+      return does(kind.value.seat, "pass", "passes");
     case "auctionWon": {
       const e = kind.value;
-      const partner = e.declarer !== e.seat ? `; ${name(e.declarer)} declares` : "";
+      const partner = e.declarer !== e.seat ? `; ${does(e.declarer, "name", "names")} trump` : "";
       if (previous?.kind.case === "passed" && previous.kind.value.seat === e.seat) {
-        return `${name(e.seat)} passed and is given ${bidText(e.bid)}: the dealer must take the hand${partner}`;
+        return `${does(e.seat, "passed and are", "passed and is")} given ${bidText(e.bid)}: the dealer must take the hand${partner}`;
       }
-      return `${name(e.seat)} wins the auction with ${bidText(e.bid)}${partner}`;
+      return `${does(e.seat, "win", "wins")} the auction with ${bidText(e.bid)}${partner}`;
     }
     case "allPassed":
-      return `everyone passed: ${name(kind.value.nextDealer)} deals again`;
+      return `Everyone passed: ${does(kind.value.nextDealer, "deal", "deals")} again`;
     case "widowExchanged": {
       const e = kind.value;
       const seen = e.taken !== undefined && e.discard !== undefined
-        ? ` (takes ${tileName(e.taken)}, lays out ${tileName(e.discard)})`
+        ? ` (${tileName(e.discard)} out, ${tileName(e.taken)} in)`
         : "";
-      return `${name(e.seat)} takes the widow and lays a tile out${seen}`;
+      return `${does(e.seat, "lay", "lays")} a tile out and ${e.seat === you ? "take" : "takes"} the widow${seen}`;
     }
     case "widowDeclined":
-      return `${name(kind.value.seat)} leaves the widow`;
+      return `${does(kind.value.seat, "leave", "leaves")} the widow`;
     case "contractDeclared": {
       const e = kind.value;
-      const out = e.sittingOut.length ? ` (${e.sittingOut.map(name).join(", ")} sits out)` : "";
-      return `${name(e.seat)} declares ${contractText(e.contract)}${out}`;
+      const out = e.sittingOut.length ? ` (${e.sittingOut.map(who).join(", ")} ${e.sittingOut.length === 1 && e.sittingOut[0] !== you ? "sits" : "sit"} out)` : "";
+      const what = e.contract?.kind === ContractKind.TRUMP ? `${contractText(e.contract)} as trump` : contractText(e.contract);
+      return `${does(e.seat, "declare", "declares")} ${what}${out}`;
     }
     case "tilePlayed":
       return kind.value.faceDown
-        ? `${name(kind.value.seat)} plays a tile face down`
-        : `${name(kind.value.seat)} plays ${tileName(kind.value.tile)}`;
+        ? `${does(kind.value.seat, "play", "plays")} a tile face down`
+        : `${does(kind.value.seat, "play", "plays")} ${tileName(kind.value.tile)}`;
     case "trickWon": {
       const e = kind.value;
-      const worth = e.faceDown ? "" : ` (${e.points} point${e.points !== 1 ? "s" : ""})`;
-      return `${name(e.seat)} wins the trick${worth}`;
+      const worth = e.faceDown ? "" : ` (${count(e.points, "point")})`;
+      return `${does(e.seat, "win", "wins")} the trick${worth}`;
     }
     case "handScored": {
       const e = kind.value;
-      return `${name(e.bidder)}'s ${bidText(e.bid)} is ${e.made ? "made" : "set"}: took ${e.taken.join(" / ")}, scores now ${e.scores.join(" / ")}`;
+      const result = e.made ? "made it" : e.bidder === you ? "were set" : "was set";
+      return `${does(e.bidder, "bid", "bid")} ${bidText(e.bid)} and ${result}: took ${e.taken.join(" / ")}, scores now ${e.scores.join(" / ")}`;
     }
-    case "gameWon":
-      return `game over: ${kind.value.seats.map(name).join(" and ")} win${kind.value.seats.length === 1 ? "s" : ""}`;
+    case "gameWon": {
+      const seats = kind.value.seats;
+      const youWon = you !== undefined && seats.includes(you);
+      const others = seats.filter((s) => s !== you).map(name);
+      return `Game over: ${youWon ? ["you", ...others].join(" and ") : others.join(" and ")} ${seats.length === 1 && !youWon ? "wins" : "win"}`;
+    }
     case "clockExpired":
       return kind.value.policy === TimeoutPolicy.FORFEIT
-        ? `${name(kind.value.seat)}'s clock ran out: forfeit`
-        : `${name(kind.value.seat)}'s clock ran out: the lowest legal action is played`;
+        ? `${who(kind.value.seat)}: the clock ran out, a forfeit`
+        : `${who(kind.value.seat)}: the clock ran out, so the lowest legal action is played`;
     case "resigned":
-      return `${name(kind.value.seat)} resigns`;
+      return does(kind.value.seat, "resign", "resigns");
     case "gameAbandoned":
       return kind.value.reason === AbandonReason.UNSTARTED
-        ? "game over: the table never filled, and the game is closed with no winner"
-        : "game over: nobody acted for too long, and the game is closed with no winner";
+        ? "Game over: the table never filled, and the game is closed with no winner"
+        : "Game over: nobody acted for too long, and the game is closed with no winner";
     default:
       return undefined;
   }
@@ -198,6 +214,5 @@ export function scoreUnit(rules: Ruleset | undefined): string {
 
 /** "7 marks", "1 mark", "-4 points". */
 export function scoreText(score: number, rules: Ruleset | undefined): string {
-  const unit = scoreUnit(rules);
-  return `${score} ${score === 1 || score === -1 ? unit.slice(0, -1) : unit}`;
+  return count(score, scoreUnit(rules).slice(0, -1));
 }

@@ -43,7 +43,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file boneyard/v1/game_service.proto.
  */
 export const file_boneyard_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch5ib25leWFyZC92MS9nYW1lX3NlcnZpY2UucHJvdG8SC2JvbmV5YXJkLnYxIhQKEkxpc3RQcmVzZXRzUmVxdWVzdCI7ChNMaXN0UHJlc2V0c1Jlc3BvbnNlEiQKB3ByZXNldHMYASADKAsyEy5ib25leWFyZC52MS5QcmVzZXQi6QEKEUNyZWF0ZUdhbWVSZXF1ZXN0EiMKBXJ1bGVzGAEgASgLMhQuYm9uZXlhcmQudjEuUnVsZXNldBIMCgRuYW1lGAIgASgJEi4KDHRpbWVfY29udHJvbBgDIAEoCzIYLmJvbmV5YXJkLnYxLlRpbWVDb250cm9sEjIKDHJlc2VydmF0aW9ucxgEIAMoCzIcLmJvbmV5YXJkLnYxLlNlYXRSZXNlcnZhdGlvbhISCgpyZXF1ZXN0X2lkGAUgASgJEikKCmhvdXNlX2JvdHMYBiADKAsyFS5ib25leWFyZC52MS5Ib3VzZUJvdCIqCghIb3VzZUJvdBIMCgRzZWF0GAEgASgNEhAKCHN0cmF0ZWd5GAIgASgJIjUKD1NlYXRSZXNlcnZhdGlvbhIMCgRzZWF0GAEgASgNEhQKDGFjY291bnRfbmFtZRgCIAEoCSJNChJDcmVhdGVHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRImCgRnYW1lGAIgASgLMhguYm9uZXlhcmQudjEuR2FtZVN1bW1hcnkiIQoOR2V0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSI5Cg9HZXRHYW1lUmVzcG9uc2USJgoEZ2FtZRgBIAEoCzIYLmJvbmV5YXJkLnYxLkdhbWVTdW1tYXJ5ImIKEExpc3RHYW1lc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkSJwoGc3RhdHVzGAMgASgOMhcuYm9uZXlhcmQudjEuR2FtZVN0YXR1cyJVChFMaXN0R2FtZXNSZXNwb25zZRInCgVnYW1lcxgBIAMoCzIYLmJvbmV5YXJkLnYxLkdhbWVTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJnCg9UYWtlU2VhdFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIRCgRzZWF0GAIgASgNSACIAQESEwoLcGxheWVyX25hbWUYAyABKAkSEgoKcmVxdWVzdF9pZBgEIAEoCUIHCgVfc2VhdCJcChBUYWtlU2VhdFJlc3BvbnNlEgwKBHNlYXQYASABKA0SEgoKc2VhdF90b2tlbhgCIAEoCRImCgRnYW1lGAMgASgLMhguYm9uZXlhcmQudjEuR2FtZVN1bW1hcnkiIwoQTGVhdmVTZWF0UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIkkKEUxlYXZlU2VhdFJlc3BvbnNlEgwKBHNlYXQYASABKA0SJgoEZ2FtZRgCIAEoCzIYLmJvbmV5YXJkLnYxLkdhbWVTdW1tYXJ5Ij0KDkdldFZpZXdSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEQoEc2VhdBgCIAEoDUgAiAEBQgcKBV9zZWF0IjYKD0dldFZpZXdSZXNwb25zZRIjCgR2aWV3GAEgASgLMhUuYm9uZXlhcmQudjEuU2VhdFZpZXcilQEKE1N1Ym1pdEFjdGlvblJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIYChBleHBlY3RlZF92ZXJzaW9uGAIgASgEEhIKCnJlcXVlc3RfaWQYAyABKAkSIwoGYWN0aW9uGAQgASgLMhMuYm9uZXlhcmQudjEuQWN0aW9uEhEKBHNlYXQYBSABKA1IAIgBAUIHCgVfc2VhdCJMChRTdWJtaXRBY3Rpb25SZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEiMKBHZpZXcYAiABKAsyFS5ib25leWFyZC52MS5TZWF0VmlldyJVChBXYXRjaEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgEEhEKBHNlYXQYAyABKA1IAIgBAUIHCgVfc2VhdCJsChFXYXRjaEdhbWVSZXNwb25zZRIhCgVldmVudBgBIAEoCzISLmJvbmV5YXJkLnYxLkV2ZW50Eg8KB3ZlcnNpb24YAiABKAQSIwoEdmlldxgDIAEoCzIVLmJvbmV5YXJkLnYxLlNlYXRWaWV3MsMFCgtHYW1lU2VydmljZRJVCgtMaXN0UHJlc2V0cxIfLmJvbmV5YXJkLnYxLkxpc3RQcmVzZXRzUmVxdWVzdBogLmJvbmV5YXJkLnYxLkxpc3RQcmVzZXRzUmVzcG9uc2UiA5ACARJNCgpDcmVhdGVHYW1lEh4uYm9uZXlhcmQudjEuQ3JlYXRlR2FtZVJlcXVlc3QaHy5ib25leWFyZC52MS5DcmVhdGVHYW1lUmVzcG9uc2USRAoHR2V0R2FtZRIbLmJvbmV5YXJkLnYxLkdldEdhbWVSZXF1ZXN0GhwuYm9uZXlhcmQudjEuR2V0R2FtZVJlc3BvbnNlEkoKCUxpc3RHYW1lcxIdLmJvbmV5YXJkLnYxLkxpc3RHYW1lc1JlcXVlc3QaHi5ib25leWFyZC52MS5MaXN0R2FtZXNSZXNwb25zZRJHCghUYWtlU2VhdBIcLmJvbmV5YXJkLnYxLlRha2VTZWF0UmVxdWVzdBodLmJvbmV5YXJkLnYxLlRha2VTZWF0UmVzcG9uc2USSgoJTGVhdmVTZWF0Eh0uYm9uZXlhcmQudjEuTGVhdmVTZWF0UmVxdWVzdBoeLmJvbmV5YXJkLnYxLkxlYXZlU2VhdFJlc3BvbnNlEkQKB0dldFZpZXcSGy5ib25leWFyZC52MS5HZXRWaWV3UmVxdWVzdBocLmJvbmV5YXJkLnYxLkdldFZpZXdSZXNwb25zZRJTCgxTdWJtaXRBY3Rpb24SIC5ib25leWFyZC52MS5TdWJtaXRBY3Rpb25SZXF1ZXN0GiEuYm9uZXlhcmQudjEuU3VibWl0QWN0aW9uUmVzcG9uc2USTAoJV2F0Y2hHYW1lEh0uYm9uZXlhcmQudjEuV2F0Y2hHYW1lUmVxdWVzdBoeLmJvbmV5YXJkLnYxLldhdGNoR2FtZVJlc3BvbnNlMAFiBnByb3RvMw", [file_boneyard_v1_actions, file_boneyard_v1_events, file_boneyard_v1_game, file_boneyard_v1_rules, file_boneyard_v1_view]);
+  fileDesc("Ch5ib25leWFyZC92MS9nYW1lX3NlcnZpY2UucHJvdG8SC2JvbmV5YXJkLnYxIhQKEkxpc3RQcmVzZXRzUmVxdWVzdCI7ChNMaXN0UHJlc2V0c1Jlc3BvbnNlEiQKB3ByZXNldHMYASADKAsyEy5ib25leWFyZC52MS5QcmVzZXQi6QEKEUNyZWF0ZUdhbWVSZXF1ZXN0EiMKBXJ1bGVzGAEgASgLMhQuYm9uZXlhcmQudjEuUnVsZXNldBIMCgRuYW1lGAIgASgJEi4KDHRpbWVfY29udHJvbBgDIAEoCzIYLmJvbmV5YXJkLnYxLlRpbWVDb250cm9sEjIKDHJlc2VydmF0aW9ucxgEIAMoCzIcLmJvbmV5YXJkLnYxLlNlYXRSZXNlcnZhdGlvbhISCgpyZXF1ZXN0X2lkGAUgASgJEikKCmhvdXNlX2JvdHMYBiADKAsyFS5ib25leWFyZC52MS5Ib3VzZUJvdCIqCghIb3VzZUJvdBIMCgRzZWF0GAEgASgNEhAKCHN0cmF0ZWd5GAIgASgJIjUKD1NlYXRSZXNlcnZhdGlvbhIMCgRzZWF0GAEgASgNEhQKDGFjY291bnRfbmFtZRgCIAEoCSJNChJDcmVhdGVHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRImCgRnYW1lGAIgASgLMhguYm9uZXlhcmQudjEuR2FtZVN1bW1hcnkiIQoOR2V0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSI5Cg9HZXRHYW1lUmVzcG9uc2USJgoEZ2FtZRgBIAEoCzIYLmJvbmV5YXJkLnYxLkdhbWVTdW1tYXJ5ImIKEExpc3RHYW1lc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkSJwoGc3RhdHVzGAMgASgOMhcuYm9uZXlhcmQudjEuR2FtZVN0YXR1cyJVChFMaXN0R2FtZXNSZXNwb25zZRInCgVnYW1lcxgBIAMoCzIYLmJvbmV5YXJkLnYxLkdhbWVTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJnCg9UYWtlU2VhdFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIRCgRzZWF0GAIgASgNSACIAQESEwoLcGxheWVyX25hbWUYAyABKAkSEgoKcmVxdWVzdF9pZBgEIAEoCUIHCgVfc2VhdCJcChBUYWtlU2VhdFJlc3BvbnNlEgwKBHNlYXQYASABKA0SEgoKc2VhdF90b2tlbhgCIAEoCRImCgRnYW1lGAMgASgLMhguYm9uZXlhcmQudjEuR2FtZVN1bW1hcnkiIwoQTGVhdmVTZWF0UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIkkKEUxlYXZlU2VhdFJlc3BvbnNlEgwKBHNlYXQYASABKA0SJgoEZ2FtZRgCIAEoCzIYLmJvbmV5YXJkLnYxLkdhbWVTdW1tYXJ5Ij0KDkdldFZpZXdSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEQoEc2VhdBgCIAEoDUgAiAEBQgcKBV9zZWF0IjYKD0dldFZpZXdSZXNwb25zZRIjCgR2aWV3GAEgASgLMhUuYm9uZXlhcmQudjEuU2VhdFZpZXcilQEKE1N1Ym1pdEFjdGlvblJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIYChBleHBlY3RlZF92ZXJzaW9uGAIgASgEEhIKCnJlcXVlc3RfaWQYAyABKAkSIwoGYWN0aW9uGAQgASgLMhMuYm9uZXlhcmQudjEuQWN0aW9uEhEKBHNlYXQYBSABKA1IAIgBAUIHCgVfc2VhdCJMChRTdWJtaXRBY3Rpb25SZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEiMKBHZpZXcYAiABKAsyFS5ib25leWFyZC52MS5TZWF0VmlldyJVChBXYXRjaEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgEEhEKBHNlYXQYAyABKA1IAIgBAUIHCgVfc2VhdCJsChFXYXRjaEdhbWVSZXNwb25zZRIhCgVldmVudBgBIAEoCzISLmJvbmV5YXJkLnYxLkV2ZW50Eg8KB3ZlcnNpb24YAiABKAQSIwoEdmlldxgDIAEoCzIVLmJvbmV5YXJkLnYxLlNlYXRWaWV3IlEKEVdhdGNoTG9iYnlSZXF1ZXN0EikKCHN0YXR1c2VzGAEgAygOMhcuYm9uZXlhcmQudjEuR2FtZVN0YXR1cxIRCgltYXhfZ2FtZXMYAiABKAUiZgoSV2F0Y2hMb2JieVJlc3BvbnNlEg0KBXJlc2V0GAEgASgIEicKBWdhbWVzGAIgAygLMhguYm9uZXlhcmQudjEuR2FtZVN1bW1hcnkSGAoQcmVtb3ZlZF9nYW1lX2lkcxgDIAMoCTKUBgoLR2FtZVNlcnZpY2USVQoLTGlzdFByZXNldHMSHy5ib25leWFyZC52MS5MaXN0UHJlc2V0c1JlcXVlc3QaIC5ib25leWFyZC52MS5MaXN0UHJlc2V0c1Jlc3BvbnNlIgOQAgESTQoKQ3JlYXRlR2FtZRIeLmJvbmV5YXJkLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0Gh8uYm9uZXlhcmQudjEuQ3JlYXRlR2FtZVJlc3BvbnNlEkQKB0dldEdhbWUSGy5ib25leWFyZC52MS5HZXRHYW1lUmVxdWVzdBocLmJvbmV5YXJkLnYxLkdldEdhbWVSZXNwb25zZRJKCglMaXN0R2FtZXMSHS5ib25leWFyZC52MS5MaXN0R2FtZXNSZXF1ZXN0Gh4uYm9uZXlhcmQudjEuTGlzdEdhbWVzUmVzcG9uc2USRwoIVGFrZVNlYXQSHC5ib25leWFyZC52MS5UYWtlU2VhdFJlcXVlc3QaHS5ib25leWFyZC52MS5UYWtlU2VhdFJlc3BvbnNlEkoKCUxlYXZlU2VhdBIdLmJvbmV5YXJkLnYxLkxlYXZlU2VhdFJlcXVlc3QaHi5ib25leWFyZC52MS5MZWF2ZVNlYXRSZXNwb25zZRJECgdHZXRWaWV3EhsuYm9uZXlhcmQudjEuR2V0Vmlld1JlcXVlc3QaHC5ib25leWFyZC52MS5HZXRWaWV3UmVzcG9uc2USUwoMU3VibWl0QWN0aW9uEiAuYm9uZXlhcmQudjEuU3VibWl0QWN0aW9uUmVxdWVzdBohLmJvbmV5YXJkLnYxLlN1Ym1pdEFjdGlvblJlc3BvbnNlEkwKCVdhdGNoR2FtZRIdLmJvbmV5YXJkLnYxLldhdGNoR2FtZVJlcXVlc3QaHi5ib25leWFyZC52MS5XYXRjaEdhbWVSZXNwb25zZTABEk8KCldhdGNoTG9iYnkSHi5ib25leWFyZC52MS5XYXRjaExvYmJ5UmVxdWVzdBofLmJvbmV5YXJkLnYxLldhdGNoTG9iYnlSZXNwb25zZTABYgZwcm90bzM", [file_boneyard_v1_actions, file_boneyard_v1_events, file_boneyard_v1_game, file_boneyard_v1_rules, file_boneyard_v1_view]);
 
 /**
  * Request of GameService.ListPresets.
@@ -667,6 +667,76 @@ export const WatchGameResponseSchema: GenMessage<WatchGameResponse> = /*@__PURE_
   messageDesc(file_boneyard_v1_game_service, 19);
 
 /**
+ * Request of GameService.WatchLobby.
+ *
+ * @generated from message boneyard.v1.WatchLobbyRequest
+ */
+export type WatchLobbyRequest = Message<"boneyard.v1.WatchLobbyRequest"> & {
+  /**
+   * The statuses of the games to show: GAME_STATUS_OPEN (waiting for players) and/or
+   * GAME_STATUS_PLAYING; empty for both. Any other status (a finished game is the archive's):
+   * INVALID_ARGUMENT.
+   *
+   * @generated from field: repeated boneyard.v1.GameStatus statuses = 1;
+   */
+  statuses: GameStatus[];
+
+  /**
+   * The most games of each status the lobby holds, the oldest first (a newer one is shown
+   * when an older one leaves); 0 for the server's default (50); at most 200.
+   *
+   * @generated from field: int32 max_games = 2;
+   */
+  maxGames: number;
+};
+
+/**
+ * Describes the message boneyard.v1.WatchLobbyRequest.
+ * Use `create(WatchLobbyRequestSchema)` to create a new message.
+ */
+export const WatchLobbyRequestSchema: GenMessage<WatchLobbyRequest> = /*@__PURE__*/
+  messageDesc(file_boneyard_v1_game_service, 20);
+
+/**
+ * One message of GameService.WatchLobby.
+ *
+ * @generated from message boneyard.v1.WatchLobbyResponse
+ */
+export type WatchLobbyResponse = Message<"boneyard.v1.WatchLobbyResponse"> & {
+  /**
+   * True on the first message: `games` is the whole lobby now (replace what was held). Later
+   * messages are changes to it.
+   *
+   * @generated from field: bool reset = 1;
+   */
+  reset: boolean;
+
+  /**
+   * Games that joined the lobby or changed, each as GetGame shows it (no hidden
+   * information). A change is sent when what a lobby shows changes (name, status, seats,
+   * scores, winner, clock settings), not for every action.
+   *
+   * @generated from field: repeated boneyard.v1.GameSummary games = 2;
+   */
+  games: GameSummary[];
+
+  /**
+   * Games that left the lobby (finished, abandoned, or now of a status not asked for, or
+   * pushed out by older ones beyond `max_games`).
+   *
+   * @generated from field: repeated string removed_game_ids = 3;
+   */
+  removedGameIds: string[];
+};
+
+/**
+ * Describes the message boneyard.v1.WatchLobbyResponse.
+ * Use `create(WatchLobbyResponseSchema)` to create a new message.
+ */
+export const WatchLobbyResponseSchema: GenMessage<WatchLobbyResponse> = /*@__PURE__*/
+  messageDesc(file_boneyard_v1_game_service, 21);
+
+/**
  * Texas 42 and Moon games.
  *
  * @generated from service boneyard.v1.GameService
@@ -768,6 +838,23 @@ export const GameService: GenService<{
     methodKind: "server_streaming";
     input: typeof WatchGameRequestSchema;
     output: typeof WatchGameResponseSchema;
+  },
+  /**
+   * The lobby, live: first the games a lobby shows (those of the statuses asked for, oldest
+   * first, at most `max_games` of each, as ListGames lists them), then each change as it
+   * happens, pushed by the server (never polled): a game added or changed (created, a seat
+   * taken or left, its status, scores or winner), or removed (finished, abandoned, or of a
+   * status not asked for). Games created or changed by other server processes on the same
+   * PostgreSQL database come too. No token needed. Counts as one of the client's open streams;
+   * ends UNAVAILABLE when the server shuts down (watch again, elsewhere: the first message
+   * holds the whole lobby again).
+   *
+   * @generated from rpc boneyard.v1.GameService.WatchLobby
+   */
+  watchLobby: {
+    methodKind: "server_streaming";
+    input: typeof WatchLobbyRequestSchema;
+    output: typeof WatchLobbyResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_boneyard_v1_game_service, 0);
