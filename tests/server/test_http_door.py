@@ -503,6 +503,24 @@ def test_an_answer_the_client_does_not_read_before_its_deadline_is_cut_short_not
     assert errors == []
 
 
+def test_an_http2_connection_ended_for_a_protocol_error_says_why_in_the_log(
+    server: ServerProcess,
+) -> None:
+    # Hypercorn answered h2's ProtocolError with GOAWAY PROTOCOL_ERROR and nothing in the log.
+    conn = h2.connection.H2Connection(h2.config.H2Configuration())
+    conn.initiate_connection()
+    zero = hyperframe.frame.WindowUpdateFrame(stream_id=0, window_increment=0)
+    with socket.create_connection(("127.0.0.1", port_of(server)), timeout=60) as sock:
+        sock.sendall(conn.data_to_send() + zero.serialize())
+        with contextlib.suppress(ConnectionResetError):
+            while sock.recv(65536):
+                pass
+    deadline = time.monotonic() + 30
+    while "ended (PROTOCOL_ERROR)" not in server.log_text():
+        assert time.monotonic() < deadline, "no word of the protocol error in the log"
+        time.sleep(0.1)
+
+
 def test_a_request_that_crosses_the_goaway_is_refused_not_lost_while_the_client_is_slow(
     tmp_path: Path,
 ) -> None:

@@ -50,6 +50,7 @@ import functools
 import logging
 import re
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +71,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from boneyard.server.ops.drain import Grace
 from boneyard.server.transport.http.door import DEFAULT_BODY_TIMEOUT
+from boneyard.server.transport.pipeline import shortened
 
 __all__ = ["DEFAULT_HEADER_TIMEOUT", "DEFAULT_MAX_CONNECTIONS_PER_CLIENT", "HttpLimits", "HttpListener"]
 
@@ -146,6 +148,27 @@ class _Http2(H2Protocol):
         # Checked here, request by request (_request_headers), instead of by h2 as it parses.
         self.connection.config.validate_inbound_headers = False
         self.streams = _Streams()
+        self.connection.receive_data = self._receiving(self.connection.receive_data)  # type: ignore[method-assign,assignment]
+
+    def _receiving(
+        self, receive_data: Callable[[bytes], list[h2.events.Event]]
+    ) -> Callable[[bytes], list[h2.events.Event]]:
+        """h2's ``receive_data``, saying why when it ends the connection: Hypercorn answers
+        h2's ProtocolError with a GOAWAY and closes without a word, which left a GOAWAY
+        PROTOCOL_ERROR that the HTTP fuzzer's gRPC client met unexplained."""
+
+        def receiving(data: bytes) -> list[h2.events.Event]:
+            try:
+                return receive_data(data)
+            except h2.exceptions.ProtocolError as error:
+                log.info(
+                    "HTTP/2 connection from %s ended (PROTOCOL_ERROR): %s",
+                    self._peer(),
+                    shortened(f"{type(error).__name__}: {error}"),
+                )
+                raise
+
+        return receiving
 
     async def _handle_events(self, events: list[h2.events.Event]) -> None:
         refused: set[int] = set()
