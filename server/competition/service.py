@@ -261,7 +261,10 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
     def _describe(self, tournament_id: str, full: bool) -> tuple[Any, list[Any], list[Any], list[Any]]:
         tournament = self._director.get(tournament_id)
         competition = self._app.competition
-        names = {a.id: a.name for a in competition.accounts(tournament.entrants).values()}
+        names = {
+            a.id: a.name
+            for a in competition.accounts([*tournament.entrants, tournament.organiser_id]).values()
+        }
         schedule = competition.tournament_games(tournament_id)
         rules = engine.ruleset(tournament.preset, tournament.options)
         message = competition_pb2.Tournament(
@@ -275,6 +278,7 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
             status=_TOURNAMENT_STATUS[tournament.status],
             games_total=len(schedule),
             games_finished=sum(1 for g in schedule if g.status == "finished"),
+            organiser=names.get(tournament.organiser_id, ""),
         )
         if tournament.time_control is not None:
             message.time_control.CopyFrom(time_control_to_proto(tournament.time_control))
