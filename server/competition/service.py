@@ -14,7 +14,7 @@ import grpc
 
 from boneyard import engine
 from boneyard.api import codec
-from boneyard.api.v1 import competition_pb2, competition_pb2_grpc, game_pb2
+from boneyard.api.v1 import competition_pb2, competition_pb2_grpc, game_pb2, view_pb2
 from boneyard.server.competition.lobby import Lobby, SeatWatch
 from boneyard.server.competition.standings import Standing
 from boneyard.server.competition.tournaments import TournamentDirector
@@ -279,6 +279,7 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
             games_total=len(schedule),
             games_finished=sum(1 for g in schedule if g.status == "finished"),
             organiser=names.get(tournament.organiser_id, ""),
+            teams=[view_pb2.Team(seats=team) for team in rules.teams],
         )
         if tournament.time_control is not None:
             message.time_control.CopyFrom(time_control_to_proto(tournament.time_control))
