@@ -545,6 +545,14 @@ def test_a_tournaments_page_follows_it_from_before_its_start_to_its_end(
     found = re.search(r"^tournament (\S+)$", made, re.MULTILINE)
     assert found, made
     tournament_id = found.group(1)
+    made = cli(
+        "tournament", "create", "--name", f"Called off {tag}", "--game", "texas42", "--deals", "1",
+        *(a for e in entrants for a in ("--entrant", e)), "--key", organiser,
+    )
+    found = re.search(r"^tournament (\S+)$", made, re.MULTILINE)
+    assert found, made
+    cancelled_id = found.group(1)
+    cli("tournament", "cancel", cancelled_id, "--key", organiser)
     bots: dict[str, subprocess.Popen[bytes]] = {}
 
     def bot(name: str, *extra: str) -> subprocess.Popen[bytes]:
@@ -570,7 +578,8 @@ def test_a_tournaments_page_follows_it_from_before_its_start_to_its_end(
             bots[name] = bot(name)
         report = _ok(
             run_script("tournament.mjs", server.http_url, tmp_path,
-                       env={"TOURNAMENT_ID": tournament_id}, on_line=on_line)
+                       env={"TOURNAMENT_ID": tournament_id, "CANCELLED_ID": cancelled_id},
+                       on_line=on_line)
         )
     finally:
         for proc in bots.values():
@@ -630,7 +639,14 @@ def test_a_tournaments_page_follows_it_from_before_its_start_to_its_end(
             marks = game.scores[game.winner]
             assert shown["text"].startswith(f"{won} won, {marks} mark{'s' if marks != 1 else ''} to "), shown
     assert report["replay"].startswith("Verified:"), report["replay"]
-    assert "not a tournament id" in report["bad"]["malformed"], report["bad"]
-    assert report["bad"]["unknown"].startswith("NotFound"), report["bad"]
+    assert report["bad"] == {
+        "malformed": "This address does not name a tournament (not a tournament id: 'not-a-tournament').",
+        "unknown": "There is no such tournament on this server "
+        "(no tournament 00000000-0000-4000-8000-000000000000).",
+    }
+    cancelled = report["cancelled"]
+    assert cancelled["stateLine"].startswith("Cancelled by its organiser"), cancelled
+    assert cancelled["noStandings"] == "No deal was played out before it was cancelled."
+    assert [g["state"] for g in cancelled["games"]] == ["not played"] * 2 and cancelled["winner"] is None
     assert report["small"] == [], report["small"]
-    assert len(report["checked"]) == 13, sorted(report["checked"])
+    assert len(report["checked"]) == 14, sorted(report["checked"])

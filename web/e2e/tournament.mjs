@@ -13,7 +13,7 @@
 //   script reports what they show: the standings, the winner, the games.
 //
 // Every page is checked at each stage: no sideways scroll, no serious or critical axe finding.
-// TOURNAMENT_ID names the tournament; ENTRANT names the one whose bot comes late.
+// TOURNAMENT_ID names the tournament; CANCELLED_ID another one, cancelled before it started.
 
 import { check, checkPage, newPage, report, run, say, SCREENS, shot, smallTargets, TIMEOUT, URL } from "./lib.mjs";
 
@@ -138,5 +138,11 @@ run(async (browser) => {
     await checkPage(desktop, `${name} id`, checked);
   }
 
-  report({ listed, notStarted, closed, held, final, small, replay, bad, checked });
+  // A tournament its organiser cancelled before it started: said so, nothing to follow.
+  await desktop.goto(`${URL}/#/tournament/${process.env.CANCELLED_ID}`);
+  await waitShown(desktop, () => document.querySelector(".t-status")?.dataset.status === "cancelled");
+  const cancelled = await shown(desktop);
+  await checkPage(desktop, "cancelled", checked);
+
+  report({ listed, notStarted, closed, held, final, small, replay, bad, cancelled, checked });
 });

@@ -15,7 +15,7 @@
 // - only while the page is shown (a hidden tab asks nothing; shown again, it asks at once), and
 //   only until the tournament is over: then the last FULL view is the final one.
 
-import { equals } from "@bufbuild/protobuf";
+import { toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { refusal, tournaments } from "./api";
 import { FINAL } from "./follow";
@@ -68,6 +68,10 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
 function over(status: TournamentStatus | undefined): boolean {
   return status === TournamentStatus.FINISHED || status === TournamentStatus.CANCELLED;
 }
@@ -93,7 +97,7 @@ export async function followTournament(id: string, f: TournamentFollower, signal
       if (changed || !last || Date.now() - fullAt >= FULL_EVERY_MS) {
         const full = await tournaments.getTournament({ tournamentId: id, view: TournamentView.FULL }, { signal });
         fullAt = Date.now();
-        if (!last || !equals(GetTournamentResponseSchema, last, full)) {
+        if (!last || !sameBytes(toBinary(GetTournamentResponseSchema, last), toBinary(GetTournamentResponseSchema, full))) {
           changed = true;
           last = full;
           f.onAnswer(full);

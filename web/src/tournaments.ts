@@ -8,6 +8,7 @@
 // worked out from every game's log) only when the BASIC one moved or now and then for the
 // games that start; only while the page is shown and the tournament is not over.
 
+import { Code, ConnectError } from "@connectrpc/connect";
 import { refusal, tournaments } from "./api";
 import { announce, h, redraw, type Child } from "./dom";
 import { GameStatus } from "./gen/boneyard/v1/game_pb";
@@ -30,7 +31,7 @@ const STATES: Record<TournamentStatus, string> = {
   [TournamentStatus.CANCELLED]: "cancelled",
 };
 
-export function isOver(t: Tournament | undefined): boolean {
+function isOver(t: Tournament | undefined): boolean {
   return t?.status === TournamentStatus.FINISHED || t?.status === TournamentStatus.CANCELLED;
 }
 
@@ -52,7 +53,7 @@ function when(t: { seconds: bigint } | undefined): string {
   return t ? new Date(Number(t.seconds) * 1000).toLocaleDateString(undefined, { day: "numeric", month: "short", year: "numeric" }) : "";
 }
 
-/** "5 s a move, 1:00 bank, then auto play". */
+/** "clock: 5 s a move, 1:00 bank, then a forfeit". */
 function clockText(t: Tournament): string | null {
   const c = t.timeControl;
   if (!c || c.perMoveMs <= 0) return null;
@@ -121,7 +122,7 @@ interface Deal {
  * doors: until every one of them is over nobody may watch them or see their records and
  * results (README, "Competitions"; the server refuses a spectator with EMBARGOED), so a
  * closed deal's games are shown without a link. */
-export function dealsOf(answer: GetTournamentResponse): Deal[] {
+function dealsOf(answer: GetTournamentResponse): Deal[] {
   const t = answer.tournament!;
   const by = new Map<number, TournamentGame[]>();
   for (const g of answer.games) by.set(g.deal, [...(by.get(g.deal) ?? []), g]);
@@ -319,7 +320,7 @@ class TournamentView {
     redraw(this.root, () => {
       if (!answer || !t) {
         return [
-          h("header", {}, h("h1", {}, "Tournament"), this.connectionLine()),
+          h("header", {}, h("h1", {}, "Tournament"), this.following === "stopped" ? null : this.connectionLine()),
           this.following === "stopped" ? h("p", { class: "refusal", role: "alert" }, this.note) : null,
           h("p", {}, h("a", { href: "#/tournaments" }, "All tournaments")),
         ];
@@ -360,12 +361,22 @@ class TournamentView {
               ]
             : h("p", {}, t.status === TournamentStatus.CREATED
                 ? "No game is played yet."
-                : "No deal is over yet: a deal counts in the standings once every playing of it is over."),
+                : t.status === TournamentStatus.CANCELLED
+                  ? "No deal was played out before it was cancelled."
+                  : "No deal is over yet: a deal counts in the standings once every playing of it is over."),
         ),
         this.gamesSection(answer),
       ];
     });
   }
+}
+
+/** Why the page cannot show a tournament, as a person reads it: the address names none. */
+function refusedText(error: unknown): string {
+  const e = ConnectError.from(error);
+  if (e.code === Code.NotFound) return `There is no such tournament on this server (${e.rawMessage}).`;
+  if (e.code === Code.InvalidArgument) return `This address does not name a tournament (${e.rawMessage}).`;
+  return refusal(e);
 }
 
 function fixed(x: number): string {
@@ -378,5 +389,5 @@ export function tournamentPage(root: HTMLElement, id: string, signal: AbortSigna
   void followTournament(id, {
     onAnswer: (answer) => view.show(answer),
     onFollowing: (state, note) => view.follows(state, note),
-  }, signal).catch((error) => view.follows("stopped", refusal(error)));
+  }, signal).catch((error) => view.follows("stopped", refusedText(error)));
 }
