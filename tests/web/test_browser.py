@@ -638,6 +638,8 @@ def test_a_tournaments_page_follows_it_from_before_its_start_to_its_end(
             won = " & ".join(game.seats[s] for s in teams[game.winner])
             marks = game.scores[game.winner]
             assert shown["text"].startswith(f"{won} won, {marks} mark{'s' if marks != 1 else ''} to "), shown
+    # The page redrew as the tournament ended: the link a keyboard user was on kept its focus.
+    assert report["focusKept"] == f"#/replay/{done.games[0].game_id}"
     assert report["replay"].startswith("Verified:"), report["replay"]
     assert report["bad"] == {
         "malformed": "This address does not name a tournament (not a tournament id: 'not-a-tournament').",

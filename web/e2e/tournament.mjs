@@ -106,6 +106,8 @@ run(async (browser) => {
     await shot(page, `tournament-mid-${screen}`);
   }
   const held = await shown(pages.desktop);
+  // A keyboard user on deal 1's first replay link keeps it while the page follows on.
+  await pages.desktop.locator('li.t-game[data-number="0"] a.t-go').focus();
   say("held");
 
   // The end, followed with no click.
@@ -116,6 +118,7 @@ run(async (browser) => {
     await shot(page, `tournament-${screen}`);
   }
   const final = { desktop: await shown(pages.desktop), phone: await shown(pages.phone) };
+  const focusKept = await pages.desktop.evaluate(() => document.activeElement?.getAttribute("href") ?? null);
   const small = await smallTargets(pages.phone, ".t-go, .t-name, .crumbs a, nav.top a");
 
   // A finished game's replay opens from its link (the embargo is lifted), by keyboard.
@@ -144,5 +147,5 @@ run(async (browser) => {
   const cancelled = await shown(desktop);
   await checkPage(desktop, "cancelled", checked);
 
-  report({ listed, notStarted, closed, held, final, small, replay, bad, cancelled, checked });
+  report({ listed, notStarted, closed, held, final, focusKept, small, replay, bad, cancelled, checked });
 });

@@ -123,7 +123,8 @@ export async function followTournament(id: string, f: TournamentFollower, signal
 }
 
 /** Ask `fetch` now and then while the page is shown, until `signal` aborts: `onAnswer` with
- * each answer, `onError` with a refusal in words (and the asking goes on). */
+ * each answer whose `key` differs from the last one's (or that follows a refusal), `onError`
+ * with a refusal in words (and the asking goes on). */
 export async function pollList<T>(
   fetch: () => Promise<T>,
   onAnswer: (answer: T) => void,
@@ -133,6 +134,7 @@ export async function pollList<T>(
 ): Promise<void> {
   let wait = 0;
   let before: string | undefined;
+  let failed = false;
   while (!signal.aborted) {
     await shown(signal);
     if (signal.aborted) return;
@@ -140,11 +142,13 @@ export async function pollList<T>(
       const answer = await fetch();
       const now = key(answer);
       wait = now === before ? Math.min(wait + 1, LIST_MS.length - 1) : 0;
+      if (now !== before || failed) onAnswer(answer);
       before = now;
-      onAnswer(answer);
+      failed = false;
     } catch (error) {
       if (signal.aborted) return;
       onError(refusal(error));
+      failed = true;
       wait = Math.min(wait + 1, LIST_MS.length - 1);
     }
     await pause(LIST_MS[wait], signal);

@@ -62,13 +62,23 @@ function clockText(t: Tournament): string | null {
   return `clock: ${s(c.perMoveMs)} a move, ${s(c.bankMs)} bank, ${then}`;
 }
 
+/** Draw `root` anew, keeping the keyboard's place: a link focused before the redraw (a person
+ * tabbing through the games while the page follows the tournament) is focused again after it,
+ * found by its address. */
+function redrawKeepingFocus(root: HTMLElement, build: () => Child[]): void {
+  const active = document.activeElement;
+  const href = active instanceof HTMLAnchorElement && root.contains(active) ? active.getAttribute("href") : null;
+  redraw(root, build);
+  if (href && !root.contains(active)) root.querySelector<HTMLElement>(`a[href="${CSS.escape(href)}"]`)?.focus({ preventScroll: true });
+}
+
 // --- the list ------------------------------------------------------------------------------
 
 export function tournamentsPage(root: HTMLElement, signal: AbortSignal): void {
   let listed: Tournament[] | undefined;
   let error: string | undefined;
   const render = (): void => {
-    redraw(root, () => [
+    redrawKeepingFocus(root, () => [
       h(
         "header",
         {},
@@ -153,6 +163,7 @@ class TournamentView {
   }
 
   follows(state: Following, note = ""): void {
+    if (state === this.following && note === this.note) return;
     this.following = state;
     this.note = note;
     this.render();
@@ -317,7 +328,7 @@ class TournamentView {
   render(): void {
     const answer = this.answer;
     const t = answer?.tournament;
-    redraw(this.root, () => {
+    redrawKeepingFocus(this.root, () => {
       if (!answer || !t) {
         return [
           h("header", {}, h("h1", {}, "Tournament"), this.following === "stopped" ? null : this.connectionLine()),
