@@ -8,8 +8,10 @@ Screenshots are kept under the test's temporary directory (pytest prints where o
 
 from __future__ import annotations
 
+import re
 import subprocess
-from collections.abc import Iterator
+import uuid
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -17,13 +19,15 @@ import pytest
 from boneyard.api.v1 import (
     archive_pb2,
     archive_pb2_grpc,
+    competition_pb2,
+    competition_pb2_grpc,
     events_pb2,
     game_pb2,
     game_service_pb2,
     game_service_pb2_grpc,
     rules_pb2,
 )
-from tests.server.process_helpers import ServerProcess
+from tests.server.process_helpers import SERVER_BIN, ServerProcess, clean_env
 from tests.web.web_helpers import BOT, Bots, ScriptRun, bots, chromium, run_script
 
 pytestmark = pytest.mark.slow
@@ -483,3 +487,168 @@ def test_a_new_player_plays_the_computer_from_one_click_in_the_lobby(
         "replay",
     }, report["checked"]
     assert all(n == 0 for n in report["checked"].values()) and report["axe"] == 0, report
+
+
+def _database_url(server: ServerProcess) -> str:
+    """The database of the module's server (the ``server`` fixture keeps it beside its log)."""
+    return f"sqlite:///{server.log_path.parent / 'web.db'}"
+
+
+def _account(database_url: str, kind: str, name: str) -> str:
+    """A new account made as the operator makes one (``boneyard-server admin create-KIND``): its key."""
+    made = subprocess.run(
+        [str(SERVER_BIN), "admin", f"create-{kind}", name, "--database-url", database_url],
+        check=False, capture_output=True, text=True, timeout=120, env=clean_env(), stdin=subprocess.DEVNULL,
+    )
+    assert made.returncode == 0, made.stdout + made.stderr
+    found = re.search(r"^key: (byk_\S+)$", made.stdout, re.MULTILINE)
+    assert found, made.stdout
+    return found.group(1)
+
+
+def _standing_rows(standings: Iterable[competition_pb2.Standing]) -> list[list[str]]:
+    """The lines of a standings table as the page writes them."""
+    return [
+        [str(place), s.name, f"{s.ordinal:.2f}", f"{s.rating:.2f}", f"{s.uncertainty:.2f}",
+         str(s.games), str(s.wins), str(s.score_for), str(s.score_against)]
+        for place, s in enumerate(standings, start=1)
+    ]
+
+
+def test_a_tournaments_page_follows_it_from_before_its_start_to_its_end(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    """Texas 42, two duplicate deals of one hand, four bot entrants (``boneyard bot --key``
+    processes), followed on a desktop and a phone at once; the fourth entrant's bot comes late
+    and leaves after two games, so that the pages are seen at each stage: not started, deal 1
+    behind closed doors, deal 1 over and deal 2 behind closed doors, and the end."""
+    database = _database_url(server)
+    tag = uuid.uuid4().hex[:6]
+    organiser_name = f"organiser-{tag}"
+    organiser = _account(database, "player", organiser_name)
+    entrants = [f"{seat}-{tag}" for seat in ("north", "east", "south", "west")]
+    keys = {name: _account(database, "bot", name) for name in entrants}
+    late = entrants[3]
+
+    def cli(*args: str) -> str:
+        done = subprocess.run(
+            [str(BOT), *args, "--server", server.address],
+            check=False, capture_output=True, text=True, timeout=120, env=clean_env(), stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    made = cli(
+        "tournament", "create", "--name", f"Browser cup {tag}", "--game", "texas42", "--deals", "2",
+        "--option", "hand_limit=1", *(a for e in entrants for a in ("--entrant", e)), "--key", organiser,
+    )
+    found = re.search(r"^tournament (\S+)$", made, re.MULTILINE)
+    assert found, made
+    tournament_id = found.group(1)
+    made = cli(
+        "tournament", "create", "--name", f"Called off {tag}", "--game", "texas42", "--deals", "1",
+        *(a for e in entrants for a in ("--entrant", e)), "--key", organiser,
+    )
+    found = re.search(r"^tournament (\S+)$", made, re.MULTILINE)
+    assert found, made
+    cancelled_id = found.group(1)
+    cli("tournament", "cancel", cancelled_id, "--key", organiser)
+    bots: dict[str, subprocess.Popen[bytes]] = {}
+
+    def bot(name: str, *extra: str) -> subprocess.Popen[bytes]:
+        with open(tmp_path / f"bot-{name}.log", "ab") as log:
+            return subprocess.Popen(
+                [str(BOT), "bot", "--server", server.address, "--key", keys[name],
+                 "--strategy", "heuristic", *extra],
+                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=clean_env(),
+            )
+
+    def on_line(line: str) -> None:
+        if line == "watching":
+            cli("tournament", "run", tournament_id, "--detach", "--key", organiser)
+        elif line == "closed":
+            bots["late"] = bot(late, "--games", "2")
+        elif line == "held":
+            # (the first one has played its two games, and goes: one process per seat)
+            assert bots["late"].wait(timeout=300) == 0
+            bots["again"] = bot(late)
+
+    try:
+        for name in entrants[:3]:
+            bots[name] = bot(name)
+        report = _ok(
+            run_script("tournament.mjs", server.http_url, tmp_path,
+                       env={"TOURNAMENT_ID": tournament_id, "CANCELLED_ID": cancelled_id},
+                       on_line=on_line)
+        )
+    finally:
+        for proc in bots.values():
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait(timeout=30)
+
+    done = competition_pb2_grpc.TournamentServiceStub(server.channel()).GetTournament(
+        competition_pb2.GetTournamentRequest(tournament_id=tournament_id), timeout=60
+    )
+    assert done.tournament.status == competition_pb2.TOURNAMENT_STATUS_FINISHED
+    assert len(done.games) == 4 and len(done.individuals) == 4 and len(done.partnerships) == 4
+
+    # The list: the tournament not started, its game, entrants, progress and organiser.
+    for line in report["listed"].values():
+        assert line.startswith(f"Browser cup {tag} not started Texas 42 (texas42) · 2 deals, duplicate · 4 entrants: "), line
+        assert all(e in line for e in entrants) and "0 of 4 games over" in line
+        assert f"organised by {organiser_name}" in line
+    # Before the start: the schedule, nothing played.
+    before = report["notStarted"]
+    assert before["status"] == "not started" and before["noStandings"] == "No game is played yet."
+    assert [(g["deal"], g["state"], g["link"]) for g in before["games"]] == [
+        (g.deal, "to come", None) for g in done.games
+    ]
+    # Deal 1 being played behind closed doors: shown, not linked, not in the standings.
+    closed = report["closed"]
+    assert closed["status"] == "being played" and closed["stateLine"].startswith("Playing deal 1 · 0 of 4 games over")
+    assert [(g["deal"], g["state"], g["link"]) for g in closed["games"]] == [
+        (0, "closed", None), (0, "closed", None), (1, "to come", None), (1, "to come", None)
+    ]
+    assert all("behind closed doors" in g["text"] for g in closed["games"][:2])
+    assert not closed["individuals"] and closed["noStandings"].startswith("No deal is over yet")
+    # Deal 1 over: its games linked to their replays and counted; deal 2 behind closed doors.
+    held = report["held"]
+    assert [(g["deal"], g["state"]) for g in held["games"]] == [
+        (0, "finished"), (0, "finished"), (1, "closed"), (1, "closed")
+    ]
+    assert [g["link"] for g in held["games"]] == [
+        f"#/replay/{done.games[0].game_id}", f"#/replay/{done.games[1].game_id}", None, None
+    ]
+    assert [row[5] for row in held["individuals"]] == ["2"] * 4  # each played deal 1 twice
+    assert "2 of 4 games over · 1 of 2 deals done" in held["stateLine"]
+    # The end, followed with no click: on each screen the server's standings, to the
+    # hundredth, its winner and every game with its result and replay.
+    teams = [list(team.seats) for team in done.tournament.teams]
+    for screen, final in report["final"].items():
+        assert final["status"] == "finished", screen
+        assert final["individuals"] == _standing_rows(done.individuals), screen
+        assert final["partnerships"] == _standing_rows(done.partnerships), screen
+        assert final["winner"] == f"{done.individuals[0].name} won the tournament"
+        assert final["connection"] is None, final  # no longer asking the server
+        assert [(g["number"], g["gameId"], g["state"], g["link"]) for g in final["games"]] == [
+            (g.number, g.game_id, "finished", f"#/replay/{g.game_id}") for g in done.games
+        ]
+        for shown, game in zip(final["games"], done.games, strict=True):
+            won = " & ".join(game.seats[s] for s in teams[game.winner])
+            marks = game.scores[game.winner]
+            assert shown["text"].startswith(f"{won} won, {marks} mark{'s' if marks != 1 else ''} to "), shown
+    # The page redrew as the tournament ended: the link a keyboard user was on kept its focus.
+    assert report["focusKept"] == f"#/replay/{done.games[0].game_id}"
+    assert report["replay"].startswith("Verified:"), report["replay"]
+    assert report["bad"] == {
+        "malformed": "This address does not name a tournament (not a tournament id: 'not-a-tournament').",
+        "unknown": "There is no such tournament on this server "
+        "(no tournament 00000000-0000-4000-8000-000000000000).",
+    }
+    cancelled = report["cancelled"]
+    assert cancelled["stateLine"].startswith("Cancelled by its organiser"), cancelled
+    assert cancelled["noStandings"] == "No deal was played out before it was cancelled."
+    assert [g["state"] for g in cancelled["games"]] == ["not played"] * 2 and cancelled["winner"] is None
+    assert report["small"] == [], report["small"]
+    assert len(report["checked"]) == 14, sorted(report["checked"])
