@@ -27,6 +27,8 @@ from boneyard.api.v1 import (
     game_service_pb2_grpc,
     rules_pb2,
 )
+from boneyard.records.notation import record_to_text
+from boneyard.records.record import dump_record
 from tests.server.process_helpers import SERVER_BIN, ServerProcess, clean_env
 from tests.web.web_helpers import BOT, Bots, ScriptRun, bots, chromium, run_script
 
@@ -284,7 +286,12 @@ def test_the_replay_steps_through_an_archived_game_verified(
     report = _ok(run_script("replay.mjs", server.http_url, tmp_path, env={"GAME_ID": game_id}))
     assert report["verdict"].startswith("Verified:")
     assert "stored copy is the same" in report["verdict"]
-    assert "Signed by this server (key " in report["verdict"]
+    fingerprint = (
+        archive_pb2_grpc.ArchiveServiceStub(server.channel())
+        .GetSigningKey(archive_pb2.GetSigningKeyRequest(), timeout=30)
+        .fingerprint
+    )
+    assert f"Signed by this server (key fingerprint {fingerprint})." in report["verdict"]
     steps = report["steps"]
     total = len(record.events)
     assert steps["start"]["caption"].startswith(f"Event 2 of {total}: Hand 1 dealt")
@@ -652,3 +659,98 @@ def test_a_tournaments_page_follows_it_from_before_its_start_to_its_end(
     assert [g["state"] for g in cancelled["games"]] == ["not played"] * 2 and cancelled["winner"] is None
     assert report["small"] == [], report["small"]
     assert len(report["checked"]) == 14, sorted(report["checked"])
+
+
+@pytest.fixture(scope="module")
+def finished_moon(server: ServerProcess) -> str:
+    """A Moon game played to its end by three bot processes."""
+    played = subprocess.run(
+        [str(BOT), "bot", "--server", server.address, "--new", "moon", "--strategy", "heuristic"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    return played.stdout.split()[1]
+
+
+def _seat_name(seat: archive_pb2.RecordSeat, seats: list[archive_pb2.RecordSeat]) -> str:
+    """A seat as the archive names it: a name two seats share told apart by the seat."""
+    if not seat.player_name:
+        return f"seat {seat.seat}"
+    shared = sum(s.player_name == seat.player_name for s in seats) > 1
+    return f"{seat.player_name} (seat {seat.seat})" if shared else seat.player_name
+
+
+@pytest.mark.parametrize("screen", ["desktop", "phone"])
+def test_the_archive_lists_winners_filters_by_preset_and_downloads_a_record_that_verifies(
+    server: ServerProcess, finished_game: str, finished_moon: str, tmp_path: Path, screen: str
+) -> None:
+    report = _ok(
+        run_script(
+            "archive.mjs",
+            server.http_url,
+            tmp_path,
+            env={"GAME_ID": finished_moon, "PRESET": "moon", "SCREEN": screen},
+        )
+    )
+    archive = archive_pb2_grpc.ArchiveServiceStub(server.channel())
+    # The preset filter offers exactly the server's presets.
+    presets = server.stub().ListPresets(game_service_pb2.ListPresetsRequest(), timeout=30).presets
+    assert report["presetOptions"] == [["", "any game"]] + [
+        [p.name, f"{p.name}: {p.description}"] for p in presets
+    ]
+    # Each row: the preset, the seats' names and the winners the server lists.
+    listed = archive.ListArchivedGames(archive_pb2.ListArchivedGamesRequest(), timeout=30).games
+    assert {finished_game, finished_moon} <= {g.game_id for g in listed}
+    shown = {row["game"]: row for row in report["all"]}
+    assert list(shown) == [g.game_id for g in listed]
+    for game in listed:
+        row = shown[game.game_id]
+        assert row["preset"] == game.rules.preset
+        seats = list(game.seats)
+        assert row["players"] == ", ".join(_seat_name(s, seats) for s in seats)
+        winners = [_seat_name(s, seats) for s in seats if s.seat in game.winning_seats]
+        assert winners and row["winner"] == " & ".join(winners)
+        assert row["score"].startswith(" / ".join(map(str, game.scores)) + " ")
+    moon = archive.ListArchivedGames(
+        archive_pb2.ListArchivedGamesRequest(preset="moon"), timeout=30
+    ).games
+    assert [row["game"] for row in report["filtered"]] == [g.game_id for g in moon]
+    assert finished_game not in {row["game"] for row in report["filtered"]}
+    # One fingerprint: the archive's, the verdict's, the command line's.
+    fingerprint = archive.GetSigningKey(archive_pb2.GetSigningKeyRequest(), timeout=30).fingerprint
+    cli = subprocess.run(
+        [str(BOT), "public-key", "--server", server.address],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert cli.stderr == f"fingerprint {fingerprint}\n"
+    assert report["fingerprint"] == fingerprint
+    assert f"Signed by this server (key fingerprint {fingerprint})." in report["verdict"]
+    # The downloads are the files `boneyard export` writes; the JSON verifies with the key.
+    record = archive.GetRecord(
+        archive_pb2.GetRecordRequest(game_id=finished_moon), timeout=30
+    ).record
+    json_file = Path(report["json"]["path"])
+    assert report["json"]["suggested"] == report["keyboard"] == f"boneyard-{finished_moon}.json"
+    assert json_file.read_bytes() == dump_record(record)
+    key_file = tmp_path / "server.key"
+    key_file.write_text(cli.stdout)
+    verified = subprocess.run(
+        [str(BOT), "verify", "--public-key", str(key_file), str(json_file)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert verified.stdout.startswith(f"valid: game {finished_moon} ")
+    assert f"(fingerprint {fingerprint})" in verified.stdout
+    assert report["text"]["suggested"] == f"boneyard-{finished_moon}.txt"
+    text = Path(report["text"]["path"]).read_text(encoding="utf-8")
+    assert text == record_to_text(record, site=report["host"])
+    for name, seen in report["checked"].items():
+        assert not seen["sideways"] and not seen["findings"], (name, seen)
