@@ -2,7 +2,10 @@
 // Texas 42 its tricks and the count in them), what the hand changed and the scores now. Drawn
 // from the HandScored event and the table as the hand ended (the view at that version);
 // nothing is worked out from the rules but the count, which is a team's points less its
-// tricks (one point each), both from the view.
+// tricks (one point each), both from the view. When the page was brought past the hand's end
+// without that table (a click that raced another client while the stream was away), the
+// result is drawn from the HandScored alone, with the hand's number, bids and contract if the
+// page saw the hand, and without the split into tricks and count.
 
 import { h } from "./dom";
 import type { HandScored } from "./gen/boneyard/v1/events_pb";
@@ -16,6 +19,10 @@ export interface SummaryOptions {
   spectator: boolean;
   /** Continue to the next hand (none at the game's end). */
   onContinue?: () => void;
+  /** The model's view is the table as the hand ended (its tricks are all there). */
+  ended: boolean;
+  /** The model's view is of this hand (its number, bids and contract). */
+  ofHand: boolean;
 }
 
 function signed(n: number, text: string): string {
@@ -29,11 +36,13 @@ export function handSummary(model: TableModel, scored: HandScored, options: Summ
   const bidder = scored.bidder === you ? "You" : seatName(model, scored.bidder);
   const result = scored.made ? "made it" : scored.bidder === you ? "were set" : "was set";
   const headline = `${bidder} bid ${bidText(scored.bid)} and ${result}`;
-  const contract = view.contract ? contractText(view.contract) : "";
-  const auction = view.bids.map((b) => `${b.seat === you ? "you" : seatName(model, b.seat)} ${b.bid ? bidText(b.bid) : "pass"}`).join(", ");
+  const contract = options.ofHand && view.contract ? contractText(view.contract) : "";
+  const auction = options.ofHand
+    ? view.bids.map((b) => `${b.seat === you ? "you" : seatName(model, b.seat)} ${b.bid ? bidText(b.bid) : "pass"}`).join(", ")
+    : "";
   const rows = view.teams.map((team, t) => {
     const taken = scored.taken[t] ?? 0;
-    const tricks = view.tricksWon[t];
+    const tricks = options.ended ? view.tricksWon[t] : undefined;
     const mine = you !== undefined && team.seats.includes(you);
     const isBidder = team.seats.includes(scored.bidder);
     let took: string;
@@ -52,7 +61,7 @@ export function handSummary(model: TableModel, scored: HandScored, options: Summ
   return h(
     "section",
     { class: `hand-summary ${scored.made ? "made" : "set"}`, aria: { label: "hand result" } },
-    h("h2", {}, `Hand ${view.handNumber}: ${headline}`),
+    h("h2", {}, options.ofHand ? `Hand ${view.handNumber}: ${headline}` : `Hand scored: ${headline}`),
     h(
       "p",
       { class: "meta" },
