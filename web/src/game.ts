@@ -285,6 +285,8 @@ class GamePage {
   }
 
   private continue(): void {
+    // The last result of a game that is over stays with the final table (a spectator's too).
+    if (this.view?.phase === Phase.GAME_OVER && this.owed.length <= 1) return;
     const done = this.owed.shift();
     clearTimeout(done?.timer);
     this.render();
@@ -475,8 +477,9 @@ class GamePage {
     // table, and nothing follows it.
     const shown = this.owed[0];
     const final = over && this.owed.length === 1;
-    // While a hand's result is shown, the table stays as the hand ended.
-    const view = shown && !final ? shown.view ?? this.view : this.view;
+    // While a hand's result is shown, the table stays as the hand ended (when the page has that
+    // table: else it is the table as it is now, with nothing to click until Continue).
+    const view = shown && !final && shown.ended ? shown.view : this.view;
     const rules = rulesOf(view, s);
     const openResults = this.root.querySelector<HTMLDetailsElement>("details.results")?.open ?? false;
     // The focused control, found again after the redraw (a keyboard player keeps their place).
@@ -513,8 +516,8 @@ class GamePage {
             final,
             spectator: !this.held,
             onContinue: final ? undefined : () => this.continue(),
+            hand: shown.view,
             ended: shown.ended,
-            ofHand: shown.view !== undefined,
           })
         : null,
       model && view && view.handNumber > 0 ? renderTable(model) : null,
