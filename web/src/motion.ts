@@ -4,8 +4,15 @@
 // trick; a trick that leaves the table is gathered toward its winner's seat; the tiles left in
 // a hand close up. Decoration only: the page is the new state the moment it is drawn (a tile
 // in the trick is there, a button is there), and the motion plays over it for a quarter of a
-// second. A glide cut by the next draw goes on from where it was; a gathered trick is a copy
-// over the page, gone when its motion ends. With prefers-reduced-motion: reduce, nothing moves.
+// second. A tile still gliding when the next draw comes is that draw's tile: the element drawn
+// before, with its motion, takes the new one's place (the same markup), so a glide goes on
+// through draws without a new motion each time (which cost the page more than it showed in a
+// game moving quicker than the motion); a gathered trick is a copy over the page, gone when its
+// motion ends. When the table is drawn again and again (more than RUSH_DRAWS draws within
+// RUSH_MS: bots, or a spectator of a quick game), nothing moves until it calms down: motion that
+// plays over a page redrawn every few milliseconds holds up the page's reading of the stream
+// (bench-browser measured it) and shows nothing a person could follow. With
+// prefers-reduced-motion: reduce, nothing moves.
 
 /** How long a tile takes to reach the trick, to be gathered, and for a hand to close up. */
 export const GLIDE_MS = 240;
@@ -14,17 +21,16 @@ const CLOSE_UP_MS = 160;
 /** Tiles played together (the bots' plays of one draw) start one after another. */
 const STAGGER_MS = 110;
 const EASE = "cubic-bezier(0.2, 0.7, 0.2, 1)";
-
-interface Flight {
-  rect: DOMRect;
-  /** What was left of its glide when it was cut by a draw (ms), 0 when at rest. */
-  left: number;
-}
+const RUSH_DRAWS = 6;
+const RUSH_MS = 300;
+/** When the table was drawn lately (performance.now()). */
+let draws: number[] = [];
 
 /** What the table looked like just before a draw. */
 export interface Before {
-  /** The plays on the table by key (`data-play`): where each tile was seen. */
-  plays: Map<string, Flight>;
+  /** The plays on the table (`data-play`), and the elements of those still gliding. */
+  plays: Set<string>;
+  gliding: Map<string, HTMLElement>;
   /** The tricks shown (`data-trick`) and their winner, tiles and where they were. */
   tricks: Map<string, { winner: string | undefined; tiles: { tile: Element; rect: DOMRect }[] }>;
   /** The own hand's tiles by name, where they were, in order. */
@@ -49,18 +55,12 @@ function tileOf(played: Element): HTMLElement | null {
 
 /** Read the table's places before a draw. */
 export function capture(root: ParentNode): Before {
-  const plays = new Map<string, Flight>();
+  const plays = new Set<string>();
+  const gliding = new Map<string, HTMLElement>();
   for (const played of root.querySelectorAll<HTMLElement>(".felt .played[data-play]")) {
-    const tile = tileOf(played);
-    if (!tile) continue;
-    let left = 0;
-    for (const a of tile.getAnimations()) {
-      const timing = a.effect?.getComputedTiming();
-      if (a.playState === "running" && timing?.endTime !== undefined && typeof timing.localTime === "number") {
-        left = Math.max(left, Number(timing.endTime) - timing.localTime);
-      }
-    }
-    plays.set(played.dataset.play ?? "", { rect: tile.getBoundingClientRect(), left });
+    const key = played.dataset.play ?? "";
+    plays.add(key);
+    if (tileOf(played)?.getAnimations().some((a) => a.playState === "running")) gliding.set(key, played);
   }
   const tricks = new Map<string, { winner: string | undefined; tiles: { tile: Element; rect: DOMRect }[] }>();
   for (const trick of root.querySelectorAll<HTMLElement>(".felt .trick.done[data-trick]")) {
@@ -72,7 +72,7 @@ export function capture(root: ParentNode): Before {
   const deal = root.querySelector<HTMLElement>(".table-view")?.dataset.deal;
   const felt = root.querySelector(".felt")?.getBoundingClientRect();
   const handBox = root.querySelector(".hand")?.getBoundingClientRect();
-  return { plays, tricks, hand, handOrder: [...hand.keys()].join(" "), deal, felt, handBox };
+  return { plays, gliding, tricks, hand, handOrder: [...hand.keys()].join(" "), deal, felt, handBox };
 }
 
 /** `r` moved by as much as `box` moved from `was` to `now`. */
@@ -103,7 +103,9 @@ function seatRect(root: ParentNode, seat: string | undefined): DOMRect | undefin
 /** Play the way from `seen` (read before the draw) to the table now drawn in `root`; `mySeat`
  * is the page's seat (its plays come from its hand). */
 export function animate(root: ParentNode, seen: Before | undefined, mySeat: number | undefined): void {
-  if (!seen || reducedMotion()) return;
+  const now = performance.now();
+  draws = [...draws.filter((t) => now - t < RUSH_MS), now];
+  if (!seen || reducedMotion() || draws.length > RUSH_DRAWS) return;
   const view = root.querySelector<HTMLElement>(".table-view");
   const deal = view?.dataset.deal;
   if (!view || deal === undefined) return;
@@ -111,7 +113,6 @@ export function animate(root: ParentNode, seen: Before | undefined, mySeat: numb
   const hand = root.querySelector(".hand");
   const before: Before = {
     ...seen,
-    plays: new Map([...seen.plays].map(([k, f]) => [k, { ...f, rect: moved(f.rect, seen.felt, felt) }])),
     tricks: new Map([...seen.tricks].map(([k, t]) => [k, { ...t, tiles: t.tiles.map((x) => ({ ...x, rect: moved(x.rect, seen.felt, felt) })) }])),
     hand: new Map([...seen.hand].map(([k, r]) => [k, moved(r, seen.handBox, hand)])),
   };
@@ -120,20 +121,17 @@ export function animate(root: ParentNode, seen: Before | undefined, mySeat: numb
   closeUp(root, before);
 }
 
-/** Tiles new on the table glide in from their seat, or from the hand; tiles whose glide a
- * draw cut go on from where they were. */
+/** Tiles new on the table glide in from their seat, or from the hand; a tile still gliding
+ * goes on (its element, drawn the same, is put back). */
 function glide(root: ParentNode, before: Before, mySeat: number | undefined): void {
   const arriving: { tile: HTMLElement; start: DOMRect; size: "tile" | "seat" }[] = [];
   for (const played of root.querySelectorAll<HTMLElement>(".felt .played[data-play]")) {
     const tile = tileOf(played);
     if (!tile) continue;
     const key = played.dataset.play ?? "";
-    const seen = before.plays.get(key);
-    const to = tile.getBoundingClientRect();
-    if (seen) {
-      if (seen.left > 0) {
-        tile.animate([{ transform: from(seen.rect, to) }, { transform: "none" }], { duration: seen.left, easing: EASE });
-      }
+    if (before.plays.has(key)) {
+      const still = before.gliding.get(key);
+      if (still && still.outerHTML === played.outerHTML) played.replaceWith(still);
       continue;
     }
     const seat = played.dataset.seat;
@@ -203,5 +201,6 @@ function closeUp(root: ParentNode, before: Before): void {
 
 /** Gathered tricks still in flight, removed (a page left mid-gather). */
 export function stopMotion(): void {
+  draws = [];
   for (const ghost of document.querySelectorAll(".tile.gathering")) ghost.remove();
 }
