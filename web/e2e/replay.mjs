@@ -26,9 +26,9 @@ run(async (browser) => {
   // Every page on the way: no sideways scroll, nothing serious or critical for axe.
   const checked = {};
   await page.goto(`${URL}/#/archive`);
-  await page.locator(`li[data-game="${gameId}"] a`).waitFor();
+  await page.locator(`tr[data-game="${gameId}"] a`).waitFor();
   await checkPage(page, "archive", checked);
-  await page.locator(`li[data-game="${gameId}"] a`).click();
+  await page.locator(`tr[data-game="${gameId}"] a`).click();
   await page.waitForURL(new RegExp(`#/replay/${gameId}`));
   const verdict = (await page.locator(".verdict").textContent()) ?? "";
   const start = await step(page);

@@ -6,6 +6,7 @@ import { createConnectTransport } from "@connectrpc/connect-web";
 import { ArchiveService } from "./gen/boneyard/v1/archive_pb";
 import { LobbyService } from "./gen/boneyard/v1/competition_pb";
 import { GameService } from "./gen/boneyard/v1/game_service_pb";
+import { TournamentService } from "./gen/boneyard/v1/competition_pb";
 
 const transport = createConnectTransport({
   // The directory the page was served from: `/` of the listener, or a proxy's path prefix.
@@ -17,6 +18,7 @@ const transport = createConnectTransport({
 export const games: Client<typeof GameService> = createClient(GameService, transport);
 export const archive: Client<typeof ArchiveService> = createClient(ArchiveService, transport);
 export const lobby: Client<typeof LobbyService> = createClient(LobbyService, transport);
+export const tournaments: Client<typeof TournamentService> = createClient(TournamentService, transport);
 
 /** Call options that act (or see) as a seat. */
 export function asSeat(token: string | undefined, signal?: AbortSignal): { headers?: Record<string, string>; signal?: AbortSignal } {

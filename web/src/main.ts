@@ -1,4 +1,4 @@
-// The web app: a hash router over five pages. Each page gets the element to draw in and a
+// The web app: a hash router over seven pages. Each page gets the element to draw in and a
 // signal that aborts when the page is left (its streams and timers stop with it).
 
 import { h } from "./dom";
@@ -6,6 +6,7 @@ import { gamePage } from "./game";
 import { helpPage } from "./help";
 import { lobbyPage } from "./lobby";
 import { archivePage, replayPage } from "./replay";
+import { tournamentPage, tournamentsPage } from "./tournaments";
 import "./style.css";
 
 const root = document.getElementById("app")!;
@@ -21,6 +22,7 @@ function route(): void {
     { class: "top", aria: { label: "pages" } },
     h("a", { href: "#/" }, "Lobby"),
     h("a", { href: "#/archive" }, "Archive"),
+    h("a", { href: "#/tournaments" }, "Tournaments"),
     h("a", { href: "#/help" }, "Help"),
   );
   root.replaceChildren(nav, page);
@@ -28,6 +30,8 @@ function route(): void {
   else if (where === "replay" && id) replayPage(page, decodeURIComponent(id), leave.signal);
   else if (where === "archive") archivePage(page, leave.signal);
   else if (where === "help") helpPage(page);
+  else if (where === "tournaments") tournamentsPage(page, leave.signal);
+  else if (where === "tournament" && id) tournamentPage(page, decodeURIComponent(id), leave.signal);
   else lobbyPage(page, leave.signal);
 }
 
