@@ -170,9 +170,16 @@ export async function waitTurn(page, stopAtHand = 0, onSummary = async () => {})
   for (;;) {
     const state = await waitTurnOrSummary(page, stopAtHand);
     if (state !== "summary") return state;
-    summaries.push((await page.locator(".hand-summary h2").textContent()) ?? "");
+    const heading = (await page.locator(".hand-summary h2").textContent()) ?? "";
     await onSummary(page);
-    await page.locator(".hand-summary").getByRole("button", { name: "Continue" }).click();
+    // The game may have ended meanwhile (its last hand's result came a moment before the end
+    // of the game): that result stays, with the final table and no Continue.
+    const over = page.locator(".turn-line.over");
+    const next = page.locator(".hand-summary").getByRole("button", { name: "Continue" });
+    await next.or(over).first().waitFor();
+    if (await over.count()) continue;
+    summaries.push(heading);
+    await next.click();
     await page.locator(".hand-summary button").waitFor({ state: "detached" });
   }
 }
@@ -329,4 +336,27 @@ export async function smallTargets(page, selector) {
     .map((e) => [e.getAttribute("aria-label") || e.textContent?.trim() || e.tagName, e.getBoundingClientRect()])
     .filter(([, r]) => r.width < 43.5 || r.height < 43.5)
     .map(([n, r]) => `${n} ${Math.round(r.width)}x${Math.round(r.height)}`), selector);
+}
+
+/** The seat token the page keeps for `gameId` (localStorage). */
+export async function seatToken(page, gameId) {
+  return page.evaluate((id) => JSON.parse(localStorage.getItem(`boneyard.seat.${id}`) ?? "{}").token, gameId);
+}
+
+/** Resign the seat of `token` from another client, at the version the game is at (house bots
+ * may act meanwhile): a script's game with house bots ends, and stops counting against the
+ * server's limit of such games in play for one address. A game already over is left as it is. */
+export async function resign(gameId, token) {
+  for (;;) {
+    const { view } = await call("GameService", "GetView", { gameId }, token);
+    if (view.phase === "PHASE_GAME_OVER") return;
+    try {
+      await call("GameService", "SubmitAction", {
+        gameId, expectedVersion: view.version, requestId: crypto.randomUUID(), action: { resign: {} },
+      }, token);
+      return;
+    } catch (error) {
+      if (!String(error.message).includes("aborted")) throw error;
+    }
+  }
 }
