@@ -671,7 +671,7 @@ def test_a_player_signs_in_challenges_bot_accounts_and_sees_the_rating_change(
 
 
 @pytest.mark.parametrize("screen", ["desktop", "phone"])
-def test_a_player_seeks_a_table_cancels_and_is_seated_when_two_bots_seek_it_too(
+def test_a_player_seeks_a_table_cancels_and_is_seated_when_two_bots_seek_it_too_then_is_revoked(
     arena: Arena, tmp_path: Path, screen: str
 ) -> None:
     me = f"seeker-{screen}"
@@ -684,6 +684,8 @@ def test_a_player_seeks_a_table_cancels_and_is_seated_when_two_bots_seek_it_too(
             if line == "seeking":
                 for name, key in zip(names, keys, strict=True):
                     running.account(name, key, "--seek", "moon", "--games", "1")
+            elif line == "revoke":
+                arena.revoke(me)
 
         report = _ok(
             run_script(
@@ -707,5 +709,8 @@ def test_a_player_seeks_a_table_cancels_and_is_seated_when_two_bots_seek_it_too(
     seat = next(s.seat for s in game.seats if s.player_name == me)
     assert f"you play seat {seat}" in report["seated"]
     assert game.status == game_pb2.GAME_STATUS_FINISHED and game.winner != seat
+    # The key revoked by the operator: the page signed out, said why, and forgot the key.
+    assert report["revoked"].startswith("You are signed out. The server does not know this key")
+    assert report["navAfter"] == "Sign in" and not report["keyKept"]
     assert not report["checked"]["seeking"]["sideways"]
     assert not report["checked"]["seeking"]["findings"]

@@ -3,12 +3,12 @@
 // so that a second seek is again the only one waiting. The script then says "seeking", and the
 // test starts two bot accounts seeking the same table (`boneyard bot --key K --seek moon`):
 // the server forms the table and the page goes to it, the player seated with the key. The
-// player resigns. The seeking page is checked for sideways scrolling, tap targets and by
-// axe-core.
+// player resigns. Then the operator revokes the key: the page signs out and says why. The
+// seeking page is checked for sideways scrolling, tap targets and by axe-core.
 //
 // Environment: ME and ME_KEY (the player's account).
 
-import { check, checkPage, newPage, report, run, say, SCREENS, shot, smallTargets, URL } from "./lib.mjs";
+import { check, checkPage, newPage, report, run, say, SCREENS, shot, smallTargets, TIMEOUT, URL } from "./lib.mjs";
 import { trySignIn } from "./account_lib.mjs";
 
 const screen = process.env.SCREEN ?? "desktop";
@@ -56,5 +56,23 @@ run(async (browser) => {
   await page.getByRole("button", { name: "Resign" }).click();
   await page.getByRole("button", { name: "Yes, resign" }).click();
   const final = (await page.locator(".turn-line.over").textContent()) ?? "";
-  report({ screen, first, cancelled, again, gameId, seated, final, checked: seen });
+
+  // The operator revokes the key (the test does, on this line): the next page that uses it
+  // signs the browser out and says why above the sign-in form.
+  say("revoke");
+  let revoked = "";
+  for (const deadline = Date.now() + TIMEOUT; !revoked && Date.now() < deadline;) {
+    await page.goto(`${URL}/#/leaderboard`);
+    await page.goto(`${URL}/#/me`);
+    const state = await page.waitForFunction(() => {
+      const said = document.querySelector(".sign-in .refusal:not([hidden])");
+      if (said) return { said: said.textContent };
+      return document.querySelector(".activity .connection.live") ? { said: "" } : false;
+    });
+    revoked = (await state.jsonValue()).said;
+    if (!revoked) await page.waitForTimeout(250); // not revoked yet: look again
+  }
+  const navAfter = (await page.locator("nav.top .account-link").textContent()) ?? "";
+  const keyKept = await page.evaluate((k) => Object.keys(localStorage).some((key) => localStorage.getItem(key).includes(k)), ME_KEY);
+  report({ screen, first, cancelled, again, gameId, seated, final, revoked, navAfter, keyKept, checked: seen });
 });

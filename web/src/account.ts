@@ -70,12 +70,24 @@ export function signOut(): void {
   for (const seat of heldSeats()) if (seat.token === account.key) dropSeat(seat.gameId);
 }
 
-/** A call refused because the stored key is no longer good: sign out, and say so. Other
- * refusals: the server's words. */
+/** Why this browser was signed out without asking (its key refused): said once, above the
+ * sign-in form. */
+let signedOutBecause: string | undefined;
+
+/** Draw the page again, as the router does (after signing in or out). */
+export function reroute(): void {
+  window.dispatchEvent(new HashChangeEvent("hashchange"));
+}
+
+/** A call refused because the stored key is no longer good (revoked, or replaced by a new
+ * one): sign out, and draw the page again, signed out, the reason above its sign-in form.
+ * Other refusals: the server's words. */
 export function accountRefusal(error: unknown): string {
-  if (ConnectError.from(error).code === Code.Unauthenticated) {
+  if (ConnectError.from(error).code === Code.Unauthenticated && signedIn()) {
     signOut();
-    return `${KEY_REFUSED} You are signed out: reload the page to sign in again.`;
+    signedOutBecause = `You are signed out. ${KEY_REFUSED}`;
+    setTimeout(reroute, 0);
+    return signedOutBecause;
   }
   return refusal(error);
 }
@@ -151,7 +163,8 @@ export function signInForm(done: (account: SignedIn) => void): HTMLElement {
   const input = h("input", { id: "account-key", type: "password", placeholder: "byk_…" });
   input.setAttribute("autocomplete", "off");
   input.setAttribute("spellcheck", "false");
-  const said = h("p", { class: "refusal", role: "alert", hidden: true });
+  const said = h("p", { class: "refusal", role: "alert", hidden: !signedOutBecause }, signedOutBecause ?? "");
+  signedOutBecause = undefined;
   const button = h("button", { type: "submit", class: "primary" }, "Sign in");
   const submit = async (event: SubmitEvent): Promise<void> => {
     event.preventDefault();

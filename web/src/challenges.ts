@@ -10,7 +10,7 @@
 // page sent (playing) or accepted takes the person to its table, seated with the account's key.
 
 import {
-  GAME_TYPES, accountRefusal, followAccount, goSeated, seatLink, signInForm, signedIn, streamLine, timeText, type SignedIn,
+  GAME_TYPES, accountRefusal, reroute, followAccount, goSeated, seatLink, signInForm, signedIn, streamLine, timeText, type SignedIn,
   type StreamState,
 } from "./account";
 import { accounts, asSeat, challenges, games, lobby, ratings } from "./api";
@@ -520,7 +520,7 @@ export function challengesPage(root: HTMLElement, invite: string | undefined, si
     root.replaceChildren(
       h("header", {}, h("h1", {}, "Challenges and seeking")),
       h("p", {}, "Sign in with your account's key to challenge other accounts, answer their challenges, and seek a rated table."),
-      signInForm(() => window.dispatchEvent(new HashChangeEvent("hashchange"))),
+      signInForm(reroute),
     );
     return;
   }

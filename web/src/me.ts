@@ -6,7 +6,7 @@
 
 import { ConnectError } from "@connectrpc/connect";
 import {
-  accountRefusal, changeText, followAccount, gameTypeTitle, kindText, ratingText, seatLink, signInForm, signOut, signedIn,
+  accountRefusal, reroute, changeText, followAccount, gameTypeTitle, kindText, ratingText, seatLink, signInForm, signOut, signedIn,
   streamLine, timeText, type SignedIn, type StreamState,
 } from "./account";
 import { accounts, asSeat, lobby } from "./api";
@@ -209,7 +209,7 @@ class MePage {
         h("p", { class: "meta" }, kindText(this.account.kind), this.created ? `, made ${this.created}` : "", " · ",
           h("a", { href: playerHref(this.account.name) }, "your public page"), " · ",
           h("a", { href: "#/challenges" }, "challenges and seeking")),
-        h("button", { type: "button", class: "sign-out", onclick: () => { signOut(); location.hash = "#/me"; window.dispatchEvent(new HashChangeEvent("hashchange")); } }, "Sign out"),
+        h("button", { type: "button", class: "sign-out", onclick: () => { signOut(); reroute(); } }, "Sign out"),
       ),
       this.error ? h("p", { class: "refusal", role: "alert" }, this.error) : null,
       this.ready
@@ -242,7 +242,7 @@ export function mePage(root: HTMLElement, signal: AbortSignal): void {
     root.replaceChildren(
       h("header", {}, h("h1", {}, "Sign in")),
       h("p", {}, "Sign in with your account's key to see your ratings, challenge other accounts, and seek a rated table."),
-      signInForm(() => window.dispatchEvent(new HashChangeEvent("hashchange"))),
+      signInForm(reroute),
       h("p", {}, "No account? You can still ", h("a", { href: "#/" }, "play the computer"), " or join a table in the lobby, and see the ", h("a", { href: "#/leaderboard" }, "leaderboard"), "."),
     );
     root.querySelector<HTMLInputElement>("#account-key")?.focus();
