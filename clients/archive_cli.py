@@ -52,7 +52,7 @@ from boneyard.records.record import (
     dump_record,
     load_record,
 )
-from boneyard.records.signing import BadKey, parse_public_key
+from boneyard.records.signing import BadKey, key_fingerprint, parse_public_key
 from boneyard.records.verify import Discrepancy, Verdict, command_of, verify_record
 
 __all__ = ["ARCHIVE_COMMANDS", "ArchiveClient", "Step", "replay_steps"]
@@ -680,13 +680,16 @@ def archive(server: str, preset: str, player: str, since: str | None, until: str
 @server_option
 @_guard
 def public_key(server: str) -> None:
-    """Print the public key the server signs records with (base64), for verify --public-key.
+    """Print the public key the server signs records with (base64), for verify --public-key,
+    and its fingerprint on stderr (to compare by eye with the one the web app's archive and
+    `boneyard-server admin signing-key` show).
 
     Ask the server you trust for it over a channel you trust (TLS): a key fetched from a
     server an attacker stands in for is the attacker's."""
     with ArchiveClient(server) as client:
         answer = client.signing_key()
     click.echo(base64.b64encode(answer.public_key).decode("ascii"))
+    click.echo(f"fingerprint {key_fingerprint(answer.public_key)}", err=True)
 
 
 ARCHIVE_COMMANDS = (export, import_text, verify, replay, archive, public_key)

@@ -50,6 +50,7 @@ from boneyard.records.hashing import chain_head
 from boneyard.records.record import canonical_bytes
 
 __all__ = [
+    "FINGERPRINT_DIGITS",
     "KEY_SIZE",
     "PREFIX",
     "SIGNATURE_SIZE",
@@ -58,6 +59,7 @@ __all__ = [
     "BadSignature",
     "check_signature",
     "head_of",
+    "key_fingerprint",
     "key_text",
     "parse_public_key",
     "public_key_of",
@@ -71,6 +73,9 @@ PREFIX = b"boneyard.record.signature.v1\x00"
 """Domain separation: no other message this key could ever sign starts with these bytes."""
 KEY_SIZE = 32
 SIGNATURE_SIZE = 64
+FINGERPRINT_DIGITS = 20
+"""The hex digits of SHA-256 a fingerprint shows, in groups of four: 80 bits, so that making
+another key with a given fingerprint takes some 2**80 tries."""
 
 
 class BadKey(ValueError):
@@ -226,12 +231,21 @@ def _algorithm_name(value: int) -> str:
 # ---------------------------------------------------------------- keys as text
 
 
+def key_fingerprint(public_key: bytes) -> str:
+    """The one way a public key is shown for a person to compare by eye: the first
+    ``FINGERPRINT_DIGITS`` hex digits of SHA-256 of its 32 raw bytes, in groups of four
+    (``3376 8e95 04c1 9a2b 7f0d``). ``boneyard verify``, ``boneyard public-key``,
+    ``boneyard-server admin signing-key``, ``ArchiveService.GetSigningKey``, a verdict's
+    summary and the web app all show this string."""
+    digits = hashlib.sha256(public_key).hexdigest()[:FINGERPRINT_DIGITS]
+    return " ".join(digits[i : i + 4] for i in range(0, FINGERPRINT_DIGITS, 4))
+
+
 def key_text(public_key: bytes) -> str:
-    """A public key in words: its base64 (what ``--public-key`` takes) and a short fingerprint
-    to compare by eye (``ed25519 key 3q2+7w...= (fingerprint 1a2b3c4d)``)."""
-    fingerprint = hashlib.sha256(public_key).hexdigest()[:8]
+    """A public key in words: its base64 (what ``--public-key`` takes) and its fingerprint
+    (``ed25519 key 3q2+7w...= (fingerprint 3376 8e95 04c1 9a2b 7f0d)``)."""
     encoded = base64.b64encode(public_key).decode("ascii")
-    return f"ed25519 key {encoded} (fingerprint {fingerprint})"
+    return f"ed25519 key {encoded} (fingerprint {key_fingerprint(public_key)})"
 
 
 def parse_public_key(data: bytes) -> bytes:

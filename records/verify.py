@@ -73,7 +73,7 @@ from boneyard.records.record import (
     load_record,
     record_bounds_error,
 )
-from boneyard.records.signing import BadSignature, check_signature, key_text
+from boneyard.records.signing import BadSignature, check_signature, key_fingerprint, key_text
 
 __all__ = [
     "KINDS",
@@ -744,6 +744,7 @@ def verdict_to_proto(verdict: Verdict) -> archive_pb2.VerifyRecordResponse:
                 winning_seats=s.winning_seats,
                 head_hash=s.head_hash,
                 signing_key=s.signing_key,
+                signing_key_fingerprint=key_fingerprint(s.signing_key) if s.signing_key else "",
             )
         )
     if verdict.discrepancy is not None:

@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint
 from pyqwest import Client
 
-from .archive_pb2 import AnalyzeHandRequest, AnalyzeHandResponse, GetRecordRequest, GetRecordResponse, GetSigningKeyRequest, GetSigningKeyResponse, ListArchivedGamesRequest, ListArchivedGamesResponse, VerifyRecordRequest, VerifyRecordResponse
+from .archive_pb2 import AnalyzeHandRequest, AnalyzeHandResponse, ExportRecordRequest, ExportRecordResponse, GetRecordRequest, GetRecordResponse, GetSigningKeyRequest, GetSigningKeyResponse, ListArchivedGamesRequest, ListArchivedGamesResponse, VerifyRecordRequest, VerifyRecordResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, Iterable, Mapping
@@ -65,6 +65,15 @@ class ArchiveService(Protocol):
     async def get_signing_key(self, request: GetSigningKeyRequest, ctx: RequestContext[GetSigningKeyRequest, GetSigningKeyResponse], /) -> GetSigningKeyResponse:
         """
         The public key this server signs records with. No token needed.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def export_record(self, request: ExportRecordRequest, ctx: RequestContext[ExportRecordRequest, ExportRecordResponse], /) -> ExportRecordResponse:
+        """
+        The record of a finished game as a file: the JSON `boneyard export` writes, or the text
+        notation of `boneyard export --format text` (docs/notation.md), made by the same
+        functions (boneyard.records), so a file downloaded here and one exported from the
+        command line are the same. No token needed. Refused as GetRecord is.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -136,6 +145,17 @@ class ArchiveServiceASGIApplication(ConnectASGIApplication[ArchiveService]):
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.get_signing_key,
+                ),
+                "/boneyard.v1.ArchiveService/ExportRecord": Endpoint.unary(
+                    method=MethodInfo(
+                        name="ExportRecord",
+                        service_name="boneyard.v1.ArchiveService",
+                        input=ExportRecordRequest,
+                        output=ExportRecordResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.export_record,
                 ),
                 "/boneyard.v1.ArchiveService/AnalyzeHand": Endpoint.unary(
                     method=MethodInfo(
@@ -278,6 +298,32 @@ class ArchiveServiceClient(ConnectClient):
                 service_name="boneyard.v1.ArchiveService",
                 input=GetSigningKeyRequest,
                 output=GetSigningKeyResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    async def export_record(
+        self,
+        request: ExportRecordRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> ExportRecordResponse:
+        """
+        The record of a finished game as a file: the JSON `boneyard export` writes, or the text
+        notation of `boneyard export --format text` (docs/notation.md), made by the same
+        functions (boneyard.records), so a file downloaded here and one exported from the
+        command line are the same. No token needed. Refused as GetRecord is.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ExportRecord",
+                service_name="boneyard.v1.ArchiveService",
+                input=ExportRecordRequest,
+                output=ExportRecordResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.UNARY,
             ),

@@ -25,9 +25,10 @@ server's public key (GetSigningKey). docs/record-format.md defines the signed by
 
 STATUS CODES. INVALID_ARGUMENT: a malformed request (a game id that is no id, a page token
 this server did not give, an empty record to verify, a record over the bounds of
-docs/record-format.md: more than 60,000 events or 1,500 hands, more than 4 MiB).
-NOT_FOUND: no game with this id. FAILED_PRECONDITION: GetRecord of a game that is not over
-(its record would show hidden tiles). DEADLINE_EXCEEDED: VerifyRecord gave up, the client's
+docs/record-format.md: more than 60,000 events or 1,500 hands, more than 4 MiB; an export
+format this server does not know, a site of more than 200 characters).
+NOT_FOUND: no game with this id. FAILED_PRECONDITION: GetRecord or ExportRecord of a game
+that is not over (its record would show hidden tiles). DEADLINE_EXCEEDED: VerifyRecord gave up, the client's
 deadline having passed or the server's limit (30 s) reached. AnalyzeHand: NOT_FOUND for an
 unknown hand too (reason HAND_NOT_FOUND), FAILED_PRECONDITION for a game not finished
 (GAME_NOT_OVER; an abandoned game has no record and no analysis) or a record not yet
@@ -227,6 +228,34 @@ canonical bytes and the same hashes.
 STORED_COPY_DIFFERENT: StoredCopy.ValueType  # 3
 """This server holds the game, with another log (or one not yet over)."""
 Global___StoredCopy: _TypeAlias = StoredCopy  # noqa: Y015
+
+class _RecordFileFormat:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _RecordFileFormatEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_RecordFileFormat.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    RECORD_FILE_FORMAT_UNSPECIFIED: _RecordFileFormat.ValueType  # 0
+    """Not given: JSON."""
+    RECORD_FILE_FORMAT_JSON: _RecordFileFormat.ValueType  # 1
+    """The record in protobuf's JSON mapping, as `boneyard export` writes it
+    (docs/record-format.md): what `boneyard verify` and `boneyard import` read.
+    """
+    RECORD_FILE_FORMAT_TEXT: _RecordFileFormat.ValueType  # 2
+    """The text notation (docs/notation.md), as `boneyard export --format text` writes it."""
+
+class RecordFileFormat(_RecordFileFormat, metaclass=_RecordFileFormatEnumTypeWrapper):
+    """The form of an exported record."""
+
+RECORD_FILE_FORMAT_UNSPECIFIED: RecordFileFormat.ValueType  # 0
+"""Not given: JSON."""
+RECORD_FILE_FORMAT_JSON: RecordFileFormat.ValueType  # 1
+"""The record in protobuf's JSON mapping, as `boneyard export` writes it
+(docs/record-format.md): what `boneyard verify` and `boneyard import` read.
+"""
+RECORD_FILE_FORMAT_TEXT: RecordFileFormat.ValueType  # 2
+"""The text notation (docs/notation.md), as `boneyard export --format text` writes it."""
+Global___RecordFileFormat: _TypeAlias = RecordFileFormat  # noqa: Y015
 
 @_typing.final
 class AnalyzeHandRequest(_message.Message):
@@ -712,6 +741,7 @@ class ArchivedGame(_message.Message):
     HEAD_HASH_FIELD_NUMBER: _builtins.int
     CREATE_TIME_FIELD_NUMBER: _builtins.int
     FINISH_TIME_FIELD_NUMBER: _builtins.int
+    WINNING_SEATS_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game's id."""
     name: _builtins.str
@@ -742,6 +772,10 @@ class ArchivedGame(_message.Message):
     def finish_time(self) -> _timestamp_pb2.Timestamp:
         """When it finished (its last event was appended)."""
 
+    @_builtins.property
+    def winning_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The seats of the winning team (as RecordResult.winning_seats)."""
+
     def __init__(
         self,
         *,
@@ -755,10 +789,11 @@ class ArchivedGame(_message.Message):
         head_hash: _builtins.bytes = ...,
         create_time: _timestamp_pb2.Timestamp | None = ...,
         finish_time: _timestamp_pb2.Timestamp | None = ...,
+        winning_seats: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "finish_time", b"finish_time", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "events", b"events", "finish_time", b"finish_time", "game_id", b"game_id", "head_hash", b"head_hash", "name", b"name", "rules", b"rules", "scores", b"scores", "seats", b"seats", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "events", b"events", "finish_time", b"finish_time", "game_id", b"game_id", "head_hash", b"head_hash", "name", b"name", "rules", b"rules", "scores", b"scores", "seats", b"seats", "winner", b"winner", "winning_seats", b"winning_seats"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -917,6 +952,7 @@ class RecordSummary(_message.Message):
     WINNING_SEATS_FIELD_NUMBER: _builtins.int
     HEAD_HASH_FIELD_NUMBER: _builtins.int
     SIGNING_KEY_FIELD_NUMBER: _builtins.int
+    SIGNING_KEY_FINGERPRINT_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game's id."""
     events: _builtins.int
@@ -930,6 +966,10 @@ class RecordSummary(_message.Message):
     signing_key: _builtins.bytes
     """The public key whose signature the record carries, checked: the signature holds for
     this key. Empty when the record is unsigned.
+    """
+    signing_key_fingerprint: _builtins.str
+    """The fingerprint of signing_key, as GetSigningKeyResponse.fingerprint gives one; empty
+    when the record is unsigned.
     """
     @_builtins.property
     def rules(self) -> _rules_pb2.Ruleset:
@@ -955,10 +995,11 @@ class RecordSummary(_message.Message):
         winning_seats: _abc.Iterable[_builtins.int] | None = ...,
         head_hash: _builtins.bytes = ...,
         signing_key: _builtins.bytes = ...,
+        signing_key_fingerprint: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "game_id", b"game_id", "hands", b"hands", "head_hash", b"head_hash", "rules", b"rules", "scores", b"scores", "signing_key", b"signing_key", "winner", b"winner", "winning_seats", b"winning_seats"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "game_id", b"game_id", "hands", b"hands", "head_hash", b"head_hash", "rules", b"rules", "scores", b"scores", "signing_key", b"signing_key", "signing_key_fingerprint", b"signing_key_fingerprint", "winner", b"winner", "winning_seats", b"winning_seats"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1035,22 +1076,93 @@ class GetSigningKeyResponse(_message.Message):
 
     ALGORITHM_FIELD_NUMBER: _builtins.int
     PUBLIC_KEY_FIELD_NUMBER: _builtins.int
+    FINGERPRINT_FIELD_NUMBER: _builtins.int
     algorithm: Global___SignatureAlgorithm.ValueType
     """The algorithm: ED25519."""
     public_key: _builtins.bytes
     """The public key the server signs records with (32 bytes): what `boneyard verify
     --public-key` takes (in base64), and what `boneyard-server admin signing-key` prints.
     """
+    fingerprint: _builtins.str
+    """The key's fingerprint, for a person to compare by eye: the first 20 hex digits of
+    SHA-256 of public_key, in groups of four ("3376 8e95 04c1 9a2b 7f0d"). The command line
+    (`boneyard public-key`, `boneyard verify`, `boneyard-server admin signing-key`) and the
+    web app show the same string (docs/record-format.md, "The key and its fingerprint").
+    """
     def __init__(
         self,
         *,
         algorithm: Global___SignatureAlgorithm.ValueType = ...,
         public_key: _builtins.bytes = ...,
+        fingerprint: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["algorithm", b"algorithm", "public_key", b"public_key"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["algorithm", b"algorithm", "fingerprint", b"fingerprint", "public_key", b"public_key"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetSigningKeyResponse: _TypeAlias = GetSigningKeyResponse  # noqa: Y015
+
+@_typing.final
+class ExportRecordRequest(_message.Message):
+    """Request of ArchiveService.ExportRecord."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    FORMAT_FIELD_NUMBER: _builtins.int
+    SITE_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The finished game."""
+    format: Global___RecordFileFormat.ValueType
+    """The form of the file; unspecified: JSON."""
+    site: _builtins.str
+    """The text notation's [Site] tag: where the game was played as the client names the server
+    (`boneyard export` writes its --server address); empty for none. At most 200 characters;
+    JSON has no such field and ignores it.
+    """
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        format: Global___RecordFileFormat.ValueType = ...,
+        site: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["format", b"format", "game_id", b"game_id", "site", b"site"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ExportRecordRequest: _TypeAlias = ExportRecordRequest  # noqa: Y015
+
+@_typing.final
+class ExportRecordResponse(_message.Message):
+    """Response of ArchiveService.ExportRecord."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FILE_NAME_FIELD_NUMBER: _builtins.int
+    MEDIA_TYPE_FIELD_NUMBER: _builtins.int
+    CONTENT_FIELD_NUMBER: _builtins.int
+    file_name: _builtins.str
+    """A name to save the file under: "boneyard-GAME_ID.json" or "boneyard-GAME_ID.txt"."""
+    media_type: _builtins.str
+    """Its media type: "application/json" or "text/plain; charset=utf-8"."""
+    content: _builtins.str
+    """The file (at most 16 MiB: a JSON record within the bounds of docs/record-format.md)."""
+    def __init__(
+        self,
+        *,
+        file_name: _builtins.str = ...,
+        media_type: _builtins.str = ...,
+        content: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["content", b"content", "file_name", b"file_name", "media_type", b"media_type"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ExportRecordResponse: _TypeAlias = ExportRecordResponse  # noqa: Y015

@@ -55,6 +55,11 @@ class ArchiveServiceStub:
                 request_serializer=boneyard_dot_v1_dot_archive__pb2.GetSigningKeyRequest.SerializeToString,
                 response_deserializer=boneyard_dot_v1_dot_archive__pb2.GetSigningKeyResponse.FromString,
                 _registered_method=True)
+        self.ExportRecord = channel.unary_unary(
+                '/boneyard.v1.ArchiveService/ExportRecord',
+                request_serializer=boneyard_dot_v1_dot_archive__pb2.ExportRecordRequest.SerializeToString,
+                response_deserializer=boneyard_dot_v1_dot_archive__pb2.ExportRecordResponse.FromString,
+                _registered_method=True)
         self.AnalyzeHand = channel.unary_unary(
                 '/boneyard.v1.ArchiveService/AnalyzeHand',
                 request_serializer=boneyard_dot_v1_dot_archive__pb2.AnalyzeHandRequest.SerializeToString,
@@ -97,6 +102,16 @@ class ArchiveServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ExportRecord(self, request, context):
+        """The record of a finished game as a file: the JSON `boneyard export` writes, or the text
+        notation of `boneyard export --format text` (docs/notation.md), made by the same
+        functions (boneyard.records), so a file downloaded here and one exported from the
+        command line are the same. No token needed. Refused as GetRecord is.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def AnalyzeHand(self, request, context):
         """Every play of one hand of a finished game, valued with every hand known (double dummy):
         for each play the value of each tile the seat could legally play, and what the tile
@@ -131,6 +146,11 @@ def add_ArchiveServiceServicer_to_server(servicer, server):
                     servicer.GetSigningKey,
                     request_deserializer=boneyard_dot_v1_dot_archive__pb2.GetSigningKeyRequest.FromString,
                     response_serializer=boneyard_dot_v1_dot_archive__pb2.GetSigningKeyResponse.SerializeToString,
+            ),
+            'ExportRecord': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExportRecord,
+                    request_deserializer=boneyard_dot_v1_dot_archive__pb2.ExportRecordRequest.FromString,
+                    response_serializer=boneyard_dot_v1_dot_archive__pb2.ExportRecordResponse.SerializeToString,
             ),
             'AnalyzeHand': grpc.unary_unary_rpc_method_handler(
                     servicer.AnalyzeHand,
@@ -247,6 +267,33 @@ class ArchiveService:
             '/boneyard.v1.ArchiveService/GetSigningKey',
             boneyard_dot_v1_dot_archive__pb2.GetSigningKeyRequest.SerializeToString,
             boneyard_dot_v1_dot_archive__pb2.GetSigningKeyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExportRecord(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/boneyard.v1.ArchiveService/ExportRecord',
+            boneyard_dot_v1_dot_archive__pb2.ExportRecordRequest.SerializeToString,
+            boneyard_dot_v1_dot_archive__pb2.ExportRecordResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -25,9 +25,10 @@ server's public key (GetSigningKey). docs/record-format.md defines the signed by
 
 STATUS CODES. INVALID_ARGUMENT: a malformed request (a game id that is no id, a page token
 this server did not give, an empty record to verify, a record over the bounds of
-docs/record-format.md: more than 60,000 events or 1,500 hands, more than 4 MiB).
-NOT_FOUND: no game with this id. FAILED_PRECONDITION: GetRecord of a game that is not over
-(its record would show hidden tiles). DEADLINE_EXCEEDED: VerifyRecord gave up, the client's
+docs/record-format.md: more than 60,000 events or 1,500 hands, more than 4 MiB; an export
+format this server does not know, a site of more than 200 characters).
+NOT_FOUND: no game with this id. FAILED_PRECONDITION: GetRecord or ExportRecord of a game
+that is not over (its record would show hidden tiles). DEADLINE_EXCEEDED: VerifyRecord gave up, the client's
 deadline having passed or the server's limit (30 s) reached. AnalyzeHand: NOT_FOUND for an
 unknown hand too (reason HAND_NOT_FOUND), FAILED_PRECONDITION for a game not finished
 (GAME_NOT_OVER; an abandoned game has no record and no analysis) or a record not yet
@@ -77,6 +78,12 @@ class ArchiveServiceStub:
     """
     GetSigningKey: _grpc.UnaryUnaryMultiCallable[_archive_pb2.GetSigningKeyRequest, _archive_pb2.GetSigningKeyResponse]
     """The public key this server signs records with. No token needed."""
+    ExportRecord: _grpc.UnaryUnaryMultiCallable[_archive_pb2.ExportRecordRequest, _archive_pb2.ExportRecordResponse]
+    """The record of a finished game as a file: the JSON `boneyard export` writes, or the text
+    notation of `boneyard export --format text` (docs/notation.md), made by the same
+    functions (boneyard.records), so a file downloaded here and one exported from the
+    command line are the same. No token needed. Refused as GetRecord is.
+    """
     AnalyzeHand: _grpc.UnaryUnaryMultiCallable[_archive_pb2.AnalyzeHandRequest, _archive_pb2.AnalyzeHandResponse]
     """Every play of one hand of a finished game, valued with every hand known (double dummy):
     for each play the value of each tile the seat could legally play, and what the tile
@@ -103,6 +110,12 @@ class ArchiveServiceAsyncStub(ArchiveServiceStub):
     """
     GetSigningKey: _aio.UnaryUnaryMultiCallable[_archive_pb2.GetSigningKeyRequest, _archive_pb2.GetSigningKeyResponse]  # type: ignore[assignment]
     """The public key this server signs records with. No token needed."""
+    ExportRecord: _aio.UnaryUnaryMultiCallable[_archive_pb2.ExportRecordRequest, _archive_pb2.ExportRecordResponse]  # type: ignore[assignment]
+    """The record of a finished game as a file: the JSON `boneyard export` writes, or the text
+    notation of `boneyard export --format text` (docs/notation.md), made by the same
+    functions (boneyard.records), so a file downloaded here and one exported from the
+    command line are the same. No token needed. Refused as GetRecord is.
+    """
     AnalyzeHand: _aio.UnaryUnaryMultiCallable[_archive_pb2.AnalyzeHandRequest, _archive_pb2.AnalyzeHandResponse]  # type: ignore[assignment]
     """Every play of one hand of a finished game, valued with every hand known (double dummy):
     for each play the value of each tile the seat could legally play, and what the tile
@@ -150,6 +163,18 @@ class ArchiveServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_archive_pb2.GetSigningKeyResponse, _abc.Awaitable[_archive_pb2.GetSigningKeyResponse]]:
         """The public key this server signs records with. No token needed."""
+
+    @_abc_1.abstractmethod
+    def ExportRecord(
+        self,
+        request: _archive_pb2.ExportRecordRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_archive_pb2.ExportRecordResponse, _abc.Awaitable[_archive_pb2.ExportRecordResponse]]:
+        """The record of a finished game as a file: the JSON `boneyard export` writes, or the text
+        notation of `boneyard export --format text` (docs/notation.md), made by the same
+        functions (boneyard.records), so a file downloaded here and one exported from the
+        command line are the same. No token needed. Refused as GetRecord is.
+        """
 
     @_abc_1.abstractmethod
     def AnalyzeHand(

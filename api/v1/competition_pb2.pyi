@@ -13,6 +13,7 @@ reserved for the account.
 
 from boneyard.api.v1 import game_pb2 as _game_pb2
 from boneyard.api.v1 import rules_pb2 as _rules_pb2
+from boneyard.api.v1 import view_pb2 as _view_pb2
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -578,6 +579,8 @@ class Tournament(_message.Message):
     GAMES_TOTAL_FIELD_NUMBER: _builtins.int
     GAMES_FINISHED_FIELD_NUMBER: _builtins.int
     CREATE_TIME_FIELD_NUMBER: _builtins.int
+    ORGANISER_FIELD_NUMBER: _builtins.int
+    TEAMS_FIELD_NUMBER: _builtins.int
     tournament_id: _builtins.str
     """Its id."""
     name: _builtins.str
@@ -594,6 +597,8 @@ class Tournament(_message.Message):
     """Games in all."""
     games_finished: _builtins.int
     """Games over."""
+    organiser: _builtins.str
+    """The organiser's account name (who made it, and alone may start or cancel it)."""
     @_builtins.property
     def rules(self) -> _rules_pb2.Ruleset:
         """The complete ruleset of its games."""
@@ -610,6 +615,12 @@ class Tournament(_message.Message):
     def create_time(self) -> _timestamp_pb2.Timestamp:
         """When it was made."""
 
+    @_builtins.property
+    def teams(self) -> _containers.RepeatedCompositeFieldContainer[_view_pb2.Team]:
+        """The seats of each team at its tables, by team (TournamentGame.scores and winner count
+        teams in this order): Texas 42 [0, 2] and [1, 3]; Moon one seat each.
+        """
+
     def __init__(
         self,
         *,
@@ -625,10 +636,12 @@ class Tournament(_message.Message):
         games_total: _builtins.int = ...,
         games_finished: _builtins.int = ...,
         create_time: _timestamp_pb2.Timestamp | None = ...,
+        organiser: _builtins.str = ...,
+        teams: _abc.Iterable[_view_pb2.Team] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "deals", b"deals", "duplicate", b"duplicate", "entrants", b"entrants", "format", b"format", "games_finished", b"games_finished", "games_total", b"games_total", "name", b"name", "rules", b"rules", "status", b"status", "time_control", b"time_control", "tournament_id", b"tournament_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "deals", b"deals", "duplicate", b"duplicate", "entrants", b"entrants", "format", b"format", "games_finished", b"games_finished", "games_total", b"games_total", "name", b"name", "organiser", b"organiser", "rules", b"rules", "status", b"status", "teams", b"teams", "time_control", b"time_control", "tournament_id", b"tournament_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

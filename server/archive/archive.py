@@ -28,6 +28,7 @@ from boneyard import engine
 from boneyard.api import codec
 from boneyard.api.v1 import archive_pb2
 from boneyard.engine import GameWon, HandScored, Ruleset
+from boneyard.records.notation import record_to_text
 from boneyard.records.record import (
     GameNotOver,
     MalformedRecord,
@@ -35,6 +36,7 @@ from boneyard.records.record import (
     build_record,
     canonical_bytes,
     record_bounds_error,
+    record_to_json,
 )
 from boneyard.records.verify import VerificationStopped, verdict_to_proto, verify_record
 from boneyard.server import paging
@@ -44,7 +46,15 @@ from boneyard.server.paging import DEFAULT_PAGE_SIZE, decode_time_token, encode_
 from boneyard.server.store.archive import ArchiveStore, FinishedGame
 from boneyard.server.store.repository import EventStore
 
-__all__ = ["MAX_VERIFY_SECONDS", "Archive", "ArchivedGame", "check_game_id"]
+__all__ = [
+    "EXPORT_FORMATS",
+    "MAX_SITE",
+    "MAX_VERIFY_SECONDS",
+    "Archive",
+    "ArchivedGame",
+    "ExportedRecord",
+    "check_game_id",
+]
 
 log = logging.getLogger(__name__)
 
@@ -65,10 +75,26 @@ class ArchivedGame:
     players: dict[int, str]
     scores: tuple[int, ...]
     winner: int
+    winning_seats: tuple[int, ...]
     events: int
     head_hash: bytes
     create_time: datetime
     finish_time: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ExportedRecord:
+    """A finished game's record as a file: a name to save it under, its media type, its text."""
+
+    file_name: str
+    media_type: str
+    content: str
+
+
+EXPORT_FORMATS = ("json", "text")
+"""The forms ``Archive.export`` writes: ``boneyard export``'s JSON and the text notation."""
+MAX_SITE = 200
+"""The most characters of the text notation's [Site] tag an export request may give."""
 
 
 def check_game_id(game_id: str) -> str:
@@ -169,6 +195,24 @@ class Archive:
             self.signer.sign(record)
         return record
 
+    def export(self, game_id: str, form: str, *, site: str = "") -> ExportedRecord:
+        """The record of a finished game as ``boneyard export`` writes it: ``form`` "json"
+        (``record_to_json``) or "text" (the notation, ``record_to_text``, its [Site] tag
+        ``site``). Refused as ``record`` is; ``InvalidArgument`` for a site over ``MAX_SITE``."""
+        assert form in EXPORT_FORMATS, form
+        if len(site) > MAX_SITE:
+            raise InvalidArgument(f"a site is at most {MAX_SITE} characters, not {len(site)}")
+        record = self.record(game_id)
+        if form == "text":
+            return ExportedRecord(
+                f"boneyard-{game_id}.txt",
+                "text/plain; charset=utf-8",
+                record_to_text(record, site=site),
+            )
+        return ExportedRecord(
+            f"boneyard-{game_id}.json", "application/json", record_to_json(record)
+        )
+
     # ------------------------------------------------------------ verifying
 
     def verify(
@@ -256,14 +300,15 @@ def _archived(game: FinishedGame) -> ArchivedGame:
     created = events[0]
     assert isinstance(created, engine.GameCreated), f"game {game.game_id} starts with {created}"
     scores = next((e.scores for e in reversed(events) if isinstance(e, HandScored)), ())
-    winner = next((e.team for e in reversed(events) if isinstance(e, GameWon)), 0)
+    won = next((e for e in reversed(events) if isinstance(e, GameWon)), None)
     return ArchivedGame(
         game_id=game.game_id,
         name=game.name,
         rules=created.rules,
         players=game.players,
         scores=tuple(scores),
-        winner=winner,
+        winner=won.team if won is not None else 0,
+        winning_seats=won.seats if won is not None else (),
         events=game.version,
         head_hash=game.head_hash,
         create_time=game.created_at,

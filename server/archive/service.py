@@ -23,6 +23,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from boneyard.api import codec
 from boneyard.api.v1 import archive_pb2, archive_pb2_grpc
 from boneyard.records.record import MAX_RECORD_BYTES
+from boneyard.records.signing import key_fingerprint
 from boneyard.server.archive.analysis import HandAnalyst
 from boneyard.server.archive.archive import MAX_VERIFY_SECONDS, Archive, ArchivedGame, check_game_id
 from boneyard.server.archive.signing import RecordSigner
@@ -81,6 +82,7 @@ def _archived_to_proto(game: ArchivedGame) -> archive_pb2.ArchivedGame:
         ],
         scores=game.scores,
         winner=game.winner,
+        winning_seats=game.winning_seats,
         events=game.events,
         head_hash=game.head_hash,
     )
@@ -88,6 +90,13 @@ def _archived_to_proto(game: ArchivedGame) -> archive_pb2.ArchivedGame:
     message.finish_time.FromDatetime(game.finish_time)
     return message
 
+
+_EXPORT_FORMATS = {
+    archive_pb2.RECORD_FILE_FORMAT_UNSPECIFIED: "json",
+    archive_pb2.RECORD_FILE_FORMAT_JSON: "json",
+    archive_pb2.RECORD_FILE_FORMAT_TEXT: "text",
+}
+"""ExportRecord's formats, as ``Archive.export`` names them."""
 
 MAX_HAND_NUMBER = 10_000
 """Above the hands any game may have (``deal_limit`` and the record's bounds are lower)."""
@@ -165,7 +174,25 @@ class ArchiveServicer(archive_pb2_grpc.ArchiveServiceServicer):
         if signer is None:
             raise PreconditionFailed("this server does not sign records", reason="NOT_SIGNING")
         return archive_pb2.GetSigningKeyResponse(
-            algorithm=archive_pb2.SIGNATURE_ALGORITHM_ED25519, public_key=signer.public_key
+            algorithm=archive_pb2.SIGNATURE_ALGORITHM_ED25519,
+            public_key=signer.public_key,
+            fingerprint=key_fingerprint(signer.public_key),
+        )
+
+    async def ExportRecord(
+        self, request: archive_pb2.ExportRecordRequest, context: grpc.aio.ServicerContext
+    ) -> archive_pb2.ExportRecordResponse:
+        game_id = check_game_id(request.game_id)
+        form = _EXPORT_FORMATS.get(request.format)
+        if form is None:
+            raise InvalidArgument(
+                f"format {request.format} is no RecordFileFormat this server knows "
+                f"(JSON = 1, TEXT = 2)"
+            )
+        check_text(request.site, "site")
+        exported = await self._call(self._archive.export, game_id, form, site=request.site)
+        return archive_pb2.ExportRecordResponse(
+            file_name=exported.file_name, media_type=exported.media_type, content=exported.content
         )
 
     # The base class says a message; this answers it encoded, as kept (the doors send bytes).

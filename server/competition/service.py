@@ -14,7 +14,7 @@ import grpc
 
 from boneyard import engine
 from boneyard.api import codec
-from boneyard.api.v1 import competition_pb2, competition_pb2_grpc, game_pb2
+from boneyard.api.v1 import competition_pb2, competition_pb2_grpc, game_pb2, view_pb2
 from boneyard.server.competition.lobby import Lobby, SeatWatch
 from boneyard.server.competition.standings import Standing
 from boneyard.server.competition.tournaments import TournamentDirector
@@ -261,7 +261,10 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
     def _describe(self, tournament_id: str, full: bool) -> tuple[Any, list[Any], list[Any], list[Any]]:
         tournament = self._director.get(tournament_id)
         competition = self._app.competition
-        names = {a.id: a.name for a in competition.accounts(tournament.entrants).values()}
+        names = {
+            a.id: a.name
+            for a in competition.accounts([*tournament.entrants, tournament.organiser_id]).values()
+        }
         schedule = competition.tournament_games(tournament_id)
         rules = engine.ruleset(tournament.preset, tournament.options)
         message = competition_pb2.Tournament(
@@ -275,6 +278,8 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
             status=_TOURNAMENT_STATUS[tournament.status],
             games_total=len(schedule),
             games_finished=sum(1 for g in schedule if g.status == "finished"),
+            organiser=names.get(tournament.organiser_id, ""),
+            teams=[view_pb2.Team(seats=team) for team in rules.teams],
         )
         if tournament.time_control is not None:
             message.time_control.CopyFrom(time_control_to_proto(tournament.time_control))

@@ -37,6 +37,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from boneyard.records.signing import key_fingerprint
 from boneyard.server.archive.signing import SigningKeyError, signer_from_database, signer_from_file
 from boneyard.server.competition.accounts import is_api_key, key_hash, new_api_key
 from boneyard.server.competition.ratings import rebuild
@@ -249,7 +250,8 @@ def rotate(database_url: str, name: str) -> None:
 )
 def signing_key(database_url: str, signing_key: str | None) -> None:
     """Print the public key records are signed with, in base64: what `boneyard verify
-    --public-key` takes, and what ArchiveService.GetSigningKey serves."""
+    --public-key` takes, and what ArchiveService.GetSigningKey serves; its fingerprint (what
+    `boneyard public-key`, `boneyard verify` and the web app's archive show) on stderr."""
     try:
         if signing_key is not None:
             signer = signer_from_file(signing_key)
@@ -259,6 +261,7 @@ def signing_key(database_url: str, signing_key: str | None) -> None:
     except SigningKeyError as error:
         raise click.ClickException(str(error)) from None
     click.echo(base64.b64encode(signer.public_key).decode("ascii"))
+    click.echo(f"fingerprint {key_fingerprint(signer.public_key)}", err=True)
 
 
 @admin.group("ratings")

@@ -793,6 +793,27 @@ def test_only_its_organiser_starts_a_tournament(server: RunningServer, client: C
     assert got.tournament.status == competition_pb2.TOURNAMENT_STATUS_CREATED
 
 
+def test_a_tournament_names_its_organiser_and_its_teams(
+    server: RunningServer, client: Client
+) -> None:
+    """Who made a tournament (and alone may start or cancel it) is public, as its entrants are;
+    the teams say whose the scores of its games are."""
+    name, key = account(server, "organiser", "player")
+    stub = tournaments(client)
+    made = stub.CreateTournament(
+        create_request([account(server)[0] for _ in range(4)]), metadata=bearer(key), timeout=RPC_TIMEOUT
+    ).tournament
+    assert made.organiser == name
+    got = stub.GetTournament(
+        competition_pb2.GetTournamentRequest(tournament_id=made.tournament_id), timeout=RPC_TIMEOUT
+    ).tournament
+    listed = stub.ListTournaments(competition_pb2.ListTournamentsRequest(), timeout=RPC_TIMEOUT)
+    assert got.organiser == name
+    assert [t.organiser for t in listed.tournaments if t.tournament_id == made.tournament_id] == [name]
+    # and the teams its games' scores and winners count: partners sit opposite
+    assert [list(team.seats) for team in got.teams] == [[0, 2], [1, 3]]
+
+
 def test_an_unknown_tournament_view_is_invalid(server: RunningServer, client: Client) -> None:
     made = tournaments(client).CreateTournament(
         create_request([account(server)[0] for _ in range(4)]),

@@ -461,6 +461,7 @@ REFUSALS: list[tuple[str, Message, str | None]] = [
         None,
     ),
     ("ArchiveService.GetRecord", archive_pb2.GetRecordRequest(game_id="x"), None),
+    ("ArchiveService.ExportRecord", archive_pb2.ExportRecordRequest(game_id="x"), None),
     ("ArchiveService.VerifyRecord", archive_pb2.VerifyRecordRequest(), None),
     (
         "ArchiveService.ListArchivedGames",
@@ -641,6 +642,15 @@ def test_the_archive_through_every_door(world: World) -> None:
         lambda d: d.call("ArchiveService.GetSigningKey", archive_pb2.GetSigningKeyRequest()),
     )
     assert record.signature.public_key == key.public_key
+    for form in (archive_pb2.RECORD_FILE_FORMAT_JSON, archive_pb2.RECORD_FILE_FORMAT_TEXT):
+        exported = assert_same_everywhere(
+            world,
+            lambda d, form=form: d.call(
+                "ArchiveService.ExportRecord",
+                archive_pb2.ExportRecordRequest(game_id=game_id, format=form, site="here"),
+            ),
+        )
+        assert exported.content and exported.file_name.startswith(f"boneyard-{game_id}.")
     analysed = assert_same_everywhere(
         world,
         lambda d: d.call(

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Iterator
+import uuid
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +22,8 @@ from boneyard.api.v1 import (
     archive_pb2_grpc,
     challenges_pb2,
     challenges_pb2_grpc,
+    competition_pb2,
+    competition_pb2_grpc,
     events_pb2,
     game_pb2,
     game_service_pb2,
@@ -29,8 +32,10 @@ from boneyard.api.v1 import (
     ratings_pb2_grpc,
     rules_pb2,
 )
+from boneyard.records.notation import record_to_text
+from boneyard.records.record import dump_record
 from tests.clients.cli_helpers import run_admin
-from tests.server.process_helpers import ServerProcess
+from tests.server.process_helpers import SERVER_BIN, ServerProcess, clean_env
 from tests.web.web_helpers import BOT, Bots, ScriptRun, bots, chromium, run_script
 
 pytestmark = pytest.mark.slow
@@ -287,7 +292,12 @@ def test_the_replay_steps_through_an_archived_game_verified(
     report = _ok(run_script("replay.mjs", server.http_url, tmp_path, env={"GAME_ID": game_id}))
     assert report["verdict"].startswith("Verified:")
     assert "stored copy is the same" in report["verdict"]
-    assert "Signed by this server (key " in report["verdict"]
+    fingerprint = (
+        archive_pb2_grpc.ArchiveServiceStub(server.channel())
+        .GetSigningKey(archive_pb2.GetSigningKeyRequest(), timeout=30)
+        .fingerprint
+    )
+    assert f"Signed by this server (key fingerprint {fingerprint})." in report["verdict"]
     steps = report["steps"]
     total = len(record.events)
     assert steps["start"]["caption"].startswith(f"Event 2 of {total}: Hand 1 dealt")
@@ -714,3 +724,263 @@ def test_a_player_seeks_a_table_cancels_and_is_seated_when_two_bots_seek_it_too_
     assert report["navAfter"] == "Sign in" and not report["keyKept"]
     assert not report["checked"]["seeking"]["sideways"]
     assert not report["checked"]["seeking"]["findings"]
+
+
+def _database_url(server: ServerProcess) -> str:
+    """The database of the module's server (the ``server`` fixture keeps it beside its log)."""
+    return f"sqlite:///{server.log_path.parent / 'web.db'}"
+
+
+def _account(database_url: str, kind: str, name: str) -> str:
+    """A new account made as the operator makes one (``boneyard-server admin create-KIND``): its key."""
+    made = subprocess.run(
+        [str(SERVER_BIN), "admin", f"create-{kind}", name, "--database-url", database_url],
+        check=False, capture_output=True, text=True, timeout=120, env=clean_env(), stdin=subprocess.DEVNULL,
+    )
+    assert made.returncode == 0, made.stdout + made.stderr
+    found = re.search(r"^key: (byk_\S+)$", made.stdout, re.MULTILINE)
+    assert found, made.stdout
+    return found.group(1)
+
+
+def _standing_rows(standings: Iterable[competition_pb2.Standing]) -> list[list[str]]:
+    """The lines of a standings table as the page writes them."""
+    return [
+        [str(place), s.name, f"{s.ordinal:.2f}", f"{s.rating:.2f}", f"{s.uncertainty:.2f}",
+         str(s.games), str(s.wins), str(s.score_for), str(s.score_against)]
+        for place, s in enumerate(standings, start=1)
+    ]
+
+
+def test_a_tournaments_page_follows_it_from_before_its_start_to_its_end(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    """Texas 42, two duplicate deals of one hand, four bot entrants (``boneyard bot --key``
+    processes), followed on a desktop and a phone at once; the fourth entrant's bot comes late
+    and leaves after two games, so that the pages are seen at each stage: not started, deal 1
+    behind closed doors, deal 1 over and deal 2 behind closed doors, and the end."""
+    database = _database_url(server)
+    tag = uuid.uuid4().hex[:6]
+    organiser_name = f"organiser-{tag}"
+    organiser = _account(database, "player", organiser_name)
+    entrants = [f"{seat}-{tag}" for seat in ("north", "east", "south", "west")]
+    keys = {name: _account(database, "bot", name) for name in entrants}
+    late = entrants[3]
+
+    def cli(*args: str) -> str:
+        done = subprocess.run(
+            [str(BOT), *args, "--server", server.address],
+            check=False, capture_output=True, text=True, timeout=120, env=clean_env(), stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    made = cli(
+        "tournament", "create", "--name", f"Browser cup {tag}", "--game", "texas42", "--deals", "2",
+        "--option", "hand_limit=1", *(a for e in entrants for a in ("--entrant", e)), "--key", organiser,
+    )
+    found = re.search(r"^tournament (\S+)$", made, re.MULTILINE)
+    assert found, made
+    tournament_id = found.group(1)
+    made = cli(
+        "tournament", "create", "--name", f"Called off {tag}", "--game", "texas42", "--deals", "1",
+        *(a for e in entrants for a in ("--entrant", e)), "--key", organiser,
+    )
+    found = re.search(r"^tournament (\S+)$", made, re.MULTILINE)
+    assert found, made
+    cancelled_id = found.group(1)
+    cli("tournament", "cancel", cancelled_id, "--key", organiser)
+    bots: dict[str, subprocess.Popen[bytes]] = {}
+
+    def bot(name: str, *extra: str) -> subprocess.Popen[bytes]:
+        with open(tmp_path / f"bot-{name}.log", "ab") as log:
+            return subprocess.Popen(
+                [str(BOT), "bot", "--server", server.address, "--key", keys[name],
+                 "--strategy", "heuristic", *extra],
+                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=clean_env(),
+            )
+
+    def on_line(line: str) -> None:
+        if line == "watching":
+            cli("tournament", "run", tournament_id, "--detach", "--key", organiser)
+        elif line == "closed":
+            bots["late"] = bot(late, "--games", "2")
+        elif line == "held":
+            # (the first one has played its two games, and goes: one process per seat)
+            assert bots["late"].wait(timeout=300) == 0
+            bots["again"] = bot(late)
+
+    try:
+        for name in entrants[:3]:
+            bots[name] = bot(name)
+        report = _ok(
+            run_script("tournament.mjs", server.http_url, tmp_path,
+                       env={"TOURNAMENT_ID": tournament_id, "CANCELLED_ID": cancelled_id},
+                       on_line=on_line)
+        )
+    finally:
+        for proc in bots.values():
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait(timeout=30)
+
+    done = competition_pb2_grpc.TournamentServiceStub(server.channel()).GetTournament(
+        competition_pb2.GetTournamentRequest(tournament_id=tournament_id), timeout=60
+    )
+    assert done.tournament.status == competition_pb2.TOURNAMENT_STATUS_FINISHED
+    assert len(done.games) == 4 and len(done.individuals) == 4 and len(done.partnerships) == 4
+
+    # The list: the tournament not started, its game, entrants, progress and organiser.
+    for line in report["listed"].values():
+        assert line.startswith(f"Browser cup {tag} not started Texas 42 (texas42) · 2 deals, duplicate · 4 entrants: "), line
+        assert all(e in line for e in entrants) and "0 of 4 games over" in line
+        assert f"organised by {organiser_name}" in line
+    # Before the start: the schedule, nothing played.
+    before = report["notStarted"]
+    assert before["status"] == "not started" and before["noStandings"] == "No game is played yet."
+    assert [(g["deal"], g["state"], g["link"]) for g in before["games"]] == [
+        (g.deal, "to come", None) for g in done.games
+    ]
+    # Deal 1 being played behind closed doors: shown, not linked, not in the standings.
+    closed = report["closed"]
+    assert closed["status"] == "being played" and closed["stateLine"].startswith("Playing deal 1 · 0 of 4 games over")
+    assert [(g["deal"], g["state"], g["link"]) for g in closed["games"]] == [
+        (0, "closed", None), (0, "closed", None), (1, "to come", None), (1, "to come", None)
+    ]
+    assert all("behind closed doors" in g["text"] for g in closed["games"][:2])
+    assert not closed["individuals"] and closed["noStandings"].startswith("No deal is over yet")
+    # Deal 1 over: its games linked to their replays and counted; deal 2 behind closed doors.
+    held = report["held"]
+    assert [(g["deal"], g["state"]) for g in held["games"]] == [
+        (0, "finished"), (0, "finished"), (1, "closed"), (1, "closed")
+    ]
+    assert [g["link"] for g in held["games"]] == [
+        f"#/replay/{done.games[0].game_id}", f"#/replay/{done.games[1].game_id}", None, None
+    ]
+    assert [row[5] for row in held["individuals"]] == ["2"] * 4  # each played deal 1 twice
+    assert "2 of 4 games over · 1 of 2 deals done" in held["stateLine"]
+    # The end, followed with no click: on each screen the server's standings, to the
+    # hundredth, its winner and every game with its result and replay.
+    teams = [list(team.seats) for team in done.tournament.teams]
+    for screen, final in report["final"].items():
+        assert final["status"] == "finished", screen
+        assert final["individuals"] == _standing_rows(done.individuals), screen
+        assert final["partnerships"] == _standing_rows(done.partnerships), screen
+        assert final["winner"] == f"{done.individuals[0].name} won the tournament"
+        assert final["connection"] is None, final  # no longer asking the server
+        assert [(g["number"], g["gameId"], g["state"], g["link"]) for g in final["games"]] == [
+            (g.number, g.game_id, "finished", f"#/replay/{g.game_id}") for g in done.games
+        ]
+        for shown, game in zip(final["games"], done.games, strict=True):
+            won = " & ".join(game.seats[s] for s in teams[game.winner])
+            marks = game.scores[game.winner]
+            assert shown["text"].startswith(f"{won} won, {marks} mark{'s' if marks != 1 else ''} to "), shown
+    # The page redrew as the tournament ended: the link a keyboard user was on kept its focus.
+    assert report["focusKept"] == f"#/replay/{done.games[0].game_id}"
+    assert report["replay"].startswith("Verified:"), report["replay"]
+    assert report["bad"] == {
+        "malformed": "This address does not name a tournament (not a tournament id: 'not-a-tournament').",
+        "unknown": "There is no such tournament on this server "
+        "(no tournament 00000000-0000-4000-8000-000000000000).",
+    }
+    cancelled = report["cancelled"]
+    assert cancelled["stateLine"].startswith("Cancelled by its organiser"), cancelled
+    assert cancelled["noStandings"] == "No deal was played out before it was cancelled."
+    assert [g["state"] for g in cancelled["games"]] == ["not played"] * 2 and cancelled["winner"] is None
+    assert report["small"] == [], report["small"]
+    assert len(report["checked"]) == 14, sorted(report["checked"])
+
+
+@pytest.fixture(scope="module")
+def finished_moon(server: ServerProcess) -> str:
+    """A Moon game played to its end by three bot processes."""
+    played = subprocess.run(
+        [str(BOT), "bot", "--server", server.address, "--new", "moon", "--strategy", "heuristic"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    return played.stdout.split()[1]
+
+
+def _seat_name(seat: archive_pb2.RecordSeat, seats: list[archive_pb2.RecordSeat]) -> str:
+    """A seat as the archive names it: a name two seats share told apart by the seat."""
+    if not seat.player_name:
+        return f"seat {seat.seat}"
+    shared = sum(s.player_name == seat.player_name for s in seats) > 1
+    return f"{seat.player_name} (seat {seat.seat})" if shared else seat.player_name
+
+
+@pytest.mark.parametrize("screen", ["desktop", "phone"])
+def test_the_archive_lists_winners_filters_by_preset_and_downloads_a_record_that_verifies(
+    server: ServerProcess, finished_game: str, finished_moon: str, tmp_path: Path, screen: str
+) -> None:
+    report = _ok(
+        run_script(
+            "archive.mjs",
+            server.http_url,
+            tmp_path,
+            env={"GAME_ID": finished_moon, "PRESET": "moon", "SCREEN": screen},
+        )
+    )
+    archive = archive_pb2_grpc.ArchiveServiceStub(server.channel())
+    # The preset filter offers exactly the server's presets.
+    presets = server.stub().ListPresets(game_service_pb2.ListPresetsRequest(), timeout=30).presets
+    assert report["presetOptions"] == [["", "any game"]] + [
+        [p.name, f"{p.name}: {p.description}"] for p in presets
+    ]
+    # Each row: the preset, the seats' names and the winners the server lists.
+    listed = archive.ListArchivedGames(archive_pb2.ListArchivedGamesRequest(), timeout=30).games
+    assert {finished_game, finished_moon} <= {g.game_id for g in listed}
+    shown = {row["game"]: row for row in report["all"]}
+    assert list(shown) == [g.game_id for g in listed]
+    for game in listed:
+        row = shown[game.game_id]
+        assert row["preset"] == game.rules.preset
+        seats = list(game.seats)
+        assert row["players"] == ", ".join(_seat_name(s, seats) for s in seats)
+        winners = [_seat_name(s, seats) for s in seats if s.seat in game.winning_seats]
+        assert winners and row["winner"] == " & ".join(winners)
+        assert row["score"].startswith(" / ".join(map(str, game.scores)) + " ")
+    moon = archive.ListArchivedGames(
+        archive_pb2.ListArchivedGamesRequest(preset="moon"), timeout=30
+    ).games
+    assert [row["game"] for row in report["filtered"]] == [g.game_id for g in moon]
+    assert finished_game not in {row["game"] for row in report["filtered"]}
+    # One fingerprint: the archive's, the verdict's, the command line's.
+    fingerprint = archive.GetSigningKey(archive_pb2.GetSigningKeyRequest(), timeout=30).fingerprint
+    cli = subprocess.run(
+        [str(BOT), "public-key", "--server", server.address],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert cli.stderr == f"fingerprint {fingerprint}\n"
+    assert report["fingerprint"] == fingerprint
+    assert f"Signed by this server (key fingerprint {fingerprint})." in report["verdict"]
+    # The downloads are the files `boneyard export` writes; the JSON verifies with the key.
+    record = archive.GetRecord(
+        archive_pb2.GetRecordRequest(game_id=finished_moon), timeout=30
+    ).record
+    json_file = Path(report["json"]["path"])
+    assert report["json"]["suggested"] == report["keyboard"] == f"boneyard-{finished_moon}.json"
+    assert json_file.read_bytes() == dump_record(record)
+    key_file = tmp_path / "server.key"
+    key_file.write_text(cli.stdout)
+    verified = subprocess.run(
+        [str(BOT), "verify", "--public-key", str(key_file), str(json_file)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert verified.stdout.startswith(f"valid: game {finished_moon} ")
+    assert f"(fingerprint {fingerprint})" in verified.stdout
+    assert report["text"]["suggested"] == f"boneyard-{finished_moon}.txt"
+    text = Path(report["text"]["path"]).read_text(encoding="utf-8")
+    assert text == record_to_text(record, site=report["host"])
+    for name, seen in report["checked"].items():
+        assert not seen["sideways"] and not seen["findings"], (name, seen)

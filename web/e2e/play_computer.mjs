@@ -139,7 +139,7 @@ run(async (browser) => {
   await page.getByRole("heading", { name: "How to play" }).waitFor();
   await checkPage(page, "help", checked);
   await page.getByRole("navigation", { name: "pages" }).getByRole("link", { name: "Archive" }).click();
-  const listed = page.locator(`li[data-game="${gameId}"] a`);
+  const listed = page.locator(`tr[data-game="${gameId}"] a`);
   await listed.waitFor();
   await checkPage(page, "archive", checked);
   await listed.click();

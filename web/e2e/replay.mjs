@@ -24,7 +24,7 @@ run(async (browser) => {
   check(gameId, "GAME_ID is not set");
   const page = await newPage(browser);
   await page.goto(`${URL}/#/archive`);
-  await page.locator(`li[data-game="${gameId}"] a`).click();
+  await page.locator(`tr[data-game="${gameId}"] a`).click();
   await page.waitForURL(new RegExp(`#/replay/${gameId}`));
   const verdict = (await page.locator(".verdict").textContent()) ?? "";
   const start = await step(page);

@@ -4,7 +4,7 @@
 import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { ArchiveService } from "./gen/boneyard/v1/archive_pb";
-import { LobbyService } from "./gen/boneyard/v1/competition_pb";
+import { LobbyService, TournamentService } from "./gen/boneyard/v1/competition_pb";
 import { GameService } from "./gen/boneyard/v1/game_service_pb";
 import { AccountService, ChallengeService } from "./gen/boneyard/v1/challenges_pb";
 import { RatingService } from "./gen/boneyard/v1/ratings_pb";
@@ -23,6 +23,7 @@ export const lobby: Client<typeof LobbyService> = createClient(LobbyService, tra
 export const accounts: Client<typeof AccountService> = createClient(AccountService, transport);
 export const challenges: Client<typeof ChallengeService> = createClient(ChallengeService, transport);
 export const ratings: Client<typeof RatingService> = createClient(RatingService, transport);
+export const tournaments: Client<typeof TournamentService> = createClient(TournamentService, transport);
 
 /** Call options that act (or see) as a seat. */
 export function asSeat(token: string | undefined, signal?: AbortSignal): { headers?: Record<string, string>; signal?: AbortSignal } {

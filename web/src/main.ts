@@ -10,6 +10,7 @@ import { leaderboardPage, playerPage } from "./leaderboard";
 import { lobbyPage } from "./lobby";
 import { mePage } from "./me";
 import { archivePage, replayPage } from "./replay";
+import { tournamentPage, tournamentsPage } from "./tournaments";
 import "./style.css";
 
 const root = document.getElementById("app")!;
@@ -25,6 +26,7 @@ function route(): void {
     { class: "top", aria: { label: "pages" } },
     h("a", { href: "#/" }, "Lobby"),
     h("a", { href: "#/archive" }, "Archive"),
+    h("a", { href: "#/tournaments" }, "Tournaments"),
     h("a", { href: "#/leaderboard" }, "Leaderboard"),
     h("a", { href: "#/challenges" }, "Challenges"),
     h("a", { href: "#/help" }, "Help"),
@@ -39,6 +41,8 @@ function route(): void {
   else if (where === "leaderboard") leaderboardPage(page, id, leave.signal);
   else if (where === "player" && id) playerPage(page, decodeURIComponent(id), leave.signal);
   else if (where === "challenges") challengesPage(page, id ? decodeURIComponent(id) : undefined, leave.signal);
+  else if (where === "tournaments") tournamentsPage(page, leave.signal);
+  else if (where === "tournament" && id) tournamentPage(page, decodeURIComponent(id), leave.signal);
   else lobbyPage(page, leave.signal);
 }
 

@@ -8,10 +8,11 @@
 
 import { analysisPanel, handsOf, playNote, type Analysis } from "./analysis";
 import { archive, games, refusal } from "./api";
-import { draw, h } from "./dom";
-import type { ArchivedGame, GameRecord, VerifyRecordResponse } from "./gen/boneyard/v1/archive_pb";
-import { DiscrepancyKind, SignedBy, StoredCopy } from "./gen/boneyard/v1/archive_pb";
+import { h, redraw } from "./dom";
+import type { ArchivedGame, GameRecord, GetSigningKeyResponse, RecordSeat, VerifyRecordResponse } from "./gen/boneyard/v1/archive_pb";
+import { DiscrepancyKind, RecordFileFormat, SignedBy, StoredCopy } from "./gen/boneyard/v1/archive_pb";
 import type { Event as GameEvent } from "./gen/boneyard/v1/events_pb";
+import type { Preset } from "./gen/boneyard/v1/rules_pb";
 import type { Play, SeatView } from "./gen/boneyard/v1/view_pb";
 import { renderTable, type SeatInfo } from "./table";
 import type { Tile } from "./tiles";
@@ -20,19 +21,53 @@ import { eventText, gameTitle, scoreUnit } from "./words";
 const PAGE = 50;
 
 function when(t: { seconds: bigint } | undefined): string {
-  return t ? new Date(Number(t.seconds) * 1000).toLocaleString() : "";
+  return t ? new Date(Number(t.seconds) * 1000).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "";
+}
+
+/** A seat's name in a list of finished games: "seat 2" for a seat nobody took, and a name two
+ * seats share (bots of one strategy) told apart by its seat, "heuristic bot (seat 1)". */
+function seatName(seat: RecordSeat, seats: readonly RecordSeat[]): string {
+  if (!seat.playerName) return `seat ${seat.seat}`;
+  return seats.filter((s) => s.playerName === seat.playerName).length > 1 ? `${seat.playerName} (seat ${seat.seat})` : seat.playerName;
+}
+
+/** Who won, by name: the winning seats the server lists ("Alice & Carol"). */
+function winnerText(game: ArchivedGame): string {
+  const names = game.seats.filter((s) => game.winningSeats.includes(s.seat)).map((s) => seatName(s, game.seats));
+  return names.length ? names.join(" & ") : `team ${game.winner}`;
+}
+
+/** The server's signing key as a person compares it: the fingerprint GetSigningKey serves. */
+function signingKeyNote(key: GetSigningKeyResponse | undefined): HTMLElement | null {
+  if (!key?.fingerprint) return null;
+  return h(
+    "p",
+    { class: "signing-key" },
+    "Every record here is signed by this server's key, fingerprint ",
+    h("strong", { class: "fingerprint" }, key.fingerprint),
+    ". It should read the same as ",
+    h("code", {}, "boneyard public-key"),
+    " prints, and as the server's operator reads from ",
+    h("code", {}, "boneyard-server admin signing-key"),
+    ".",
+  );
 }
 
 export function archivePage(root: HTMLElement, signal: AbortSignal): void {
   const list: ArchivedGame[] = [];
   let next = "";
   let error: string | undefined;
-  const preset = h("input", { id: "archive-preset", placeholder: "any" });
-  const player = h("input", { id: "archive-player", placeholder: "anyone" });
+  let loaded = false;
+  let presets: readonly Preset[] = [];
+  let key: GetSigningKeyResponse | undefined;
+  // The preset filter offers the server's own presets (GameService.ListPresets), never free text.
+  const preset = h("select", { id: "archive-preset", onchange: () => void load(false) }, h("option", { value: "" }, "any game"));
+  const player = h("input", { id: "archive-player", placeholder: "anyone", aria: { describedby: "archive-player-hint" } });
+  const description = (name: string): string => presets.find((p) => p.name === name)?.description ?? "";
   const load = async (more: boolean): Promise<void> => {
     try {
       const page = await archive.listArchivedGames(
-        { pageSize: PAGE, pageToken: more ? next : "", preset: preset.value.trim(), playerName: player.value.trim() },
+        { pageSize: PAGE, pageToken: more ? next : "", preset: preset.value, playerName: player.value.trim() },
         { signal },
       );
       if (!more) list.length = 0;
@@ -42,38 +77,76 @@ export function archivePage(root: HTMLElement, signal: AbortSignal): void {
     } catch (e) {
       error = refusal(e);
     }
+    loaded = true;
     render();
   };
+  const filtered = (): boolean => preset.value !== "" || player.value.trim() !== "";
+  const row = (g: ArchivedGame): HTMLElement =>
+    h(
+      "tr",
+      { data: { game: g.gameId } },
+      h("th", { scope: "row", data: { label: "Game" } }, h("a", { href: `#/replay/${g.gameId}` }, g.name || `game ${g.gameId.slice(0, 8)}`)),
+      h(
+        "td",
+        { class: "preset", data: { label: "Preset" } },
+        h("span", { class: "preset-name" }, g.rules?.preset ?? ""),
+        description(g.rules?.preset ?? "") ? h("small", {}, description(g.rules?.preset ?? "")) : null,
+      ),
+      h("td", { class: "players", data: { label: "Players" } }, g.seats.map((s) => seatName(s, g.seats)).join(", ")),
+      h("td", { class: "winner", data: { label: "Winner" } }, winnerText(g)),
+      h("td", { class: "final", data: { label: "Score" } }, `${g.scores.join(" / ")} ${scoreUnit(g.rules)}`),
+      h("td", { class: "finished", data: { label: "Finished" } }, when(g.finishTime)),
+    );
   const render = (): void => {
-    draw(
-      root,
-      h("header", {}, h("h1", {}, "The archive"), h("p", {}, "Finished games: replay any of them, and see it verified.")),
+    redraw(root, () => [
+      h(
+        "header",
+        {},
+        h("h1", {}, "The archive"),
+        h("p", {}, "Finished games: replay any of them move by move, see it verified, and download its record."),
+        signingKeyNote(key),
+      ),
       h(
         "form",
-        { class: "filters", onsubmit: (e) => { e.preventDefault(); void load(false); } },
-        h("label", { for: "archive-preset" }, "preset "), preset, " ",
-        h("label", { for: "archive-player" }, "player "), player, " ",
+        { class: "filters", aria: { label: "filter the games" }, onsubmit: (e) => { e.preventDefault(); void load(false); } },
+        h("span", { class: "filter" }, h("label", { for: "archive-preset" }, "Preset"), preset),
+        h("span", { class: "filter" }, h("label", { for: "archive-player" }, "Player"), player),
         h("button", { type: "submit" }, "Filter"),
+        h("p", { class: "hint", id: "archive-player-hint" }, "A player's games: any seat taken under that name, in any case."),
       ),
       error ? h("p", { class: "refusal", role: "alert" }, error) : null,
-      list.length ? null : h("p", {}, "No finished game yet."),
-      h(
-        "ul",
-        { class: "games" },
-        list.map((g) =>
-          h(
-            "li",
-            { data: { game: g.gameId } },
-            h("a", { href: `#/replay/${g.gameId}` }, g.name || `game ${g.gameId.slice(0, 8)}`),
-            ` · ${gameTitle(g.rules)} · ${g.seats.map((s) => s.playerName || `seat ${s.seat}`).join(", ")} · ${g.scores.join(" / ")} ${scoreUnit(g.rules)} · ${when(g.finishTime)}`,
-          ),
-        ),
-      ),
-      next ? h("button", { type: "button", onclick: () => void load(true) }, "More") : null,
-    );
+      !loaded
+        ? h("p", {}, "Loading the finished games...")
+        : list.length
+          ? h(
+              "table",
+              { class: "archive-games" },
+              h("caption", { class: "sr-only" }, "Finished games, the most recently finished first"),
+              h(
+                "thead",
+                {},
+                h("tr", {}, ["Game", "Preset", "Players", "Winner", "Score", "Finished"].map((c) => h("th", { scope: "col" }, c))),
+              ),
+              h("tbody", {}, list.map(row)),
+            )
+          : h("p", { role: "status" }, filtered() ? "No finished game matches these filters." : "No finished game yet."),
+      next ? h("button", { type: "button", onclick: () => void load(true) }, "More games") : null,
+    ]);
   };
   render();
   void load(false);
+  games.listPresets({}, { signal }).then(
+    (answer) => {
+      presets = answer.presets;
+      preset.append(...presets.map((p) => h("option", { value: p.name }, `${p.name}: ${p.description}`)));
+      render();
+    },
+    (e: unknown) => { error = refusal(e); render(); },
+  );
+  archive.getSigningKey({}, { signal }).then(
+    (answer) => { key = answer; render(); },
+    () => { /* a server that does not sign records: nothing to compare */ },
+  );
 }
 
 /** Every seat's tiles after each event of the record (index = version). */
@@ -120,16 +193,19 @@ function verdict(answer: VerifyRecordResponse): HTMLElement {
       : "";
   if (answer.valid) {
     const s = answer.summary;
-    const key = s?.signingKey.length ? ` (key ${Array.from(s.signingKey.slice(0, 8), (b) => b.toString(16).padStart(2, "0")).join("")}...)` : "";
+    // The fingerprint the server computed (GetSigningKey's, `boneyard verify`'s), never one of our own.
+    const key = s?.signingKeyFingerprint ? [" (key fingerprint ", h("span", { class: "fingerprint" }, s.signingKeyFingerprint), ")"] : [];
     const signed = answer.signedBy === SignedBy.THIS_SERVER
-      ? ` Signed by this server${key}.`
+      ? [" Signed by this server", key, "."]
       : answer.signedBy === SignedBy.ANOTHER_KEY
-        ? ` Signed by another key than this server's${key}.`
-        : " Not signed (a record from before records were signed).";
+        ? [" Signed by another key than this server's", key, "."]
+        : [" Not signed (a record from before records were signed)."];
     return h(
       "p",
       { class: "verdict valid", role: "status" },
-      `Verified: every move legal, every deal from its committed seed, every score right, the hash chain intact (${s?.events ?? 0n} events, ${s?.hands ?? 0} hands).${signed}${copy}`,
+      `Verified: every move legal, every deal from its committed seed, every score right, the hash chain intact (${s?.events ?? 0n} events, ${s?.hands ?? 0} hands).`,
+      signed,
+      copy,
     );
   }
   const d = answer.discrepancy;
@@ -137,6 +213,62 @@ function verdict(answer: VerifyRecordResponse): HTMLElement {
     "p",
     { class: "verdict invalid", role: "alert" },
     `Not valid: ${d?.message ?? "?"} (event ${d?.event ?? 0n}, ${DiscrepancyKind[d?.kind ?? 0]?.toLowerCase() ?? ""}).${copy}`,
+  );
+}
+
+type FileForm = "json" | "text";
+
+/** Save a finished game's record as the server exports it (ArchiveService.ExportRecord): the
+ * very file `boneyard export` writes, JSON or the text notation. */
+async function downloadRecord(gameId: string, form: FileForm, signal: AbortSignal): Promise<void> {
+  const file = await archive.exportRecord(
+    { gameId, format: form === "json" ? RecordFileFormat.JSON : RecordFileFormat.TEXT, site: location.host },
+    { signal },
+  );
+  const url = URL.createObjectURL(new Blob([file.content], { type: file.mediaType }));
+  const link = h("a", { href: url, hidden: true });
+  link.download = file.fileName;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // The browser has the file once the click is handled; the URL goes with the page at the latest.
+  const revoke = (): void => URL.revokeObjectURL(url);
+  signal.addEventListener("abort", revoke, { once: true });
+  setTimeout(revoke, 60_000);
+}
+
+/** The record's downloads: JSON (what `boneyard verify` checks) and the text notation. Made
+ * once per replay and kept across its redraws, so that a button keeps the focus it has. */
+function downloads(gameId: string, signal: AbortSignal): HTMLElement {
+  let busy = false;
+  const error = h("p", { class: "refusal", role: "alert", hidden: true });
+  const get = (form: FileForm, button: HTMLButtonElement, label: string): void => {
+    if (busy) return;
+    busy = true;
+    button.textContent = "Preparing...";
+    button.setAttribute("aria-busy", "true");
+    error.hidden = true;
+    downloadRecord(gameId, form, signal).then(
+      () => {},
+      (e: unknown) => { error.textContent = refusal(e); error.hidden = false; },
+    ).finally(() => {
+      busy = false;
+      button.textContent = label;
+      button.removeAttribute("aria-busy");
+    });
+  };
+  const button = (form: FileForm, label: string): HTMLButtonElement => {
+    const b: HTMLButtonElement = h("button", { type: "button", onclick: () => get(form, b, label) }, label);
+    return b;
+  };
+  return h(
+    "section",
+    { class: "downloads", aria: { label: "download the record" } },
+    h("span", { class: "downloads-label" }, "The record:"),
+    button("json", "Download JSON"),
+    button("text", "Download as text"),
+    h("p", { class: "hint" }, "JSON is the signed record that ", h("code", {}, "boneyard verify"), " checks; the text is the game in the notation players read, which ", h("code", {}, "boneyard import"), " reads back."),
+    error,
   );
 }
 
@@ -163,6 +295,7 @@ export function replayPage(root: HTMLElement, gameId: string, signal: AbortSigna
     const { hands, tricks } = handsThrough(record);
     const { handAt, plays } = handsOf(record);
     const analyses = new Map<number, Analysis>();
+    const saving = downloads(gameId, signal);
     const analyse = (hand: number): void => {
       analyses.set(hand, { state: "loading" });
       archive.analyzeHand({ gameId, handNumber: hand }, { signal }).then(
@@ -220,10 +353,11 @@ export function replayPage(root: HTMLElement, gameId: string, signal: AbortSigna
       const places = plays.get(hand) ?? [];
       const playIndex = places.findIndex((p) => p.version === at);
       const played = analysis?.state === "done" && playIndex >= 0 ? analysis.answer.plays[playIndex] : undefined;
-      draw(
-      root,
+      // redraw: the elements kept across steps (the slider, the downloads) keep their focus.
+      redraw(root, () => [
         h("header", { class: "game-head" }, h("h1", {}, `Replay · ${gameTitle(record.rules)}`, record.name ? ` · ${record.name}` : ""), h("p", { class: "meta" }, `game ${gameId} · finished ${when(record.finishTime)}`)),
         verdict(checked),
+        saving,
         h(
           "nav",
           { class: "replay-controls", aria: { label: "replay" } },
@@ -238,7 +372,7 @@ export function replayPage(root: HTMLElement, gameId: string, signal: AbortSigna
         hand && analysis
           ? analysisPanel({ hand, analysis, places, at, name, go, retry: () => { analyse(hand); render(); } })
           : null,
-      );
+      ]);
     };
     document.addEventListener("keydown", (e) => {
       if (signal.aborted || e.target instanceof HTMLInputElement) return;

@@ -22,9 +22,10 @@
 //
 // STATUS CODES. INVALID_ARGUMENT: a malformed request (a game id that is no id, a page token
 // this server did not give, an empty record to verify, a record over the bounds of
-// docs/record-format.md: more than 60,000 events or 1,500 hands, more than 4 MiB).
-// NOT_FOUND: no game with this id. FAILED_PRECONDITION: GetRecord of a game that is not over
-// (its record would show hidden tiles). DEADLINE_EXCEEDED: VerifyRecord gave up, the client's
+// docs/record-format.md: more than 60,000 events or 1,500 hands, more than 4 MiB; an export
+// format this server does not know, a site of more than 200 characters).
+// NOT_FOUND: no game with this id. FAILED_PRECONDITION: GetRecord or ExportRecord of a game
+// that is not over (its record would show hidden tiles). DEADLINE_EXCEEDED: VerifyRecord gave up, the client's
 // deadline having passed or the server's limit (30 s) reached. AnalyzeHand: NOT_FOUND for an
 // unknown hand too (reason HAND_NOT_FOUND), FAILED_PRECONDITION for a game not finished
 // (GAME_NOT_OVER; an abandoned game has no record and no analysis) or a record not yet
@@ -49,7 +50,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file boneyard/v1/archive.proto.
  */
 export const file_boneyard_v1_archive: GenFile = /*@__PURE__*/
-  fileDesc("Chlib25leWFyZC92MS9hcmNoaXZlLnByb3RvEgtib25leWFyZC52MSI6ChJBbmFseXplSGFuZFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRITCgtoYW5kX251bWJlchgCIAEoDSIoCglUaWxlVmFsdWUSDAoEdGlsZRgBIAEoDRINCgV2YWx1ZRgCIAEoBSKLAQoMQW5hbHl6ZWRQbGF5EgwKBHNlYXQYASABKA0SDAoEdGlsZRgCIAEoDRInCgdvcHRpb25zGAMgAygLMhYuYm9uZXlhcmQudjEuVGlsZVZhbHVlEhIKCmJlc3RfdmFsdWUYBCABKAUSFAoMcGxheWVkX3ZhbHVlGAUgASgFEgwKBGNvc3QYBiABKA0i6wEKE0FuYWx5emVIYW5kUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtoYW5kX251bWJlchgCIAEoDRItCgdtZWFzdXJlGAMgASgOMhwuYm9uZXlhcmQudjEuQW5hbHlzaXNNZWFzdXJlEhMKBmJpZGRlchgEIAEoDUgAiAEBEhQKDGJpZGRpbmdfc2lkZRgFIAMoDRIfChdiaWRkaW5nX3NpZGVfd2FudHNfbW9yZRgGIAEoCBIoCgVwbGF5cxgHIAMoCzIZLmJvbmV5YXJkLnYxLkFuYWx5emVkUGxheUIJCgdfYmlkZGVyIqADCgpHYW1lUmVjb3JkEhYKDmZvcm1hdF92ZXJzaW9uGAEgASgNEg8KB2dhbWVfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIjCgVydWxlcxgEIAEoCzIULmJvbmV5YXJkLnYxLlJ1bGVzZXQSJgoFc2VhdHMYBSADKAsyFy5ib25leWFyZC52MS5SZWNvcmRTZWF0EiQKBWhhbmRzGAYgAygLMhUuYm9uZXlhcmQudjEuSGFuZFNlZWQSKgoGZXZlbnRzGAcgAygLMhouYm9uZXlhcmQudjEuUmVjb3JkZWRFdmVudBIpCgZyZXN1bHQYCCABKAsyGS5ib25leWFyZC52MS5SZWNvcmRSZXN1bHQSLwoLY3JlYXRlX3RpbWUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2ZpbmlzaF90aW1lGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCglzaWduYXR1cmUYCyABKAsyHC5ib25leWFyZC52MS5SZWNvcmRTaWduYXR1cmUifQoPUmVjb3JkU2lnbmF0dXJlEg8KB3ZlcnNpb24YASABKA0SMgoJYWxnb3JpdGhtGAIgASgOMh8uYm9uZXlhcmQudjEuU2lnbmF0dXJlQWxnb3JpdGhtEhIKCnB1YmxpY19rZXkYAyABKAwSEQoJc2lnbmF0dXJlGAQgASgMIj0KClJlY29yZFNlYXQSDAoEc2VhdBgBIAEoDRITCgtwbGF5ZXJfbmFtZRgCIAEoCRIMCgR0ZWFtGAMgASgNIkEKCEhhbmRTZWVkEg4KBm51bWJlchgBIAEoDRIXCg9zZWVkX2NvbW1pdG1lbnQYAiABKAwSDAoEc2VlZBgDIAEoDCJACg1SZWNvcmRlZEV2ZW50EiEKBWV2ZW50GAEgASgLMhIuYm9uZXlhcmQudjEuRXZlbnQSDAoEaGFzaBgCIAEoDCJFCgxSZWNvcmRSZXN1bHQSDgoGc2NvcmVzGAEgAygFEg4KBndpbm5lchgCIAEoDRIVCg13aW5uaW5nX3NlYXRzGAMgAygNIuYBChhMaXN0QXJjaGl2ZWRHYW1lc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkSDgoGcHJlc2V0GAMgASgJEhMKC3BsYXllcl9uYW1lGAQgASgJEjIKDmZpbmlzaGVkX2FmdGVyGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCg9maW5pc2hlZF9iZWZvcmUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXRvdXJuYW1lbnRfaWQYByABKAkinwIKDEFyY2hpdmVkR2FtZRIPCgdnYW1lX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSIwoFcnVsZXMYAyABKAsyFC5ib25leWFyZC52MS5SdWxlc2V0EiYKBXNlYXRzGAQgAygLMhcuYm9uZXlhcmQudjEuUmVjb3JkU2VhdBIOCgZzY29yZXMYBSADKAUSDgoGd2lubmVyGAYgASgNEg4KBmV2ZW50cxgHIAEoBBIRCgloZWFkX2hhc2gYCCABKAwSLwoLY3JlYXRlX3RpbWUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2ZpbmlzaF90aW1lGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJeChlMaXN0QXJjaGl2ZWRHYW1lc1Jlc3BvbnNlEigKBWdhbWVzGAEgAygLMhkuYm9uZXlhcmQudjEuQXJjaGl2ZWRHYW1lEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIjChBHZXRSZWNvcmRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiPAoRR2V0UmVjb3JkUmVzcG9uc2USJwoGcmVjb3JkGAEgASgLMhcuYm9uZXlhcmQudjEuR2FtZVJlY29yZCI+ChNWZXJpZnlSZWNvcmRSZXF1ZXN0EicKBnJlY29yZBgBIAEoCzIXLmJvbmV5YXJkLnYxLkdhbWVSZWNvcmQiegoLRGlzY3JlcGFuY3kSDQoFZXZlbnQYASABKAQSKgoEa2luZBgCIAEoDjIcLmJvbmV5YXJkLnYxLkRpc2NyZXBhbmN5S2luZBIQCghleHBlY3RlZBgDIAEoCRINCgVmb3VuZBgEIAEoCRIPCgdtZXNzYWdlGAUgASgJIsMBCg1SZWNvcmRTdW1tYXJ5Eg8KB2dhbWVfaWQYASABKAkSIwoFcnVsZXMYAiABKAsyFC5ib25leWFyZC52MS5SdWxlc2V0Eg4KBmV2ZW50cxgDIAEoBBINCgVoYW5kcxgEIAEoDRIOCgZzY29yZXMYBSADKAUSDgoGd2lubmVyGAYgASgNEhUKDXdpbm5pbmdfc2VhdHMYByADKA0SEQoJaGVhZF9oYXNoGAggASgMEhMKC3NpZ25pbmdfa2V5GAkgASgMItkBChRWZXJpZnlSZWNvcmRSZXNwb25zZRINCgV2YWxpZBgBIAEoCBIrCgdzdW1tYXJ5GAIgASgLMhouYm9uZXlhcmQudjEuUmVjb3JkU3VtbWFyeRItCgtkaXNjcmVwYW5jeRgDIAEoCzIYLmJvbmV5YXJkLnYxLkRpc2NyZXBhbmN5EiwKC3N0b3JlZF9jb3B5GAQgASgOMhcuYm9uZXlhcmQudjEuU3RvcmVkQ29weRIoCglzaWduZWRfYnkYBSABKA4yFS5ib25leWFyZC52MS5TaWduZWRCeSIWChRHZXRTaWduaW5nS2V5UmVxdWVzdCJfChVHZXRTaWduaW5nS2V5UmVzcG9uc2USMgoJYWxnb3JpdGhtGAEgASgOMh8uYm9uZXlhcmQudjEuU2lnbmF0dXJlQWxnb3JpdGhtEhIKCnB1YmxpY19rZXkYAiABKAwqbQoPQW5hbHlzaXNNZWFzdXJlEiAKHEFOQUxZU0lTX01FQVNVUkVfVU5TUEVDSUZJRUQQABIbChdBTkFMWVNJU19NRUFTVVJFX1BPSU5UUxABEhsKF0FOQUxZU0lTX01FQVNVUkVfVFJJQ0tTEAIqWgoSU2lnbmF0dXJlQWxnb3JpdGhtEiMKH1NJR05BVFVSRV9BTEdPUklUSE1fVU5TUEVDSUZJRUQQABIfChtTSUdOQVRVUkVfQUxHT1JJVEhNX0VEMjU1MTkQASqdAwoPRGlzY3JlcGFuY3lLaW5kEiAKHERJU0NSRVBBTkNZX0tJTkRfVU5TUEVDSUZJRUQQABIbChdESVNDUkVQQU5DWV9LSU5EX0ZPUk1BVBABEh0KGURJU0NSRVBBTkNZX0tJTkRfU0VRVUVOQ0UQAhIfChtESVNDUkVQQU5DWV9LSU5EX0hBU0hfQ0hBSU4QAxIdChlESVNDUkVQQU5DWV9LSU5EX0VOQ09ESU5HEAQSGQoVRElTQ1JFUEFOQ1lfS0lORF9TRUVEEAUSGQoVRElTQ1JFUEFOQ1lfS0lORF9ERUFMEAYSIwofRElTQ1JFUEFOQ1lfS0lORF9JTExFR0FMX0FDVElPThAHEhoKFkRJU0NSRVBBTkNZX0tJTkRfRVZFTlQQCBIaChZESVNDUkVQQU5DWV9LSU5EX1NDT1JFEAkSHAoYRElTQ1JFUEFOQ1lfS0lORF9PVVRDT01FEAoSGwoXRElTQ1JFUEFOQ1lfS0lORF9IRUFERVIQCxIeChpESVNDUkVQQU5DWV9LSU5EX1NJR05BVFVSRRAMKnEKCFNpZ25lZEJ5EhkKFVNJR05FRF9CWV9VTlNQRUNJRklFRBAAEhQKEFNJR05FRF9CWV9OT0JPRFkQARIZChVTSUdORURfQllfVEhJU19TRVJWRVIQAhIZChVTSUdORURfQllfQU5PVEhFUl9LRVkQAypyCgpTdG9yZWRDb3B5EhsKF1NUT1JFRF9DT1BZX1VOU1BFQ0lGSUVEEAASFgoSU1RPUkVEX0NPUFlfQUJTRU5UEAESFAoQU1RPUkVEX0NPUFlfU0FNRRACEhkKFVNUT1JFRF9DT1BZX0RJRkZFUkVOVBADMsQDCg5BcmNoaXZlU2VydmljZRJiChFMaXN0QXJjaGl2ZWRHYW1lcxIlLmJvbmV5YXJkLnYxLkxpc3RBcmNoaXZlZEdhbWVzUmVxdWVzdBomLmJvbmV5YXJkLnYxLkxpc3RBcmNoaXZlZEdhbWVzUmVzcG9uc2USSgoJR2V0UmVjb3JkEh0uYm9uZXlhcmQudjEuR2V0UmVjb3JkUmVxdWVzdBoeLmJvbmV5YXJkLnYxLkdldFJlY29yZFJlc3BvbnNlElMKDFZlcmlmeVJlY29yZBIgLmJvbmV5YXJkLnYxLlZlcmlmeVJlY29yZFJlcXVlc3QaIS5ib25leWFyZC52MS5WZXJpZnlSZWNvcmRSZXNwb25zZRJWCg1HZXRTaWduaW5nS2V5EiEuYm9uZXlhcmQudjEuR2V0U2lnbmluZ0tleVJlcXVlc3QaIi5ib25leWFyZC52MS5HZXRTaWduaW5nS2V5UmVzcG9uc2USVQoLQW5hbHl6ZUhhbmQSHy5ib25leWFyZC52MS5BbmFseXplSGFuZFJlcXVlc3QaIC5ib25leWFyZC52MS5BbmFseXplSGFuZFJlc3BvbnNlIgOQAgFiBnByb3RvMw", [file_boneyard_v1_events, file_boneyard_v1_rules, file_google_protobuf_timestamp]);
+  fileDesc("Chlib25leWFyZC92MS9hcmNoaXZlLnByb3RvEgtib25leWFyZC52MSI6ChJBbmFseXplSGFuZFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRITCgtoYW5kX251bWJlchgCIAEoDSIoCglUaWxlVmFsdWUSDAoEdGlsZRgBIAEoDRINCgV2YWx1ZRgCIAEoBSKLAQoMQW5hbHl6ZWRQbGF5EgwKBHNlYXQYASABKA0SDAoEdGlsZRgCIAEoDRInCgdvcHRpb25zGAMgAygLMhYuYm9uZXlhcmQudjEuVGlsZVZhbHVlEhIKCmJlc3RfdmFsdWUYBCABKAUSFAoMcGxheWVkX3ZhbHVlGAUgASgFEgwKBGNvc3QYBiABKA0i6wEKE0FuYWx5emVIYW5kUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtoYW5kX251bWJlchgCIAEoDRItCgdtZWFzdXJlGAMgASgOMhwuYm9uZXlhcmQudjEuQW5hbHlzaXNNZWFzdXJlEhMKBmJpZGRlchgEIAEoDUgAiAEBEhQKDGJpZGRpbmdfc2lkZRgFIAMoDRIfChdiaWRkaW5nX3NpZGVfd2FudHNfbW9yZRgGIAEoCBIoCgVwbGF5cxgHIAMoCzIZLmJvbmV5YXJkLnYxLkFuYWx5emVkUGxheUIJCgdfYmlkZGVyIqADCgpHYW1lUmVjb3JkEhYKDmZvcm1hdF92ZXJzaW9uGAEgASgNEg8KB2dhbWVfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIjCgVydWxlcxgEIAEoCzIULmJvbmV5YXJkLnYxLlJ1bGVzZXQSJgoFc2VhdHMYBSADKAsyFy5ib25leWFyZC52MS5SZWNvcmRTZWF0EiQKBWhhbmRzGAYgAygLMhUuYm9uZXlhcmQudjEuSGFuZFNlZWQSKgoGZXZlbnRzGAcgAygLMhouYm9uZXlhcmQudjEuUmVjb3JkZWRFdmVudBIpCgZyZXN1bHQYCCABKAsyGS5ib25leWFyZC52MS5SZWNvcmRSZXN1bHQSLwoLY3JlYXRlX3RpbWUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2ZpbmlzaF90aW1lGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCglzaWduYXR1cmUYCyABKAsyHC5ib25leWFyZC52MS5SZWNvcmRTaWduYXR1cmUifQoPUmVjb3JkU2lnbmF0dXJlEg8KB3ZlcnNpb24YASABKA0SMgoJYWxnb3JpdGhtGAIgASgOMh8uYm9uZXlhcmQudjEuU2lnbmF0dXJlQWxnb3JpdGhtEhIKCnB1YmxpY19rZXkYAyABKAwSEQoJc2lnbmF0dXJlGAQgASgMIj0KClJlY29yZFNlYXQSDAoEc2VhdBgBIAEoDRITCgtwbGF5ZXJfbmFtZRgCIAEoCRIMCgR0ZWFtGAMgASgNIkEKCEhhbmRTZWVkEg4KBm51bWJlchgBIAEoDRIXCg9zZWVkX2NvbW1pdG1lbnQYAiABKAwSDAoEc2VlZBgDIAEoDCJACg1SZWNvcmRlZEV2ZW50EiEKBWV2ZW50GAEgASgLMhIuYm9uZXlhcmQudjEuRXZlbnQSDAoEaGFzaBgCIAEoDCJFCgxSZWNvcmRSZXN1bHQSDgoGc2NvcmVzGAEgAygFEg4KBndpbm5lchgCIAEoDRIVCg13aW5uaW5nX3NlYXRzGAMgAygNIuYBChhMaXN0QXJjaGl2ZWRHYW1lc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkSDgoGcHJlc2V0GAMgASgJEhMKC3BsYXllcl9uYW1lGAQgASgJEjIKDmZpbmlzaGVkX2FmdGVyGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCg9maW5pc2hlZF9iZWZvcmUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXRvdXJuYW1lbnRfaWQYByABKAkitgIKDEFyY2hpdmVkR2FtZRIPCgdnYW1lX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSIwoFcnVsZXMYAyABKAsyFC5ib25leWFyZC52MS5SdWxlc2V0EiYKBXNlYXRzGAQgAygLMhcuYm9uZXlhcmQudjEuUmVjb3JkU2VhdBIOCgZzY29yZXMYBSADKAUSDgoGd2lubmVyGAYgASgNEg4KBmV2ZW50cxgHIAEoBBIRCgloZWFkX2hhc2gYCCABKAwSLwoLY3JlYXRlX3RpbWUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2ZpbmlzaF90aW1lGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg13aW5uaW5nX3NlYXRzGAsgAygNIl4KGUxpc3RBcmNoaXZlZEdhbWVzUmVzcG9uc2USKAoFZ2FtZXMYASADKAsyGS5ib25leWFyZC52MS5BcmNoaXZlZEdhbWUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIiMKEEdldFJlY29yZFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSI8ChFHZXRSZWNvcmRSZXNwb25zZRInCgZyZWNvcmQYASABKAsyFy5ib25leWFyZC52MS5HYW1lUmVjb3JkIj4KE1ZlcmlmeVJlY29yZFJlcXVlc3QSJwoGcmVjb3JkGAEgASgLMhcuYm9uZXlhcmQudjEuR2FtZVJlY29yZCJ6CgtEaXNjcmVwYW5jeRINCgVldmVudBgBIAEoBBIqCgRraW5kGAIgASgOMhwuYm9uZXlhcmQudjEuRGlzY3JlcGFuY3lLaW5kEhAKCGV4cGVjdGVkGAMgASgJEg0KBWZvdW5kGAQgASgJEg8KB21lc3NhZ2UYBSABKAki5AEKDVJlY29yZFN1bW1hcnkSDwoHZ2FtZV9pZBgBIAEoCRIjCgVydWxlcxgCIAEoCzIULmJvbmV5YXJkLnYxLlJ1bGVzZXQSDgoGZXZlbnRzGAMgASgEEg0KBWhhbmRzGAQgASgNEg4KBnNjb3JlcxgFIAMoBRIOCgZ3aW5uZXIYBiABKA0SFQoNd2lubmluZ19zZWF0cxgHIAMoDRIRCgloZWFkX2hhc2gYCCABKAwSEwoLc2lnbmluZ19rZXkYCSABKAwSHwoXc2lnbmluZ19rZXlfZmluZ2VycHJpbnQYCiABKAki2QEKFFZlcmlmeVJlY29yZFJlc3BvbnNlEg0KBXZhbGlkGAEgASgIEisKB3N1bW1hcnkYAiABKAsyGi5ib25leWFyZC52MS5SZWNvcmRTdW1tYXJ5Ei0KC2Rpc2NyZXBhbmN5GAMgASgLMhguYm9uZXlhcmQudjEuRGlzY3JlcGFuY3kSLAoLc3RvcmVkX2NvcHkYBCABKA4yFy5ib25leWFyZC52MS5TdG9yZWRDb3B5EigKCXNpZ25lZF9ieRgFIAEoDjIVLmJvbmV5YXJkLnYxLlNpZ25lZEJ5IhYKFEdldFNpZ25pbmdLZXlSZXF1ZXN0InQKFUdldFNpZ25pbmdLZXlSZXNwb25zZRIyCglhbGdvcml0aG0YASABKA4yHy5ib25leWFyZC52MS5TaWduYXR1cmVBbGdvcml0aG0SEgoKcHVibGljX2tleRgCIAEoDBITCgtmaW5nZXJwcmludBgDIAEoCSJjChNFeHBvcnRSZWNvcmRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSLQoGZm9ybWF0GAIgASgOMh0uYm9uZXlhcmQudjEuUmVjb3JkRmlsZUZvcm1hdBIMCgRzaXRlGAMgASgJIk4KFEV4cG9ydFJlY29yZFJlc3BvbnNlEhEKCWZpbGVfbmFtZRgBIAEoCRISCgptZWRpYV90eXBlGAIgASgJEg8KB2NvbnRlbnQYAyABKAkqbQoPQW5hbHlzaXNNZWFzdXJlEiAKHEFOQUxZU0lTX01FQVNVUkVfVU5TUEVDSUZJRUQQABIbChdBTkFMWVNJU19NRUFTVVJFX1BPSU5UUxABEhsKF0FOQUxZU0lTX01FQVNVUkVfVFJJQ0tTEAIqWgoSU2lnbmF0dXJlQWxnb3JpdGhtEiMKH1NJR05BVFVSRV9BTEdPUklUSE1fVU5TUEVDSUZJRUQQABIfChtTSUdOQVRVUkVfQUxHT1JJVEhNX0VEMjU1MTkQASqdAwoPRGlzY3JlcGFuY3lLaW5kEiAKHERJU0NSRVBBTkNZX0tJTkRfVU5TUEVDSUZJRUQQABIbChdESVNDUkVQQU5DWV9LSU5EX0ZPUk1BVBABEh0KGURJU0NSRVBBTkNZX0tJTkRfU0VRVUVOQ0UQAhIfChtESVNDUkVQQU5DWV9LSU5EX0hBU0hfQ0hBSU4QAxIdChlESVNDUkVQQU5DWV9LSU5EX0VOQ09ESU5HEAQSGQoVRElTQ1JFUEFOQ1lfS0lORF9TRUVEEAUSGQoVRElTQ1JFUEFOQ1lfS0lORF9ERUFMEAYSIwofRElTQ1JFUEFOQ1lfS0lORF9JTExFR0FMX0FDVElPThAHEhoKFkRJU0NSRVBBTkNZX0tJTkRfRVZFTlQQCBIaChZESVNDUkVQQU5DWV9LSU5EX1NDT1JFEAkSHAoYRElTQ1JFUEFOQ1lfS0lORF9PVVRDT01FEAoSGwoXRElTQ1JFUEFOQ1lfS0lORF9IRUFERVIQCxIeChpESVNDUkVQQU5DWV9LSU5EX1NJR05BVFVSRRAMKnEKCFNpZ25lZEJ5EhkKFVNJR05FRF9CWV9VTlNQRUNJRklFRBAAEhQKEFNJR05FRF9CWV9OT0JPRFkQARIZChVTSUdORURfQllfVEhJU19TRVJWRVIQAhIZChVTSUdORURfQllfQU5PVEhFUl9LRVkQAypyCgpTdG9yZWRDb3B5EhsKF1NUT1JFRF9DT1BZX1VOU1BFQ0lGSUVEEAASFgoSU1RPUkVEX0NPUFlfQUJTRU5UEAESFAoQU1RPUkVEX0NPUFlfU0FNRRACEhkKFVNUT1JFRF9DT1BZX0RJRkZFUkVOVBADKnAKEFJlY29yZEZpbGVGb3JtYXQSIgoeUkVDT1JEX0ZJTEVfRk9STUFUX1VOU1BFQ0lGSUVEEAASGwoXUkVDT1JEX0ZJTEVfRk9STUFUX0pTT04QARIbChdSRUNPUkRfRklMRV9GT1JNQVRfVEVYVBACMpkECg5BcmNoaXZlU2VydmljZRJiChFMaXN0QXJjaGl2ZWRHYW1lcxIlLmJvbmV5YXJkLnYxLkxpc3RBcmNoaXZlZEdhbWVzUmVxdWVzdBomLmJvbmV5YXJkLnYxLkxpc3RBcmNoaXZlZEdhbWVzUmVzcG9uc2USSgoJR2V0UmVjb3JkEh0uYm9uZXlhcmQudjEuR2V0UmVjb3JkUmVxdWVzdBoeLmJvbmV5YXJkLnYxLkdldFJlY29yZFJlc3BvbnNlElMKDFZlcmlmeVJlY29yZBIgLmJvbmV5YXJkLnYxLlZlcmlmeVJlY29yZFJlcXVlc3QaIS5ib25leWFyZC52MS5WZXJpZnlSZWNvcmRSZXNwb25zZRJWCg1HZXRTaWduaW5nS2V5EiEuYm9uZXlhcmQudjEuR2V0U2lnbmluZ0tleVJlcXVlc3QaIi5ib25leWFyZC52MS5HZXRTaWduaW5nS2V5UmVzcG9uc2USUwoMRXhwb3J0UmVjb3JkEiAuYm9uZXlhcmQudjEuRXhwb3J0UmVjb3JkUmVxdWVzdBohLmJvbmV5YXJkLnYxLkV4cG9ydFJlY29yZFJlc3BvbnNlElUKC0FuYWx5emVIYW5kEh8uYm9uZXlhcmQudjEuQW5hbHl6ZUhhbmRSZXF1ZXN0GiAuYm9uZXlhcmQudjEuQW5hbHl6ZUhhbmRSZXNwb25zZSIDkAIBYgZwcm90bzM", [file_boneyard_v1_events, file_boneyard_v1_rules, file_google_protobuf_timestamp]);
 
 /**
  * Request of ArchiveService.AnalyzeHand.
@@ -652,6 +653,13 @@ export type ArchivedGame = Message<"boneyard.v1.ArchivedGame"> & {
    * @generated from field: google.protobuf.Timestamp finish_time = 10;
    */
   finishTime?: Timestamp | undefined;
+
+  /**
+   * The seats of the winning team (as RecordResult.winning_seats).
+   *
+   * @generated from field: repeated uint32 winning_seats = 11;
+   */
+  winningSeats: number[];
 };
 
 /**
@@ -871,6 +879,14 @@ export type RecordSummary = Message<"boneyard.v1.RecordSummary"> & {
    * @generated from field: bytes signing_key = 9;
    */
   signingKey: Uint8Array;
+
+  /**
+   * The fingerprint of signing_key, as GetSigningKeyResponse.fingerprint gives one; empty
+   * when the record is unsigned.
+   *
+   * @generated from field: string signing_key_fingerprint = 10;
+   */
+  signingKeyFingerprint: string;
 };
 
 /**
@@ -966,6 +982,16 @@ export type GetSigningKeyResponse = Message<"boneyard.v1.GetSigningKeyResponse">
    * @generated from field: bytes public_key = 2;
    */
   publicKey: Uint8Array;
+
+  /**
+   * The key's fingerprint, for a person to compare by eye: the first 20 hex digits of
+   * SHA-256 of public_key, in groups of four ("3376 8e95 04c1 9a2b 7f0d"). The command line
+   * (`boneyard public-key`, `boneyard verify`, `boneyard-server admin signing-key`) and the
+   * web app show the same string (docs/record-format.md, "The key and its fingerprint").
+   *
+   * @generated from field: string fingerprint = 3;
+   */
+  fingerprint: string;
 };
 
 /**
@@ -974,6 +1000,78 @@ export type GetSigningKeyResponse = Message<"boneyard.v1.GetSigningKeyResponse">
  */
 export const GetSigningKeyResponseSchema: GenMessage<GetSigningKeyResponse> = /*@__PURE__*/
   messageDesc(file_boneyard_v1_archive, 20);
+
+/**
+ * Request of ArchiveService.ExportRecord.
+ *
+ * @generated from message boneyard.v1.ExportRecordRequest
+ */
+export type ExportRecordRequest = Message<"boneyard.v1.ExportRecordRequest"> & {
+  /**
+   * The finished game.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The form of the file; unspecified: JSON.
+   *
+   * @generated from field: boneyard.v1.RecordFileFormat format = 2;
+   */
+  format: RecordFileFormat;
+
+  /**
+   * The text notation's [Site] tag: where the game was played as the client names the server
+   * (`boneyard export` writes its --server address); empty for none. At most 200 characters;
+   * JSON has no such field and ignores it.
+   *
+   * @generated from field: string site = 3;
+   */
+  site: string;
+};
+
+/**
+ * Describes the message boneyard.v1.ExportRecordRequest.
+ * Use `create(ExportRecordRequestSchema)` to create a new message.
+ */
+export const ExportRecordRequestSchema: GenMessage<ExportRecordRequest> = /*@__PURE__*/
+  messageDesc(file_boneyard_v1_archive, 21);
+
+/**
+ * Response of ArchiveService.ExportRecord.
+ *
+ * @generated from message boneyard.v1.ExportRecordResponse
+ */
+export type ExportRecordResponse = Message<"boneyard.v1.ExportRecordResponse"> & {
+  /**
+   * A name to save the file under: "boneyard-GAME_ID.json" or "boneyard-GAME_ID.txt".
+   *
+   * @generated from field: string file_name = 1;
+   */
+  fileName: string;
+
+  /**
+   * Its media type: "application/json" or "text/plain; charset=utf-8".
+   *
+   * @generated from field: string media_type = 2;
+   */
+  mediaType: string;
+
+  /**
+   * The file (at most 16 MiB: a JSON record within the bounds of docs/record-format.md).
+   *
+   * @generated from field: string content = 3;
+   */
+  content: string;
+};
+
+/**
+ * Describes the message boneyard.v1.ExportRecordResponse.
+ * Use `create(ExportRecordResponseSchema)` to create a new message.
+ */
+export const ExportRecordResponseSchema: GenMessage<ExportRecordResponse> = /*@__PURE__*/
+  messageDesc(file_boneyard_v1_archive, 22);
 
 /**
  * What a hand's values measure.
@@ -1226,6 +1324,41 @@ export const StoredCopySchema: GenEnum<StoredCopy> = /*@__PURE__*/
   enumDesc(file_boneyard_v1_archive, 4);
 
 /**
+ * The form of an exported record.
+ *
+ * @generated from enum boneyard.v1.RecordFileFormat
+ */
+export enum RecordFileFormat {
+  /**
+   * Not given: JSON.
+   *
+   * @generated from enum value: RECORD_FILE_FORMAT_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The record in protobuf's JSON mapping, as `boneyard export` writes it
+   * (docs/record-format.md): what `boneyard verify` and `boneyard import` read.
+   *
+   * @generated from enum value: RECORD_FILE_FORMAT_JSON = 1;
+   */
+  JSON = 1,
+
+  /**
+   * The text notation (docs/notation.md), as `boneyard export --format text` writes it.
+   *
+   * @generated from enum value: RECORD_FILE_FORMAT_TEXT = 2;
+   */
+  TEXT = 2,
+}
+
+/**
+ * Describes the enum boneyard.v1.RecordFileFormat.
+ */
+export const RecordFileFormatSchema: GenEnum<RecordFileFormat> = /*@__PURE__*/
+  enumDesc(file_boneyard_v1_archive, 5);
+
+/**
  * Finished games: list them, fetch their records, verify a record.
  *
  * @generated from service boneyard.v1.ArchiveService
@@ -1273,6 +1406,19 @@ export const ArchiveService: GenService<{
     methodKind: "unary";
     input: typeof GetSigningKeyRequestSchema;
     output: typeof GetSigningKeyResponseSchema;
+  },
+  /**
+   * The record of a finished game as a file: the JSON `boneyard export` writes, or the text
+   * notation of `boneyard export --format text` (docs/notation.md), made by the same
+   * functions (boneyard.records), so a file downloaded here and one exported from the
+   * command line are the same. No token needed. Refused as GetRecord is.
+   *
+   * @generated from rpc boneyard.v1.ArchiveService.ExportRecord
+   */
+  exportRecord: {
+    methodKind: "unary";
+    input: typeof ExportRecordRequestSchema;
+    output: typeof ExportRecordResponseSchema;
   },
   /**
    * Every play of one hand of a finished game, valued with every hand known (double dummy):
