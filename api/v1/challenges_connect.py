@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint
 from pyqwest import Client
 
-from .challenges_pb2 import AcceptChallengeRequest, AcceptChallengeResponse, CreateChallengeRequest, CreateChallengeResponse, DeclineChallengeRequest, DeclineChallengeResponse, GetChallengeRequest, GetChallengeResponse, ListChallengesRequest, ListChallengesResponse, WatchAccountRequest, WatchAccountResponse
+from .challenges_pb2 import AcceptChallengeRequest, AcceptChallengeResponse, CreateChallengeRequest, CreateChallengeResponse, DeclineChallengeRequest, DeclineChallengeResponse, GetAccountRequest, GetAccountResponse, GetChallengeRequest, GetChallengeResponse, ListChallengesRequest, ListChallengesResponse, WatchAccountRequest, WatchAccountResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
@@ -337,6 +337,15 @@ class AccountService(Protocol):
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
+    async def get_account(self, request: GetAccountRequest, ctx: RequestContext[GetAccountRequest, GetAccountResponse], /) -> GetAccountResponse:
+        """
+        The account the caller's key belongs to: its name, kind and the sequence number of its
+        last event (what a client that signs in with a key shows, and where it starts to watch).
+        A key that belongs to no account, or was revoked or replaced: UNAUTHENTICATED
+        (BAD_API_KEY).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
 
 class AccountServiceASGIApplication(ConnectASGIApplication[AccountService]):
     def __init__(
@@ -361,6 +370,17 @@ class AccountServiceASGIApplication(ConnectASGIApplication[AccountService]):
                         stream_type=StreamType.SERVER_STREAM,
                     ),
                     function=svc.watch_account,
+                ),
+                "/boneyard.v1.AccountService/GetAccount": Endpoint.unary(
+                    method=MethodInfo(
+                        name="GetAccount",
+                        service_name="boneyard.v1.AccountService",
+                        input=GetAccountRequest,
+                        output=GetAccountResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.get_account,
                 ),
             },
             interceptors=interceptors,
@@ -426,6 +446,32 @@ class AccountServiceClient(ConnectClient):
                 output=WatchAccountResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.SERVER_STREAM,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    async def get_account(
+        self,
+        request: GetAccountRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> GetAccountResponse:
+        """
+        The account the caller's key belongs to: its name, kind and the sequence number of its
+        last event (what a client that signs in with a key shows, and where it starts to watch).
+        A key that belongs to no account, or was revoked or replaced: UNAUTHENTICATED
+        (BAD_API_KEY).
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="GetAccount",
+                service_name="boneyard.v1.AccountService",
+                input=GetAccountRequest,
+                output=GetAccountResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
             ),
             headers=headers,
             timeout_ms=timeout_ms,

@@ -32,6 +32,30 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _AccountKind:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _AccountKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_AccountKind.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    ACCOUNT_KIND_UNSPECIFIED: _AccountKind.ValueType  # 0
+    """Not given."""
+    ACCOUNT_KIND_BOT: _AccountKind.ValueType  # 1
+    """A program's account: it plays and seeks."""
+    ACCOUNT_KIND_PLAYER: _AccountKind.ValueType  # 2
+    """A person's account: it plays, seeks, and organises games and tournaments for others."""
+
+class AccountKind(_AccountKind, metaclass=_AccountKindEnumTypeWrapper):
+    """Who an account is for."""
+
+ACCOUNT_KIND_UNSPECIFIED: AccountKind.ValueType  # 0
+"""Not given."""
+ACCOUNT_KIND_BOT: AccountKind.ValueType  # 1
+"""A program's account: it plays and seeks."""
+ACCOUNT_KIND_PLAYER: AccountKind.ValueType  # 2
+"""A person's account: it plays, seeks, and organises games and tournaments for others."""
+Global___AccountKind: _TypeAlias = AccountKind  # noqa: Y015
+
 class _ChallengeStatus:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -167,6 +191,61 @@ GAME_OUTCOME_LOST: GameOutcome.ValueType  # 2
 GAME_OUTCOME_ABANDONED: GameOutcome.ValueType  # 3
 """The game ended without a winner (abandoned)."""
 Global___GameOutcome: _TypeAlias = GameOutcome  # noqa: Y015
+
+@_typing.final
+class GetAccountRequest(_message.Message):
+    """Request of AccountService.GetAccount."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetAccountRequest: _TypeAlias = GetAccountRequest  # noqa: Y015
+
+@_typing.final
+class GetAccountResponse(_message.Message):
+    """Response of AccountService.GetAccount."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    CREATE_TIME_FIELD_NUMBER: _builtins.int
+    LAST_SEQUENCE_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The account's name."""
+    kind: Global___AccountKind.ValueType
+    """A bot's or a person's."""
+    last_sequence: _builtins.int
+    """The sequence number of its last event (0: none yet); WatchAccount from it sends only
+    what happens next, from it less N the last N events too.
+    """
+    @_builtins.property
+    def create_time(self) -> _timestamp_pb2.Timestamp:
+        """When the operator made it."""
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        kind: Global___AccountKind.ValueType = ...,
+        create_time: _timestamp_pb2.Timestamp | None = ...,
+        last_sequence: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "kind", b"kind", "last_sequence", b"last_sequence", "name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetAccountResponse: _TypeAlias = GetAccountResponse  # noqa: Y015
 
 @_typing.final
 class ChallengeInvitation(_message.Message):

@@ -311,6 +311,11 @@ class AccountServiceStub:
                 request_serializer=boneyard_dot_v1_dot_challenges__pb2.WatchAccountRequest.SerializeToString,
                 response_deserializer=boneyard_dot_v1_dot_challenges__pb2.WatchAccountResponse.FromString,
                 _registered_method=True)
+        self.GetAccount = channel.unary_unary(
+                '/boneyard.v1.AccountService/GetAccount',
+                request_serializer=boneyard_dot_v1_dot_challenges__pb2.GetAccountRequest.SerializeToString,
+                response_deserializer=boneyard_dot_v1_dot_challenges__pb2.GetAccountResponse.FromString,
+                _registered_method=True)
 
 
 class AccountServiceServicer:
@@ -328,6 +333,16 @@ class AccountServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetAccount(self, request, context):
+        """The account the caller's key belongs to: its name, kind and the sequence number of its
+        last event (what a client that signs in with a key shows, and where it starts to watch).
+        A key that belongs to no account, or was revoked or replaced: UNAUTHENTICATED
+        (BAD_API_KEY).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AccountServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -335,6 +350,11 @@ def add_AccountServiceServicer_to_server(servicer, server):
                     servicer.WatchAccount,
                     request_deserializer=boneyard_dot_v1_dot_challenges__pb2.WatchAccountRequest.FromString,
                     response_serializer=boneyard_dot_v1_dot_challenges__pb2.WatchAccountResponse.SerializeToString,
+            ),
+            'GetAccount': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetAccount,
+                    request_deserializer=boneyard_dot_v1_dot_challenges__pb2.GetAccountRequest.FromString,
+                    response_serializer=boneyard_dot_v1_dot_challenges__pb2.GetAccountResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -365,6 +385,33 @@ class AccountService:
             '/boneyard.v1.AccountService/WatchAccount',
             boneyard_dot_v1_dot_challenges__pb2.WatchAccountRequest.SerializeToString,
             boneyard_dot_v1_dot_challenges__pb2.WatchAccountResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetAccount(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/boneyard.v1.AccountService/GetAccount',
+            boneyard_dot_v1_dot_challenges__pb2.GetAccountRequest.SerializeToString,
+            boneyard_dot_v1_dot_challenges__pb2.GetAccountResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -183,6 +183,12 @@ class AccountServiceStub:
     nothing is missed or told twice. A `from_sequence` past the account's last event is
     OUT_OF_RANGE (SEQUENCE_OUT_OF_RANGE).
     """
+    GetAccount: _grpc.UnaryUnaryMultiCallable[_challenges_pb2.GetAccountRequest, _challenges_pb2.GetAccountResponse]
+    """The account the caller's key belongs to: its name, kind and the sequence number of its
+    last event (what a client that signs in with a key shows, and where it starts to watch).
+    A key that belongs to no account, or was revoked or replaced: UNAUTHENTICATED
+    (BAD_API_KEY).
+    """
 
 @_typing.type_check_only
 class AccountServiceAsyncStub(AccountServiceStub):
@@ -195,6 +201,12 @@ class AccountServiceAsyncStub(AccountServiceStub):
     until the client cancels. Resume after a dropped stream from the last sequence received:
     nothing is missed or told twice. A `from_sequence` past the account's last event is
     OUT_OF_RANGE (SEQUENCE_OUT_OF_RANGE).
+    """
+    GetAccount: _aio.UnaryUnaryMultiCallable[_challenges_pb2.GetAccountRequest, _challenges_pb2.GetAccountResponse]  # type: ignore[assignment]
+    """The account the caller's key belongs to: its name, kind and the sequence number of its
+    last event (what a client that signs in with a key shows, and where it starts to watch).
+    A key that belongs to no account, or was revoked or replaced: UNAUTHENTICATED
+    (BAD_API_KEY).
     """
 
 class AccountServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -211,6 +223,18 @@ class AccountServiceServicer(metaclass=_abc_1.ABCMeta):
         until the client cancels. Resume after a dropped stream from the last sequence received:
         nothing is missed or told twice. A `from_sequence` past the account's last event is
         OUT_OF_RANGE (SEQUENCE_OUT_OF_RANGE).
+        """
+
+    @_abc_1.abstractmethod
+    def GetAccount(
+        self,
+        request: _challenges_pb2.GetAccountRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_challenges_pb2.GetAccountResponse, _abc.Awaitable[_challenges_pb2.GetAccountResponse]]:
+        """The account the caller's key belongs to: its name, kind and the sequence number of its
+        last event (what a client that signs in with a key shows, and where it starts to watch).
+        A key that belongs to no account, or was revoked or replaced: UNAUTHENTICATED
+        (BAD_API_KEY).
         """
 
 def add_AccountServiceServicer_to_server(servicer: AccountServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -38,6 +38,7 @@ _ROLES = {
     challenges_pb2.CHALLENGE_ROLE_RECEIVED: (True, False),
     challenges_pb2.CHALLENGE_ROLE_SENT: (False, True),
 }
+_KINDS = {"bot": challenges_pb2.ACCOUNT_KIND_BOT, "player": challenges_pb2.ACCOUNT_KIND_PLAYER}
 MAX_LIST = 100
 DEFAULT_LIST = 50
 MAX_INVITED = 16
@@ -178,3 +179,14 @@ class AccountServicer(challenges_pb2_grpc.AccountServiceServicer):
                 await asyncio.to_thread(self._app.account_for, key)
         finally:
             self._seats.unfollow(account.id, wake)
+
+    async def GetAccount(
+        self, request: challenges_pb2.GetAccountRequest, context: grpc.aio.ServicerContext
+    ) -> challenges_pb2.GetAccountResponse:
+        account = await _account(self._app)
+        last = await asyncio.to_thread(self._book.last_sequence, account.id)
+        answer = challenges_pb2.GetAccountResponse(
+            name=account.name, kind=_KINDS[account.kind], last_sequence=last
+        )
+        answer.create_time.FromDatetime(account.created_at)
+        return answer

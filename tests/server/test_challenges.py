@@ -254,6 +254,50 @@ def test_watching_an_account_past_its_last_event_is_out_of_range(server: ServerP
     assert answer.metadata["current_sequence"] == "0"
 
 
+def test_an_account_key_tells_its_own_name_kind_and_last_event(server: ServerProcess) -> None:
+    """AccountService.GetAccount: what a browser signing in with a key shows (the name the key
+    belongs to) and where its account stream starts; an unknown or revoked key is refused."""
+    url = server.database_url  # type: ignore[attr-defined]
+    (me, key), (other, other_key) = _accounts(url, 2)
+    player_name, player_key = f"alice-{uuid.uuid4().hex[:8]}", new_api_key()
+    store = EventStore.open(url, migrate=True)
+    try:
+        competition = CompetitionStore(store)
+        player = competition.create_account(str(uuid.uuid4()), player_name, "player", key_hash(player_key))
+    finally:
+        store.close()
+    accounts = challenges_pb2_grpc.AccountServiceStub(server.channel())
+
+    def whose(k: str) -> pb.GetAccountResponse:
+        return accounts.GetAccount(pb.GetAccountRequest(), metadata=bearer(k), timeout=TIMEOUT)  # type: ignore[no-any-return]
+
+    mine = whose(key)
+    assert (mine.name, mine.kind, mine.last_sequence) == (me, pb.ACCOUNT_KIND_BOT, 0)
+    made = whose(player_key)
+    assert (made.name, made.kind) == (player_name, pb.ACCOUNT_KIND_PLAYER)
+    assert made.create_time.ToDatetime() == player.created_at.replace(tzinfo=None)
+    # A challenge received is the other account's first event: its last sequence is 1, and
+    # the stream from there sends only what comes next.
+    _challenge(_challenges(server), key, [other], players=2, challenger_plays=True)
+    assert whose(other_key).last_sequence == 1 and whose(key).last_sequence == 0
+
+    def refused_key(k: str | None) -> tuple[grpc.StatusCode, str]:
+        return _refused(
+            lambda: accounts.GetAccount(
+                pb.GetAccountRequest(), metadata=bearer(k) if k else None, timeout=TIMEOUT
+            )
+        )
+
+    assert refused_key(None) == (grpc.StatusCode.UNAUTHENTICATED, "API_KEY_REQUIRED")
+    assert refused_key(new_api_key()) == (grpc.StatusCode.UNAUTHENTICATED, "BAD_API_KEY")
+    store = EventStore.open(url, migrate=True)
+    try:
+        CompetitionStore(store).revoke_key(player.id)
+    finally:
+        store.close()
+    assert refused_key(player_key) == (grpc.StatusCode.UNAUTHENTICATED, "BAD_API_KEY")
+
+
 # --- the stream across a restart -----------------------------------------------------------
 
 

@@ -744,6 +744,13 @@ def test_challenges_and_the_account_stream_through_every_door(world: World) -> N
                 "AccountService.WatchAccount", challenges_pb2.WatchAccountRequest(), 5, k
             ),
         )
+        whose = assert_same_everywhere(
+            world,
+            lambda d, k=other_key: d.call(
+                "AccountService.GetAccount", challenges_pb2.GetAccountRequest(), k
+            ),
+        )
+        assert (whose.name, whose.last_sequence) == (other, 5)
 
 
 def test_health_is_served_over_http(world: World) -> None:

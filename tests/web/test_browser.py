@@ -12,6 +12,7 @@ import re
 import subprocess
 import uuid
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -19,16 +20,21 @@ import pytest
 from boneyard.api.v1 import (
     archive_pb2,
     archive_pb2_grpc,
+    challenges_pb2,
+    challenges_pb2_grpc,
     competition_pb2,
     competition_pb2_grpc,
     events_pb2,
     game_pb2,
     game_service_pb2,
     game_service_pb2_grpc,
+    ratings_pb2,
+    ratings_pb2_grpc,
     rules_pb2,
 )
 from boneyard.records.notation import record_to_text
 from boneyard.records.record import dump_record
+from tests.clients.cli_helpers import run_admin
 from tests.server.process_helpers import SERVER_BIN, ServerProcess, clean_env
 from tests.web.web_helpers import BOT, Bots, ScriptRun, bots, chromium, run_script
 
@@ -510,6 +516,230 @@ def test_a_new_player_plays_the_computer_from_one_click_in_the_lobby(
         "replay",
     }, report["checked"]
     assert all(n == 0 for n in report["checked"].values()) and report["axe"] == 0, report
+
+
+# ---------------------------------------------------------------- accounts in the browser
+
+
+@dataclass
+class Arena:
+    """A server of its own for the account tests (its leaderboard is theirs alone), and its
+    database, where the operator's commands make the accounts."""
+
+    server: ServerProcess
+    database_url: str
+
+    def create(self, kind: str, name: str) -> str:
+        """``boneyard-server admin create-KIND NAME``: the key it printed once."""
+        made = run_admin(f"create-{kind}", name, "--database-url", self.database_url)
+        assert made.returncode == 0, made.stderr
+        return _KEY_LINE.search(made.stdout).group(1)  # type: ignore[union-attr]
+
+    def revoke(self, name: str) -> None:
+        done = run_admin("revoke", name, "--database-url", self.database_url)
+        assert done.returncode == 0, done.stderr
+
+
+_KEY_LINE = re.compile(r"^key: (byk_\S+)$", re.MULTILINE)
+
+
+@pytest.fixture(scope="module")
+def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
+    chromium()
+    root = tmp_path_factory.mktemp("arena")
+    url = f"sqlite:///{root / 'arena.db'}"
+    with ServerProcess.start(root / "server.log", url, http_listen="127.0.0.1:0") as running:
+        yield Arena(running, url)
+        assert "Traceback" not in running.log_text(), running.log_text()
+
+
+def _close(shown: str, value: float) -> bool:
+    """The page's one decimal is the server's number (rounded either way at a tie)."""
+    return abs(float(shown.replace("−", "-").replace("±", "")) - value) <= 0.05 + 1e-9
+
+
+@pytest.mark.parametrize("screen", ["desktop", "phone"])
+def test_a_player_signs_in_challenges_bot_accounts_and_sees_the_rating_change(
+    arena: Arena, tmp_path: Path, screen: str
+) -> None:
+    me = f"alice-{screen}"
+    me_key = arena.create("player", me)
+    names = [f"{bot}-{screen}" for bot in ("alpha", "beta", "gamma")]
+    keys = [arena.create("bot", name) for name in names]
+    revoked = f"mallory-{screen}"
+    revoked_key = arena.create("player", revoked)
+    arena.revoke(revoked)
+    with bots(arena.server.address, tmp_path) as running:
+        for name, key in zip(names, keys, strict=True):
+            running.account(name, key, "--accept", "texas42")
+        report = _ok(
+            run_script(
+                "accounts.mjs",
+                arena.server.http_url,
+                tmp_path,
+                env={
+                    "SCREEN": screen,
+                    "ME": me,
+                    "ME_KEY": me_key,
+                    "REVOKED_KEY": revoked_key,
+                    "BOTS": ",".join(names),
+                    "CHALLENGER_KEY": keys[0],
+                },
+            )
+        )
+    channel = arena.server.channel()
+    # Signing in: text that is no key, a key nobody has and a revoked key, each said plainly.
+    refused = report["refusals"]
+    assert refused["notAKey"].startswith(
+        "That is not an account key: an account key starts with byk_"
+    )
+    assert refused["unknown"] == refused["revoked"]
+    assert refused["unknown"].startswith(
+        "The server does not know this key: it belongs to no account, or it was revoked"
+    )
+    assert report["name"] == report["navName"] == me
+    # Signing out forgot the key (and the seats held with it).
+    assert report["kept"] == [] and report["navAfter"] == "Sign in"
+
+    # The challenges the page answered, as the server holds them.
+    challenges = challenges_pb2_grpc.ChallengeServiceStub(channel)
+
+    def challenge(challenge_id: str) -> challenges_pb2.Challenge:
+        return challenges.GetChallenge(  # type: ignore[no-any-return]
+            challenges_pb2.GetChallengeRequest(challenge_id=challenge_id),
+            metadata=(("authorization", f"Bearer {keys[0]}"),),
+            timeout=30,
+        ).challenge
+
+    declined = challenge(report["declinedId"])
+    assert (
+        declined.status == challenges_pb2.CHALLENGE_STATUS_DECLINED and declined.declined_by == me
+    )
+    assert report["declinedLine"] == "Declined by you."
+    accepted = challenge(report["acceptedId"])
+    assert accepted.status == challenges_pb2.CHALLENGE_STATUS_ACCEPTED
+    assert accepted.game_id == report["shortGame"]
+    stub = game_service_pb2_grpc.GameServiceStub(channel)
+    short = stub.GetGame(game_service_pb2.GetGameRequest(game_id=accepted.game_id), timeout=30).game
+    mine = next(p for p in accepted.participants if p.account == me)
+    assert f"you play seat {mine.seat}" in report["seatedLine"]
+    # The person resigned at the table the acceptance took them to: the bot's side won.
+    assert short.status == game_pb2.GAME_STATUS_FINISHED and short.winner != mine.seat
+    assert "name one for seat 2 and seat 3, or send it unrated" in report["ratedRefusal"]
+
+    # The rated game: the four accounts, one hand, played to its end and rated.
+    game = stub.GetGame(
+        game_service_pb2.GetGameRequest(game_id=report["ratedGame"]), timeout=30
+    ).game
+    assert game.status == game_pb2.GAME_STATUS_FINISHED and game.rules.hand_limit == 1
+    assert [s.player_name for s in game.seats] == [me, *names]
+    assert report["final"].startswith("Game over: ")
+    rating_stub = ratings_pb2_grpc.RatingServiceStub(channel)
+    (texas,) = rating_stub.GetRating(
+        ratings_pb2.GetRatingRequest(account_name=me), timeout=30
+    ).ratings
+    assert texas.rating.game_type == rules_pb2.FAMILY_TEXAS42 and texas.rating.games == 1
+    (change,) = texas.history
+    assert change.game_id == report["ratedGame"]
+    before = change.mu_before - 3 * change.sigma_before
+    after = change.mu_after - 3 * change.sigma_after
+    # Your page, open all along and never reloaded, said the change as it came...
+    shown = re.search(r"Your Texas 42 rating: (\S+) → (\S+), after game", report["ratedLine"])
+    assert shown and _close(shown[1], before) and _close(shown[2], after), report["ratedLine"]
+    assert _close(report["ratingShown"], texas.rating.ordinal)
+    assert "1 rated game (provisional until 10 games)" in report["cardParts"]
+    # ... after the game's start and end, all pushed by the account's stream.
+    feed = report["feed"]
+    assert feed[:3] == ["gameRated", "gameFinished", "gameStarted"], feed
+    assert feed[3:6] == ["challengeAnswered"] * 3, feed  # the three bots' acceptances
+    # Every event since the account was made, newest first, once the earlier are asked for:
+    # the bot's two challenges (received, answered) and the short game, then the rated one.
+    assert report["feedAll"][::-1] == [
+        "challengeReceived",
+        "challengeAnswered",
+        "challengeReceived",
+        "challengeAnswered",
+        "gameStarted",
+        "gameFinished",
+        *["challengeAnswered"] * 3,
+        "gameStarted",
+        "gameFinished",
+        "gameRated",
+    ], report["feedAll"]
+    assert "is yours: seat 0 (a challenge)" in report["startedLine"]
+
+    # The leaderboard is the server's, line for line; the player's line is marked.
+    board = rating_stub.GetLeaderboard(
+        ratings_pb2.GetLeaderboardRequest(game_type=rules_pb2.FAMILY_TEXAS42), timeout=30
+    ).entries
+    rows = report["rows"]
+    assert [r["account"] for r in rows] == [e.rating.account_name for e in board]
+    for row, entry in zip(rows, board, strict=True):
+        assert row["rank"] == str(entry.rank) and row["games"] == str(entry.rating.games)
+        assert _close(row["rating"], entry.rating.ordinal)
+        assert row["mine"] == (entry.rating.account_name == me)
+    assert {me, *names} <= {r["account"] for r in rows}
+    beta = rating_stub.GetRating(ratings_pb2.GetRatingRequest(account_name=names[1]), timeout=30)
+    assert report["botPage"]["title"] == names[1]
+    assert _close(report["botPage"]["rating"], beta.ratings[0].rating.ordinal)
+    assert report["botPage"]["history"] == len(beta.ratings[0].history)
+    assert set(report["checked"]) == {
+        "sign in",
+        "your page",
+        "challenges",
+        "table",
+        "your page after",
+        "leaderboard",
+        "an account's page",
+        "moon leaderboard",
+    }
+    assert all(not c["sideways"] and not c["findings"] for c in report["checked"].values())
+
+
+@pytest.mark.parametrize("screen", ["desktop", "phone"])
+def test_a_player_seeks_a_table_cancels_and_is_seated_when_two_bots_seek_it_too_then_is_revoked(
+    arena: Arena, tmp_path: Path, screen: str
+) -> None:
+    me = f"seeker-{screen}"
+    me_key = arena.create("player", me)
+    names = [f"moon-{n}-{screen}" for n in ("a", "b")]
+    keys = [arena.create("bot", name) for name in names]
+    with bots(arena.server.address, tmp_path) as running:
+
+        def on_line(line: str) -> None:
+            if line == "seeking":
+                for name, key in zip(names, keys, strict=True):
+                    running.account(name, key, "--seek", "moon", "--games", "1")
+            elif line == "revoke":
+                arena.revoke(me)
+
+        report = _ok(
+            run_script(
+                "seek.mjs",
+                arena.server.http_url,
+                tmp_path,
+                env={"SCREEN": screen, "ME": me, "ME_KEY": me_key},
+                on_line=on_line,
+            )
+        )
+    # The cancelled seek left the server: the second was again the only one waiting.
+    assert report["first"].startswith("Seeking a Moon (moon) table: 1 of 3 players waiting, 2 more")
+    assert report["again"] == report["first"]
+    assert report["cancelled"] == "You stopped seeking."
+    game = (
+        game_service_pb2_grpc.GameServiceStub(arena.server.channel())
+        .GetGame(game_service_pb2.GetGameRequest(game_id=report["gameId"]), timeout=30)
+        .game
+    )
+    assert sorted(s.player_name for s in game.seats) == sorted([me, *names])
+    seat = next(s.seat for s in game.seats if s.player_name == me)
+    assert f"you play seat {seat}" in report["seated"]
+    assert game.status == game_pb2.GAME_STATUS_FINISHED and game.winner != seat
+    # The key revoked by the operator: the page signed out, said why, and forgot the key.
+    assert report["revoked"].startswith("You are signed out. The server does not know this key")
+    assert report["navAfter"] == "Sign in" and not report["keyKept"]
+    assert not report["checked"]["seeking"]["sideways"]
+    assert not report["checked"]["seeking"]["findings"]
 
 
 def _database_url(server: ServerProcess) -> str:

@@ -192,6 +192,22 @@ class Bots:
             )
             log.close()
 
+    def account(self, name: str, key: str, *args: str, strategy: str = "heuristic") -> None:
+        """A bot for an account (``boneyard bot --key KEY ARGS``, the key in the environment,
+        not on the command line): it plays every seat reserved for the account, and answers
+        challenges (``--accept PRESET``) or seeks (``--seek PRESET``) as ``args`` say."""
+        log = open(self.log_dir / f"bot-{name}.log", "wb")  # noqa: SIM115 - closed with the process
+        self.procs.append(
+            subprocess.Popen(
+                [str(BOT), "bot", "--server", self.server, "--strategy", strategy, *args],
+                env={**os.environ, "BONEYARD_KEY": key},
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        )
+        log.close()
+
     def stop(self) -> None:
         for proc in self.procs:
             if proc.poll() is None:

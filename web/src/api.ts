@@ -4,9 +4,10 @@
 import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { ArchiveService } from "./gen/boneyard/v1/archive_pb";
-import { LobbyService } from "./gen/boneyard/v1/competition_pb";
+import { LobbyService, TournamentService } from "./gen/boneyard/v1/competition_pb";
 import { GameService } from "./gen/boneyard/v1/game_service_pb";
-import { TournamentService } from "./gen/boneyard/v1/competition_pb";
+import { AccountService, ChallengeService } from "./gen/boneyard/v1/challenges_pb";
+import { RatingService } from "./gen/boneyard/v1/ratings_pb";
 
 const transport = createConnectTransport({
   // The directory the page was served from: `/` of the listener, or a proxy's path prefix.
@@ -18,6 +19,10 @@ const transport = createConnectTransport({
 export const games: Client<typeof GameService> = createClient(GameService, transport);
 export const archive: Client<typeof ArchiveService> = createClient(ArchiveService, transport);
 export const lobby: Client<typeof LobbyService> = createClient(LobbyService, transport);
+// Accounts (sign in with a key, the account's stream), challenges and ratings: account.ts.
+export const accounts: Client<typeof AccountService> = createClient(AccountService, transport);
+export const challenges: Client<typeof ChallengeService> = createClient(ChallengeService, transport);
+export const ratings: Client<typeof RatingService> = createClient(RatingService, transport);
 export const tournaments: Client<typeof TournamentService> = createClient(TournamentService, transport);
 
 /** Call options that act (or see) as a seat. */

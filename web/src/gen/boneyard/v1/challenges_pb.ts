@@ -27,7 +27,65 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file boneyard/v1/challenges.proto.
  */
 export const file_boneyard_v1_challenges: GenFile = /*@__PURE__*/
-  fileDesc("Chxib25leWFyZC92MS9jaGFsbGVuZ2VzLnByb3RvEgtib25leWFyZC52MSJCChNDaGFsbGVuZ2VJbnZpdGF0aW9uEg8KB2FjY291bnQYASABKAkSEQoEc2VhdBgCIAEoDUgAiAEBQgcKBV9zZWF0IpoCChZDcmVhdGVDaGFsbGVuZ2VSZXF1ZXN0EiMKBXJ1bGVzGAEgASgLMhQuYm9uZXlhcmQudjEuUnVsZXNldBIuCgx0aW1lX2NvbnRyb2wYAiABKAsyGC5ib25leWFyZC52MS5UaW1lQ29udHJvbBI0CgpjaGFsbGVuZ2VkGAMgAygLMiAuYm9uZXlhcmQudjEuQ2hhbGxlbmdlSW52aXRhdGlvbhIYChBjaGFsbGVuZ2VyX3BsYXlzGAQgASgIEhwKD2NoYWxsZW5nZXJfc2VhdBgFIAEoDUgAiAEBEg0KBXJhdGVkGAYgASgIEhoKEmV4cGlyZXNfaW5fc2Vjb25kcxgHIAEoDUISChBfY2hhbGxlbmdlcl9zZWF0IkQKF0NyZWF0ZUNoYWxsZW5nZVJlc3BvbnNlEikKCWNoYWxsZW5nZRgBIAEoCzIWLmJvbmV5YXJkLnYxLkNoYWxsZW5nZSIuChZBY2NlcHRDaGFsbGVuZ2VSZXF1ZXN0EhQKDGNoYWxsZW5nZV9pZBgBIAEoCSJEChdBY2NlcHRDaGFsbGVuZ2VSZXNwb25zZRIpCgljaGFsbGVuZ2UYASABKAsyFi5ib25leWFyZC52MS5DaGFsbGVuZ2UiLwoXRGVjbGluZUNoYWxsZW5nZVJlcXVlc3QSFAoMY2hhbGxlbmdlX2lkGAEgASgJIkUKGERlY2xpbmVDaGFsbGVuZ2VSZXNwb25zZRIpCgljaGFsbGVuZ2UYASABKAsyFi5ib25leWFyZC52MS5DaGFsbGVuZ2UiKwoTR2V0Q2hhbGxlbmdlUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkiQQoUR2V0Q2hhbGxlbmdlUmVzcG9uc2USKQoJY2hhbGxlbmdlGAEgASgLMhYuYm9uZXlhcmQudjEuQ2hhbGxlbmdlIn4KFUxpc3RDaGFsbGVuZ2VzUmVxdWVzdBIoCgRyb2xlGAEgASgOMhouYm9uZXlhcmQudjEuQ2hhbGxlbmdlUm9sZRIsCgZzdGF0dXMYAiABKA4yHC5ib25leWFyZC52MS5DaGFsbGVuZ2VTdGF0dXMSDQoFbGltaXQYAyABKA0iRAoWTGlzdENoYWxsZW5nZXNSZXNwb25zZRIqCgpjaGFsbGVuZ2VzGAEgAygLMhYuYm9uZXlhcmQudjEuQ2hhbGxlbmdlIncKFENoYWxsZW5nZVBhcnRpY2lwYW50Eg8KB2FjY291bnQYASABKAkSDAoEc2VhdBgCIAEoDRISCgpjaGFsbGVuZ2VyGAMgASgIEiwKBmFuc3dlchgEIAEoDjIcLmJvbmV5YXJkLnYxLkNoYWxsZW5nZUFuc3dlciKIAwoJQ2hhbGxlbmdlEhQKDGNoYWxsZW5nZV9pZBgBIAEoCRISCgpjaGFsbGVuZ2VyGAIgASgJEiMKBXJ1bGVzGAMgASgLMhQuYm9uZXlhcmQudjEuUnVsZXNldBIuCgx0aW1lX2NvbnRyb2wYBCABKAsyGC5ib25leWFyZC52MS5UaW1lQ29udHJvbBI3CgxwYXJ0aWNpcGFudHMYBSADKAsyIS5ib25leWFyZC52MS5DaGFsbGVuZ2VQYXJ0aWNpcGFudBINCgVyYXRlZBgGIAEoCBIsCgZzdGF0dXMYByABKA4yHC5ib25leWFyZC52MS5DaGFsbGVuZ2VTdGF0dXMSLwoLY3JlYXRlX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2V4cGlyZV90aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdnYW1lX2lkGAogASgJEhMKC2RlY2xpbmVkX2J5GAsgASgJIiwKE1dhdGNoQWNjb3VudFJlcXVlc3QSFQoNZnJvbV9zZXF1ZW5jZRgBIAEoBCJAChRXYXRjaEFjY291bnRSZXNwb25zZRIoCgVldmVudBgBIAEoCzIZLmJvbmV5YXJkLnYxLkFjY291bnRFdmVudCLiAgoMQWNjb3VudEV2ZW50EhAKCHNlcXVlbmNlGAEgASgEEigKBHRpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjwKEmNoYWxsZW5nZV9yZWNlaXZlZBgDIAEoCzIeLmJvbmV5YXJkLnYxLkNoYWxsZW5nZVJlY2VpdmVkSAASPAoSY2hhbGxlbmdlX2Fuc3dlcmVkGAQgASgLMh4uYm9uZXlhcmQudjEuQ2hhbGxlbmdlQW5zd2VyZWRIABIwCgxnYW1lX3N0YXJ0ZWQYBSABKAsyGC5ib25leWFyZC52MS5HYW1lU3RhcnRlZEgAEjIKDWdhbWVfZmluaXNoZWQYBiABKAsyGS5ib25leWFyZC52MS5HYW1lRmluaXNoZWRIABIsCgpnYW1lX3JhdGVkGAcgASgLMhYuYm9uZXlhcmQudjEuR2FtZVJhdGVkSABCBgoEa2luZCJHCglHYW1lUmF0ZWQSDwoHZ2FtZV9pZBgBIAEoCRIpCgZyYXRpbmcYAiABKAsyGS5ib25leWFyZC52MS5SYXRpbmdDaGFuZ2UiPgoRQ2hhbGxlbmdlUmVjZWl2ZWQSKQoJY2hhbGxlbmdlGAEgASgLMhYuYm9uZXlhcmQudjEuQ2hhbGxlbmdlIn8KEUNoYWxsZW5nZUFuc3dlcmVkEikKCWNoYWxsZW5nZRgBIAEoCzIWLmJvbmV5YXJkLnYxLkNoYWxsZW5nZRIuCgdvdXRjb21lGAIgASgOMh0uYm9uZXlhcmQudjEuQ2hhbGxlbmdlT3V0Y29tZRIPCgdhY2NvdW50GAMgASgJImkKC0dhbWVTdGFydGVkEg8KB2dhbWVfaWQYASABKAkSDAoEc2VhdBgCIAEoDRIOCgZwcmVzZXQYAyABKAkSFQoNdG91cm5hbWVudF9pZBgEIAEoCRIUCgxjaGFsbGVuZ2VfaWQYBSABKAkiwQEKDEdhbWVGaW5pc2hlZBIPCgdnYW1lX2lkGAEgASgJEgwKBHNlYXQYAiABKA0SDgoGc2NvcmVzGAMgAygFEhMKBndpbm5lchgEIAEoDUgAiAEBEgwKBHRlYW0YBSABKA0SKQoHb3V0Y29tZRgGIAEoDjIYLmJvbmV5YXJkLnYxLkdhbWVPdXRjb21lEikKBnJhdGluZxgHIAEoCzIZLmJvbmV5YXJkLnYxLlJhdGluZ0NoYW5nZUIJCgdfd2lubmVyInoKDFJhdGluZ0NoYW5nZRIRCglnYW1lX3R5cGUYASABKAkSKwoGYmVmb3JlGAIgASgLMhsuYm9uZXlhcmQudjEuUmF0aW5nU25hcHNob3QSKgoFYWZ0ZXIYAyABKAsyGy5ib25leWFyZC52MS5SYXRpbmdTbmFwc2hvdCI8Cg5SYXRpbmdTbmFwc2hvdBIKCgJtdRgBIAEoARINCgVzaWdtYRgCIAEoARIPCgdvcmRpbmFsGAMgASgBKqoBCg9DaGFsbGVuZ2VTdGF0dXMSIAocQ0hBTExFTkdFX1NUQVRVU19VTlNQRUNJRklFRBAAEhkKFUNIQUxMRU5HRV9TVEFUVVNfT1BFThABEh0KGUNIQUxMRU5HRV9TVEFUVVNfQUNDRVBURUQQAhIdChlDSEFMTEVOR0VfU1RBVFVTX0RFQ0xJTkVEEAMSHAoYQ0hBTExFTkdFX1NUQVRVU19FWFBJUkVEEAQqcQoPQ2hhbGxlbmdlQW5zd2VyEiAKHENIQUxMRU5HRV9BTlNXRVJfVU5TUEVDSUZJRUQQABIdChlDSEFMTEVOR0VfQU5TV0VSX0FDQ0VQVEVEEAESHQoZQ0hBTExFTkdFX0FOU1dFUl9ERUNMSU5FRBACKmUKDUNoYWxsZW5nZVJvbGUSHgoaQ0hBTExFTkdFX1JPTEVfVU5TUEVDSUZJRUQQABIbChdDSEFMTEVOR0VfUk9MRV9SRUNFSVZFRBABEhcKE0NIQUxMRU5HRV9ST0xFX1NFTlQQAiqUAQoQQ2hhbGxlbmdlT3V0Y29tZRIhCh1DSEFMTEVOR0VfT1VUQ09NRV9VTlNQRUNJRklFRBAAEh4KGkNIQUxMRU5HRV9PVVRDT01FX0FDQ0VQVEVEEAESHgoaQ0hBTExFTkdFX09VVENPTUVfREVDTElORUQQAhIdChlDSEFMTEVOR0VfT1VUQ09NRV9FWFBJUkVEEAMqdAoLR2FtZU91dGNvbWUSHAoYR0FNRV9PVVRDT01FX1VOU1BFQ0lGSUVEEAASFAoQR0FNRV9PVVRDT01FX1dPThABEhUKEUdBTUVfT1VUQ09NRV9MT1NUEAISGgoWR0FNRV9PVVRDT01FX0FCQU5ET05FRBADMt8DChBDaGFsbGVuZ2VTZXJ2aWNlElwKD0NyZWF0ZUNoYWxsZW5nZRIjLmJvbmV5YXJkLnYxLkNyZWF0ZUNoYWxsZW5nZVJlcXVlc3QaJC5ib25leWFyZC52MS5DcmVhdGVDaGFsbGVuZ2VSZXNwb25zZRJcCg9BY2NlcHRDaGFsbGVuZ2USIy5ib25leWFyZC52MS5BY2NlcHRDaGFsbGVuZ2VSZXF1ZXN0GiQuYm9uZXlhcmQudjEuQWNjZXB0Q2hhbGxlbmdlUmVzcG9uc2USXwoQRGVjbGluZUNoYWxsZW5nZRIkLmJvbmV5YXJkLnYxLkRlY2xpbmVDaGFsbGVuZ2VSZXF1ZXN0GiUuYm9uZXlhcmQudjEuRGVjbGluZUNoYWxsZW5nZVJlc3BvbnNlElMKDEdldENoYWxsZW5nZRIgLmJvbmV5YXJkLnYxLkdldENoYWxsZW5nZVJlcXVlc3QaIS5ib25leWFyZC52MS5HZXRDaGFsbGVuZ2VSZXNwb25zZRJZCg5MaXN0Q2hhbGxlbmdlcxIiLmJvbmV5YXJkLnYxLkxpc3RDaGFsbGVuZ2VzUmVxdWVzdBojLmJvbmV5YXJkLnYxLkxpc3RDaGFsbGVuZ2VzUmVzcG9uc2UyZwoOQWNjb3VudFNlcnZpY2USVQoMV2F0Y2hBY2NvdW50EiAuYm9uZXlhcmQudjEuV2F0Y2hBY2NvdW50UmVxdWVzdBohLmJvbmV5YXJkLnYxLldhdGNoQWNjb3VudFJlc3BvbnNlMAFiBnByb3RvMw", [file_boneyard_v1_game, file_boneyard_v1_rules, file_google_protobuf_timestamp]);
+  fileDesc("Chxib25leWFyZC92MS9jaGFsbGVuZ2VzLnByb3RvEgtib25leWFyZC52MSITChFHZXRBY2NvdW50UmVxdWVzdCKSAQoSR2V0QWNjb3VudFJlc3BvbnNlEgwKBG5hbWUYASABKAkSJgoEa2luZBgCIAEoDjIYLmJvbmV5YXJkLnYxLkFjY291bnRLaW5kEi8KC2NyZWF0ZV90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1sYXN0X3NlcXVlbmNlGAQgASgEIkIKE0NoYWxsZW5nZUludml0YXRpb24SDwoHYWNjb3VudBgBIAEoCRIRCgRzZWF0GAIgASgNSACIAQFCBwoFX3NlYXQimgIKFkNyZWF0ZUNoYWxsZW5nZVJlcXVlc3QSIwoFcnVsZXMYASABKAsyFC5ib25leWFyZC52MS5SdWxlc2V0Ei4KDHRpbWVfY29udHJvbBgCIAEoCzIYLmJvbmV5YXJkLnYxLlRpbWVDb250cm9sEjQKCmNoYWxsZW5nZWQYAyADKAsyIC5ib25leWFyZC52MS5DaGFsbGVuZ2VJbnZpdGF0aW9uEhgKEGNoYWxsZW5nZXJfcGxheXMYBCABKAgSHAoPY2hhbGxlbmdlcl9zZWF0GAUgASgNSACIAQESDQoFcmF0ZWQYBiABKAgSGgoSZXhwaXJlc19pbl9zZWNvbmRzGAcgASgNQhIKEF9jaGFsbGVuZ2VyX3NlYXQiRAoXQ3JlYXRlQ2hhbGxlbmdlUmVzcG9uc2USKQoJY2hhbGxlbmdlGAEgASgLMhYuYm9uZXlhcmQudjEuQ2hhbGxlbmdlIi4KFkFjY2VwdENoYWxsZW5nZVJlcXVlc3QSFAoMY2hhbGxlbmdlX2lkGAEgASgJIkQKF0FjY2VwdENoYWxsZW5nZVJlc3BvbnNlEikKCWNoYWxsZW5nZRgBIAEoCzIWLmJvbmV5YXJkLnYxLkNoYWxsZW5nZSIvChdEZWNsaW5lQ2hhbGxlbmdlUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkiRQoYRGVjbGluZUNoYWxsZW5nZVJlc3BvbnNlEikKCWNoYWxsZW5nZRgBIAEoCzIWLmJvbmV5YXJkLnYxLkNoYWxsZW5nZSIrChNHZXRDaGFsbGVuZ2VSZXF1ZXN0EhQKDGNoYWxsZW5nZV9pZBgBIAEoCSJBChRHZXRDaGFsbGVuZ2VSZXNwb25zZRIpCgljaGFsbGVuZ2UYASABKAsyFi5ib25leWFyZC52MS5DaGFsbGVuZ2UifgoVTGlzdENoYWxsZW5nZXNSZXF1ZXN0EigKBHJvbGUYASABKA4yGi5ib25leWFyZC52MS5DaGFsbGVuZ2VSb2xlEiwKBnN0YXR1cxgCIAEoDjIcLmJvbmV5YXJkLnYxLkNoYWxsZW5nZVN0YXR1cxINCgVsaW1pdBgDIAEoDSJEChZMaXN0Q2hhbGxlbmdlc1Jlc3BvbnNlEioKCmNoYWxsZW5nZXMYASADKAsyFi5ib25leWFyZC52MS5DaGFsbGVuZ2UidwoUQ2hhbGxlbmdlUGFydGljaXBhbnQSDwoHYWNjb3VudBgBIAEoCRIMCgRzZWF0GAIgASgNEhIKCmNoYWxsZW5nZXIYAyABKAgSLAoGYW5zd2VyGAQgASgOMhwuYm9uZXlhcmQudjEuQ2hhbGxlbmdlQW5zd2VyIogDCglDaGFsbGVuZ2USFAoMY2hhbGxlbmdlX2lkGAEgASgJEhIKCmNoYWxsZW5nZXIYAiABKAkSIwoFcnVsZXMYAyABKAsyFC5ib25leWFyZC52MS5SdWxlc2V0Ei4KDHRpbWVfY29udHJvbBgEIAEoCzIYLmJvbmV5YXJkLnYxLlRpbWVDb250cm9sEjcKDHBhcnRpY2lwYW50cxgFIAMoCzIhLmJvbmV5YXJkLnYxLkNoYWxsZW5nZVBhcnRpY2lwYW50Eg0KBXJhdGVkGAYgASgIEiwKBnN0YXR1cxgHIAEoDjIcLmJvbmV5YXJkLnYxLkNoYWxsZW5nZVN0YXR1cxIvCgtjcmVhdGVfdGltZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZXhwaXJlX3RpbWUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2dhbWVfaWQYCiABKAkSEwoLZGVjbGluZWRfYnkYCyABKAkiLAoTV2F0Y2hBY2NvdW50UmVxdWVzdBIVCg1mcm9tX3NlcXVlbmNlGAEgASgEIkAKFFdhdGNoQWNjb3VudFJlc3BvbnNlEigKBWV2ZW50GAEgASgLMhkuYm9uZXlhcmQudjEuQWNjb3VudEV2ZW50IuICCgxBY2NvdW50RXZlbnQSEAoIc2VxdWVuY2UYASABKAQSKAoEdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASPAoSY2hhbGxlbmdlX3JlY2VpdmVkGAMgASgLMh4uYm9uZXlhcmQudjEuQ2hhbGxlbmdlUmVjZWl2ZWRIABI8ChJjaGFsbGVuZ2VfYW5zd2VyZWQYBCABKAsyHi5ib25leWFyZC52MS5DaGFsbGVuZ2VBbnN3ZXJlZEgAEjAKDGdhbWVfc3RhcnRlZBgFIAEoCzIYLmJvbmV5YXJkLnYxLkdhbWVTdGFydGVkSAASMgoNZ2FtZV9maW5pc2hlZBgGIAEoCzIZLmJvbmV5YXJkLnYxLkdhbWVGaW5pc2hlZEgAEiwKCmdhbWVfcmF0ZWQYByABKAsyFi5ib25leWFyZC52MS5HYW1lUmF0ZWRIAEIGCgRraW5kIkcKCUdhbWVSYXRlZBIPCgdnYW1lX2lkGAEgASgJEikKBnJhdGluZxgCIAEoCzIZLmJvbmV5YXJkLnYxLlJhdGluZ0NoYW5nZSI+ChFDaGFsbGVuZ2VSZWNlaXZlZBIpCgljaGFsbGVuZ2UYASABKAsyFi5ib25leWFyZC52MS5DaGFsbGVuZ2UifwoRQ2hhbGxlbmdlQW5zd2VyZWQSKQoJY2hhbGxlbmdlGAEgASgLMhYuYm9uZXlhcmQudjEuQ2hhbGxlbmdlEi4KB291dGNvbWUYAiABKA4yHS5ib25leWFyZC52MS5DaGFsbGVuZ2VPdXRjb21lEg8KB2FjY291bnQYAyABKAkiaQoLR2FtZVN0YXJ0ZWQSDwoHZ2FtZV9pZBgBIAEoCRIMCgRzZWF0GAIgASgNEg4KBnByZXNldBgDIAEoCRIVCg10b3VybmFtZW50X2lkGAQgASgJEhQKDGNoYWxsZW5nZV9pZBgFIAEoCSLBAQoMR2FtZUZpbmlzaGVkEg8KB2dhbWVfaWQYASABKAkSDAoEc2VhdBgCIAEoDRIOCgZzY29yZXMYAyADKAUSEwoGd2lubmVyGAQgASgNSACIAQESDAoEdGVhbRgFIAEoDRIpCgdvdXRjb21lGAYgASgOMhguYm9uZXlhcmQudjEuR2FtZU91dGNvbWUSKQoGcmF0aW5nGAcgASgLMhkuYm9uZXlhcmQudjEuUmF0aW5nQ2hhbmdlQgkKB193aW5uZXIiegoMUmF0aW5nQ2hhbmdlEhEKCWdhbWVfdHlwZRgBIAEoCRIrCgZiZWZvcmUYAiABKAsyGy5ib25leWFyZC52MS5SYXRpbmdTbmFwc2hvdBIqCgVhZnRlchgDIAEoCzIbLmJvbmV5YXJkLnYxLlJhdGluZ1NuYXBzaG90IjwKDlJhdGluZ1NuYXBzaG90EgoKAm11GAEgASgBEg0KBXNpZ21hGAIgASgBEg8KB29yZGluYWwYAyABKAEqWgoLQWNjb3VudEtpbmQSHAoYQUNDT1VOVF9LSU5EX1VOU1BFQ0lGSUVEEAASFAoQQUNDT1VOVF9LSU5EX0JPVBABEhcKE0FDQ09VTlRfS0lORF9QTEFZRVIQAiqqAQoPQ2hhbGxlbmdlU3RhdHVzEiAKHENIQUxMRU5HRV9TVEFUVVNfVU5TUEVDSUZJRUQQABIZChVDSEFMTEVOR0VfU1RBVFVTX09QRU4QARIdChlDSEFMTEVOR0VfU1RBVFVTX0FDQ0VQVEVEEAISHQoZQ0hBTExFTkdFX1NUQVRVU19ERUNMSU5FRBADEhwKGENIQUxMRU5HRV9TVEFUVVNfRVhQSVJFRBAEKnEKD0NoYWxsZW5nZUFuc3dlchIgChxDSEFMTEVOR0VfQU5TV0VSX1VOU1BFQ0lGSUVEEAASHQoZQ0hBTExFTkdFX0FOU1dFUl9BQ0NFUFRFRBABEh0KGUNIQUxMRU5HRV9BTlNXRVJfREVDTElORUQQAiplCg1DaGFsbGVuZ2VSb2xlEh4KGkNIQUxMRU5HRV9ST0xFX1VOU1BFQ0lGSUVEEAASGwoXQ0hBTExFTkdFX1JPTEVfUkVDRUlWRUQQARIXChNDSEFMTEVOR0VfUk9MRV9TRU5UEAIqlAEKEENoYWxsZW5nZU91dGNvbWUSIQodQ0hBTExFTkdFX09VVENPTUVfVU5TUEVDSUZJRUQQABIeChpDSEFMTEVOR0VfT1VUQ09NRV9BQ0NFUFRFRBABEh4KGkNIQUxMRU5HRV9PVVRDT01FX0RFQ0xJTkVEEAISHQoZQ0hBTExFTkdFX09VVENPTUVfRVhQSVJFRBADKnQKC0dhbWVPdXRjb21lEhwKGEdBTUVfT1VUQ09NRV9VTlNQRUNJRklFRBAAEhQKEEdBTUVfT1VUQ09NRV9XT04QARIVChFHQU1FX09VVENPTUVfTE9TVBACEhoKFkdBTUVfT1VUQ09NRV9BQkFORE9ORUQQAzLfAwoQQ2hhbGxlbmdlU2VydmljZRJcCg9DcmVhdGVDaGFsbGVuZ2USIy5ib25leWFyZC52MS5DcmVhdGVDaGFsbGVuZ2VSZXF1ZXN0GiQuYm9uZXlhcmQudjEuQ3JlYXRlQ2hhbGxlbmdlUmVzcG9uc2USXAoPQWNjZXB0Q2hhbGxlbmdlEiMuYm9uZXlhcmQudjEuQWNjZXB0Q2hhbGxlbmdlUmVxdWVzdBokLmJvbmV5YXJkLnYxLkFjY2VwdENoYWxsZW5nZVJlc3BvbnNlEl8KEERlY2xpbmVDaGFsbGVuZ2USJC5ib25leWFyZC52MS5EZWNsaW5lQ2hhbGxlbmdlUmVxdWVzdBolLmJvbmV5YXJkLnYxLkRlY2xpbmVDaGFsbGVuZ2VSZXNwb25zZRJTCgxHZXRDaGFsbGVuZ2USIC5ib25leWFyZC52MS5HZXRDaGFsbGVuZ2VSZXF1ZXN0GiEuYm9uZXlhcmQudjEuR2V0Q2hhbGxlbmdlUmVzcG9uc2USWQoOTGlzdENoYWxsZW5nZXMSIi5ib25leWFyZC52MS5MaXN0Q2hhbGxlbmdlc1JlcXVlc3QaIy5ib25leWFyZC52MS5MaXN0Q2hhbGxlbmdlc1Jlc3BvbnNlMrYBCg5BY2NvdW50U2VydmljZRJVCgxXYXRjaEFjY291bnQSIC5ib25leWFyZC52MS5XYXRjaEFjY291bnRSZXF1ZXN0GiEuYm9uZXlhcmQudjEuV2F0Y2hBY2NvdW50UmVzcG9uc2UwARJNCgpHZXRBY2NvdW50Eh4uYm9uZXlhcmQudjEuR2V0QWNjb3VudFJlcXVlc3QaHy5ib25leWFyZC52MS5HZXRBY2NvdW50UmVzcG9uc2ViBnByb3RvMw", [file_boneyard_v1_game, file_boneyard_v1_rules, file_google_protobuf_timestamp]);
+
+/**
+ * Request of AccountService.GetAccount.
+ *
+ * @generated from message boneyard.v1.GetAccountRequest
+ */
+export type GetAccountRequest = Message<"boneyard.v1.GetAccountRequest"> & {
+};
+
+/**
+ * Describes the message boneyard.v1.GetAccountRequest.
+ * Use `create(GetAccountRequestSchema)` to create a new message.
+ */
+export const GetAccountRequestSchema: GenMessage<GetAccountRequest> = /*@__PURE__*/
+  messageDesc(file_boneyard_v1_challenges, 0);
+
+/**
+ * Response of AccountService.GetAccount.
+ *
+ * @generated from message boneyard.v1.GetAccountResponse
+ */
+export type GetAccountResponse = Message<"boneyard.v1.GetAccountResponse"> & {
+  /**
+   * The account's name.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * A bot's or a person's.
+   *
+   * @generated from field: boneyard.v1.AccountKind kind = 2;
+   */
+  kind: AccountKind;
+
+  /**
+   * When the operator made it.
+   *
+   * @generated from field: google.protobuf.Timestamp create_time = 3;
+   */
+  createTime?: Timestamp | undefined;
+
+  /**
+   * The sequence number of its last event (0: none yet); WatchAccount from it sends only
+   * what happens next, from it less N the last N events too.
+   *
+   * @generated from field: uint64 last_sequence = 4;
+   */
+  lastSequence: bigint;
+};
+
+/**
+ * Describes the message boneyard.v1.GetAccountResponse.
+ * Use `create(GetAccountResponseSchema)` to create a new message.
+ */
+export const GetAccountResponseSchema: GenMessage<GetAccountResponse> = /*@__PURE__*/
+  messageDesc(file_boneyard_v1_challenges, 1);
 
 /**
  * An account invited to a challenge's table.
@@ -55,7 +113,7 @@ export type ChallengeInvitation = Message<"boneyard.v1.ChallengeInvitation"> & {
  * Use `create(ChallengeInvitationSchema)` to create a new message.
  */
 export const ChallengeInvitationSchema: GenMessage<ChallengeInvitation> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_challenges, 0);
+  messageDesc(file_boneyard_v1_challenges, 2);
 
 /**
  * Request of ChallengeService.CreateChallenge.
@@ -119,7 +177,7 @@ export type CreateChallengeRequest = Message<"boneyard.v1.CreateChallengeRequest
  * Use `create(CreateChallengeRequestSchema)` to create a new message.
  */
 export const CreateChallengeRequestSchema: GenMessage<CreateChallengeRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_challenges, 1);
+  messageDesc(file_boneyard_v1_challenges, 3);
 
 /**
  * Response of ChallengeService.CreateChallenge.
@@ -140,7 +198,7 @@ export type CreateChallengeResponse = Message<"boneyard.v1.CreateChallengeRespon
  * Use `create(CreateChallengeResponseSchema)` to create a new message.
  */
 export const CreateChallengeResponseSchema: GenMessage<CreateChallengeResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_challenges, 2);
+  messageDesc(file_boneyard_v1_challenges, 4);
 
 /**
  * Request of ChallengeService.AcceptChallenge.
@@ -161,7 +219,7 @@ export type AcceptChallengeRequest = Message<"boneyard.v1.AcceptChallengeRequest
  * Use `create(AcceptChallengeRequestSchema)` to create a new message.
  */
 export const AcceptChallengeRequestSchema: GenMessage<AcceptChallengeRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_challenges, 3);
+  messageDesc(file_boneyard_v1_challenges, 5);
 
 /**
  * Response of ChallengeService.AcceptChallenge.
@@ -182,7 +240,7 @@ export type AcceptChallengeResponse = Message<"boneyard.v1.AcceptChallengeRespon
  * Use `create(AcceptChallengeResponseSchema)` to create a new message.
  */
 export const AcceptChallengeResponseSchema: GenMessage<AcceptChallengeResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_challenges, 4);
+  messageDesc(file_boneyard_v1_challenges, 6);
 
 /**
  * Request of ChallengeService.DeclineChallenge.
@@ -203,7 +261,7 @@ export type DeclineChallengeRequest = Message<"boneyard.v1.DeclineChallengeReque
  * Use `create(DeclineChallengeRequestSchema)` to create a new message.
  */
 export const DeclineChallengeRequestSchema: GenMessage<DeclineChallengeRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_challenges, 5);
+  messageDesc(file_boneyard_v1_challenges, 7);
 
 /**
  * Response of ChallengeService.DeclineChallenge.
@@ -224,7 +282,7 @@ export type DeclineChallengeResponse = Message<"boneyard.v1.DeclineChallengeResp
  * Use `create(DeclineChallengeResponseSchema)` to create a new message.
  */
 export const DeclineChallengeResponseSchema: GenMessage<DeclineChallengeResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_challenges, 6);
+  messageDesc(file_boneyard_v1_challenges, 8);
 
 /**
  * Request of ChallengeService.GetChallenge.
@@ -245,7 +303,7 @@ export type GetChallengeRequest = Message<"boneyard.v1.GetChallengeRequest"> & {
  * Use `create(GetChallengeRequestSchema)` to create a new message.
  */
 export const GetChallengeRequestSchema: GenMessage<GetChallengeRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_challenges, 7);
+  messageDesc(file_boneyard_v1_challenges, 9);
 
 /**
  * Response of ChallengeService.GetChallenge.
@@ -266,7 +324,7 @@ export type GetChallengeResponse = Message<"boneyard.v1.GetChallengeResponse"> &
  * Use `create(GetChallengeResponseSchema)` to create a new message.
  */
 export const GetChallengeResponseSchema: GenMessage<GetChallengeResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_challenges, 8);
+  messageDesc(file_boneyard_v1_challenges, 10);
 
 /**
  * Request of ChallengeService.ListChallenges.
@@ -301,7 +359,7 @@ export type ListChallengesRequest = Message<"boneyard.v1.ListChallengesRequest">
  * Use `create(ListChallengesRequestSchema)` to create a new message.
  */
 export const ListChallengesRequestSchema: GenMessage<ListChallengesRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_challenges, 9);
+  messageDesc(file_boneyard_v1_challenges, 11);
 
 /**
  * Response of ChallengeService.ListChallenges.
@@ -322,7 +380,7 @@ export type ListChallengesResponse = Message<"boneyard.v1.ListChallengesResponse
  * Use `create(ListChallengesResponseSchema)` to create a new message.
  */
 export const ListChallengesResponseSchema: GenMessage<ListChallengesResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_challenges, 10);
+  messageDesc(file_boneyard_v1_challenges, 12);
 
 /**
  * One account at a challenge's table.
@@ -364,7 +422,7 @@ export type ChallengeParticipant = Message<"boneyard.v1.ChallengeParticipant"> &
  * Use `create(ChallengeParticipantSchema)` to create a new message.
  */
 export const ChallengeParticipantSchema: GenMessage<ChallengeParticipant> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_challenges, 11);
+  messageDesc(file_boneyard_v1_challenges, 13);
 
 /**
  * A challenge.
@@ -456,7 +514,7 @@ export type Challenge = Message<"boneyard.v1.Challenge"> & {
  * Use `create(ChallengeSchema)` to create a new message.
  */
 export const ChallengeSchema: GenMessage<Challenge> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_challenges, 12);
+  messageDesc(file_boneyard_v1_challenges, 14);
 
 /**
  * Request of AccountService.WatchAccount.
@@ -477,7 +535,7 @@ export type WatchAccountRequest = Message<"boneyard.v1.WatchAccountRequest"> & {
  * Use `create(WatchAccountRequestSchema)` to create a new message.
  */
 export const WatchAccountRequestSchema: GenMessage<WatchAccountRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_challenges, 13);
+  messageDesc(file_boneyard_v1_challenges, 15);
 
 /**
  * One message of AccountService.WatchAccount.
@@ -498,7 +556,7 @@ export type WatchAccountResponse = Message<"boneyard.v1.WatchAccountResponse"> &
  * Use `create(WatchAccountResponseSchema)` to create a new message.
  */
 export const WatchAccountResponseSchema: GenMessage<WatchAccountResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_challenges, 14);
+  messageDesc(file_boneyard_v1_challenges, 16);
 
 /**
  * Something that happened to an account.
@@ -574,7 +632,7 @@ export type AccountEvent = Message<"boneyard.v1.AccountEvent"> & {
  * Use `create(AccountEventSchema)` to create a new message.
  */
 export const AccountEventSchema: GenMessage<AccountEvent> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_challenges, 15);
+  messageDesc(file_boneyard_v1_challenges, 17);
 
 /**
  * AccountEvent.game_rated: ratings are worked out once the game's last action is committed,
@@ -603,7 +661,7 @@ export type GameRated = Message<"boneyard.v1.GameRated"> & {
  * Use `create(GameRatedSchema)` to create a new message.
  */
 export const GameRatedSchema: GenMessage<GameRated> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_challenges, 16);
+  messageDesc(file_boneyard_v1_challenges, 18);
 
 /**
  * AccountEvent.challenge_received.
@@ -624,7 +682,7 @@ export type ChallengeReceived = Message<"boneyard.v1.ChallengeReceived"> & {
  * Use `create(ChallengeReceivedSchema)` to create a new message.
  */
 export const ChallengeReceivedSchema: GenMessage<ChallengeReceived> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_challenges, 17);
+  messageDesc(file_boneyard_v1_challenges, 19);
 
 /**
  * AccountEvent.challenge_answered.
@@ -659,7 +717,7 @@ export type ChallengeAnswered = Message<"boneyard.v1.ChallengeAnswered"> & {
  * Use `create(ChallengeAnsweredSchema)` to create a new message.
  */
 export const ChallengeAnsweredSchema: GenMessage<ChallengeAnswered> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_challenges, 18);
+  messageDesc(file_boneyard_v1_challenges, 20);
 
 /**
  * AccountEvent.game_started.
@@ -708,7 +766,7 @@ export type GameStarted = Message<"boneyard.v1.GameStarted"> & {
  * Use `create(GameStartedSchema)` to create a new message.
  */
 export const GameStartedSchema: GenMessage<GameStarted> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_challenges, 19);
+  messageDesc(file_boneyard_v1_challenges, 21);
 
 /**
  * AccountEvent.game_finished.
@@ -772,7 +830,7 @@ export type GameFinished = Message<"boneyard.v1.GameFinished"> & {
  * Use `create(GameFinishedSchema)` to create a new message.
  */
 export const GameFinishedSchema: GenMessage<GameFinished> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_challenges, 20);
+  messageDesc(file_boneyard_v1_challenges, 22);
 
 /**
  * An account's rating in one game type, before and after a game (OpenSkill).
@@ -807,7 +865,7 @@ export type RatingChange = Message<"boneyard.v1.RatingChange"> & {
  * Use `create(RatingChangeSchema)` to create a new message.
  */
 export const RatingChangeSchema: GenMessage<RatingChange> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_challenges, 21);
+  messageDesc(file_boneyard_v1_challenges, 23);
 
 /**
  * A rating (OpenSkill) at one moment.
@@ -842,7 +900,41 @@ export type RatingSnapshot = Message<"boneyard.v1.RatingSnapshot"> & {
  * Use `create(RatingSnapshotSchema)` to create a new message.
  */
 export const RatingSnapshotSchema: GenMessage<RatingSnapshot> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_challenges, 22);
+  messageDesc(file_boneyard_v1_challenges, 24);
+
+/**
+ * Who an account is for.
+ *
+ * @generated from enum boneyard.v1.AccountKind
+ */
+export enum AccountKind {
+  /**
+   * Not given.
+   *
+   * @generated from enum value: ACCOUNT_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A program's account: it plays and seeks.
+   *
+   * @generated from enum value: ACCOUNT_KIND_BOT = 1;
+   */
+  BOT = 1,
+
+  /**
+   * A person's account: it plays, seeks, and organises games and tournaments for others.
+   *
+   * @generated from enum value: ACCOUNT_KIND_PLAYER = 2;
+   */
+  PLAYER = 2,
+}
+
+/**
+ * Describes the enum boneyard.v1.AccountKind.
+ */
+export const AccountKindSchema: GenEnum<AccountKind> = /*@__PURE__*/
+  enumDesc(file_boneyard_v1_challenges, 0);
 
 /**
  * Where a challenge is.
@@ -890,7 +982,7 @@ export enum ChallengeStatus {
  * Describes the enum boneyard.v1.ChallengeStatus.
  */
 export const ChallengeStatusSchema: GenEnum<ChallengeStatus> = /*@__PURE__*/
-  enumDesc(file_boneyard_v1_challenges, 0);
+  enumDesc(file_boneyard_v1_challenges, 1);
 
 /**
  * A challenged account's answer.
@@ -924,7 +1016,7 @@ export enum ChallengeAnswer {
  * Describes the enum boneyard.v1.ChallengeAnswer.
  */
 export const ChallengeAnswerSchema: GenEnum<ChallengeAnswer> = /*@__PURE__*/
-  enumDesc(file_boneyard_v1_challenges, 1);
+  enumDesc(file_boneyard_v1_challenges, 2);
 
 /**
  * Which of an account's challenges ListChallenges returns.
@@ -958,7 +1050,7 @@ export enum ChallengeRole {
  * Describes the enum boneyard.v1.ChallengeRole.
  */
 export const ChallengeRoleSchema: GenEnum<ChallengeRole> = /*@__PURE__*/
-  enumDesc(file_boneyard_v1_challenges, 2);
+  enumDesc(file_boneyard_v1_challenges, 3);
 
 /**
  * What happened to a challenge (AccountEvent.challenge_answered).
@@ -999,7 +1091,7 @@ export enum ChallengeOutcome {
  * Describes the enum boneyard.v1.ChallengeOutcome.
  */
 export const ChallengeOutcomeSchema: GenEnum<ChallengeOutcome> = /*@__PURE__*/
-  enumDesc(file_boneyard_v1_challenges, 3);
+  enumDesc(file_boneyard_v1_challenges, 4);
 
 /**
  * How a game ended for one account.
@@ -1040,7 +1132,7 @@ export enum GameOutcome {
  * Describes the enum boneyard.v1.GameOutcome.
  */
 export const GameOutcomeSchema: GenEnum<GameOutcome> = /*@__PURE__*/
-  enumDesc(file_boneyard_v1_challenges, 4);
+  enumDesc(file_boneyard_v1_challenges, 5);
 
 /**
  * An account challenges named accounts to a table; each accepts or declines. When every
@@ -1133,6 +1225,19 @@ export const AccountService: GenService<{
     methodKind: "server_streaming";
     input: typeof WatchAccountRequestSchema;
     output: typeof WatchAccountResponseSchema;
+  },
+  /**
+   * The account the caller's key belongs to: its name, kind and the sequence number of its
+   * last event (what a client that signs in with a key shows, and where it starts to watch).
+   * A key that belongs to no account, or was revoked or replaced: UNAUTHENTICATED
+   * (BAD_API_KEY).
+   *
+   * @generated from rpc boneyard.v1.AccountService.GetAccount
+   */
+  getAccount: {
+    methodKind: "unary";
+    input: typeof GetAccountRequestSchema;
+    output: typeof GetAccountResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_boneyard_v1_challenges, 1);
