@@ -172,8 +172,13 @@ export async function waitTurn(page, stopAtHand = 0, onSummary = async () => {})
     if (state !== "summary") return state;
     summaries.push((await page.locator(".hand-summary h2").textContent()) ?? "");
     await onSummary(page);
-    await page.locator(".hand-summary").getByRole("button", { name: "Continue" }).click();
-    await page.locator(".hand-summary button").waitFor({ state: "detached" });
+    // The last hand's result may be drawn a moment before the game's end, which takes its
+    // Continue away (the result stays, as the final one): press it, unless the game ends first.
+    const pressed = page.locator(".hand-summary").getByRole("button", { name: "Continue" }).click().then(() => "pressed", () => "failed");
+    const ended = page.locator(".turn-line.over").waitFor().then(() => "over", () => "failed");
+    const first = await Promise.race([pressed, ended]);
+    if (first === "pressed") await page.locator(".hand-summary button").waitFor({ state: "detached" });
+    else if (first !== "over") fail("the hand's result was neither continued from nor followed by the game's end");
   }
 }
 
