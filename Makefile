@@ -99,10 +99,15 @@ dist: setup
 proto: setup
 	$(PY) proto/generate.py
 
-# Ack -> arrival of the same actions in a watching Chromium page (Connect over the HTTP
-# listener) and on a Python gRPC WatchGame stream (the anchor); last line
-# `browser: p99 X ms after the ack (anchor: gRPC stream p99 Y ms)`. BENCH_BROWSER_ARGS=--connect-too
-# also watches with Python's Connect client (the HTTP path without the browser).
+# First the web app itself, beside the app before issue 33 (the build committed at df921a7),
+# both served from temp folders by one static server, rounds alternating: `app transferred`
+# (document, script and stylesheet as Chromium received them; it says whether the server
+# compresses) and `first legal click` (navigation start to a legal bid button enabled, at a
+# seat's turn, a new browser context each time; medians). Then ack -> arrival of the same
+# actions in a watching Chromium page (Connect over the HTTP listener) and on a Python gRPC
+# WatchGame stream (the anchor); last line `browser: p99 X ms after the ack (anchor: gRPC
+# stream p99 Y ms)`. BENCH_BROWSER_ARGS=--connect-too also watches with Python's Connect
+# client (the HTTP path without the browser); --load-rounds N, --rounds N (0: skip a part).
 bench-browser: setup setup-web
 	$(PY) benchmarks/bench_browser.py $(BENCH_BROWSER_ARGS)
 

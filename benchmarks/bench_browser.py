@@ -1,6 +1,20 @@
-"""From an acknowledged action to its arrival in a watching browser page.
+"""From an acknowledged action to its arrival in a watching browser page; and the web app's
+size and time to the first legal click, beside the app before issue 33.
 
     make bench-browser   # last line: `browser: p99 X ms after the ack (anchor: gRPC stream p99 Y ms)`
+
+First, the app itself (``--load-rounds``): the build the server serves now ("after") and the
+build committed at ``--baseline`` (df921a7, where issue 33 was filed: "before"), both from temp
+folders through one static server in the Chromium script's process (bench_browser_page.mjs),
+which sends every other path of an app's folder (its API calls) on to the server. Its size is
+what Chromium received of the document, the script and the stylesheet (their bodies, gzip if
+the server compresses them, else raw: it says which, asking the server). The time to the first
+legal click: a game of three house bots where it is seat 0's turn (its first bid), opened in a
+new browser context holding that seat (nothing cached), from the navigation's start to the
+moment a legal tile or bid button can be clicked. The two builds alternate round by round;
+medians.
+
+Then the latency:
 
 Starts ``boneyard-server`` on a temporary SQLite file with the HTTP listener, and Debian's
 Chromium (npm playwright-core, ``bench_browser_page.mjs``) with one page of the web app
@@ -22,17 +36,20 @@ target is a p99 under 100 ms).
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import multiprocessing
 import os
 import random
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import urllib.request
 import uuid
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
@@ -42,8 +59,13 @@ import grpc
 from bench_server import Server, StartError, server_binary, start_process
 
 from boneyard.api.v1 import game_service_pb2, game_service_pb2_grpc, rules_pb2, view_pb2
+from boneyard.server.transport.http.connect import web_app_dir
 
 REPO = Path(__file__).resolve().parents[1]
+BASELINE = "df921a7"
+"""The commit issue 33 was filed at: the web app before it."""
+BASELINE_DIRS = ("server/webapp", "server/transport/http/webapp")
+"""Where the built web app was committed (server/webapp before the house moved it)."""
 PAGE_SCRIPT = Path(__file__).with_name("bench_browser_page.mjs")
 HTTP = re.compile(r"serving HTTP on (https?://\S+)")
 RPC_TIMEOUT = 30.0
@@ -296,6 +318,165 @@ def run_round(
     return result
 
 
+# --- the app: its size and the time to the first legal click ------------------------------
+
+
+def export_baseline(ref: str, into: Path) -> str | None:
+    """The web app as built and committed at `ref`, written into `into`; None (and why, on
+    stderr) when this checkout cannot give it."""
+    for folder in BASELINE_DIRS:
+        listed = subprocess.run(
+            ["git", "-C", str(REPO), "ls-tree", "-r", "--name-only", ref, folder],
+            check=False,
+            capture_output=True,
+            text=True,
+        )
+        if listed.returncode != 0:
+            print(f"bench: no commit {ref} here ({listed.stderr.strip()})", file=sys.stderr)
+            return None
+        names = listed.stdout.split()
+        if not names:
+            continue
+        for name in names:
+            blob = subprocess.run(
+                ["git", "-C", str(REPO), "show", f"{ref}:{name}"], capture_output=True, check=True
+            ).stdout
+            target = into / Path(name).relative_to(folder)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(blob)
+        return folder
+    print(f"bench: {ref} has no built web app in {' or '.join(BASELINE_DIRS)}", file=sys.stderr)
+    return None
+
+
+def server_compresses(http_url: str) -> bool:
+    """Whether the server sends the web app's files gzip-compressed to a browser that accepts
+    it (its index and the files it names)."""
+
+    def fetch(path: str) -> tuple[bytes, str]:
+        request = urllib.request.Request(http_url + path, headers={"Accept-Encoding": "gzip"})
+        with urllib.request.urlopen(request, timeout=RPC_TIMEOUT) as answer:
+            return answer.read(), answer.headers.get("Content-Encoding", "")
+
+    index, encoding = fetch("/")
+    encodings = [encoding]
+    if encoding == "gzip":
+        index = gzip.decompress(index)
+    for asset in re.findall(rb'(?:src|href)="\./(assets/[^"]+)"', index):
+        encodings.append(fetch("/" + asset.decode())[1])
+    return all(e == "gzip" for e in encodings)
+
+
+def gzipped_size(folder: Path) -> int:
+    """What the app's document, script and stylesheet come to gzip-compressed (level 6)."""
+    files = [folder / "index.html", *folder.glob("assets/*.js"), *folder.glob("assets/*.css")]
+    return sum(len(gzip.compress(f.read_bytes(), compresslevel=6)) for f in files)
+
+
+def seat_for_load(stub: game_service_pb2_grpc.GameServiceStub) -> dict[str, str]:
+    """A Texas 42 game of three house bots and seat 0, waiting at seat 0's first turn (nobody
+    else can act, so it waits there for every round): the localStorage entry that holds the
+    seat, as the app keeps it."""
+    created = stub.CreateGame(
+        game_service_pb2.CreateGameRequest(
+            rules=rules_pb2.Ruleset(preset="texas42"),
+            name="bench-browser load",
+            house_bots=[game_service_pb2.HouseBot(seat=s, strategy="heuristic") for s in (1, 2, 3)],
+        ),
+        timeout=RPC_TIMEOUT,
+    )
+    taken = stub.TakeSeat(
+        game_service_pb2.TakeSeatRequest(game_id=created.game_id, seat=0, player_name="bench"),
+        timeout=RPC_TIMEOUT,
+    )
+    auth = (("authorization", f"Bearer {taken.seat_token}"),)
+    watch = stub.WatchGame(
+        game_service_pb2.WatchGameRequest(game_id=created.game_id), metadata=auth, timeout=120
+    )
+    try:
+        for message in watch:
+            if (
+                message.view.HasField("turn")
+                and message.view.turn == 0
+                and message.view.legal_actions
+            ):
+                break
+    finally:
+        watch.cancel()
+    value = {"gameId": created.game_id, "seat": 0, "token": taken.seat_token, "name": "bench"}
+    return {
+        "key": f"boneyard.seat.{created.game_id}",
+        "value": json.dumps(value),
+        "game": created.game_id,
+    }
+
+
+def measure_load(
+    browser: Browser,
+    http_url: str,
+    stub: game_service_pb2_grpc.GameServiceStub,
+    args: argparse.Namespace,
+) -> None:
+    """Print the app's size and time to the first legal click, before and after."""
+    with tempfile.TemporaryDirectory(prefix="bench-browser-apps-") as tmp:
+        apps: dict[str, Path] = {}
+        built = web_app_dir()
+        if built is None:
+            print("load: the server has no built web app (make web)")
+            return
+        apps["after"] = Path(tmp) / "after"
+        shutil.copytree(built, apps["after"])
+        if export_baseline(args.baseline, Path(tmp) / "before"):
+            apps["before"] = Path(tmp) / "before"
+        compressed = server_compresses(http_url)
+        config = {
+            "apps": {k: str(v) for k, v in apps.items()},
+            "upstream": http_url,
+            "gzip": compressed,
+        }
+        static = browser.ask(f"serve {json.dumps(config)}").split()[1]
+        seat = seat_for_load(stub)
+        order = [name for name in ("before", "after") if name in apps]
+        times: dict[str, list[float]] = {name: [] for name in order}
+        sizes: dict[str, dict[str, int]] = {}
+        for number in range(args.load_rounds):
+            line = []
+            for name in order if number % 2 == 0 else order[::-1]:
+                url = f"{static}/{name}/#/game/{seat['game']}"
+                answer = browser.ask(f"load {json.dumps({'url': url, 'seat': seat})}")
+                if not answer.startswith("load "):
+                    sys.exit(f"bench: the {name} app did not reach a legal click: {answer}")
+                figures = json.loads(answer.split(" ", 1)[1])
+                times[name].append(figures["ms"])
+                sizes[name] = figures
+                line.append(f"{name} {figures['ms']:.0f} ms")
+            print(f"load round {number + 1}: {', '.join(line)}", flush=True)
+        how = (
+            "gzip, as the server sends them"
+            if compressed
+            else "raw: the server sends them uncompressed"
+        )
+        label = {"before": f"before ({args.baseline})", "after": "after"}
+        print(
+            "app transferred (document, script, stylesheet; "
+            + how
+            + "): "
+            + ", ".join(
+                f"{label[n]} {sizes[n]['bodies']:,} bytes ({gzipped_size(apps[n]):,} gzip -6)"
+                for n in order
+            )
+        )
+        print(
+            "first legal click (navigation start to a legal bid button enabled, a new context each "
+            f"time, {args.load_rounds} alternating rounds): "
+            + ", ".join(
+                f"{label[n]} median {statistics.median(times[n]):.0f} ms "
+                f"(min {min(times[n]):.0f}, max {max(times[n]):.0f})"
+                for n in order
+            )
+        )
+
+
 def _line(name: str, values: list[float], expected: int) -> str:
     missing = expected - len(values)
     gone = f", {missing} not received" if missing else ""
@@ -307,10 +488,21 @@ def _line(name: str, values: list[float], expected: int) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=6, help="rounds (a new game each)")
+    parser.add_argument(
+        "--rounds", type=int, default=6, help="latency rounds (a new game each; 0: none)"
+    )
     parser.add_argument("--actions", type=int, default=150, help="actions per round")
     parser.add_argument("--pause-ms", type=float, default=25.0, help="mean pause between actions")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--load-rounds",
+        type=int,
+        default=10,
+        help="rounds of opening the app at a seat's turn, each build once a round (0: none)",
+    )
+    parser.add_argument(
+        "--baseline", default=BASELINE, help="the commit whose built web app is 'before'"
+    )
     parser.add_argument(
         "--connect-too",
         action="store_true",
@@ -352,6 +544,8 @@ def main() -> None:
                 time.sleep(0.05)
             http_url = match[1]
             stub = game_service_pb2_grpc.GameServiceStub(channel)
+            if args.load_rounds > 0:
+                measure_load(browser, http_url, stub, args)
             rounds: list[Round] = []
             for number in range(args.rounds):
                 r = run_round(number, server, http_url, browser, stub, args, rng)
@@ -366,6 +560,8 @@ def main() -> None:
                 print("  " + _line("anchor (gRPC)    ", r.latencies(r.anchor), len(r.acks)))
                 if args.connect_too:
                     print("  " + _line("Python Connect   ", r.latencies(r.connect), len(r.acks)))
+            if not rounds:
+                return
             page = [x for r in rounds for x in r.latencies(r.page)]
             anchor = [x for r in rounds for x in r.latencies(r.anchor)]
             expected = sum(len(r.acks) for r in rounds)

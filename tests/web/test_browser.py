@@ -102,6 +102,15 @@ def _ok(run: ScriptRun) -> dict:
     return run.report
 
 
+def _pages_clean(report: dict, *pages: str, key: str = "checked") -> None:
+    """Every page the script checked (lib.mjs checkPage) was there: no sideways scroll, and
+    no serious or critical finding of axe-core."""
+    checked = report[key]
+    assert set(pages) <= set(checked), (pages, checked)
+    for name, seen in checked.items():
+        assert not seen["sideways"] and not seen["findings"], (name, seen)
+
+
 def test_a_person_plays_a_whole_texas42_game_against_three_house_bots(
     server: ServerProcess,
     game_stub: game_service_pb2_grpc.GameServiceStub,
@@ -140,6 +149,7 @@ def test_a_person_plays_a_whole_texas42_game_against_three_house_bots(
     # The stale click was refused with the server's own reason; the page came back.
     assert "Someone acted first" in report["refusal"] and "is at version" in report["refusal"]
     assert report["resumed"] and report["reloaded"]
+    _pages_clean(report, "lobby", "table", "refused", "game over", key="pages")
     verdict = archive_pb2_grpc.ArchiveServiceStub(server.channel()).VerifyRecord(
         archive_pb2.VerifyRecordRequest(record=record), timeout=60
     )
@@ -184,6 +194,7 @@ def test_a_moon_hand_with_the_widow_exchange(
     assert ("made" if scored.made else "set") in report["result"]
     assert f"scores now {' / '.join(map(str, scored.scores))}" in report["result"]
     assert kinds.index("widow_exchanged") < kinds.index("contract_declared")
+    _pages_clean(report, "lobby", "table with a clock", "widow", "after the hand")
 
 
 def test_a_texas42_house_hand_reaches_a_special_contract(
@@ -222,6 +233,7 @@ def test_a_texas42_house_hand_reaches_a_special_contract(
     assert report["final"].startswith("Game over: heuristic bot 1 and heuristic bot 3 won"), report[
         "final"
     ]
+    _pages_clean(report, f"table, {report['declared']}", "game over")
 
 
 def test_a_spectator_follows_a_live_game_to_its_end(
@@ -262,6 +274,7 @@ def test_a_spectator_follows_a_live_game_to_its_end(
     assert report["scores"] == list(game.scores)
     assert report["final"].startswith("Game over: ") and report["midGame"]
     assert report["leaks"] == 0
+    _pages_clean(report, "waiting for players", "game over")
 
 
 def test_the_replay_steps_through_an_archived_game_verified(
@@ -312,6 +325,7 @@ def test_the_replay_steps_through_an_archived_game_verified(
     )
     assert steps["end"]["caption"].startswith(f"Event {total} of {total}: Game over")
     assert report["scores"] == list(record.result.scores)
+    _pages_clean(report, "archive", "replay", "replay at the end")
 
 
 @pytest.fixture(scope="module")
@@ -412,6 +426,7 @@ def test_the_new_game_form_offers_the_servers_presets_and_shows_their_values(
         "first_hand_opener": "opener seat 0 (the preset's)",
     }
     assert report["seats"] == 3
+    _pages_clean(report, "lobby with the options")
 
 
 def test_typing_in_the_lobby_survives_its_redraw(server: ServerProcess, tmp_path: Path) -> None:
@@ -452,6 +467,7 @@ def test_a_stream_refused_for_good_is_said_beside_the_game_after_a_choice_too(
     # The choice succeeded (its answer cleared the refusal); the page still says it is not live.
     assert report["alerts"] == 0, report
     assert "not following the game" in report["after"], report
+    _pages_clean(report, "not following")
 
 
 @pytest.mark.parametrize("screen", ["desktop", "phone"])
@@ -984,3 +1000,91 @@ def test_the_archive_lists_winners_filters_by_preset_and_downloads_a_record_that
     assert text == record_to_text(record, site=report["host"])
     for name, seen in report["checked"].items():
         assert not seen["sideways"] and not seen["findings"], (name, seen)
+
+
+# What table.ts's seats look like from the trick: where each seat sits on a desktop.
+_SEAT_SIDE = {1: "left", 2: "top", 3: "right"}
+
+
+@pytest.mark.parametrize("screen", ["desktop", "phone"])
+def test_played_tiles_glide_to_the_trick_and_a_won_trick_is_gathered_to_its_winner(
+    server: ServerProcess, tmp_path: Path, screen: str
+) -> None:
+    report = _ok(run_script("table_motion.mjs", server.http_url, tmp_path, env={"SCREEN": screen}))
+    # The tiles the person clicked glided up from their hand (below the table) to the trick
+    # (most of them: the motion stands aside while the table is redrawn many times a second).
+    assert report["glided"] >= 6 and report["mine"], report
+    assert all(m["dy"] > 0 for m in report["mine"]), report["mine"]
+    # A bot's tile came from its seat: on a desktop from its side of the table, on a phone
+    # from the row of seats above the trick.
+    assert report["bots"], report
+    for m in report["bots"]:
+        side = _SEAT_SIDE[m["seat"]] if screen == "desktop" else "top"
+        assert {"left": m["dx"] < 0, "top": m["dy"] < 0, "right": m["dx"] > 0}[side], m
+    # Each trick won went toward its winner's seat (the person's own below the trick).
+    assert report["gathers"], report
+    for m in report["gathers"]:
+        side = (
+            "bottom" if m["seat"] == 0 else _SEAT_SIDE[m["seat"]] if screen == "desktop" else "top"
+        )
+        assert {
+            "left": m["dx"] < 0,
+            "top": m["dy"] < 0,
+            "right": m["dx"] > 0,
+            "bottom": m["dy"] > 0,
+        }[side], m
+    # A trick the bots finished stayed whole in the middle for about a second (the hold is
+    # 1.1 s from its first draw; the page's own drawing may take a little of it), while the
+    # rest of the table was already the seat's turn with exactly the legal tiles to click.
+    assert report["held"] and all(ms >= 800 for ms in report["held"]), report["held"]
+    assert report["heldAtTurn"] >= 1 and report["legalWhileHeld"] == report["heldAtTurn"], report
+    # prefers-reduced-motion: reduce: the same plays, and nothing moved.
+    assert report["calm"] == {"plays": 4, "motion": 0}, report["calm"]
+    assert report["checked"] == {"table with a held trick": 0}, report["checked"]
+    assert report["shots"]["glide"] and report["shots"]["held"], report["shots"]
+
+
+def test_the_table_is_played_by_the_keyboard_and_heard_by_a_screen_reader(
+    server: ServerProcess, game_stub: game_service_pb2_grpc.GameServiceStub, tmp_path: Path
+) -> None:
+    report = _ok(run_script("table_keyboard.mjs", server.http_url, tmp_path))
+    # A bid (or a pass) and a tile, each reached by Tab, shown with its focus ring, and sent
+    # by Enter: the tile went to the trick.
+    assert report["bid"]["ring"] and (
+        report["bid"]["choice"] == "Pass" or report["bid"]["choice"].startswith("Bid ")
+    ), report["bid"]
+    assert report["play"]["ring"] and report["play"]["inTrick"] == 1, report["play"]
+    # Every control Tab stopped on showed its ring; only a legal tile ever took the focus.
+    assert report["ringless"] == [], report["ringless"]
+    assert report["tileStops"] == [report["play"]["tile"]], report["tileStops"]
+    # Another player's hand is one picture, "N tiles, face down", not a picture per tile.
+    for seat, pictures in report["hands"].items():
+        assert len(pictures) == 1 and pictures[0].endswith(" face down"), (seat, pictures)
+        assert pictures[0].split()[1] in ("tile,", "tiles,"), pictures
+    # The live region said the seat's turns and what the others did, and not the person's
+    # own choices back to them.
+    said = " ".join(report["said"])
+    assert "Your turn: bid or pass" in said and "Your turn: play a tile" in said, said
+    assert "heuristic bot" in said and "You play" not in said, said
+    events = _events(game_stub, report["gameId"])
+    mine = [e for e in events if e.WhichOneof("kind") in ACTIONS and _seat_of(e) == 0]
+    assert any(e.WhichOneof("kind") in ("bid_placed", "passed") for e in mine), mine
+    played = [e.tile_played.tile for e in mine if e.WhichOneof("kind") == "tile_played"]
+    assert [_tile_name(t) for t in played][:1] == [report["play"]["tile"]], played
+
+
+def test_a_hands_result_shows_after_a_click_that_raced_another_client(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    report = _ok(run_script("hand_result_race.mjs", server.http_url, tmp_path))
+    assert "Someone acted first" in report["alert"], report
+    scored = report["scored"]
+    bidder = "You" if scored.get("bidder", 0) == 0 else f"heuristic bot {scored['bidder']}"
+    result = "made it" if scored.get("made") else "were set" if bidder == "You" else "was set"
+    # The hand's own result, with its number, before any of the next hand was drawn.
+    assert report["headline"].startswith(f"Hand {report['hand']}: {bidder} bid "), report
+    assert report["headline"].endswith(f" and {result}"), report
+    assert not report["laterBeforeResult"], report
+    assert report["next"] == "over" or report["next"].startswith(f"Hand {report['hand'] + 1} "), (
+        report
+    )

@@ -170,15 +170,23 @@ export async function waitTurn(page, stopAtHand = 0, onSummary = async () => {})
   for (;;) {
     const state = await waitTurnOrSummary(page, stopAtHand);
     if (state !== "summary") return state;
-    summaries.push((await page.locator(".hand-summary h2").textContent()) ?? "");
+    const heading = (await page.locator(".hand-summary h2").textContent()) ?? "";
     await onSummary(page);
-    // The last hand's result may be drawn a moment before the game's end, which takes its
-    // Continue away (the result stays, as the final one): press it, unless the game ends first.
-    const pressed = page.locator(".hand-summary").getByRole("button", { name: "Continue" }).click().then(() => "pressed", () => "failed");
-    const ended = page.locator(".turn-line.over").waitFor().then(() => "over", () => "failed");
-    const first = await Promise.race([pressed, ended]);
-    if (first === "pressed") await page.locator(".hand-summary button").waitFor({ state: "detached" });
-    else if (first !== "over") fail("the hand's result was neither continued from nor followed by the game's end");
+    // The game may have ended meanwhile (its last hand's result came a moment before the end
+    // of the game): that result stays, with the final table and no Continue. The end may also
+    // come while Continue is being pressed: then it is not pressed.
+    const over = page.locator(".turn-line.over");
+    const next = page.locator(".hand-summary").getByRole("button", { name: "Continue" });
+    await next.or(over).first().waitFor();
+    if (await over.count()) continue;
+    const first = await Promise.race([
+      next.click().then(() => "pressed", () => "failed"),
+      over.waitFor().then(() => "over", () => "failed"),
+    ]);
+    if (first === "over") continue;
+    check(first === "pressed", "the hand's result was neither continued from nor followed by the game's end");
+    summaries.push(heading);
+    await page.locator(".hand-summary button").waitFor({ state: "detached" });
   }
 }
 
@@ -334,4 +342,27 @@ export async function smallTargets(page, selector) {
     .map((e) => [e.getAttribute("aria-label") || e.textContent?.trim() || e.tagName, e.getBoundingClientRect()])
     .filter(([, r]) => r.width < 43.5 || r.height < 43.5)
     .map(([n, r]) => `${n} ${Math.round(r.width)}x${Math.round(r.height)}`), selector);
+}
+
+/** The seat token the page keeps for `gameId` (localStorage). */
+export async function seatToken(page, gameId) {
+  return page.evaluate((id) => JSON.parse(localStorage.getItem(`boneyard.seat.${id}`) ?? "{}").token, gameId);
+}
+
+/** Resign the seat of `token` from another client, at the version the game is at (house bots
+ * may act meanwhile): a script's game with house bots ends, and stops counting against the
+ * server's limit of such games in play for one address. A game already over is left as it is. */
+export async function resign(gameId, token) {
+  for (;;) {
+    const { view } = await call("GameService", "GetView", { gameId }, token);
+    if (view.phase === "PHASE_GAME_OVER") return;
+    try {
+      await call("GameService", "SubmitAction", {
+        gameId, expectedVersion: view.version, requestId: crypto.randomUUID(), action: { resign: {} },
+      }, token);
+      return;
+    } catch (error) {
+      if (!String(error.message).includes("aborted")) throw error;
+    }
+  }
 }

@@ -2,7 +2,7 @@
 // down its live stream): the field keeps the focus and the caret, and what they type after the
 // redraw lands in it.
 
-import { call, newPage, report, run, TIMEOUT, URL } from "./lib.mjs";
+import { call, checkPage, newPage, report, run, TIMEOUT, URL } from "./lib.mjs";
 
 run(async (browser) => {
   const page = await newPage(browser);
@@ -23,5 +23,8 @@ run(async (browser) => {
   await page.locator(`li[data-game="${gameId}"]`).waitFor({ timeout: TIMEOUT });
   const focused = await page.evaluate(() => document.activeElement?.id ?? "");
   await page.keyboard.type("ce");
-  report({ focused, name: await field.inputValue() });
+  const name = await field.inputValue();
+  // The lobby as redrawn: no sideways scroll, nothing serious or critical for axe.
+  await checkPage(page, "lobby", {});
+  report({ focused, name });
 });

@@ -3,7 +3,8 @@
 // tile of the hand, names trump and plays the hand out. GAME_ID names the game.
 
 import {
-  check, checkOnlyLegalClickable, newPage, pickRandom, random, report, run, shot, takeTurn, URL, waitTurn,
+  check, checkOnlyLegalClickable, checkPage, newPage, pickRandom, random, report, resign, run, seatToken, shot, takeTurn, URL,
+  waitTurn,
 } from "./lib.mjs";
 
 const gameId = process.env.GAME_ID;
@@ -18,9 +19,13 @@ run(async (browser) => {
   check(gameId, "GAME_ID is not set");
   const page = await newPage(browser);
   const rng = random();
+  // Every page on the way: no sideways scroll, nothing serious or critical for axe.
+  const checked = {};
   await page.goto(`${URL}/#/`);
   await page.getByLabel("Your name:").fill("carol");
   const entry = page.getByRole("region", { name: "open games" }).locator(`li[data-game="${gameId}"]`);
+  await entry.waitFor();
+  await checkPage(page, "lobby", checked);
   await entry.getByRole("button", { name: "Join seat 0" }).click();
   await page.waitForURL(new RegExp(`#/game/${gameId}`));
 
@@ -33,6 +38,7 @@ run(async (browser) => {
   const first = await mine.textContent();
   await page.waitForFunction((t) => document.querySelector(".seat.you .countdown")?.textContent !== t, first);
   const clock = { banks, countdown: [first, await mine.textContent()] };
+  await checkPage(page, "table with a clock", checked);
   await takeTurn(page, (cs) => {
     const moon = cs.find((c) => c.label === "Shoot the moon");
     check(moon, `no moon among ${cs.map((c) => c.label)}`);
@@ -45,6 +51,7 @@ run(async (browser) => {
   await checkOnlyLegalClickable(page, gameId);
   const before = await handTiles(page);
   await shot(page, "moon-widow");
+  await checkPage(page, "widow", checked);
   const discarded = await takeTurn(page, (cs) => {
     check(cs.every((c) => c.kind === "tile"), "the widow (must exchange) offers more than tiles");
     return pickRandom(rng)(cs);
@@ -72,5 +79,8 @@ run(async (browser) => {
   const result = log.find((line) => /the moon and (made it|was set|were set)/.test(line)) ?? "";
   check(result, `no result of the moon in the log: ${log.slice(0, 5)}`);
   await shot(page, "moon-after-hand");
-  report({ gameId, before, after, discarded, taken: taken[0], trump, plays, result, clock });
+  await checkPage(page, "after the hand", checked);
+  // (The game ends: a game with house bots left in play counts against the server's limit.)
+  await resign(gameId, await seatToken(page, gameId));
+  report({ gameId, before, after, discarded, taken: taken[0], trump, plays, result, clock, checked });
 });

@@ -5,7 +5,7 @@
 // the person resigns.
 
 import {
-  check, checkOnlyLegalClickable, createGame, newPage, pickRandom, random, report, run, shot, takeTurn, waitTurn,
+  check, checkOnlyLegalClickable, checkPage, createGame, newPage, pickRandom, random, report, run, shot, takeTurn, waitTurn,
 } from "./lib.mjs";
 
 const MAX_HANDS = 8;
@@ -19,6 +19,8 @@ async function handNumber(page) {
 run(async (browser) => {
   const page = await newPage(browser);
   const rng = random();
+  // Every page on the way: no sideways scroll, nothing serious or critical for axe.
+  const checked = {};
   const gameId = await createGame(page, {
     preset: "texas42-house",
     name: "special contracts",
@@ -59,6 +61,7 @@ run(async (browser) => {
       } else {
         await shot(page, "texas42-sevens");
       }
+      await checkPage(page, `table, ${declared}`, checked);
     }
   }
   check(declared, `no special contract declared in ${MAX_HANDS} hands`);
@@ -70,5 +73,6 @@ run(async (browser) => {
   await page.getByRole("button", { name: "Yes, resign" }).click();
   await page.locator(".turn-line.over").waitFor();
   const final = (await page.locator(".turn-line.over").textContent()) ?? "";
-  report({ gameId, declared, hand: declaredIn, sittingOut, contractLine, result, offered: [...offered].sort(), final });
+  await checkPage(page, "game over", checked);
+  report({ gameId, declared, hand: declaredIn, sittingOut, contractLine, result, offered: [...offered].sort(), final, checked });
 });

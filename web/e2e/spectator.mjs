@@ -5,7 +5,7 @@
 // All along, no hand is shown face up: a spectator sees the played tiles and nothing hidden.
 // GAME_ID names the game.
 
-import { check, newPage, report, run, say, shot, shownScores, statusLine, TIMEOUT, URL } from "./lib.mjs";
+import { check, checkPage, newPage, report, run, say, shot, shownScores, statusLine, TIMEOUT, URL } from "./lib.mjs";
 
 const gameId = process.env.GAME_ID;
 
@@ -17,6 +17,9 @@ run(async (browser) => {
   const meta = await page.locator(".game-head .meta").textContent();
   check(meta.includes("watching as a spectator"), `not a spectator: ${meta}`);
   await page.locator(".connection.live").waitFor();
+  // Every page on the way: no sideways scroll, nothing serious or critical for axe.
+  const checked = {};
+  await checkPage(page, "waiting for players", checked);
   // Anything face up that is not on the table's trick, at any moment, is a leak.
   await page.evaluate(() => {
     window.leaks = [];
@@ -36,13 +39,17 @@ run(async (browser) => {
   await page.getByRole("heading", { name: "Waiting for players" }).waitFor({ state: "detached" });
   const over = page.locator(".turn-line.over");
   await page.locator(".table-view .played").first().or(over).waitFor({ timeout: TIMEOUT * 5 });
-  if (!(await over.count())) await shot(page, "spectator-mid-game");
+  if (!(await over.count())) {
+    await shot(page, "spectator-mid-game");
+    await checkPage(page, "mid-game", checked);
+  }
   await over.waitFor({ timeout: TIMEOUT * 5 });
   const midGame = await page.evaluate(() => window.midGame);
   const versions = await page.evaluate(() =>
     performance.getEntriesByType("mark").filter((m) => m.name.startsWith("boneyard:version:")).map((m) => Number(m.name.split(":")[2])),
   );
   await shot(page, "spectator-game-over");
+  await checkPage(page, "game over", checked);
   report({
     gameId,
     midGame,
@@ -50,5 +57,6 @@ run(async (browser) => {
     final: await statusLine(page),
     scores: await shownScores(page),
     leaks: await page.evaluate(() => window.leaks.length),
+    checked,
   });
 });

@@ -3,7 +3,9 @@
 // and not only in the refusal, and still says so after a choice of the person's succeeds (which
 // clears the refusal).
 
-import { check, createGame, newPage, pickRandom, random, report, run, takeTurn, waitTurn, WATCH } from "./lib.mjs";
+import {
+  check, checkPage, createGame, newPage, pickRandom, random, report, resign, run, seatToken, takeTurn, waitTurn, WATCH,
+} from "./lib.mjs";
 
 run(async (browser) => {
   const page = await newPage(browser);
@@ -16,8 +18,14 @@ run(async (browser) => {
   await page.locator(".connection.stopped").waitFor();
   const stopped = (await meta.textContent()) ?? "";
   const alert = (await page.getByRole("alert").textContent()) ?? "";
+  // The page that says so: no sideways scroll, nothing serious or critical for axe.
+  const checked = {};
+  await checkPage(page, "not following", checked);
   check((await waitTurn(page)) === "turn", "no turn to take on the refused page");
   await takeTurn(page, pickRandom(random()));
   const after = (await meta.textContent()) ?? "";
-  report({ gameId, stopped, alert, after, alerts: await page.getByRole("alert").count() });
+  const alerts = await page.getByRole("alert").count();
+  // (The game ends: a game with house bots left in play counts against the server's limit.)
+  await resign(gameId, await seatToken(page, gameId));
+  report({ gameId, stopped, alert, after, alerts, checked });
 });

@@ -7,13 +7,15 @@
 // in localStorage.
 
 import {
-  check, checkOnlyLegalClickable, clickable, createGame, newPage, pickRandom, random, report, run,
+  check, checkOnlyLegalClickable, checkPage, clickable, createGame, newPage, pickRandom, random, report, run,
   shot, shownScores, shownVersion, statusLine, takeTurn, TIMEOUT, URL, waitTurn, WATCH,
 } from "./lib.mjs";
 
 run(async (browser) => {
   const page = await newPage(browser);
   const rng = random();
+  // Every page on the way: no sideways scroll, nothing serious or critical for axe.
+  const pages = {};
   const bots = { 1: "heuristic", 2: "heuristic", 3: "heuristic" };
   const gameId = await createGame(page, { preset: "texas42", name: "browser game", seat: "0", playerName: "alice", houseBots: bots });
   // Every seat is taken (alice's and the bots'), so the lobby lists the game in play.
@@ -22,6 +24,7 @@ run(async (browser) => {
   await listed.waitFor();
   const line = (await listed.textContent()) ?? "";
   check(line.includes("4/4 seated") && line.includes("alice") && line.includes("heuristic bot"), `the lobby lists: ${line}`);
+  await checkPage(page, "lobby", pages);
   await page.goto(`${URL}/#/game/${gameId}`);
   await waitTurn(page);
   const notes = await page.locator(".seat-name small").allTextContents();
@@ -40,7 +43,10 @@ run(async (browser) => {
     turns++;
     hands.add((await page.locator(".table-view .contract").textContent()).split(" · ")[0]);
     if (await checkOnlyLegalClickable(page, gameId)) checked++;
-    if (turns === 1) await shot(page, "texas42-first-turn");
+    if (turns === 1) {
+      await shot(page, "texas42-first-turn");
+      await checkPage(page, "table", pages);
+    }
 
     if (turns === 3) {
       // Cut this page's stream and reload it: it shows the table at version v, live updates
@@ -69,12 +75,14 @@ run(async (browser) => {
       refusal = (await alert.textContent()) ?? "";
       check(refusal.includes("Someone acted first") && refusal.includes("version"), `unexpected refusal: ${refusal}`);
       await shot(page, "texas42-refused");
+      await checkPage(page, "refused", pages);
       // The stream comes back: the page resumes from its last version and catches up.
       await page.unroute(WATCH);
       await page.locator(".connection.live").waitFor();
       const caughtUp = await other.evaluate(() => Number(document.querySelector(".table-view").dataset.version));
+      // (Or the result of a hand that ended meanwhile, shown over the table as it ended.)
       await page.waitForFunction(
-        (v) => Number(document.querySelector(".table-view")?.dataset.version) >= v,
+        (v) => Number(document.querySelector(".table-view")?.dataset.version) >= v || document.querySelector(".hand-summary button"),
         caughtUp,
         { timeout: TIMEOUT },
       );
@@ -104,6 +112,7 @@ run(async (browser) => {
   }
   const final = await statusLine(page);
   await shot(page, "texas42-game-over");
+  await checkPage(page, "game over", pages);
   report({
     gameId,
     acted,
@@ -116,5 +125,6 @@ run(async (browser) => {
     final,
     scores: await shownScores(page),
     version: await shownVersion(page),
+    pages,
   });
 });

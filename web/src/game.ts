@@ -2,20 +2,27 @@
 // spectator; take a free seat of a game waiting for players. The page shows the view it got
 // last and follows the game with WatchGame; a click sends one of the view's legal actions,
 // and a refusal shows the server's reason.
+//
+// A hand's result is owed to the player from the view itself (SeatView.results, which every
+// view carries), whichever way the view came: the stream, the answer to a click, or the view
+// fetched again after a refusal. So no result is passed over when the page is brought past the
+// end of a hand by anything but the stream (a click that raced another client, a stream
+// reconnecting or refused): each is shown in turn until the player continues.
 
 import { Code } from "@connectrpc/connect";
 import { asSeat, codeOf, games, refusal, requestId } from "./api";
 import { announce, draw, h } from "./dom";
 import { clearVersionMarks, follow, type Connection } from "./follow";
+import { animate, capture, stopMotion } from "./motion";
 import type { Action } from "./gen/boneyard/v1/actions_pb";
 import { GameStatus, type GameSummary } from "./gen/boneyard/v1/game_pb";
 import type { Event as GameEvent, HandScored } from "./gen/boneyard/v1/events_pb";
 import type { WatchGameResponse } from "./gen/boneyard/v1/game_service_pb";
 import type { Ruleset } from "./gen/boneyard/v1/rules_pb";
-import { Phase, type SeatView } from "./gen/boneyard/v1/view_pb";
+import { Phase, type CompletedTrick, type SeatView } from "./gen/boneyard/v1/view_pb";
 import { dropSeat, heldSeat, holdSeat, playerName, setPlayerName, type HeldSeat } from "./seats";
 import { handSummary } from "./summary";
-import { renderTable, tickClocks, turnText, type SeatInfo, type TableModel } from "./table";
+import { renderTable, tickClocks, turnText, type HeldTrick, type SeatInfo, type TableModel } from "./table";
 import { eventText, gameTitle, statusText } from "./words";
 
 /** "What happened" keeps this many events (the current hand is never longer). */
@@ -25,18 +32,35 @@ const LOG_LINES = 200;
 const BACKFILL = 150n;
 /** A spectator's hand result stays this long, unless they press Continue first. */
 const SPECTATOR_PAUSE_MS = 6000;
+/** A trick won stays whole in the middle at least this long (from when it is first drawn
+ * whole) before it is gathered, even if the next trick has begun meanwhile. */
+export const TRICK_HOLD_MS = 1100;
+/** How long a view past the end of a hand (a click's answer, or the view fetched after a
+ * refusal) waits for the stream to bring the hand's end in order, before it is shown anyway. */
+const STREAM_GRACE_MS = 1500;
 
 interface Logged {
   version: bigint;
   event: GameEvent;
 }
 
-/** A hand's result held on the screen until the player continues: the event and the table
- * as it was when the hand was scored. */
-interface HeldResult {
+/** A hand's result owed to the player, shown until they continue. */
+interface OwedResult {
+  /** Its place in SeatView.results. */
+  index: number;
   scored: HandScored;
-  view: SeatView;
+  /** The table as the hand ended (`ended`: the stream's view of the HandScored event); else
+   * the last the page saw of that hand, if it saw any. */
+  view?: SeatView;
+  ended: boolean;
   timer?: number;
+}
+
+/** A trick held whole in the middle (TableModel.heldTrick) until `until`. */
+interface TrickHold extends HeldTrick {
+  deal: number;
+  until: number;
+  timer: number;
 }
 
 export function seatInfos(summary: GameSummary | undefined): SeatInfo[] {
@@ -65,8 +89,19 @@ class GamePage {
   private held?: HeldSeat;
   /** The events seen, oldest first (worded when drawn: names may arrive later). */
   private log: Logged[] = [];
-  /** The last hand scored, shown until the player presses Continue. */
-  private result?: HeldResult;
+  /** The hands' results not yet continued from, oldest first (a spectator: the latest only). */
+  private owed: OwedResult[] = [];
+  /** How many of SeatView.results the page has owed or shown (those before it opened are not
+   * shown again). */
+  private resultsSeen = 0;
+  /** A view past the end of a hand, waiting for the stream to bring the hand's end first. */
+  private awaiting?: { view: SeatView; timer: number };
+  /** The trick held whole in the middle, and when each trick of the deal was first drawn whole
+   * (`deal:index`). */
+  private trickHold?: TrickHold;
+  private wholeSince = new Map<string, number>();
+  /** The deal and completed tricks of the view drawn last (not the result's table). */
+  private drawnTricks?: { deal: number; completed: number };
   /** Lines for the screen reader's live region, said at the next draw. */
   private heard: string[] = [];
   private lastTurn = "";
@@ -88,6 +123,10 @@ class GamePage {
       clearInterval(this.ticker);
       this.follower?.abort();
       clearVersionMarks();
+      stopMotion();
+      for (const owed of this.owed) clearTimeout(owed.timer);
+      if (this.awaiting) clearTimeout(this.awaiting.timer);
+      if (this.trickHold) clearTimeout(this.trickHold.timer);
     });
   }
 
@@ -118,6 +157,10 @@ class GamePage {
       this.fail(error);
       return;
     }
+    // Results scored before the page looked are in the log, not shown again.
+    for (const owed of this.owed) clearTimeout(owed.timer);
+    this.owed = [];
+    this.resultsSeen = this.view?.results.length ?? 0;
     this.render();
     if (this.view) {
       this.startFollowing(this.view.version);
@@ -188,11 +231,13 @@ class GamePage {
       this.log.push({ version: m.version, event: m.event });
       if (this.log.length > LOG_LINES) this.log.splice(0, this.log.length - LOG_LINES);
       const line = eventText(m.event, (seat) => this.name(seat), this.log.at(-2)?.event, this.held?.seat);
-      if (line) this.heard.push(line);
-      if (m.event.kind.case === "handScored" && m.view) this.holdResult(m.event.kind.value, m.view);
+      // (The person's own choices are not said back to them: they made them.)
+      if (line && !this.ownChoice(m.event)) this.heard.push(line);
+      if (m.event.kind.case === "handScored" && m.view) this.handEnded(m.event.kind.value, m.view);
     }
     // A SubmitAction answer may already have brought a later view.
-    if (m.view && (!this.view || m.view.version > this.view.version)) this.view = m.view;
+    if (m.view && (!this.view || m.view.version > this.view.version)) this.setView(m.view);
+    if (this.awaiting && m.version >= this.awaiting.view.version) this.stopAwaiting();
     const s = this.summary;
     if (!s || s.status === GameStatus.OPEN || (s.timeControl?.perMoveMs ?? 0) > 0 || m.view?.phase === Phase.GAME_OVER) {
       this.refreshSummary();
@@ -200,17 +245,76 @@ class GamePage {
     this.render();
   }
 
-  /** Show the hand's result until the player presses Continue (a spectator: for a few
-   * seconds, or until Continue). */
-  private holdResult(scored: HandScored, view: SeatView): void {
-    if (this.result?.timer !== undefined) clearTimeout(this.result.timer);
-    this.result = { scored, view };
-    if (!this.held) this.result.timer = window.setTimeout(() => this.continue(), SPECTATOR_PAUSE_MS);
+  /** The stream's view of a HandScored event: the table as the hand ended. Its result is
+   * owed (or, when a view past it came first, now shown with that table). */
+  private handEnded(scored: HandScored, view: SeatView): void {
+    const index = view.results.length - 1;
+    const owed = this.owed.find((o) => o.index === index);
+    if (owed) {
+      owed.view = view;
+      owed.ended = true;
+    } else if (index >= this.resultsSeen) {
+      this.owe({ index, scored, view, ended: true });
+    }
+    this.resultsSeen = Math.max(this.resultsSeen, index + 1);
+  }
+
+  /** Take `view` as the game now; a result it has that the page has not shown is owed. */
+  private setView(view: SeatView): void {
+    const previous = this.view;
+    this.view = view;
+    for (let index = this.resultsSeen; index < view.results.length; index++) {
+      // The table as the page last saw that hand, if it did (its number, bids and contract).
+      const seen = previous && previous.results.length === index ? previous : undefined;
+      this.owe({ index, scored: view.results[index], view: seen, ended: false });
+    }
+    this.resultsSeen = Math.max(this.resultsSeen, view.results.length);
+  }
+
+  /** Owe a result: a player sees each until they continue; a spectator sees the latest for a
+   * few seconds (or until Continue), so that watching fast bots never falls behind. */
+  private owe(result: OwedResult): void {
+    if (!this.held) {
+      for (const owed of this.owed) clearTimeout(owed.timer);
+      this.owed = [];
+      result.timer = window.setTimeout(() => this.continue(), SPECTATOR_PAUSE_MS);
+    }
+    this.owed.push(result);
+    this.owed.sort((a, b) => a.index - b.index);
+    this.endTrickHold();
   }
 
   private continue(): void {
-    if (this.result?.timer !== undefined) clearTimeout(this.result.timer);
-    this.result = undefined;
+    // The last result of a game that is over stays with the final table (a spectator's too).
+    if (this.view?.phase === Phase.GAME_OVER && this.owed.length <= 1) return;
+    const done = this.owed.shift();
+    clearTimeout(done?.timer);
+    this.render();
+  }
+
+  /** A view newer than the page's that is not the stream's (a click's answer, the view fetched
+   * after a refusal). When a hand ended in between, the stream brings that hand's end first,
+   * in order (the table as it ended, and its result); meanwhile there is nothing to click.
+   * Without a live stream, or after STREAM_GRACE_MS, the view is taken as it is and the result
+   * is owed from it. */
+  private adopt(view: SeatView | undefined): void {
+    if (!view || (this.view && view.version <= this.view.version)) return;
+    const pastHandEnd = this.view !== undefined && view.results.length > this.view.results.length;
+    if (!pastHandEnd || this.connection !== "live") {
+      this.setView(view);
+      return;
+    }
+    if (this.awaiting && this.awaiting.view.version >= view.version) return;
+    if (this.awaiting) clearTimeout(this.awaiting.timer);
+    this.awaiting = { view, timer: window.setTimeout(() => this.stopAwaiting(true), STREAM_GRACE_MS) };
+  }
+
+  private stopAwaiting(takeIt = false): void {
+    const awaiting = this.awaiting;
+    if (!awaiting) return;
+    clearTimeout(awaiting.timer);
+    this.awaiting = undefined;
+    if (takeIt && (!this.view || awaiting.view.version > this.view.version)) this.setView(awaiting.view);
     this.render();
   }
 
@@ -230,6 +334,12 @@ class GamePage {
       });
   }
 
+  private ownChoice(event: GameEvent): boolean {
+    const kind = event.kind;
+    const choices = ["bidPlaced", "passed", "widowExchanged", "widowDeclined", "contractDeclared", "tilePlayed"];
+    return this.held !== undefined && kind.case !== undefined && choices.includes(kind.case) && (kind.value as { seat?: number }).seat === this.held.seat;
+  }
+
   private name(seat: number): string {
     const name = this.summary?.seats[seat]?.playerName || `seat ${seat}`;
     return this.held?.seat === seat ? `${name} (you)` : name;
@@ -244,6 +354,10 @@ class GamePage {
     const view = this.view;
     if (!view || !this.held || this.busy) return;
     this.busy = true;
+    // The person acts on the table as it is: a trick held in the middle goes at once, and the
+    // last trick won is not held after their play.
+    this.endTrickHold();
+    this.wholeSince.set(`${view.handNumber}:${view.completedTricks.length - 1}`, -Infinity);
     this.confirmResign = false;
     // The last refusal answered the last choice; this choice waits for its own answer.
     this.error = undefined;
@@ -254,17 +368,14 @@ class GamePage {
         asSeat(this.held.token, this.signal),
       );
       this.error = undefined;
-      // An answer past the end of a hand waits for the stream: the stream brings the table as
-      // the hand ended, with its result, which must show before the next hand does.
-      const scoredMeanwhile = answer.view && this.view && answer.view.results.length > this.view.results.length;
-      if (answer.view && !scoredMeanwhile && (!this.view || answer.view.version > this.view.version)) this.view = answer.view;
+      this.adopt(answer.view);
     } catch (error) {
       this.error = refusal(error);
       if (codeOf(error) === Code.Aborted) {
-        // The page was behind: show the table as it is now, and let the person choose again.
+        // The page was behind: show the table as it is now (after the result of a hand that
+        // ended meanwhile), and let the person choose again.
         try {
-          const now = (await games.getView({ gameId: this.gameId }, asSeat(this.held.token, this.signal))).view;
-          if (now && now.version > (this.view?.version ?? 0n)) this.view = now;
+          this.adopt((await games.getView({ gameId: this.gameId }, asSeat(this.held.token, this.signal))).view);
         } catch {
           // The stream brings it.
         }
@@ -362,10 +473,13 @@ class GamePage {
   private draw(): void {
     const s = this.summary;
     const over = this.view?.phase === Phase.GAME_OVER;
-    // While a hand's result is shown, the table stays as the hand ended (at the game's end the
-    // final table shows, with the result above it).
-    const held = this.result;
-    const view = held && !over ? held.view : this.view;
+    // The result shown, oldest first. The last of a game that is over is said above the final
+    // table, and nothing follows it.
+    const shown = this.owed[0];
+    const final = over && this.owed.length === 1;
+    // While a hand's result is shown, the table stays as the hand ended (when the page has that
+    // table: else it is the table as it is now, with nothing to click until Continue).
+    const view = shown && !final && shown.ended ? shown.view : this.view;
     const rules = rulesOf(view, s);
     const openResults = this.root.querySelector<HTMLDetailsElement>("details.results")?.open ?? false;
     // The focused control, found again after the redraw (a keyboard player keeps their place).
@@ -378,9 +492,11 @@ class GamePage {
       rules,
       seats: seatInfos(s),
       deadline: deadlineOf(s),
-      onAction: this.held && !this.busy && !(held && !over) ? (a) => void this.act(a) : undefined,
+      onAction: this.held && !this.busy && !this.awaiting && !(shown && !final) ? (a) => void this.act(a) : undefined,
+      heldTrick: shown ? undefined : this.heldTrick(view),
     };
     const who = this.held ? `you play seat ${this.held.seat}` : "you are watching as a spectator";
+    const before = capture(this.root);
     const connection = this.connection === "reconnecting"
       ? `reconnecting (${this.connectionNote})`
       : this.connection === "stopped" ? `not following the game (${this.connectionNote}): reload to try again`
@@ -395,7 +511,15 @@ class GamePage {
       ),
       this.error ? h("p", { class: "refusal", role: "alert" }, this.error) : null,
       this.seatsOpen(),
-      held && model ? handSummary(model, held.scored, { final: over, spectator: !this.held, onContinue: over ? undefined : () => this.continue() }) : null,
+      shown && model
+        ? handSummary(model, shown.scored, {
+            final,
+            spectator: !this.held,
+            onContinue: final ? undefined : () => this.continue(),
+            hand: shown.view,
+            ended: shown.ended,
+          })
+        : null,
       model && view && view.handNumber > 0 ? renderTable(model) : null,
       this.resignControls(),
       this.logSection(),
@@ -404,8 +528,49 @@ class GamePage {
     if (details) details.open = openResults;
     const box = this.root.querySelector<HTMLElement>(".log ol");
     if (box && logAtEnd) box.scrollTop = box.scrollHeight;
+    animate(this.root, before, this.held?.seat);
     this.refocus(focusKey);
     this.say(model);
+  }
+
+  /** The trick to hold whole in the middle while the next one has begun: the last trick won,
+   * until it has been in sight TRICK_HOLD_MS (counted from when it was first drawn whole, or
+   * now when it was never drawn whole: bots that play faster than a frame). Only the centre
+   * waits; the rest of the table is `view` as it is, and the person acting ends the hold. */
+  private heldTrick(view: SeatView): HeldTrick | undefined {
+    const now = performance.now();
+    const deal = view.handNumber;
+    const drawn = this.drawnTricks;
+    if (drawn?.deal !== deal) this.wholeSince.clear();
+    this.drawnTricks = { deal, completed: view.completedTricks.length };
+    if (this.trickHold && (this.trickHold.deal !== deal || now >= this.trickHold.until)) this.endTrickHold();
+    const index = view.completedTricks.length - 1;
+    const trick: CompletedTrick | undefined = view.completedTricks[index];
+    const visible = trick !== undefined && !trick.hidden && trick.plays.length > 0;
+    if (!this.trickHold && visible && view.currentTrick.length && drawn?.deal === deal && drawn.completed <= index + 1) {
+      const since = drawn.completed <= index ? now : this.wholeSince.get(`${deal}:${index}`) ?? now;
+      const until = since + TRICK_HOLD_MS;
+      if (until > now) {
+        const timer = window.setTimeout(() => {
+          this.trickHold = undefined;
+          this.render();
+        }, until - now);
+        this.trickHold = { deal, index, trick, until, timer };
+      }
+    }
+    const hold = this.trickHold;
+    const whole = hold ? hold.index : visible && !view.currentTrick.length ? index : undefined;
+    if (whole !== undefined && !this.wholeSince.has(`${deal}:${whole}`)) this.wholeSince.set(`${deal}:${whole}`, now);
+    return hold && { index: hold.index, trick: hold.trick };
+  }
+
+  /** Let the held trick go (for good: it is not held again). */
+  private endTrickHold(): void {
+    const hold = this.trickHold;
+    if (!hold) return;
+    clearTimeout(hold.timer);
+    this.wholeSince.set(`${hold.deal}:${hold.index}`, -Infinity);
+    this.trickHold = undefined;
   }
 
   /** "What happened", oldest first, numbered from the first event it holds. */
@@ -440,7 +605,7 @@ class GamePage {
     const lines = this.heard.splice(0);
     if (turn && turn !== this.lastTurn) lines.push(turn);
     this.lastTurn = turn;
-    if (lines.length) announce(lines.slice(-6).join(". "));
+    if (lines.length) announce(lines.slice(-8).join(". "));
   }
 }
 

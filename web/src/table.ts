@@ -6,7 +6,7 @@
 import { h } from "./dom";
 import type { Action } from "./gen/boneyard/v1/actions_pb";
 import { AllPass, BidKind, ContractKind, type Ruleset } from "./gen/boneyard/v1/rules_pb";
-import { Phase, type Play, type SeatView } from "./gen/boneyard/v1/view_pb";
+import { type CompletedTrick, Phase, type Play, type SeatView } from "./gen/boneyard/v1/view_pb";
 import { handBySuit } from "./hand";
 import { tileBack, tileElement, type Tile } from "./tiles";
 import { actionText, bidText, contractText, count, isMoon, phaseText, scoreText } from "./words";
@@ -30,6 +30,16 @@ export interface TableModel {
   deadline?: number;
   /** Choosing is possible (a seat's own view, no request in flight). */
   onAction?: (action: Action) => void;
+  /** A trick won a moment ago, shown whole in the middle a little longer while the next one
+   * has begun (the game page: bots play faster than a person reads); the rest of the table is
+   * the view as it is. */
+  heldTrick?: HeldTrick;
+}
+
+/** A completed trick of the view's hand and its number in the hand (from 0). */
+export interface HeldTrick {
+  index: number;
+  trick: CompletedTrick;
 }
 
 /** "alice" / "seat 2" / "you". */
@@ -121,31 +131,50 @@ function seatPanel(model: TableModel, seat: number, index: number): HTMLElement 
   );
 }
 
-function trickTiles(model: TableModel, plays: readonly Play[], cls: string): HTMLElement[] {
+/** The tiles of trick number `index` of the hand, each where its seat sits; `data-play` names
+ * a play for as long as it is on the table (the motion follows it from draw to draw). */
+function trickTiles(model: TableModel, plays: readonly Play[], index: number): HTMLElement[] {
   const view = model.view;
   const bottom = bottomSeat(view);
   return plays.map((p) => {
-    const index = (p.seat - bottom + view.players) % view.players;
+    const at = (p.seat - bottom + view.players) % view.players;
     const tile = p.faceDown ? tileBack() : tileElement(p.tile);
     // (The name under the tile shows on a narrow screen, where the trick is a row.)
-    return h("div", { class: `played ${cls}`, style: position(index, view.players, 17), role: "group", aria: { label: `${seatName(model, p.seat)} played` } }, tile, h("span", { class: "played-by", aria: { hidden: "true" } }, model.seats[p.seat]?.name || `seat ${p.seat}`));
+    return h(
+      "div",
+      { class: "played", style: position(at, view.players, 17), role: "group", aria: { label: `${seatName(model, p.seat)} played` }, data: { play: `${view.handNumber}:${index}:${p.seat}`, seat: p.seat } },
+      tile,
+      h("span", { class: "played-by", aria: { hidden: "true" } }, model.seats[p.seat]?.name || `seat ${p.seat}`),
+    );
   });
+}
+
+/** A trick that is over, whole, with who won it and what it was worth (`held`: kept in sight
+ * while the next trick has begun). */
+function doneTrick(model: TableModel, trick: CompletedTrick, index: number, held = false): HTMLElement {
+  const winner = model.view.seat === trick.winner ? "you" : seatName(model, trick.winner);
+  const worth = trick.points !== undefined && !isMoon(model.rules) ? `: ${count(trick.points, "point")}` : "";
+  const caption = `${winner} took the trick${worth}`;
+  return h(
+    "div",
+    { class: `trick done${held ? " held" : ""}`, role: "group", aria: { label: caption }, data: { trick: index, winner: trick.winner } },
+    trickTiles(model, trick.plays, index),
+    h("div", { class: "trick-caption" }, caption),
+  );
 }
 
 function centre(model: TableModel): HTMLElement {
   const view = model.view;
+  const held = model.heldTrick;
+  if (held) return doneTrick(model, held.trick, held.index, true);
   if (view.currentTrick.length) {
-    return h("div", { class: "trick", role: "group", aria: { label: "the trick" } }, trickTiles(model, view.currentTrick, ""));
+    const index = view.completedTricks.length;
+    return h("div", { class: "trick", role: "group", aria: { label: "the trick" }, data: { trick: `${index}-playing` } }, trickTiles(model, view.currentTrick, index));
   }
   const last = view.completedTricks.at(-1);
-  // The last trick stays in sight through the play and once the hand is scored.
-  if (last && !last.hidden && (view.phase === Phase.PLAY || view.phase === Phase.DEAL)) {
-    return h(
-      "div",
-      { class: "trick last", role: "group", aria: { label: "the last trick" } },
-      trickTiles(model, last.plays, "dim"),
-      h("div", { class: "trick-caption" }, `last trick to ${seatName(model, last.winner)}`),
-    );
+  // The last trick stays in sight until the next is led, and once the hand is scored.
+  if (last && !last.hidden && last.plays.length && (view.phase === Phase.PLAY || view.phase === Phase.DEAL)) {
+    return doneTrick(model, last, view.completedTricks.length - 1);
   }
   return h("div", { class: "trick", role: "group", aria: { label: "the trick" } });
 }
@@ -332,7 +361,7 @@ export function renderTable(model: TableModel): HTMLElement {
   const seats = Array.from({ length: view.players }, (_, i) => (bottom + i) % view.players);
   return h(
     "div",
-    { class: "table-view", data: { version: String(view.version), phase: phaseText(view.phase) } },
+    { class: "table-view", data: { version: String(view.version), phase: phaseText(view.phase), deal: view.handNumber } },
     h("div", { class: "status" }, turnLine(model), contractLine(model)),
     h(
       "div",
