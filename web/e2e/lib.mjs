@@ -173,13 +173,19 @@ export async function waitTurn(page, stopAtHand = 0, onSummary = async () => {})
     const heading = (await page.locator(".hand-summary h2").textContent()) ?? "";
     await onSummary(page);
     // The game may have ended meanwhile (its last hand's result came a moment before the end
-    // of the game): that result stays, with the final table and no Continue.
+    // of the game): that result stays, with the final table and no Continue. The end may also
+    // come while Continue is being pressed: then it is not pressed.
     const over = page.locator(".turn-line.over");
     const next = page.locator(".hand-summary").getByRole("button", { name: "Continue" });
     await next.or(over).first().waitFor();
     if (await over.count()) continue;
+    const first = await Promise.race([
+      next.click().then(() => "pressed", () => "failed"),
+      over.waitFor().then(() => "over", () => "failed"),
+    ]);
+    if (first === "over") continue;
+    check(first === "pressed", "the hand's result was neither continued from nor followed by the game's end");
     summaries.push(heading);
-    await next.click();
     await page.locator(".hand-summary button").waitFor({ state: "detached" });
   }
 }

@@ -17,7 +17,7 @@ import { accounts, asSeat, challenges, games, lobby, ratings } from "./api";
 import { announce, h, redraw } from "./dom";
 import { TimeoutPolicy } from "./gen/boneyard/v1/events_pb";
 import {
-  ChallengeAnswer, ChallengeRole, ChallengeStatus, type Challenge, type ChallengeInvitation,
+  ChallengeAnswer, ChallengeRole, ChallengeStatus, type Challenge,
 } from "./gen/boneyard/v1/challenges_pb";
 import { GameStatus, type TimeControl } from "./gen/boneyard/v1/game_pb";
 import type { Preset, Ruleset } from "./gen/boneyard/v1/rules_pb";
@@ -316,12 +316,12 @@ class ChallengesPage {
       said.hidden = true;
       const n = seatCount();
       const mine = yourSeat.value === "" ? undefined : Number(yourSeat.value);
-      const invited: ChallengeInvitation[] = [];
+      const invited: { account: string; seat: number }[] = [];
       const free: number[] = [];
       for (let i = 0; i < n; i++) {
         if (i === mine) continue;
         const name = names[i].value.trim();
-        if (name) invited.push({ account: name, seat: i } as ChallengeInvitation);
+        if (name) invited.push({ account: name, seat: i });
         else free.push(i);
       }
       const refuse = (text: string): void => { said.textContent = text; said.hidden = false; };
