@@ -107,10 +107,23 @@ def _text(value: str) -> bytes:
     return _blob(value.encode("utf-8"))
 
 
+MIN_SECONDS = -62_135_596_800
+"""0001-01-01T00:00:00Z, the first second a protobuf ``Timestamp`` may hold."""
+MAX_SECONDS = 253_402_300_799
+"""9999-12-31T23:59:59Z, its last."""
+
+
 def _time(record: archive_pb2.GameRecord, field: str) -> bytes:
     if not record.HasField(field):  # type: ignore[arg-type]  # a name the stubs cannot check
         return b"\x00" + struct.pack(">qI", 0, 0)
     stamp: Timestamp = getattr(record, field)
+    if not (MIN_SECONDS <= stamp.seconds <= MAX_SECONDS and 0 <= stamp.nanos < 1_000_000_000):
+        # No clock signs such a time (protobuf's Timestamp is years 1 to 9999), and the
+        # signed bytes have no form for it.
+        raise BadSignature(
+            f"a {field} that is a time (years 1 to 9999, nanos 0 to 999,999,999)",
+            f"seconds {stamp.seconds}, nanos {stamp.nanos}",
+        )
     return b"\x01" + struct.pack(">qI", stamp.seconds, stamp.nanos)
 
 

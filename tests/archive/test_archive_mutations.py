@@ -30,10 +30,12 @@ from archive_helpers import (
     record_of,
     set_event,
 )
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from boneyard import engine
 from boneyard.api.v1 import archive_pb2
 from boneyard.engine import Bid, HandScored, TrickWon
+from boneyard.records.signing import MAX_SECONDS, MIN_SECONDS, sign_record
 from boneyard.records.verify import verdict_from_proto, verify_record
 
 PRESETS = ("texas42", "texas42-house", "moon", "moon-s1")
@@ -532,6 +534,22 @@ def test_the_discrepancy_says_what_was_expected_and_what_was_found() -> None:
     assert d.expected.startswith("HandScored with scores [") and d.found.startswith(
         "HandScored with scores ["
     )
+
+
+@pytest.mark.parametrize(
+    ("seconds", "nanos"),
+    [(0, -1), (0, 1_000_000_000), (MAX_SECONDS + 1, 0), (MIN_SECONDS - 1, 0)],
+)
+def test_a_time_no_clock_can_sign_is_a_bad_signature_not_an_error(seconds: int, nanos: int) -> None:
+    # The RPC fuzzer's VerifyRecord of a signed record with a time of nanos -1 answered
+    # INTERNAL: the signed bytes had no form for it (struct.error).
+    record = copy(base_record("texas42", 0))
+    sign_record(record, Ed25519PrivateKey.generate())
+    assert verify_record(record).valid
+    record.finish_time.seconds, record.finish_time.nanos = seconds, nanos
+    d = verify_record(record).discrepancy
+    assert d is not None and d.kind == "signature", d
+    assert d.found == f"seconds {seconds}, nanos {nanos}"
 
 
 @pytest.mark.parametrize("preset", PRESETS)
