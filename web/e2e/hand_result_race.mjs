@@ -6,7 +6,7 @@
 // say the hand's result before it shows the next hand, then Continue leads to the next hand's
 // turn. Deterministic: the stream that would otherwise bring the result never comes.
 
-import { call, check, checkPage, newPage, report, resign, run, seatToken, shot, TIMEOUT, URL, waitTurn, WATCH } from "./lib.mjs";
+import { call, check, checkPage, fail, newPage, report, resign, run, seatToken, shot, TIMEOUT, URL, waitTurn, WATCH } from "./lib.mjs";
 
 /** The seat's view as the other client sees it. */
 async function view(gameId, token) {
@@ -69,8 +69,13 @@ run(async (browser) => {
   // The person clicks on the stale page: the server refuses, the page looks again.
   const stale = page.locator(".choices button:not([disabled]), .hand button.tile").first();
   await stale.click();
-  const alert = (await page.getByRole("alert").textContent()) ?? "";
-  check(alert.includes("Someone acted first"), `the click was not refused as stale: ${alert}`);
+  // The alert said the stream's refusal before the click: wait for the click's own answer.
+  const refused = page.getByRole("alert").filter({ hasText: "Someone acted first" }).first();
+  await refused.waitFor({ timeout: TIMEOUT }).catch(async () => {
+    const alerts = await page.getByRole("alert").allTextContents();
+    fail(`the click was not refused as stale: ${alerts.join(" | ")}`);
+  });
+  const alert = (await refused.textContent()) ?? "";
   await page.locator(".hand-summary").waitFor();
   const headline = (await page.locator(".hand-summary h2").textContent()) ?? "";
   await checkPage(page, "result after a refused click", {});
