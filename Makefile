@@ -155,7 +155,7 @@ bench-competition: setup
 # decision for both sides; per game the win rate and its 95% interval, score a deal, contracts
 # bid and made by each side, decision times; last lines e.g. `texas42: expert vs sampler
 # 54.4% [52.2, 56.6] over 2000 deals, +0.21 marks a deal, clear of 50%`. Decisions depend on
-# the view, the seed and the node budget alone, so these runs print the README's figures
+# the view, the seed and the node budget alone, so these runs print docs/bots.md's figures
 # exactly (with the C solver core). The sizes: the interval must be narrower than the edge
 # (about 11 points wide over 300 deals, 4.4 over 2000); texas42 against the sampler, whose
 # edge is the smallest (51-55% on 500-deal seeds), gets 2000. About 1 hour 45 minutes against

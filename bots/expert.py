@@ -89,7 +89,7 @@ DEFAULT_MOVE_MS = 1000
 """A second of solver nodes a decision: a fifth of a 5 s clock, so that a slow machine (or
 the pure-Python core) still answers in time."""
 
-# --- tuning (see the README's figures) ---
+# --- tuning (see the figures in docs/bots.md, "The strong bots") ---
 MAKE = 0.6
 """The chance of making a point bid it wants before bidding it (as the sampler's)."""
 PREEMPT = 0.9

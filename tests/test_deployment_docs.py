@@ -1,8 +1,8 @@
 """The deployment files in docs/ say what the server really reads: the environment-file
-example and the README's operator section name every ``BONEYARD_*`` variable the server's
-source reads (grepped, so a new variable cannot be forgotten), and the systemd unit is one
-systemd accepts (``systemd-analyze verify`` where this machine has it) with the settings the
-README promises."""
+example and the operator's guide (docs/operating.md) name every ``BONEYARD_*`` variable the
+server's source reads (grepped, so a new variable cannot be forgotten), and the systemd unit is
+one systemd accepts (``systemd-analyze verify`` where this machine has it) with the settings the
+guide promises."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 UNIT = REPO / "docs" / "boneyard.service"
 ENV_EXAMPLE = REPO / "docs" / "boneyard.env.example"
+OPERATING = REPO / "docs" / "operating.md"
 VARIABLE = re.compile(r"\bBONEYARD_[A-Z][A-Z0-9_]*\b")
 
 
@@ -29,13 +30,6 @@ def _variables_the_server_reads() -> set[str]:
         names |= set(VARIABLE.findall(path.read_text()))
     assert "BONEYARD_DATABASE_URL" in names and "BONEYARD_LISTEN" in names  # the grep works
     return names
-
-
-def _operating_section() -> str:
-    text = (REPO / "README.md").read_text()
-    start = text.index("\n## Operating it\n")
-    end = text.find("\n## ", start + 1)
-    return text[start : end if end != -1 else len(text)]
 
 
 def test_the_environment_example_names_every_variable_the_server_reads() -> None:
@@ -50,10 +44,10 @@ def test_the_environment_example_is_assignments_and_comments_only() -> None:
             assert re.fullmatch(r"BONEYARD_[A-Z0-9_]+=\S*", line), f"line {number}: {line!r}"
 
 
-def test_the_readme_operator_section_names_every_variable_the_server_reads() -> None:
-    named = set(VARIABLE.findall(_operating_section()))
+def test_the_operators_guide_names_every_variable_the_server_reads() -> None:
+    named = set(VARIABLE.findall(OPERATING.read_text()))
     missing = _variables_the_server_reads() - named
-    assert not missing, f"README.md's 'Operating it' lacks {sorted(missing)}"
+    assert not missing, f"docs/operating.md lacks {sorted(missing)}"
 
 
 def _unit() -> configparser.RawConfigParser:

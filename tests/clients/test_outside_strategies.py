@@ -1,11 +1,10 @@
-"""Strategies from outside Boneyard (issue 16): the README's "Plug in a strategy" package,
+"""Strategies from outside Boneyard (issue 16): the "Plug in a strategy" package of docs/bots.md,
 installed with pip into a directory of its own (on PYTHONPATH, dist-info and all, so its entry
 point is found; the project's venv is left alone), plays a real game against a real server by
 its entry point's name; the same module plays by ``MODULE:NAME``; a bad spec is refused."""
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,17 +16,15 @@ from boneyard.bots.random_play import RandomStrategy
 from boneyard.clients.api import Client
 from boneyard.clients.strategies import StrategySpecError, load_strategy
 from tests.clients.cli_helpers import BONEYARD, RUN_TIMEOUT
+from tests.markdown_helpers import REPO, code_blocks, section
 from tests.server.process_helpers import ServerProcess, clean_env
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def _package(tmp_path: Path) -> Path:
-    """The README's example package, written out as printed."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split("### Plug in a strategy", 1)[1].split("\n## ", 1)[0]
-    (toml,) = re.findall(r"```toml\n(.*?)```", section, re.DOTALL)
-    (module,) = re.findall(r"```python\n(.*?)```", section, re.DOTALL)
+    """The guide's example package, written out as printed."""
+    text = section(REPO / "docs" / "bots.md", "Plug in a strategy")
+    (toml,) = code_blocks(text, "toml")
+    (module,) = code_blocks(text, "python")
     package = tmp_path / "first-legal"
     package.mkdir()
     (package / "pyproject.toml").write_text(toml, encoding="utf-8")

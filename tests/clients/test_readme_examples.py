@@ -1,4 +1,4 @@
-"""The README's "Write your own bot" examples run as printed, from outside the checkout (only
+"""The "Write your own bot" examples of docs/bots.md run as printed, from outside the checkout (only
 the installed ``boneyard`` package on the path), against a real server where they need one."""
 
 from __future__ import annotations
@@ -14,17 +14,15 @@ import pytest
 from boneyard.api.v1 import game_pb2
 from boneyard.clients.api import Client
 from tests.clients.cli_helpers import BONEYARD, RUN_TIMEOUT, kill_group
+from tests.markdown_helpers import REPO, code_blocks, section
 from tests.server.process_helpers import ServerProcess, clean_env
 
-REPO = Path(__file__).resolve().parents[2]
-README_ADDRESS = "127.0.0.1:50051"
+EXAMPLE_ADDRESS = "127.0.0.1:50051"
 
 
 def bot_examples() -> list[str]:
-    """The ```python blocks of the README's "Write your own bot" section, in order."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split("### Write your own bot", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
-    return re.findall(r"```python\n(.*?)```", section, re.DOTALL)
+    """The ```python blocks of docs/bots.md's "Write your own bot" section, in order."""
+    return code_blocks(section(REPO / "docs" / "bots.md", "Write your own bot"), "python")
 
 
 def run_example(code: str, cwd: Path, timeout: float = RUN_TIMEOUT) -> subprocess.Popen[str]:
@@ -40,9 +38,9 @@ def run_example(code: str, cwd: Path, timeout: float = RUN_TIMEOUT) -> subproces
     )
 
 
-def test_the_readme_has_both_bot_examples() -> None:
+def test_the_guide_has_both_bot_examples() -> None:
     network, offline = bot_examples()
-    assert README_ADDRESS in network and "SubmitAction" in network
+    assert EXAMPLE_ADDRESS in network and "SubmitAction" in network
     assert "from boneyard import engine" in offline
 
 
@@ -55,12 +53,12 @@ def test_the_offline_example_plays_a_whole_game(tmp_path: Path) -> None:
 
 
 def test_the_network_example_plays_a_seat_to_the_end(tmp_path: Path) -> None:
-    """The example's address is the README's default one; the server here listens on a free
+    """The example's address is the server's default one; the server here listens on a free
     port, so that is the one thing changed. The other seats are filled by ``boneyard bot``, as
     the example's comment says."""
     network, _ = bot_examples()
     with ServerProcess.start(tmp_path / "server.log", f"sqlite:///{tmp_path / 'b.db'}") as server:
-        proc = run_example(network.replace(README_ADDRESS, server.address), tmp_path)
+        proc = run_example(network.replace(EXAMPLE_ADDRESS, server.address), tmp_path)
         bots: list[subprocess.Popen[str]] = []
         try:
             with Client(server.address) as api:

@@ -1,7 +1,7 @@
-"""The README's TypeScript client example is type-checked (tsc, strict) against the generated
-client, and runs as printed in node against a real server's HTTP listener: it takes a seat and
-plays it to the end while bots fill the other seats. Only its address is changed, to the
-free port the server here listens on."""
+"""The TypeScript client example of docs/api.md ("A TypeScript client") is type-checked (tsc,
+strict) against the generated client, and runs as printed in node against a real server's HTTP
+listener: it takes a seat and plays it to the end while bots fill the other seats. Only its
+address is changed, to the free port the server here listens on."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.markdown_helpers import code_blocks, section
 from tests.server.process_helpers import ServerProcess
 from tests.web.web_helpers import REPO, bots, node, npm_tool, run_script
 
@@ -28,9 +29,7 @@ TSCONFIG = """{
 
 
 def typescript_example() -> str:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split("### Use the TypeScript client", 1)[1].split("\n### ", 1)[0]
-    (example,) = re.findall(r"```ts\n(.*?)```", section, re.DOTALL)
+    (example,) = code_blocks(section(REPO / "docs" / "api.md", "A TypeScript client"), "ts")
     return example
 
 

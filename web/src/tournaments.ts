@@ -130,8 +130,8 @@ interface Deal {
 
 /** The deals of the schedule. A duplicate deal's playings are played at once behind closed
  * doors: until every one of them is over nobody may watch them or see their records and
- * results (README, "Competitions"; the server refuses a spectator with EMBARGOED), so a
- * closed deal's games are shown without a link. */
+ * results (docs/competitions.md, "Tournaments"; the server refuses a spectator with
+ * EMBARGOED), so a closed deal's games are shown without a link. */
 function dealsOf(answer: GetTournamentResponse): Deal[] {
   const t = answer.tournament!;
   const by = new Map<number, TournamentGame[]>();
