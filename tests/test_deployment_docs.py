@@ -1,8 +1,8 @@
 """The deployment files in docs/ say what the server really reads: the environment-file
 example and the operator's guide (docs/operating.md) name every ``BONEYARD_*`` variable the
-server's source reads (grepped, so a new variable cannot be forgotten), and the systemd unit is
-one systemd accepts (``systemd-analyze verify`` where this machine has it) with the settings the
-guide promises."""
+server's source reads (grepped, so a new variable cannot be forgotten), the example serves the
+network only over TLS, and the systemd unit is one systemd accepts (``systemd-analyze verify``
+where this machine has it) with the settings the guide promises."""
 
 from __future__ import annotations
 
@@ -19,6 +19,8 @@ REPO = Path(__file__).resolve().parents[1]
 UNIT = REPO / "docs" / "boneyard.service"
 ENV_EXAMPLE = REPO / "docs" / "boneyard.env.example"
 OPERATING = REPO / "docs" / "operating.md"
+LISTENERS = ("BONEYARD_LISTEN", "BONEYARD_HTTP_LISTEN")
+LOOPBACK = ("127.0.0.1", "[::1]", "localhost")
 VARIABLE = re.compile(r"\bBONEYARD_[A-Z][A-Z0-9_]*\b")
 
 
@@ -48,6 +50,34 @@ def test_the_operators_guide_names_every_variable_the_server_reads() -> None:
     named = set(VARIABLE.findall(OPERATING.read_text()))
     missing = _variables_the_server_reads() - named
     assert not missing, f"docs/operating.md lacks {sorted(missing)}"
+
+
+def _settings() -> dict[str, str]:
+    """What the example sets (its assignments, not its comments)."""
+    lines = ENV_EXAMPLE.read_text().splitlines()
+    pairs = (line.partition("=") for line in lines if line and not line.startswith("#"))
+    return {name: value for name, _, value in pairs}
+
+
+def test_the_environment_example_serves_the_network_only_over_tls() -> None:
+    """Without TLS seat tokens and keys travel in the clear (docs/operating.md): the example
+    listens on loopback, or else speaks TLS. An unset listener is the server's default, which
+    is loopback; an empty one is none."""
+    settings = _settings()
+    tls = bool(settings.get("BONEYARD_TLS_CERT")) and bool(settings.get("BONEYARD_TLS_KEY"))
+    for name in LISTENERS:
+        address = settings.get(name, "127.0.0.1:0")
+        host = address.rpartition(":")[0]
+        assert not address or host in LOOPBACK or tls, f"{name}={address} without TLS"
+
+
+def test_the_environment_example_shows_how_to_serve_the_network_over_tls() -> None:
+    commented = {
+        line[1:].split("=", 1)[0]
+        for line in ENV_EXAMPLE.read_text().splitlines()
+        if re.fullmatch(r"#BONEYARD_[A-Z0-9_]+=\S*", line)
+    }
+    assert {"BONEYARD_TLS_CERT", "BONEYARD_TLS_KEY", *LISTENERS} <= commented
 
 
 def _unit() -> configparser.RawConfigParser:
