@@ -146,15 +146,6 @@ def test_the_process_and_the_python_runtime_are_measured(server: ServerProcess) 
     } <= names
 
 
-def test_no_created_series_is_exported(server: ServerProcess) -> None:
-    stub = server.stub()
-    create_game(stub)  # a labelled counter and histogram have series now
-    with urllib.request.urlopen(server.metrics_url, timeout=30) as response:
-        text = response.read().decode()
-    assert "grpc_server_handled_total{" in text
-    assert "_created" not in text
-
-
 def test_actions_commits_and_rpcs_move_with_the_actions_played(server: ServerProcess) -> None:
     stub = server.stub()
     game_id = create_game(stub)
