@@ -10,8 +10,10 @@ servicers ask of grpc's (the peer, the metadata, ``abort``), and write a refusal
 ``ConnectError`` with the refusal's ``ErrorInfo``. Streams that yield pre-encoded bytes
 (WatchGame) are decoded for connectrpc, which encodes each message for its protocol.
 
-Beside the services: ``GET /healthz`` (the gRPC health service's answer, as JSON), and the web
-app (``webapp/``, built from ``web/``) at ``/``.
+Beside the services: server reflection, v1 and v1alpha, with the API's comments
+(``transport.reflection``: the same services the gRPC port serves, listing the services served
+here), ``GET /healthz`` (the gRPC health service's answer, as JSON), and the web app
+(``webapp/``, built from ``web/``) at ``/``.
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ import grpc
 from connectrpc.code import Code
 from connectrpc.errors import ConnectError
 from connectrpc.request import RequestContext
+from connectrpc_grpcreflect import (
+    ServerReflectionAlphaASGIApplication,
+    ServerReflectionASGIApplication,
+)
 from google.protobuf import message_factory
 from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
 from google.rpc import error_details_pb2, status_pb2
@@ -55,6 +61,7 @@ from boneyard.api.v1 import (
 )
 from boneyard.server.transport.http.door import DEFAULT_BODY_TIMEOUT, Door
 from boneyard.server.transport.pipeline import Caller, Pipeline, Refused
+from boneyard.server.transport.reflection import reflection_services
 from boneyard.server.transport.refusals import STATUS_TRAILER, Refusal
 
 __all__ = ["Services", "bridge", "http_app"]
@@ -298,6 +305,7 @@ def http_app(
     (``door.Door``: the bytes a method's request may have are the pipeline's ``limit``;
     ``body_timeout``, the seconds a body may take to arrive)."""
     routes: list[BaseRoute] = []
+    served: list[str] = []
     for module, name, servicer in (
         (game_service_connect, "GameService", services.games),
         (competition_connect, "LobbyService", services.lobby),
@@ -319,6 +327,15 @@ def http_app(
             ),
         )
         routes.append(Mount(application.path, app=application))
+        served.append(_descriptor(name).full_name)
+    streams = set()
+    v1, v1alpha = reflection_services(served)
+    for reflection in (
+        ServerReflectionASGIApplication(v1, read_max_bytes=pipeline.limit("")),
+        ServerReflectionAlphaASGIApplication(v1alpha, read_max_bytes=pipeline.limit("")),
+    ):
+        routes.append(Mount(reflection.path, app=reflection))
+        streams.add(f"{reflection.path}/ServerReflectionInfo")
 
     async def healthz(request: Request) -> Response:
         service = request.query_params.get("service", "")
@@ -338,7 +355,7 @@ def http_app(
     if built is not None:
         routes.append(Mount("/", app=StaticFiles(directory=built, html=True)))
     app: ASGIApp = Starlette(routes=routes)
-    app = Door(app, limit=pipeline.limit, body_timeout=body_timeout)
+    app = Door(app, limit=pipeline.limit, body_timeout=body_timeout, streams=frozenset(streams))
     if cors_origins:
         app = CORSMiddleware(
             app,

@@ -15,6 +15,10 @@ wait or work for nothing.
   instead of a reset connection.
 - An enveloped body (Connect streaming, gRPC, gRPC-Web) must be one whole message: a length
   that matches, and a compressed flag only with a compression named.
+- A bidirectional stream (``streams``: server reflection's, the only one served here) is the
+  exception: its requests come one by one while the answers go, so its body is handed on as it
+  arrives, each message bounded by its application's own limit (connectrpc's
+  ``read_max_bytes``).
 - Whatever escapes the applications (a bug) is INTERNAL with a request id, logged on one line.
 - An error's message is at most ``MAX_MESSAGE`` characters, as on the gRPC port, whoever
   wrote it: connectrpc quotes a header or a value of the body whole in some of its messages
@@ -124,10 +128,12 @@ class Door:
         *,
         limit: Callable[[str], int],
         body_timeout: float = DEFAULT_BODY_TIMEOUT,
+        streams: frozenset[str] = frozenset(),
     ) -> None:
         self._app = app
         self._limit = limit
         self._body_timeout = body_timeout
+        self._streams = streams
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -159,14 +165,18 @@ class Door:
                         "MALFORMED_REQUEST",
                     )
                 )
-            body = await self._read_body(scope, receive, headers, protocol)
-            if protocol.enveloped and scope["method"] == "POST":
-                _check_envelope(body, protocol, headers)
+            if scope.get("path") in self._streams:
+                receiving = receive  # a bidirectional stream's requests, as they come
+            else:
+                body = await self._read_body(scope, receive, headers, protocol)
+                if protocol.enveloped and scope["method"] == "POST":
+                    _check_envelope(body, protocol, headers)
+                receiving = _replay(body, receive)
         except _Refused as refused:
             await self._refuse(scope, send, protocol, refused)
             return
         try:
-            await self._app(scope, _replay(body, receive), sending)
+            await self._app(scope, receiving, sending)
         except Exception as error:
             if started and isinstance(error, ConnectError):
                 # The answer was under way when the application gave it up: the request's own
