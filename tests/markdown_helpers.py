@@ -41,9 +41,10 @@ def headings(path: Path) -> list[Heading]:
 
 def anchors(path: Path) -> set[str]:
     """The fragments GitHub gives the headings of ``path``: lower case, punctuation dropped,
-    spaces made hyphens, a repeated one numbered (``-1``, ``-2`` ...)."""
+    spaces made hyphens, a repeated one numbered (``-1``, ``-2`` ...); and the explicit
+    ``<a id="...">`` anchors (the generated API reference names its entries so)."""
     seen: dict[str, int] = {}
-    names = set()
+    names = set(re.findall(r'<a id="([^"]+)"></a>', path.read_text(encoding="utf-8")))
     for heading in headings(path):
         slug = re.sub(r"[^\w\- ]", "", heading.title.lower()).replace(" ", "-")
         count = seen.get(slug, 0)
