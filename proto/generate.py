@@ -3,15 +3,19 @@
 For every ``proto/boneyard/**/*.proto`` this writes ``*_pb2.py`` (messages), ``*_pb2.pyi``
 (typed stubs, mypy-protobuf) and, for files with services, ``*_pb2_grpc.py`` and
 ``*_pb2_grpc.pyi`` (grpc stubs and servicers) and ``*_connect.py`` (Connect and gRPC-Web
-services and clients, protoc-gen-connectrpc). The include root is ``proto/`` (the API's
+services and clients, protoc-gen-connectrpc); and for the whole API ``descriptors.binpb``, the
+``FileDescriptorSet`` of every file and its imports *with their comments* (protoc's
+``--include_source_info``), which server reflection serves on both doors so that ``grpcurl
+describe`` and ``buf curl`` show the documentation, and from which ``api_reference.py`` writes
+``docs/api-reference.md``. The include root is ``proto/`` (the API's
 package is ``boneyard.v1``, its files ``boneyard/v1/*.proto``); protoc names the Python modules
 after the files (``boneyard.v1.x_pb2``), and they are installed as ``boneyard.api.v1.x_pb2``
 beside the codec, so the modules' names and their imports of each other are written so. The
 generated files are checked in; ``tests/api/test_generated_is_fresh.py`` regenerates into a
 temporary directory and fails if they differ.
 
-    python proto/generate.py            # into api/v1 (what `make proto` runs)
-    python proto/generate.py --out DIR  # into DIR (the freshness test)
+    python proto/generate.py            # into api/v1 and docs/ (what `make proto` runs)
+    python proto/generate.py --out DIR  # all of it into DIR (the freshness tests)
 
 Generated code depends on the generator's version (grpcio-tools, mypy-protobuf): pyproject.toml
 pins both, so every checkout generates the same bytes.
@@ -27,12 +31,25 @@ import sys
 import tempfile
 from pathlib import Path
 
+import api_reference  # beside this script (proto/), which Python puts first on sys.path
+
 PROTO_ROOT = Path(__file__).resolve().parent
 """The include root: imports read ``boneyard/v1/rules.proto``."""
 PACKAGE = "boneyard"
 OUT = PROTO_ROOT.parent / "api" / "v1"
 """Where the generated modules live: the package ``boneyard.api.v1``."""
-GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi", "_connect.py")
+DESCRIPTOR_SET = "descriptors.binpb"
+"""The API's descriptors with their comments, beside the modules (``boneyard.api.v1``)."""
+REFERENCE = PROTO_ROOT.parent / "docs" / "api-reference.md"
+"""The API reference, written from the descriptor set (``api_reference.py``)."""
+GENERATED_SUFFIXES = (
+    "_pb2.py",
+    "_pb2.pyi",
+    "_pb2_grpc.py",
+    "_pb2_grpc.pyi",
+    "_connect.py",
+    DESCRIPTOR_SET,
+)
 _MODULES = re.compile(
     r"\bboneyard\.v1(?=\.\w+_(?:pb2|pb2_grpc|connect)\b)|(?<=from )boneyard\.v1(?= import )"
 )
@@ -78,6 +95,8 @@ def generate(out: Path) -> list[Path]:
         for path in sorted((made / PACKAGE / "v1").iterdir()):
             if path.name.endswith(GENERATED_SUFFIXES):
                 (out / path.name).write_text(_MODULES.sub("boneyard.api.v1", path.read_text()))
+        # Binary, and it names proto packages only (never a Python module): copied as it is.
+        shutil.copyfile(made / DESCRIPTOR_SET, out / DESCRIPTOR_SET)
     return generated_files(out)
 
 
@@ -99,6 +118,12 @@ def _protoc(out: Path) -> None:
         # Connect and gRPC-Web services over Google's protobuf messages, asyncio only.
         f"--connectrpc_out={out}",
         "--connectrpc_opt=protobuf=google,io=async",
+        # Every file with its imports (google/protobuf/timestamp.proto), so that the set
+        # stands alone, and with its comments (the source info), for reflection and the
+        # reference.
+        f"--descriptor_set_out={out / DESCRIPTOR_SET}",
+        "--include_imports",
+        "--include_source_info",
         *files,
     ]
     # Relative paths keep the absolute checkout path out of the generated code.
@@ -123,10 +148,22 @@ def _has_service(proto: Path) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=OUT, help="output folder (default api/v1)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="output folder (default: api/v1, and the reference into docs/; with --out, the "
+        "reference too goes into the folder)",
+    )
     args = parser.parse_args(argv)
-    written = generate(args.out.resolve())
-    print(f"generated {len(written)} files under {args.out}")
+    out = (args.out or OUT).resolve()
+    written = generate(out)
+    reference = out / REFERENCE.name if args.out is not None else REFERENCE
+    try:
+        reference.write_text(api_reference.render((out / DESCRIPTOR_SET).read_bytes()))
+    except api_reference.ReferenceError as error:
+        raise SystemExit(f"the API reference: {error}") from None
+    print(f"generated {len(written)} files under {out} and {reference}")
     return 0
 
 

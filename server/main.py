@@ -479,7 +479,10 @@ def main(argv: list[str] | None = None) -> None:
     try:
         asyncio.run(_serve(args))
     except StartupError as e:
-        print(f"boneyard-server: {e}", file=sys.stderr, flush=True)
+        if args.log_format == "json":  # every line of stderr a JSON object
+            log.critical("%s", e)
+        else:
+            print(f"boneyard-server: {e}", file=sys.stderr, flush=True)
         sys.exit(1)
 
 

@@ -120,6 +120,38 @@ def test_the_clients_never_import_the_server() -> None:
     assert offenders == []
 
 
+CODE_GENERATORS = ("grpcio-tools", "mypy-protobuf", "protoc-gen-connectrpc")
+"""The dev extra's generators of the checked-in API code (``make proto``)."""
+GENERATOR_MODULES = ("grpc_tools", "mypy_protobuf", "protoc_gen_connectrpc")
+
+
+def test_nothing_the_distribution_ships_imports_a_code_generator() -> None:
+    """The generators are in the dev extra only (``pip install`` of the wheel does not bring
+    them): no shipped module may import one, even lazily inside a function."""
+    offenders = []
+    for top in ("engine", "records", "api", "bots", "server", "clients", "migrations"):
+        for path in (REPO / top).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = []
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module:
+                    names = [node.module]
+                if any(n.split(".")[0] in GENERATOR_MODULES for n in names):
+                    offenders.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert offenders == []
+
+
+def test_the_code_generators_are_dev_requirements_only() -> None:
+    def named(requirement: str) -> str:
+        return re.split(r"[\s\[<>=!~;]", requirement, maxsplit=1)[0].lower()
+
+    run_time = {named(r) for r in PYPROJECT["project"]["dependencies"]}
+    dev = {named(r) for r in PYPROJECT["project"]["optional-dependencies"]["dev"]}
+    assert not run_time & set(CODE_GENERATORS)
+    assert set(CODE_GENERATORS) <= dev
+
+
 # --- the built distribution, installed outside the checkout -------------------------------
 
 
@@ -198,6 +230,28 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
         env=here.env(),
     )
     yield here
+
+
+@pytest.mark.slow
+def test_the_installed_wheel_brings_no_code_generator_and_the_server_runs(
+    installed: Installed,
+) -> None:
+    listed = _run(
+        [str(installed.bin / "python"), "-m", "pip", "list", "--format", "json"],
+        cwd=installed.elsewhere,
+        env=installed.env(),
+    )
+    names = {  # PEP 503's normal form: pip lists some with "_" or capitals
+        re.sub(r"[-_.]+", "-", package["name"]).lower() for package in json.loads(listed.stdout)
+    }
+    assert "boneyard" in names and "grpcio" in names
+    assert not names & set(CODE_GENERATORS)
+    helped = _run(
+        [str(installed.bin / "boneyard-server"), "--help"],
+        cwd=installed.elsewhere,
+        env=installed.env(),
+    )
+    assert helped.stdout.startswith("usage: boneyard-server"), helped.stdout
 
 
 @pytest.mark.slow

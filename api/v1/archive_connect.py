@@ -44,12 +44,16 @@ class ArchiveService(Protocol):
     async def list_archived_games(self, request: ListArchivedGamesRequest, ctx: RequestContext[ListArchivedGamesRequest, ListArchivedGamesResponse], /) -> ListArchivedGamesResponse:
         """
         Finished games, the most recently finished first, a page at a time. No token needed.
+
+        Refusals: BAD_ARGUMENT, BAD_PAGE_TOKEN.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
     async def get_record(self, request: GetRecordRequest, ctx: RequestContext[GetRecordRequest, GetRecordResponse], /) -> GetRecordResponse:
         """
         The record of a finished game. No token needed. A game not over: FAILED_PRECONDITION.
+
+        Refusals: BAD_GAME_ID, GAME_NOT_FOUND, GAME_NOT_OVER, EMBARGOED, MALFORMED_RECORD.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -57,14 +61,19 @@ class ArchiveService(Protocol):
         """
         Verify an uploaded record with the same checks as the offline verifier (`boneyard verify`):
         valid and a summary, or the first discrepancy. Also says whether this server holds the
-        same game. No token needed. A request of more than 4 MiB + 16 bytes is INVALID_ARGUMENT
-        unread; the verification stops (DEADLINE_EXCEEDED) at the client's deadline or after 30 s.
+        same game. No token needed. A request of more than 4 MiB + 16 bytes is refused unread
+        (RESOURCE_EXHAUSTED, REQUEST_TOO_LARGE); the verification stops (DEADLINE_EXCEEDED,
+        TIMED_OUT) at the client's deadline or after 30 s.
+
+        Refusals: BAD_ARGUMENT.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
     async def get_signing_key(self, request: GetSigningKeyRequest, ctx: RequestContext[GetSigningKeyRequest, GetSigningKeyResponse], /) -> GetSigningKeyResponse:
         """
         The public key this server signs records with. No token needed.
+
+        Refusals: NOT_SIGNING.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -74,6 +83,9 @@ class ArchiveService(Protocol):
         notation of `boneyard export --format text` (docs/notation.md), made by the same
         functions (boneyard.records), so a file downloaded here and one exported from the
         command line are the same. No token needed. Refused as GetRecord is.
+
+        Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, GAME_NOT_OVER, EMBARGOED,
+        MALFORMED_RECORD.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -85,6 +97,9 @@ class ArchiveService(Protocol):
         public); a hand whose play never began (all passed, a redeal) answers with no plays.
         Bounded per client address (`--max-analyses-per-minute`); answers are kept per (game,
         hand) in a bounded cache.
+
+        Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, GAME_NOT_OVER, EMBARGOED, HAND_NOT_FOUND,
+        QUOTA_EXCEEDED.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -108,7 +123,7 @@ class ArchiveServiceASGIApplication(ConnectASGIApplication[ArchiveService]):
                         service_name="boneyard.v1.ArchiveService",
                         input=ListArchivedGamesRequest,
                         output=ListArchivedGamesResponse,
-                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.list_archived_games,
@@ -119,7 +134,7 @@ class ArchiveServiceASGIApplication(ConnectASGIApplication[ArchiveService]):
                         service_name="boneyard.v1.ArchiveService",
                         input=GetRecordRequest,
                         output=GetRecordResponse,
-                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.get_record,
@@ -130,7 +145,7 @@ class ArchiveServiceASGIApplication(ConnectASGIApplication[ArchiveService]):
                         service_name="boneyard.v1.ArchiveService",
                         input=VerifyRecordRequest,
                         output=VerifyRecordResponse,
-                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.verify_record,
@@ -141,7 +156,7 @@ class ArchiveServiceASGIApplication(ConnectASGIApplication[ArchiveService]):
                         service_name="boneyard.v1.ArchiveService",
                         input=GetSigningKeyRequest,
                         output=GetSigningKeyResponse,
-                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.get_signing_key,
@@ -152,7 +167,7 @@ class ArchiveServiceASGIApplication(ConnectASGIApplication[ArchiveService]):
                         service_name="boneyard.v1.ArchiveService",
                         input=ExportRecordRequest,
                         output=ExportRecordResponse,
-                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.export_record,
@@ -215,9 +230,12 @@ class ArchiveServiceClient(ConnectClient):
         *,
         headers: Headers | Mapping[str, str] | None = None, 
         timeout_ms: int | None = None,
+        use_get: bool = False,
     ) -> ListArchivedGamesResponse:
         """
         Finished games, the most recently finished first, a page at a time. No token needed.
+
+        Refusals: BAD_ARGUMENT, BAD_PAGE_TOKEN.
         """
         return await self.execute_unary(
             request=request,
@@ -226,11 +244,12 @@ class ArchiveServiceClient(ConnectClient):
                 service_name="boneyard.v1.ArchiveService",
                 input=ListArchivedGamesRequest,
                 output=ListArchivedGamesResponse,
-                idempotency_level=IdempotencyLevel.UNKNOWN,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                 stream_type=StreamType.UNARY,
             ),
             headers=headers,
             timeout_ms=timeout_ms,
+            use_get=use_get,
         )
     async def get_record(
         self,
@@ -238,9 +257,12 @@ class ArchiveServiceClient(ConnectClient):
         *,
         headers: Headers | Mapping[str, str] | None = None, 
         timeout_ms: int | None = None,
+        use_get: bool = False,
     ) -> GetRecordResponse:
         """
         The record of a finished game. No token needed. A game not over: FAILED_PRECONDITION.
+
+        Refusals: BAD_GAME_ID, GAME_NOT_FOUND, GAME_NOT_OVER, EMBARGOED, MALFORMED_RECORD.
         """
         return await self.execute_unary(
             request=request,
@@ -249,11 +271,12 @@ class ArchiveServiceClient(ConnectClient):
                 service_name="boneyard.v1.ArchiveService",
                 input=GetRecordRequest,
                 output=GetRecordResponse,
-                idempotency_level=IdempotencyLevel.UNKNOWN,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                 stream_type=StreamType.UNARY,
             ),
             headers=headers,
             timeout_ms=timeout_ms,
+            use_get=use_get,
         )
     async def verify_record(
         self,
@@ -261,12 +284,16 @@ class ArchiveServiceClient(ConnectClient):
         *,
         headers: Headers | Mapping[str, str] | None = None, 
         timeout_ms: int | None = None,
+        use_get: bool = False,
     ) -> VerifyRecordResponse:
         """
         Verify an uploaded record with the same checks as the offline verifier (`boneyard verify`):
         valid and a summary, or the first discrepancy. Also says whether this server holds the
-        same game. No token needed. A request of more than 4 MiB + 16 bytes is INVALID_ARGUMENT
-        unread; the verification stops (DEADLINE_EXCEEDED) at the client's deadline or after 30 s.
+        same game. No token needed. A request of more than 4 MiB + 16 bytes is refused unread
+        (RESOURCE_EXHAUSTED, REQUEST_TOO_LARGE); the verification stops (DEADLINE_EXCEEDED,
+        TIMED_OUT) at the client's deadline or after 30 s.
+
+        Refusals: BAD_ARGUMENT.
         """
         return await self.execute_unary(
             request=request,
@@ -275,11 +302,12 @@ class ArchiveServiceClient(ConnectClient):
                 service_name="boneyard.v1.ArchiveService",
                 input=VerifyRecordRequest,
                 output=VerifyRecordResponse,
-                idempotency_level=IdempotencyLevel.UNKNOWN,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                 stream_type=StreamType.UNARY,
             ),
             headers=headers,
             timeout_ms=timeout_ms,
+            use_get=use_get,
         )
     async def get_signing_key(
         self,
@@ -287,9 +315,12 @@ class ArchiveServiceClient(ConnectClient):
         *,
         headers: Headers | Mapping[str, str] | None = None, 
         timeout_ms: int | None = None,
+        use_get: bool = False,
     ) -> GetSigningKeyResponse:
         """
         The public key this server signs records with. No token needed.
+
+        Refusals: NOT_SIGNING.
         """
         return await self.execute_unary(
             request=request,
@@ -298,11 +329,12 @@ class ArchiveServiceClient(ConnectClient):
                 service_name="boneyard.v1.ArchiveService",
                 input=GetSigningKeyRequest,
                 output=GetSigningKeyResponse,
-                idempotency_level=IdempotencyLevel.UNKNOWN,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                 stream_type=StreamType.UNARY,
             ),
             headers=headers,
             timeout_ms=timeout_ms,
+            use_get=use_get,
         )
     async def export_record(
         self,
@@ -310,12 +342,16 @@ class ArchiveServiceClient(ConnectClient):
         *,
         headers: Headers | Mapping[str, str] | None = None, 
         timeout_ms: int | None = None,
+        use_get: bool = False,
     ) -> ExportRecordResponse:
         """
         The record of a finished game as a file: the JSON `boneyard export` writes, or the text
         notation of `boneyard export --format text` (docs/notation.md), made by the same
         functions (boneyard.records), so a file downloaded here and one exported from the
         command line are the same. No token needed. Refused as GetRecord is.
+
+        Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, GAME_NOT_OVER, EMBARGOED,
+        MALFORMED_RECORD.
         """
         return await self.execute_unary(
             request=request,
@@ -324,11 +360,12 @@ class ArchiveServiceClient(ConnectClient):
                 service_name="boneyard.v1.ArchiveService",
                 input=ExportRecordRequest,
                 output=ExportRecordResponse,
-                idempotency_level=IdempotencyLevel.UNKNOWN,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                 stream_type=StreamType.UNARY,
             ),
             headers=headers,
             timeout_ms=timeout_ms,
+            use_get=use_get,
         )
     async def analyze_hand(
         self,
@@ -345,6 +382,9 @@ class ArchiveServiceClient(ConnectClient):
         public); a hand whose play never began (all passed, a redeal) answers with no plays.
         Bounded per client address (`--max-analyses-per-minute`); answers are kept per (game,
         hand) in a bounded cache.
+
+        Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, GAME_NOT_OVER, EMBARGOED, HAND_NOT_FOUND,
+        QUOTA_EXCEEDED.
         """
         return await self.execute_unary(
             request=request,

@@ -73,6 +73,8 @@ class ArchiveServiceServicer:
 
     def ListArchivedGames(self, request, context):
         """Finished games, the most recently finished first, a page at a time. No token needed.
+
+        Refusals: BAD_ARGUMENT, BAD_PAGE_TOKEN.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -80,6 +82,8 @@ class ArchiveServiceServicer:
 
     def GetRecord(self, request, context):
         """The record of a finished game. No token needed. A game not over: FAILED_PRECONDITION.
+
+        Refusals: BAD_GAME_ID, GAME_NOT_FOUND, GAME_NOT_OVER, EMBARGOED, MALFORMED_RECORD.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -88,8 +92,11 @@ class ArchiveServiceServicer:
     def VerifyRecord(self, request, context):
         """Verify an uploaded record with the same checks as the offline verifier (`boneyard verify`):
         valid and a summary, or the first discrepancy. Also says whether this server holds the
-        same game. No token needed. A request of more than 4 MiB + 16 bytes is INVALID_ARGUMENT
-        unread; the verification stops (DEADLINE_EXCEEDED) at the client's deadline or after 30 s.
+        same game. No token needed. A request of more than 4 MiB + 16 bytes is refused unread
+        (RESOURCE_EXHAUSTED, REQUEST_TOO_LARGE); the verification stops (DEADLINE_EXCEEDED,
+        TIMED_OUT) at the client's deadline or after 30 s.
+
+        Refusals: BAD_ARGUMENT.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -97,6 +104,8 @@ class ArchiveServiceServicer:
 
     def GetSigningKey(self, request, context):
         """The public key this server signs records with. No token needed.
+
+        Refusals: NOT_SIGNING.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -107,6 +116,9 @@ class ArchiveServiceServicer:
         notation of `boneyard export --format text` (docs/notation.md), made by the same
         functions (boneyard.records), so a file downloaded here and one exported from the
         command line are the same. No token needed. Refused as GetRecord is.
+
+        Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, GAME_NOT_OVER, EMBARGOED,
+        MALFORMED_RECORD.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -119,6 +131,9 @@ class ArchiveServiceServicer:
         public); a hand whose play never began (all passed, a redeal) answers with no plays.
         Bounded per client address (`--max-analyses-per-minute`); answers are kept per (game,
         hand) in a bounded cache.
+
+        Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, GAME_NOT_OVER, EMBARGOED, HAND_NOT_FOUND,
+        QUOTA_EXCEEDED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

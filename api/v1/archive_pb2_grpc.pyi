@@ -67,22 +67,37 @@ class ArchiveServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> ArchiveServiceAsyncStub: ...
     ListArchivedGames: _grpc.UnaryUnaryMultiCallable[_archive_pb2.ListArchivedGamesRequest, _archive_pb2.ListArchivedGamesResponse]
-    """Finished games, the most recently finished first, a page at a time. No token needed."""
+    """Finished games, the most recently finished first, a page at a time. No token needed.
+
+    Refusals: BAD_ARGUMENT, BAD_PAGE_TOKEN.
+    """
     GetRecord: _grpc.UnaryUnaryMultiCallable[_archive_pb2.GetRecordRequest, _archive_pb2.GetRecordResponse]
-    """The record of a finished game. No token needed. A game not over: FAILED_PRECONDITION."""
+    """The record of a finished game. No token needed. A game not over: FAILED_PRECONDITION.
+
+    Refusals: BAD_GAME_ID, GAME_NOT_FOUND, GAME_NOT_OVER, EMBARGOED, MALFORMED_RECORD.
+    """
     VerifyRecord: _grpc.UnaryUnaryMultiCallable[_archive_pb2.VerifyRecordRequest, _archive_pb2.VerifyRecordResponse]
     """Verify an uploaded record with the same checks as the offline verifier (`boneyard verify`):
     valid and a summary, or the first discrepancy. Also says whether this server holds the
-    same game. No token needed. A request of more than 4 MiB + 16 bytes is INVALID_ARGUMENT
-    unread; the verification stops (DEADLINE_EXCEEDED) at the client's deadline or after 30 s.
+    same game. No token needed. A request of more than 4 MiB + 16 bytes is refused unread
+    (RESOURCE_EXHAUSTED, REQUEST_TOO_LARGE); the verification stops (DEADLINE_EXCEEDED,
+    TIMED_OUT) at the client's deadline or after 30 s.
+
+    Refusals: BAD_ARGUMENT.
     """
     GetSigningKey: _grpc.UnaryUnaryMultiCallable[_archive_pb2.GetSigningKeyRequest, _archive_pb2.GetSigningKeyResponse]
-    """The public key this server signs records with. No token needed."""
+    """The public key this server signs records with. No token needed.
+
+    Refusals: NOT_SIGNING.
+    """
     ExportRecord: _grpc.UnaryUnaryMultiCallable[_archive_pb2.ExportRecordRequest, _archive_pb2.ExportRecordResponse]
     """The record of a finished game as a file: the JSON `boneyard export` writes, or the text
     notation of `boneyard export --format text` (docs/notation.md), made by the same
     functions (boneyard.records), so a file downloaded here and one exported from the
     command line are the same. No token needed. Refused as GetRecord is.
+
+    Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, GAME_NOT_OVER, EMBARGOED,
+    MALFORMED_RECORD.
     """
     AnalyzeHand: _grpc.UnaryUnaryMultiCallable[_archive_pb2.AnalyzeHandRequest, _archive_pb2.AnalyzeHandResponse]
     """Every play of one hand of a finished game, valued with every hand known (double dummy):
@@ -91,6 +106,9 @@ class ArchiveServiceStub:
     public); a hand whose play never began (all passed, a redeal) answers with no plays.
     Bounded per client address (`--max-analyses-per-minute`); answers are kept per (game,
     hand) in a bounded cache.
+
+    Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, GAME_NOT_OVER, EMBARGOED, HAND_NOT_FOUND,
+    QUOTA_EXCEEDED.
     """
 
 @_typing.type_check_only
@@ -99,22 +117,37 @@ class ArchiveServiceAsyncStub(ArchiveServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     ListArchivedGames: _aio.UnaryUnaryMultiCallable[_archive_pb2.ListArchivedGamesRequest, _archive_pb2.ListArchivedGamesResponse]  # type: ignore[assignment]
-    """Finished games, the most recently finished first, a page at a time. No token needed."""
+    """Finished games, the most recently finished first, a page at a time. No token needed.
+
+    Refusals: BAD_ARGUMENT, BAD_PAGE_TOKEN.
+    """
     GetRecord: _aio.UnaryUnaryMultiCallable[_archive_pb2.GetRecordRequest, _archive_pb2.GetRecordResponse]  # type: ignore[assignment]
-    """The record of a finished game. No token needed. A game not over: FAILED_PRECONDITION."""
+    """The record of a finished game. No token needed. A game not over: FAILED_PRECONDITION.
+
+    Refusals: BAD_GAME_ID, GAME_NOT_FOUND, GAME_NOT_OVER, EMBARGOED, MALFORMED_RECORD.
+    """
     VerifyRecord: _aio.UnaryUnaryMultiCallable[_archive_pb2.VerifyRecordRequest, _archive_pb2.VerifyRecordResponse]  # type: ignore[assignment]
     """Verify an uploaded record with the same checks as the offline verifier (`boneyard verify`):
     valid and a summary, or the first discrepancy. Also says whether this server holds the
-    same game. No token needed. A request of more than 4 MiB + 16 bytes is INVALID_ARGUMENT
-    unread; the verification stops (DEADLINE_EXCEEDED) at the client's deadline or after 30 s.
+    same game. No token needed. A request of more than 4 MiB + 16 bytes is refused unread
+    (RESOURCE_EXHAUSTED, REQUEST_TOO_LARGE); the verification stops (DEADLINE_EXCEEDED,
+    TIMED_OUT) at the client's deadline or after 30 s.
+
+    Refusals: BAD_ARGUMENT.
     """
     GetSigningKey: _aio.UnaryUnaryMultiCallable[_archive_pb2.GetSigningKeyRequest, _archive_pb2.GetSigningKeyResponse]  # type: ignore[assignment]
-    """The public key this server signs records with. No token needed."""
+    """The public key this server signs records with. No token needed.
+
+    Refusals: NOT_SIGNING.
+    """
     ExportRecord: _aio.UnaryUnaryMultiCallable[_archive_pb2.ExportRecordRequest, _archive_pb2.ExportRecordResponse]  # type: ignore[assignment]
     """The record of a finished game as a file: the JSON `boneyard export` writes, or the text
     notation of `boneyard export --format text` (docs/notation.md), made by the same
     functions (boneyard.records), so a file downloaded here and one exported from the
     command line are the same. No token needed. Refused as GetRecord is.
+
+    Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, GAME_NOT_OVER, EMBARGOED,
+    MALFORMED_RECORD.
     """
     AnalyzeHand: _aio.UnaryUnaryMultiCallable[_archive_pb2.AnalyzeHandRequest, _archive_pb2.AnalyzeHandResponse]  # type: ignore[assignment]
     """Every play of one hand of a finished game, valued with every hand known (double dummy):
@@ -123,6 +156,9 @@ class ArchiveServiceAsyncStub(ArchiveServiceStub):
     public); a hand whose play never began (all passed, a redeal) answers with no plays.
     Bounded per client address (`--max-analyses-per-minute`); answers are kept per (game,
     hand) in a bounded cache.
+
+    Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, GAME_NOT_OVER, EMBARGOED, HAND_NOT_FOUND,
+    QUOTA_EXCEEDED.
     """
 
 class ArchiveServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -134,7 +170,10 @@ class ArchiveServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _archive_pb2.ListArchivedGamesRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_archive_pb2.ListArchivedGamesResponse, _abc.Awaitable[_archive_pb2.ListArchivedGamesResponse]]:
-        """Finished games, the most recently finished first, a page at a time. No token needed."""
+        """Finished games, the most recently finished first, a page at a time. No token needed.
+
+        Refusals: BAD_ARGUMENT, BAD_PAGE_TOKEN.
+        """
 
     @_abc_1.abstractmethod
     def GetRecord(
@@ -142,7 +181,10 @@ class ArchiveServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _archive_pb2.GetRecordRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_archive_pb2.GetRecordResponse, _abc.Awaitable[_archive_pb2.GetRecordResponse]]:
-        """The record of a finished game. No token needed. A game not over: FAILED_PRECONDITION."""
+        """The record of a finished game. No token needed. A game not over: FAILED_PRECONDITION.
+
+        Refusals: BAD_GAME_ID, GAME_NOT_FOUND, GAME_NOT_OVER, EMBARGOED, MALFORMED_RECORD.
+        """
 
     @_abc_1.abstractmethod
     def VerifyRecord(
@@ -152,8 +194,11 @@ class ArchiveServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_archive_pb2.VerifyRecordResponse, _abc.Awaitable[_archive_pb2.VerifyRecordResponse]]:
         """Verify an uploaded record with the same checks as the offline verifier (`boneyard verify`):
         valid and a summary, or the first discrepancy. Also says whether this server holds the
-        same game. No token needed. A request of more than 4 MiB + 16 bytes is INVALID_ARGUMENT
-        unread; the verification stops (DEADLINE_EXCEEDED) at the client's deadline or after 30 s.
+        same game. No token needed. A request of more than 4 MiB + 16 bytes is refused unread
+        (RESOURCE_EXHAUSTED, REQUEST_TOO_LARGE); the verification stops (DEADLINE_EXCEEDED,
+        TIMED_OUT) at the client's deadline or after 30 s.
+
+        Refusals: BAD_ARGUMENT.
         """
 
     @_abc_1.abstractmethod
@@ -162,7 +207,10 @@ class ArchiveServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _archive_pb2.GetSigningKeyRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_archive_pb2.GetSigningKeyResponse, _abc.Awaitable[_archive_pb2.GetSigningKeyResponse]]:
-        """The public key this server signs records with. No token needed."""
+        """The public key this server signs records with. No token needed.
+
+        Refusals: NOT_SIGNING.
+        """
 
     @_abc_1.abstractmethod
     def ExportRecord(
@@ -174,6 +222,9 @@ class ArchiveServiceServicer(metaclass=_abc_1.ABCMeta):
         notation of `boneyard export --format text` (docs/notation.md), made by the same
         functions (boneyard.records), so a file downloaded here and one exported from the
         command line are the same. No token needed. Refused as GetRecord is.
+
+        Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, GAME_NOT_OVER, EMBARGOED,
+        MALFORMED_RECORD.
         """
 
     @_abc_1.abstractmethod
@@ -188,6 +239,9 @@ class ArchiveServiceServicer(metaclass=_abc_1.ABCMeta):
         public); a hand whose play never began (all passed, a redeal) answers with no plays.
         Bounded per client address (`--max-analyses-per-minute`); answers are kept per (game,
         hand) in a bounded cache.
+
+        Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, GAME_NOT_OVER, EMBARGOED, HAND_NOT_FOUND,
+        QUOTA_EXCEEDED.
         """
 
 def add_ArchiveServiceServicer_to_server(servicer: ArchiveServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

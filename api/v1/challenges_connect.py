@@ -51,6 +51,9 @@ class ChallengeService(Protocol):
         seat named twice, a seat off the table, a bad preset, a rated challenge that leaves seats
         free (INVALID_ARGUMENT), and an account with too many open challenges (RESOURCE_EXHAUSTED,
         QUOTA_EXCEEDED).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_RULESET, ACCOUNT_NOT_FOUND,
+        QUOTA_EXCEEDED.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -61,6 +64,9 @@ class ChallengeService(Protocol):
         CHALLENGE_NOT_FOUND), one that does not challenge the caller (PERMISSION_DENIED,
         NOT_CHALLENGED), and one that is over (declined, expired, accepted by all) or that the
         caller has answered already (FAILED_PRECONDITION, CHALLENGE_NOT_OPEN).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, CHALLENGE_NOT_FOUND, CHALLENGE_NOT_OPEN,
+        NOT_CHALLENGED.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -68,6 +74,9 @@ class ChallengeService(Protocol):
         """
         Decline a challenge made to the caller's account: it ends (DECLINED, with who). Refused as
         AcceptChallenge is.
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, CHALLENGE_NOT_FOUND, CHALLENGE_NOT_OPEN,
+        NOT_CHALLENGED.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -75,12 +84,16 @@ class ChallengeService(Protocol):
         """
         A challenge the caller's account made or was challenged to (another account's:
         CHALLENGE_NOT_FOUND).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, CHALLENGE_NOT_FOUND.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
     async def list_challenges(self, request: ListChallengesRequest, ctx: RequestContext[ListChallengesRequest, ListChallengesResponse], /) -> ListChallengesResponse:
         """
         The challenges the caller's account made or received, newest first.
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -137,7 +150,7 @@ class ChallengeServiceASGIApplication(ConnectASGIApplication[ChallengeService]):
                         service_name="boneyard.v1.ChallengeService",
                         input=GetChallengeRequest,
                         output=GetChallengeResponse,
-                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.get_challenge,
@@ -148,7 +161,7 @@ class ChallengeServiceASGIApplication(ConnectASGIApplication[ChallengeService]):
                         service_name="boneyard.v1.ChallengeService",
                         input=ListChallengesRequest,
                         output=ListChallengesResponse,
-                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.list_challenges,
@@ -210,6 +223,9 @@ class ChallengeServiceClient(ConnectClient):
         seat named twice, a seat off the table, a bad preset, a rated challenge that leaves seats
         free (INVALID_ARGUMENT), and an account with too many open challenges (RESOURCE_EXHAUSTED,
         QUOTA_EXCEEDED).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_RULESET, ACCOUNT_NOT_FOUND,
+        QUOTA_EXCEEDED.
         """
         return await self.execute_unary(
             request=request,
@@ -237,6 +253,9 @@ class ChallengeServiceClient(ConnectClient):
         CHALLENGE_NOT_FOUND), one that does not challenge the caller (PERMISSION_DENIED,
         NOT_CHALLENGED), and one that is over (declined, expired, accepted by all) or that the
         caller has answered already (FAILED_PRECONDITION, CHALLENGE_NOT_OPEN).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, CHALLENGE_NOT_FOUND, CHALLENGE_NOT_OPEN,
+        NOT_CHALLENGED.
         """
         return await self.execute_unary(
             request=request,
@@ -261,6 +280,9 @@ class ChallengeServiceClient(ConnectClient):
         """
         Decline a challenge made to the caller's account: it ends (DECLINED, with who). Refused as
         AcceptChallenge is.
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, CHALLENGE_NOT_FOUND, CHALLENGE_NOT_OPEN,
+        NOT_CHALLENGED.
         """
         return await self.execute_unary(
             request=request,
@@ -281,10 +303,13 @@ class ChallengeServiceClient(ConnectClient):
         *,
         headers: Headers | Mapping[str, str] | None = None, 
         timeout_ms: int | None = None,
+        use_get: bool = False,
     ) -> GetChallengeResponse:
         """
         A challenge the caller's account made or was challenged to (another account's:
         CHALLENGE_NOT_FOUND).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, CHALLENGE_NOT_FOUND.
         """
         return await self.execute_unary(
             request=request,
@@ -293,11 +318,12 @@ class ChallengeServiceClient(ConnectClient):
                 service_name="boneyard.v1.ChallengeService",
                 input=GetChallengeRequest,
                 output=GetChallengeResponse,
-                idempotency_level=IdempotencyLevel.UNKNOWN,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                 stream_type=StreamType.UNARY,
             ),
             headers=headers,
             timeout_ms=timeout_ms,
+            use_get=use_get,
         )
     async def list_challenges(
         self,
@@ -305,9 +331,12 @@ class ChallengeServiceClient(ConnectClient):
         *,
         headers: Headers | Mapping[str, str] | None = None, 
         timeout_ms: int | None = None,
+        use_get: bool = False,
     ) -> ListChallengesResponse:
         """
         The challenges the caller's account made or received, newest first.
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT.
         """
         return await self.execute_unary(
             request=request,
@@ -316,11 +345,12 @@ class ChallengeServiceClient(ConnectClient):
                 service_name="boneyard.v1.ChallengeService",
                 input=ListChallengesRequest,
                 output=ListChallengesResponse,
-                idempotency_level=IdempotencyLevel.UNKNOWN,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                 stream_type=StreamType.UNARY,
             ),
             headers=headers,
             timeout_ms=timeout_ms,
+            use_get=use_get,
         )
 
 class AccountService(Protocol):
@@ -334,6 +364,8 @@ class AccountService(Protocol):
         until the client cancels. Resume after a dropped stream from the last sequence received:
         nothing is missed or told twice. A `from_sequence` past the account's last event is
         OUT_OF_RANGE (SEQUENCE_OUT_OF_RANGE).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, SEQUENCE_OUT_OF_RANGE, QUOTA_EXCEEDED.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -343,6 +375,8 @@ class AccountService(Protocol):
         last event (what a client that signs in with a key shows, and where it starts to watch).
         A key that belongs to no account, or was revoked or replaced: UNAUTHENTICATED
         (BAD_API_KEY).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -377,7 +411,7 @@ class AccountServiceASGIApplication(ConnectASGIApplication[AccountService]):
                         service_name="boneyard.v1.AccountService",
                         input=GetAccountRequest,
                         output=GetAccountResponse,
-                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.get_account,
@@ -436,6 +470,8 @@ class AccountServiceClient(ConnectClient):
         until the client cancels. Resume after a dropped stream from the last sequence received:
         nothing is missed or told twice. A `from_sequence` past the account's last event is
         OUT_OF_RANGE (SEQUENCE_OUT_OF_RANGE).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, SEQUENCE_OUT_OF_RANGE, QUOTA_EXCEEDED.
         """
         return self.execute_server_stream(
             request=request,
@@ -456,12 +492,15 @@ class AccountServiceClient(ConnectClient):
         *,
         headers: Headers | Mapping[str, str] | None = None, 
         timeout_ms: int | None = None,
+        use_get: bool = False,
     ) -> GetAccountResponse:
         """
         The account the caller's key belongs to: its name, kind and the sequence number of its
         last event (what a client that signs in with a key shows, and where it starts to watch).
         A key that belongs to no account, or was revoked or replaced: UNAUTHENTICATED
         (BAD_API_KEY).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY.
         """
         return await self.execute_unary(
             request=request,
@@ -470,9 +509,10 @@ class AccountServiceClient(ConnectClient):
                 service_name="boneyard.v1.AccountService",
                 input=GetAccountRequest,
                 output=GetAccountResponse,
-                idempotency_level=IdempotencyLevel.UNKNOWN,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                 stream_type=StreamType.UNARY,
             ),
             headers=headers,
             timeout_ms=timeout_ms,
+            use_get=use_get,
         )

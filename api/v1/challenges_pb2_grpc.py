@@ -78,6 +78,9 @@ class ChallengeServiceServicer:
         seat named twice, a seat off the table, a bad preset, a rated challenge that leaves seats
         free (INVALID_ARGUMENT), and an account with too many open challenges (RESOURCE_EXHAUSTED,
         QUOTA_EXCEEDED).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_RULESET, ACCOUNT_NOT_FOUND,
+        QUOTA_EXCEEDED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -89,6 +92,9 @@ class ChallengeServiceServicer:
         CHALLENGE_NOT_FOUND), one that does not challenge the caller (PERMISSION_DENIED,
         NOT_CHALLENGED), and one that is over (declined, expired, accepted by all) or that the
         caller has answered already (FAILED_PRECONDITION, CHALLENGE_NOT_OPEN).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, CHALLENGE_NOT_FOUND, CHALLENGE_NOT_OPEN,
+        NOT_CHALLENGED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -97,6 +103,9 @@ class ChallengeServiceServicer:
     def DeclineChallenge(self, request, context):
         """Decline a challenge made to the caller's account: it ends (DECLINED, with who). Refused as
         AcceptChallenge is.
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, CHALLENGE_NOT_FOUND, CHALLENGE_NOT_OPEN,
+        NOT_CHALLENGED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -105,6 +114,8 @@ class ChallengeServiceServicer:
     def GetChallenge(self, request, context):
         """A challenge the caller's account made or was challenged to (another account's:
         CHALLENGE_NOT_FOUND).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, CHALLENGE_NOT_FOUND.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -112,6 +123,8 @@ class ChallengeServiceServicer:
 
     def ListChallenges(self, request, context):
         """The challenges the caller's account made or received, newest first.
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -328,6 +341,8 @@ class AccountServiceServicer:
         until the client cancels. Resume after a dropped stream from the last sequence received:
         nothing is missed or told twice. A `from_sequence` past the account's last event is
         OUT_OF_RANGE (SEQUENCE_OUT_OF_RANGE).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, SEQUENCE_OUT_OF_RANGE, QUOTA_EXCEEDED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -338,6 +353,8 @@ class AccountServiceServicer:
         last event (what a client that signs in with a key shows, and where it starts to watch).
         A key that belongs to no account, or was revoked or replaced: UNAUTHENTICATED
         (BAD_API_KEY).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -53,6 +53,9 @@ class ChallengeServiceStub:
     seat named twice, a seat off the table, a bad preset, a rated challenge that leaves seats
     free (INVALID_ARGUMENT), and an account with too many open challenges (RESOURCE_EXHAUSTED,
     QUOTA_EXCEEDED).
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_RULESET, ACCOUNT_NOT_FOUND,
+    QUOTA_EXCEEDED.
     """
     AcceptChallenge: _grpc.UnaryUnaryMultiCallable[_challenges_pb2.AcceptChallengeRequest, _challenges_pb2.AcceptChallengeResponse]
     """Accept a challenge made to the caller's account. The last acceptance makes the game (the
@@ -60,17 +63,28 @@ class ChallengeServiceStub:
     CHALLENGE_NOT_FOUND), one that does not challenge the caller (PERMISSION_DENIED,
     NOT_CHALLENGED), and one that is over (declined, expired, accepted by all) or that the
     caller has answered already (FAILED_PRECONDITION, CHALLENGE_NOT_OPEN).
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, CHALLENGE_NOT_FOUND, CHALLENGE_NOT_OPEN,
+    NOT_CHALLENGED.
     """
     DeclineChallenge: _grpc.UnaryUnaryMultiCallable[_challenges_pb2.DeclineChallengeRequest, _challenges_pb2.DeclineChallengeResponse]
     """Decline a challenge made to the caller's account: it ends (DECLINED, with who). Refused as
     AcceptChallenge is.
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, CHALLENGE_NOT_FOUND, CHALLENGE_NOT_OPEN,
+    NOT_CHALLENGED.
     """
     GetChallenge: _grpc.UnaryUnaryMultiCallable[_challenges_pb2.GetChallengeRequest, _challenges_pb2.GetChallengeResponse]
     """A challenge the caller's account made or was challenged to (another account's:
     CHALLENGE_NOT_FOUND).
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, CHALLENGE_NOT_FOUND.
     """
     ListChallenges: _grpc.UnaryUnaryMultiCallable[_challenges_pb2.ListChallengesRequest, _challenges_pb2.ListChallengesResponse]
-    """The challenges the caller's account made or received, newest first."""
+    """The challenges the caller's account made or received, newest first.
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT.
+    """
 
 @_typing.type_check_only
 class ChallengeServiceAsyncStub(ChallengeServiceStub):
@@ -87,6 +101,9 @@ class ChallengeServiceAsyncStub(ChallengeServiceStub):
     seat named twice, a seat off the table, a bad preset, a rated challenge that leaves seats
     free (INVALID_ARGUMENT), and an account with too many open challenges (RESOURCE_EXHAUSTED,
     QUOTA_EXCEEDED).
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_RULESET, ACCOUNT_NOT_FOUND,
+    QUOTA_EXCEEDED.
     """
     AcceptChallenge: _aio.UnaryUnaryMultiCallable[_challenges_pb2.AcceptChallengeRequest, _challenges_pb2.AcceptChallengeResponse]  # type: ignore[assignment]
     """Accept a challenge made to the caller's account. The last acceptance makes the game (the
@@ -94,17 +111,28 @@ class ChallengeServiceAsyncStub(ChallengeServiceStub):
     CHALLENGE_NOT_FOUND), one that does not challenge the caller (PERMISSION_DENIED,
     NOT_CHALLENGED), and one that is over (declined, expired, accepted by all) or that the
     caller has answered already (FAILED_PRECONDITION, CHALLENGE_NOT_OPEN).
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, CHALLENGE_NOT_FOUND, CHALLENGE_NOT_OPEN,
+    NOT_CHALLENGED.
     """
     DeclineChallenge: _aio.UnaryUnaryMultiCallable[_challenges_pb2.DeclineChallengeRequest, _challenges_pb2.DeclineChallengeResponse]  # type: ignore[assignment]
     """Decline a challenge made to the caller's account: it ends (DECLINED, with who). Refused as
     AcceptChallenge is.
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, CHALLENGE_NOT_FOUND, CHALLENGE_NOT_OPEN,
+    NOT_CHALLENGED.
     """
     GetChallenge: _aio.UnaryUnaryMultiCallable[_challenges_pb2.GetChallengeRequest, _challenges_pb2.GetChallengeResponse]  # type: ignore[assignment]
     """A challenge the caller's account made or was challenged to (another account's:
     CHALLENGE_NOT_FOUND).
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, CHALLENGE_NOT_FOUND.
     """
     ListChallenges: _aio.UnaryUnaryMultiCallable[_challenges_pb2.ListChallengesRequest, _challenges_pb2.ListChallengesResponse]  # type: ignore[assignment]
-    """The challenges the caller's account made or received, newest first."""
+    """The challenges the caller's account made or received, newest first.
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT.
+    """
 
 class ChallengeServiceServicer(metaclass=_abc_1.ABCMeta):
     """An account challenges named accounts to a table; each accepts or declines. When every
@@ -124,6 +152,9 @@ class ChallengeServiceServicer(metaclass=_abc_1.ABCMeta):
         seat named twice, a seat off the table, a bad preset, a rated challenge that leaves seats
         free (INVALID_ARGUMENT), and an account with too many open challenges (RESOURCE_EXHAUSTED,
         QUOTA_EXCEEDED).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_RULESET, ACCOUNT_NOT_FOUND,
+        QUOTA_EXCEEDED.
         """
 
     @_abc_1.abstractmethod
@@ -137,6 +168,9 @@ class ChallengeServiceServicer(metaclass=_abc_1.ABCMeta):
         CHALLENGE_NOT_FOUND), one that does not challenge the caller (PERMISSION_DENIED,
         NOT_CHALLENGED), and one that is over (declined, expired, accepted by all) or that the
         caller has answered already (FAILED_PRECONDITION, CHALLENGE_NOT_OPEN).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, CHALLENGE_NOT_FOUND, CHALLENGE_NOT_OPEN,
+        NOT_CHALLENGED.
         """
 
     @_abc_1.abstractmethod
@@ -147,6 +181,9 @@ class ChallengeServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_challenges_pb2.DeclineChallengeResponse, _abc.Awaitable[_challenges_pb2.DeclineChallengeResponse]]:
         """Decline a challenge made to the caller's account: it ends (DECLINED, with who). Refused as
         AcceptChallenge is.
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, CHALLENGE_NOT_FOUND, CHALLENGE_NOT_OPEN,
+        NOT_CHALLENGED.
         """
 
     @_abc_1.abstractmethod
@@ -157,6 +194,8 @@ class ChallengeServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_challenges_pb2.GetChallengeResponse, _abc.Awaitable[_challenges_pb2.GetChallengeResponse]]:
         """A challenge the caller's account made or was challenged to (another account's:
         CHALLENGE_NOT_FOUND).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, CHALLENGE_NOT_FOUND.
         """
 
     @_abc_1.abstractmethod
@@ -165,7 +204,10 @@ class ChallengeServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _challenges_pb2.ListChallengesRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_challenges_pb2.ListChallengesResponse, _abc.Awaitable[_challenges_pb2.ListChallengesResponse]]:
-        """The challenges the caller's account made or received, newest first."""
+        """The challenges the caller's account made or received, newest first.
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT.
+        """
 
 def add_ChallengeServiceServicer_to_server(servicer: ChallengeServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
 
@@ -182,12 +224,16 @@ class AccountServiceStub:
     until the client cancels. Resume after a dropped stream from the last sequence received:
     nothing is missed or told twice. A `from_sequence` past the account's last event is
     OUT_OF_RANGE (SEQUENCE_OUT_OF_RANGE).
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY, SEQUENCE_OUT_OF_RANGE, QUOTA_EXCEEDED.
     """
     GetAccount: _grpc.UnaryUnaryMultiCallable[_challenges_pb2.GetAccountRequest, _challenges_pb2.GetAccountResponse]
     """The account the caller's key belongs to: its name, kind and the sequence number of its
     last event (what a client that signs in with a key shows, and where it starts to watch).
     A key that belongs to no account, or was revoked or replaced: UNAUTHENTICATED
     (BAD_API_KEY).
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY.
     """
 
 @_typing.type_check_only
@@ -201,12 +247,16 @@ class AccountServiceAsyncStub(AccountServiceStub):
     until the client cancels. Resume after a dropped stream from the last sequence received:
     nothing is missed or told twice. A `from_sequence` past the account's last event is
     OUT_OF_RANGE (SEQUENCE_OUT_OF_RANGE).
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY, SEQUENCE_OUT_OF_RANGE, QUOTA_EXCEEDED.
     """
     GetAccount: _aio.UnaryUnaryMultiCallable[_challenges_pb2.GetAccountRequest, _challenges_pb2.GetAccountResponse]  # type: ignore[assignment]
     """The account the caller's key belongs to: its name, kind and the sequence number of its
     last event (what a client that signs in with a key shows, and where it starts to watch).
     A key that belongs to no account, or was revoked or replaced: UNAUTHENTICATED
     (BAD_API_KEY).
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY.
     """
 
 class AccountServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -223,6 +273,8 @@ class AccountServiceServicer(metaclass=_abc_1.ABCMeta):
         until the client cancels. Resume after a dropped stream from the last sequence received:
         nothing is missed or told twice. A `from_sequence` past the account's last event is
         OUT_OF_RANGE (SEQUENCE_OUT_OF_RANGE).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, SEQUENCE_OUT_OF_RANGE, QUOTA_EXCEEDED.
         """
 
     @_abc_1.abstractmethod
@@ -235,6 +287,8 @@ class AccountServiceServicer(metaclass=_abc_1.ABCMeta):
         last event (what a client that signs in with a key shows, and where it starts to watch).
         A key that belongs to no account, or was revoked or replaced: UNAUTHENTICATED
         (BAD_API_KEY).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY.
         """
 
 def add_AccountServiceServicer_to_server(servicer: AccountServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

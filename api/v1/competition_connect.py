@@ -47,6 +47,9 @@ class LobbyService(Protocol):
         enough accounts (never one account twice) seek the same rules and time control; then the
         server makes the game, reserves a seat for each of them, sends that seat, and ends. Cancel
         the call to stop seeking.
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_RULESET, QUOTA_EXCEEDED,
+        SEEK_CANCELLED.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -54,6 +57,8 @@ class LobbyService(Protocol):
         """
         The account's seats in games that are not over: first those that exist, then each new one
         as it is reserved (by a tournament, a seek or CreateGame), until the client cancels.
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, QUOTA_EXCEEDED.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -146,6 +151,9 @@ class LobbyServiceClient(ConnectClient):
         enough accounts (never one account twice) seek the same rules and time control; then the
         server makes the game, reserves a seat for each of them, sends that seat, and ends. Cancel
         the call to stop seeking.
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_RULESET, QUOTA_EXCEEDED,
+        SEEK_CANCELLED.
         """
         return self.execute_server_stream(
             request=request,
@@ -170,6 +178,8 @@ class LobbyServiceClient(ConnectClient):
         """
         The account's seats in games that are not over: first those that exist, then each new one
         as it is reserved (by a tournament, a seek or CreateGame), until the client cancels.
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, QUOTA_EXCEEDED.
         """
         return self.execute_server_stream(
             request=request,
@@ -194,6 +204,9 @@ class TournamentService(Protocol):
         """
         Make a tournament (not started). Needs the key of a player's account (the organiser's;
         a bot's account: PERMISSION_DENIED).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER, BAD_ARGUMENT, BAD_RULESET,
+        ACCOUNT_NOT_FOUND.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -201,6 +214,9 @@ class TournamentService(Protocol):
         """
         Start (or resume) a tournament; the server plays it to the end, across restarts. Its
         organiser's key only (another account: PERMISSION_DENIED).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER, BAD_ARGUMENT, TOURNAMENT_NOT_FOUND,
+        NOT_YOUR_TOURNAMENT, TOURNAMENT_STATUS.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -209,18 +225,25 @@ class TournamentService(Protocol):
         Stop a tournament: no game of it is made any more; the games being played are played to
         their end, and the standings are those of its deals played out. Its organiser's key only.
         A tournament over (finished or cancelled) cannot be cancelled: FAILED_PRECONDITION.
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER, BAD_ARGUMENT, TOURNAMENT_NOT_FOUND,
+        NOT_YOUR_TOURNAMENT, TOURNAMENT_STATUS.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
     async def get_tournament(self, request: GetTournamentRequest, ctx: RequestContext[GetTournamentRequest, GetTournamentResponse], /) -> GetTournamentResponse:
         """
         A tournament, its games and its standings. No key needed.
+
+        Refusals: BAD_ARGUMENT, TOURNAMENT_NOT_FOUND.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
     async def list_tournaments(self, request: ListTournamentsRequest, ctx: RequestContext[ListTournamentsRequest, ListTournamentsResponse], /) -> ListTournamentsResponse:
         """
         Every tournament, newest first. No key needed.
+
+        Refusals: none.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -277,7 +300,7 @@ class TournamentServiceASGIApplication(ConnectASGIApplication[TournamentService]
                         service_name="boneyard.v1.TournamentService",
                         input=GetTournamentRequest,
                         output=GetTournamentResponse,
-                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.get_tournament,
@@ -288,7 +311,7 @@ class TournamentServiceASGIApplication(ConnectASGIApplication[TournamentService]
                         service_name="boneyard.v1.TournamentService",
                         input=ListTournamentsRequest,
                         output=ListTournamentsResponse,
-                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.list_tournaments,
@@ -345,6 +368,9 @@ class TournamentServiceClient(ConnectClient):
         """
         Make a tournament (not started). Needs the key of a player's account (the organiser's;
         a bot's account: PERMISSION_DENIED).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER, BAD_ARGUMENT, BAD_RULESET,
+        ACCOUNT_NOT_FOUND.
         """
         return await self.execute_unary(
             request=request,
@@ -369,6 +395,9 @@ class TournamentServiceClient(ConnectClient):
         """
         Start (or resume) a tournament; the server plays it to the end, across restarts. Its
         organiser's key only (another account: PERMISSION_DENIED).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER, BAD_ARGUMENT, TOURNAMENT_NOT_FOUND,
+        NOT_YOUR_TOURNAMENT, TOURNAMENT_STATUS.
         """
         return await self.execute_unary(
             request=request,
@@ -394,6 +423,9 @@ class TournamentServiceClient(ConnectClient):
         Stop a tournament: no game of it is made any more; the games being played are played to
         their end, and the standings are those of its deals played out. Its organiser's key only.
         A tournament over (finished or cancelled) cannot be cancelled: FAILED_PRECONDITION.
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER, BAD_ARGUMENT, TOURNAMENT_NOT_FOUND,
+        NOT_YOUR_TOURNAMENT, TOURNAMENT_STATUS.
         """
         return await self.execute_unary(
             request=request,
@@ -414,9 +446,12 @@ class TournamentServiceClient(ConnectClient):
         *,
         headers: Headers | Mapping[str, str] | None = None, 
         timeout_ms: int | None = None,
+        use_get: bool = False,
     ) -> GetTournamentResponse:
         """
         A tournament, its games and its standings. No key needed.
+
+        Refusals: BAD_ARGUMENT, TOURNAMENT_NOT_FOUND.
         """
         return await self.execute_unary(
             request=request,
@@ -425,11 +460,12 @@ class TournamentServiceClient(ConnectClient):
                 service_name="boneyard.v1.TournamentService",
                 input=GetTournamentRequest,
                 output=GetTournamentResponse,
-                idempotency_level=IdempotencyLevel.UNKNOWN,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                 stream_type=StreamType.UNARY,
             ),
             headers=headers,
             timeout_ms=timeout_ms,
+            use_get=use_get,
         )
     async def list_tournaments(
         self,
@@ -437,9 +473,12 @@ class TournamentServiceClient(ConnectClient):
         *,
         headers: Headers | Mapping[str, str] | None = None, 
         timeout_ms: int | None = None,
+        use_get: bool = False,
     ) -> ListTournamentsResponse:
         """
         Every tournament, newest first. No key needed.
+
+        Refusals: none.
         """
         return await self.execute_unary(
             request=request,
@@ -448,9 +487,10 @@ class TournamentServiceClient(ConnectClient):
                 service_name="boneyard.v1.TournamentService",
                 input=ListTournamentsRequest,
                 output=ListTournamentsResponse,
-                idempotency_level=IdempotencyLevel.UNKNOWN,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                 stream_type=StreamType.UNARY,
             ),
             headers=headers,
             timeout_ms=timeout_ms,
+            use_get=use_get,
         )

@@ -56,6 +56,9 @@ class LobbyServiceServicer:
         enough accounts (never one account twice) seek the same rules and time control; then the
         server makes the game, reserves a seat for each of them, sends that seat, and ends. Cancel
         the call to stop seeking.
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_RULESET, QUOTA_EXCEEDED,
+        SEEK_CANCELLED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -64,6 +67,8 @@ class LobbyServiceServicer:
     def WatchSeats(self, request, context):
         """The account's seats in games that are not over: first those that exist, then each new one
         as it is reserved (by a tournament, a seek or CreateGame), until the client cancels.
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, QUOTA_EXCEEDED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -195,6 +200,9 @@ class TournamentServiceServicer:
     def CreateTournament(self, request, context):
         """Make a tournament (not started). Needs the key of a player's account (the organiser's;
         a bot's account: PERMISSION_DENIED).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER, BAD_ARGUMENT, BAD_RULESET,
+        ACCOUNT_NOT_FOUND.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -203,6 +211,9 @@ class TournamentServiceServicer:
     def StartTournament(self, request, context):
         """Start (or resume) a tournament; the server plays it to the end, across restarts. Its
         organiser's key only (another account: PERMISSION_DENIED).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER, BAD_ARGUMENT, TOURNAMENT_NOT_FOUND,
+        NOT_YOUR_TOURNAMENT, TOURNAMENT_STATUS.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -212,6 +223,9 @@ class TournamentServiceServicer:
         """Stop a tournament: no game of it is made any more; the games being played are played to
         their end, and the standings are those of its deals played out. Its organiser's key only.
         A tournament over (finished or cancelled) cannot be cancelled: FAILED_PRECONDITION.
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER, BAD_ARGUMENT, TOURNAMENT_NOT_FOUND,
+        NOT_YOUR_TOURNAMENT, TOURNAMENT_STATUS.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -219,6 +233,8 @@ class TournamentServiceServicer:
 
     def GetTournament(self, request, context):
         """A tournament, its games and its standings. No key needed.
+
+        Refusals: BAD_ARGUMENT, TOURNAMENT_NOT_FOUND.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -226,6 +242,8 @@ class TournamentServiceServicer:
 
     def ListTournaments(self, request, context):
         """Every tournament, newest first. No key needed.
+
+        Refusals: none.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -46,10 +46,15 @@ class LobbyServiceStub:
     enough accounts (never one account twice) seek the same rules and time control; then the
     server makes the game, reserves a seat for each of them, sends that seat, and ends. Cancel
     the call to stop seeking.
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_RULESET, QUOTA_EXCEEDED,
+    SEEK_CANCELLED.
     """
     WatchSeats: _grpc.UnaryStreamMultiCallable[_competition_pb2.WatchSeatsRequest, _competition_pb2.WatchSeatsResponse]
     """The account's seats in games that are not over: first those that exist, then each new one
     as it is reserved (by a tournament, a seek or CreateGame), until the client cancels.
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY, QUOTA_EXCEEDED.
     """
 
 @_typing.type_check_only
@@ -62,10 +67,15 @@ class LobbyServiceAsyncStub(LobbyServiceStub):
     enough accounts (never one account twice) seek the same rules and time control; then the
     server makes the game, reserves a seat for each of them, sends that seat, and ends. Cancel
     the call to stop seeking.
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_RULESET, QUOTA_EXCEEDED,
+    SEEK_CANCELLED.
     """
     WatchSeats: _aio.UnaryStreamMultiCallable[_competition_pb2.WatchSeatsRequest, _competition_pb2.WatchSeatsResponse]  # type: ignore[assignment]
     """The account's seats in games that are not over: first those that exist, then each new one
     as it is reserved (by a tournament, a seek or CreateGame), until the client cancels.
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY, QUOTA_EXCEEDED.
     """
 
 class LobbyServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -81,6 +91,9 @@ class LobbyServiceServicer(metaclass=_abc_1.ABCMeta):
         enough accounts (never one account twice) seek the same rules and time control; then the
         server makes the game, reserves a seat for each of them, sends that seat, and ends. Cancel
         the call to stop seeking.
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_RULESET, QUOTA_EXCEEDED,
+        SEEK_CANCELLED.
         """
 
     @_abc_1.abstractmethod
@@ -91,6 +104,8 @@ class LobbyServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_abc.Iterator[_competition_pb2.WatchSeatsResponse], _abc.AsyncIterator[_competition_pb2.WatchSeatsResponse]]:
         """The account's seats in games that are not over: first those that exist, then each new one
         as it is reserved (by a tournament, a seek or CreateGame), until the client cancels.
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, QUOTA_EXCEEDED.
         """
 
 def add_LobbyServiceServicer_to_server(servicer: LobbyServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
@@ -107,20 +122,35 @@ class TournamentServiceStub:
     CreateTournament: _grpc.UnaryUnaryMultiCallable[_competition_pb2.CreateTournamentRequest, _competition_pb2.CreateTournamentResponse]
     """Make a tournament (not started). Needs the key of a player's account (the organiser's;
     a bot's account: PERMISSION_DENIED).
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER, BAD_ARGUMENT, BAD_RULESET,
+    ACCOUNT_NOT_FOUND.
     """
     StartTournament: _grpc.UnaryUnaryMultiCallable[_competition_pb2.StartTournamentRequest, _competition_pb2.StartTournamentResponse]
     """Start (or resume) a tournament; the server plays it to the end, across restarts. Its
     organiser's key only (another account: PERMISSION_DENIED).
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER, BAD_ARGUMENT, TOURNAMENT_NOT_FOUND,
+    NOT_YOUR_TOURNAMENT, TOURNAMENT_STATUS.
     """
     CancelTournament: _grpc.UnaryUnaryMultiCallable[_competition_pb2.CancelTournamentRequest, _competition_pb2.CancelTournamentResponse]
     """Stop a tournament: no game of it is made any more; the games being played are played to
     their end, and the standings are those of its deals played out. Its organiser's key only.
     A tournament over (finished or cancelled) cannot be cancelled: FAILED_PRECONDITION.
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER, BAD_ARGUMENT, TOURNAMENT_NOT_FOUND,
+    NOT_YOUR_TOURNAMENT, TOURNAMENT_STATUS.
     """
     GetTournament: _grpc.UnaryUnaryMultiCallable[_competition_pb2.GetTournamentRequest, _competition_pb2.GetTournamentResponse]
-    """A tournament, its games and its standings. No key needed."""
+    """A tournament, its games and its standings. No key needed.
+
+    Refusals: BAD_ARGUMENT, TOURNAMENT_NOT_FOUND.
+    """
     ListTournaments: _grpc.UnaryUnaryMultiCallable[_competition_pb2.ListTournamentsRequest, _competition_pb2.ListTournamentsResponse]
-    """Every tournament, newest first. No key needed."""
+    """Every tournament, newest first. No key needed.
+
+    Refusals: none.
+    """
 
 @_typing.type_check_only
 class TournamentServiceAsyncStub(TournamentServiceStub):
@@ -132,20 +162,35 @@ class TournamentServiceAsyncStub(TournamentServiceStub):
     CreateTournament: _aio.UnaryUnaryMultiCallable[_competition_pb2.CreateTournamentRequest, _competition_pb2.CreateTournamentResponse]  # type: ignore[assignment]
     """Make a tournament (not started). Needs the key of a player's account (the organiser's;
     a bot's account: PERMISSION_DENIED).
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER, BAD_ARGUMENT, BAD_RULESET,
+    ACCOUNT_NOT_FOUND.
     """
     StartTournament: _aio.UnaryUnaryMultiCallable[_competition_pb2.StartTournamentRequest, _competition_pb2.StartTournamentResponse]  # type: ignore[assignment]
     """Start (or resume) a tournament; the server plays it to the end, across restarts. Its
     organiser's key only (another account: PERMISSION_DENIED).
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER, BAD_ARGUMENT, TOURNAMENT_NOT_FOUND,
+    NOT_YOUR_TOURNAMENT, TOURNAMENT_STATUS.
     """
     CancelTournament: _aio.UnaryUnaryMultiCallable[_competition_pb2.CancelTournamentRequest, _competition_pb2.CancelTournamentResponse]  # type: ignore[assignment]
     """Stop a tournament: no game of it is made any more; the games being played are played to
     their end, and the standings are those of its deals played out. Its organiser's key only.
     A tournament over (finished or cancelled) cannot be cancelled: FAILED_PRECONDITION.
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER, BAD_ARGUMENT, TOURNAMENT_NOT_FOUND,
+    NOT_YOUR_TOURNAMENT, TOURNAMENT_STATUS.
     """
     GetTournament: _aio.UnaryUnaryMultiCallable[_competition_pb2.GetTournamentRequest, _competition_pb2.GetTournamentResponse]  # type: ignore[assignment]
-    """A tournament, its games and its standings. No key needed."""
+    """A tournament, its games and its standings. No key needed.
+
+    Refusals: BAD_ARGUMENT, TOURNAMENT_NOT_FOUND.
+    """
     ListTournaments: _aio.UnaryUnaryMultiCallable[_competition_pb2.ListTournamentsRequest, _competition_pb2.ListTournamentsResponse]  # type: ignore[assignment]
-    """Every tournament, newest first. No key needed."""
+    """Every tournament, newest first. No key needed.
+
+    Refusals: none.
+    """
 
 class TournamentServiceServicer(metaclass=_abc_1.ABCMeta):
     """Tournaments, run by the server unattended: it makes each game, reserves its seats for the
@@ -160,6 +205,9 @@ class TournamentServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_competition_pb2.CreateTournamentResponse, _abc.Awaitable[_competition_pb2.CreateTournamentResponse]]:
         """Make a tournament (not started). Needs the key of a player's account (the organiser's;
         a bot's account: PERMISSION_DENIED).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER, BAD_ARGUMENT, BAD_RULESET,
+        ACCOUNT_NOT_FOUND.
         """
 
     @_abc_1.abstractmethod
@@ -170,6 +218,9 @@ class TournamentServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_competition_pb2.StartTournamentResponse, _abc.Awaitable[_competition_pb2.StartTournamentResponse]]:
         """Start (or resume) a tournament; the server plays it to the end, across restarts. Its
         organiser's key only (another account: PERMISSION_DENIED).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER, BAD_ARGUMENT, TOURNAMENT_NOT_FOUND,
+        NOT_YOUR_TOURNAMENT, TOURNAMENT_STATUS.
         """
 
     @_abc_1.abstractmethod
@@ -181,6 +232,9 @@ class TournamentServiceServicer(metaclass=_abc_1.ABCMeta):
         """Stop a tournament: no game of it is made any more; the games being played are played to
         their end, and the standings are those of its deals played out. Its organiser's key only.
         A tournament over (finished or cancelled) cannot be cancelled: FAILED_PRECONDITION.
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER, BAD_ARGUMENT, TOURNAMENT_NOT_FOUND,
+        NOT_YOUR_TOURNAMENT, TOURNAMENT_STATUS.
         """
 
     @_abc_1.abstractmethod
@@ -189,7 +243,10 @@ class TournamentServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _competition_pb2.GetTournamentRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_competition_pb2.GetTournamentResponse, _abc.Awaitable[_competition_pb2.GetTournamentResponse]]:
-        """A tournament, its games and its standings. No key needed."""
+        """A tournament, its games and its standings. No key needed.
+
+        Refusals: BAD_ARGUMENT, TOURNAMENT_NOT_FOUND.
+        """
 
     @_abc_1.abstractmethod
     def ListTournaments(
@@ -197,6 +254,9 @@ class TournamentServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _competition_pb2.ListTournamentsRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_competition_pb2.ListTournamentsResponse, _abc.Awaitable[_competition_pb2.ListTournamentsResponse]]:
-        """Every tournament, newest first. No key needed."""
+        """Every tournament, newest first. No key needed.
+
+        Refusals: none.
+        """
 
 def add_TournamentServiceServicer_to_server(servicer: TournamentServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -176,11 +176,14 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     ERROR_REASON_QUOTA_EXCEEDED: _ErrorReason.ValueType  # 60
     """The server's limits and faults.
 
-    A limit per client or account is reached: games created a minute, open streams, open
-    seeks (RESOURCE_EXHAUSTED); metadata `limit`.
+    A limit per client or account is reached: games created a minute, games the server plays
+    in, open streams, open seeks, challenges, hand analyses a minute (RESOURCE_EXHAUSTED);
+    metadata `limit`.
     """
     ERROR_REASON_TIMED_OUT: _ErrorReason.ValueType  # 61
-    """Work the server gave up because a time limit ran out (DEADLINE_EXCEEDED)."""
+    """Work the server gave up because a time limit ran out (DEADLINE_EXCEEDED): VerifyRecord's
+    own limit, or on the HTTP listener a request's body that did not arrive in time.
+    """
     ERROR_REASON_INTERNAL: _ErrorReason.ValueType  # 62
     """A fault of the server, logged there (INTERNAL): the request may be retried; metadata
     `request_id` (the one the log line quotes).
@@ -211,7 +214,16 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
-    """The `ErrorInfo.reason` of a refusal (without the `ERROR_REASON_` prefix)."""
+    """The `ErrorInfo.reason` of a refusal (without the `ERROR_REASON_` prefix).
+
+    Each method's comment ends with the reasons it may be refused with (`Refusals: ...`);
+    besides those, any call may be refused for how it was sent (its bytes, its size, its
+    authorization header, a body that did not arrive in time) or because the server is shutting
+    down or at fault.
+
+    Refusals of every method: MALFORMED_REQUEST, REQUEST_TOO_LARGE, MALFORMED_AUTHORIZATION,
+    TIMED_OUT, SHUTTING_DOWN, INTERNAL.
+    """
 
 ERROR_REASON_UNSPECIFIED: ErrorReason.ValueType  # 0
 """Never sent."""
@@ -351,11 +363,14 @@ ERROR_REASON_SEEK_CANCELLED: ErrorReason.ValueType  # 59
 ERROR_REASON_QUOTA_EXCEEDED: ErrorReason.ValueType  # 60
 """The server's limits and faults.
 
-A limit per client or account is reached: games created a minute, open streams, open
-seeks (RESOURCE_EXHAUSTED); metadata `limit`.
+A limit per client or account is reached: games created a minute, games the server plays
+in, open streams, open seeks, challenges, hand analyses a minute (RESOURCE_EXHAUSTED);
+metadata `limit`.
 """
 ERROR_REASON_TIMED_OUT: ErrorReason.ValueType  # 61
-"""Work the server gave up because a time limit ran out (DEADLINE_EXCEEDED)."""
+"""Work the server gave up because a time limit ran out (DEADLINE_EXCEEDED): VerifyRecord's
+own limit, or on the HTTP listener a request's body that did not arrive in time.
+"""
 ERROR_REASON_INTERNAL: ErrorReason.ValueType  # 62
 """A fault of the server, logged there (INTERNAL): the request may be retried; metadata
 `request_id` (the one the log line quotes).

@@ -46,30 +46,41 @@ class GameService(Protocol):
         The presets a game may be made from, the standard Texas 42 first, each with its complete
         ruleset (what every option is unless CreateGame overrides it). No token needed; it changes
         nothing, so a Connect client may send it as an HTTP GET.
+
+        Refusals: none.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
     async def create_game(self, request: CreateGameRequest, ctx: RequestContext[CreateGameRequest, CreateGameResponse], /) -> CreateGameResponse:
         """
         Create a game from a preset and option overrides. No token needed.
+
+        Refusals: BAD_ARGUMENT, BAD_RULESET, API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER,
+        ACCOUNT_NOT_FOUND, QUOTA_EXCEEDED.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
     async def get_game(self, request: GetGameRequest, ctx: RequestContext[GetGameRequest, GetGameResponse], /) -> GetGameResponse:
         """
         One game's summary. No token needed.
+
+        Refusals: BAD_GAME_ID, GAME_NOT_FOUND.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
     async def list_games(self, request: ListGamesRequest, ctx: RequestContext[ListGamesRequest, ListGamesResponse], /) -> ListGamesResponse:
         """
         Games, oldest first, a page at a time. No token needed.
+
+        Refusals: BAD_ARGUMENT, BAD_PAGE_TOKEN.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
     async def take_seat(self, request: TakeSeatRequest, ctx: RequestContext[TakeSeatRequest, TakeSeatResponse], /) -> TakeSeatResponse:
         """
         Take a seat at a game and get the token that acts for it.
+
+        Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, GAME_NOT_OPEN, SEAT_TAKEN, GAME_FULL.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -78,12 +89,16 @@ class GameService(Protocol):
         Leave the token's seat of a game not yet started (GAME_STATUS_OPEN): the seat is free
         again and the token stops working. A game in play is resigned instead (SubmitAction with
         Action.resign): FAILED_PRECONDITION.
+
+        Refusals: BAD_GAME_ID, TOKEN_REQUIRED, BAD_TOKEN, GAME_NOT_FOUND, GAME_NOT_OPEN.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
     async def get_view(self, request: GetViewRequest, ctx: RequestContext[GetViewRequest, GetViewResponse], /) -> GetViewResponse:
         """
         What the token's seat may know now; without a token, what a spectator may know.
+
+        Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, EMBARGOED.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -91,6 +106,11 @@ class GameService(Protocol):
         """
         Act for the token's seat. A retry with the same request_id is answered with the first
         answer and applied once.
+
+        Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, TOKEN_REQUIRED, BAD_TOKEN, BAD_API_KEY,
+        NOT_YOUR_SEAT, STALE_VERSION, GAME_NOT_STARTED, GAME_OVER, WRONG_PHASE, NOT_YOUR_TURN,
+        BID_TOO_LOW, BID_NOT_ALLOWED, MUST_BID, ILLEGAL_DISCARD, ILLEGAL_CONTRACT, TILE_NOT_IN_HAND,
+        MUST_FOLLOW_SUIT, MUST_LEAD_TRUMP, MUST_PLAY_NEAREST_SEVEN.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -99,6 +119,9 @@ class GameService(Protocol):
         The game's events after `from_version`, each as the token's seat (or a spectator) may see
         it, with the view after it; then every new event as it happens, until the client cancels.
         The stream ends after the event that ends the game.
+
+        Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, EMBARGOED,
+        VERSION_OUT_OF_RANGE, QUOTA_EXCEEDED.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -112,6 +135,8 @@ class GameService(Protocol):
         PostgreSQL database come too. No token needed. Counts as one of the client's open streams;
         ends UNAVAILABLE when the server shuts down (watch again, elsewhere: the first message
         holds the whole lobby again).
+
+        Refusals: BAD_ARGUMENT, QUOTA_EXCEEDED.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -157,7 +182,7 @@ class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
                         service_name="boneyard.v1.GameService",
                         input=GetGameRequest,
                         output=GetGameResponse,
-                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.get_game,
@@ -168,7 +193,7 @@ class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
                         service_name="boneyard.v1.GameService",
                         input=ListGamesRequest,
                         output=ListGamesResponse,
-                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.list_games,
@@ -201,7 +226,7 @@ class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
                         service_name="boneyard.v1.GameService",
                         input=GetViewRequest,
                         output=GetViewResponse,
-                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.get_view,
@@ -292,6 +317,8 @@ class GameServiceClient(ConnectClient):
         The presets a game may be made from, the standard Texas 42 first, each with its complete
         ruleset (what every option is unless CreateGame overrides it). No token needed; it changes
         nothing, so a Connect client may send it as an HTTP GET.
+
+        Refusals: none.
         """
         return await self.execute_unary(
             request=request,
@@ -316,6 +343,9 @@ class GameServiceClient(ConnectClient):
     ) -> CreateGameResponse:
         """
         Create a game from a preset and option overrides. No token needed.
+
+        Refusals: BAD_ARGUMENT, BAD_RULESET, API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER,
+        ACCOUNT_NOT_FOUND, QUOTA_EXCEEDED.
         """
         return await self.execute_unary(
             request=request,
@@ -336,9 +366,12 @@ class GameServiceClient(ConnectClient):
         *,
         headers: Headers | Mapping[str, str] | None = None, 
         timeout_ms: int | None = None,
+        use_get: bool = False,
     ) -> GetGameResponse:
         """
         One game's summary. No token needed.
+
+        Refusals: BAD_GAME_ID, GAME_NOT_FOUND.
         """
         return await self.execute_unary(
             request=request,
@@ -347,11 +380,12 @@ class GameServiceClient(ConnectClient):
                 service_name="boneyard.v1.GameService",
                 input=GetGameRequest,
                 output=GetGameResponse,
-                idempotency_level=IdempotencyLevel.UNKNOWN,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                 stream_type=StreamType.UNARY,
             ),
             headers=headers,
             timeout_ms=timeout_ms,
+            use_get=use_get,
         )
     async def list_games(
         self,
@@ -359,9 +393,12 @@ class GameServiceClient(ConnectClient):
         *,
         headers: Headers | Mapping[str, str] | None = None, 
         timeout_ms: int | None = None,
+        use_get: bool = False,
     ) -> ListGamesResponse:
         """
         Games, oldest first, a page at a time. No token needed.
+
+        Refusals: BAD_ARGUMENT, BAD_PAGE_TOKEN.
         """
         return await self.execute_unary(
             request=request,
@@ -370,11 +407,12 @@ class GameServiceClient(ConnectClient):
                 service_name="boneyard.v1.GameService",
                 input=ListGamesRequest,
                 output=ListGamesResponse,
-                idempotency_level=IdempotencyLevel.UNKNOWN,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                 stream_type=StreamType.UNARY,
             ),
             headers=headers,
             timeout_ms=timeout_ms,
+            use_get=use_get,
         )
     async def take_seat(
         self,
@@ -385,6 +423,8 @@ class GameServiceClient(ConnectClient):
     ) -> TakeSeatResponse:
         """
         Take a seat at a game and get the token that acts for it.
+
+        Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, GAME_NOT_OPEN, SEAT_TAKEN, GAME_FULL.
         """
         return await self.execute_unary(
             request=request,
@@ -410,6 +450,8 @@ class GameServiceClient(ConnectClient):
         Leave the token's seat of a game not yet started (GAME_STATUS_OPEN): the seat is free
         again and the token stops working. A game in play is resigned instead (SubmitAction with
         Action.resign): FAILED_PRECONDITION.
+
+        Refusals: BAD_GAME_ID, TOKEN_REQUIRED, BAD_TOKEN, GAME_NOT_FOUND, GAME_NOT_OPEN.
         """
         return await self.execute_unary(
             request=request,
@@ -430,9 +472,12 @@ class GameServiceClient(ConnectClient):
         *,
         headers: Headers | Mapping[str, str] | None = None, 
         timeout_ms: int | None = None,
+        use_get: bool = False,
     ) -> GetViewResponse:
         """
         What the token's seat may know now; without a token, what a spectator may know.
+
+        Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, EMBARGOED.
         """
         return await self.execute_unary(
             request=request,
@@ -441,11 +486,12 @@ class GameServiceClient(ConnectClient):
                 service_name="boneyard.v1.GameService",
                 input=GetViewRequest,
                 output=GetViewResponse,
-                idempotency_level=IdempotencyLevel.UNKNOWN,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                 stream_type=StreamType.UNARY,
             ),
             headers=headers,
             timeout_ms=timeout_ms,
+            use_get=use_get,
         )
     async def submit_action(
         self,
@@ -457,6 +503,11 @@ class GameServiceClient(ConnectClient):
         """
         Act for the token's seat. A retry with the same request_id is answered with the first
         answer and applied once.
+
+        Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, TOKEN_REQUIRED, BAD_TOKEN, BAD_API_KEY,
+        NOT_YOUR_SEAT, STALE_VERSION, GAME_NOT_STARTED, GAME_OVER, WRONG_PHASE, NOT_YOUR_TURN,
+        BID_TOO_LOW, BID_NOT_ALLOWED, MUST_BID, ILLEGAL_DISCARD, ILLEGAL_CONTRACT, TILE_NOT_IN_HAND,
+        MUST_FOLLOW_SUIT, MUST_LEAD_TRUMP, MUST_PLAY_NEAREST_SEVEN.
         """
         return await self.execute_unary(
             request=request,
@@ -482,6 +533,9 @@ class GameServiceClient(ConnectClient):
         The game's events after `from_version`, each as the token's seat (or a spectator) may see
         it, with the view after it; then every new event as it happens, until the client cancels.
         The stream ends after the event that ends the game.
+
+        Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, EMBARGOED,
+        VERSION_OUT_OF_RANGE, QUOTA_EXCEEDED.
         """
         return self.execute_server_stream(
             request=request,
@@ -512,6 +566,8 @@ class GameServiceClient(ConnectClient):
         PostgreSQL database come too. No token needed. Counts as one of the client's open streams;
         ends UNAVAILABLE when the server shuts down (watch again, elsewhere: the first message
         holds the whole lobby again).
+
+        Refusals: BAD_ARGUMENT, QUOTA_EXCEEDED.
         """
         return self.execute_server_stream(
             request=request,

@@ -95,6 +95,8 @@ class GameServiceServicer:
         """The presets a game may be made from, the standard Texas 42 first, each with its complete
         ruleset (what every option is unless CreateGame overrides it). No token needed; it changes
         nothing, so a Connect client may send it as an HTTP GET.
+
+        Refusals: none.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -102,6 +104,9 @@ class GameServiceServicer:
 
     def CreateGame(self, request, context):
         """Create a game from a preset and option overrides. No token needed.
+
+        Refusals: BAD_ARGUMENT, BAD_RULESET, API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER,
+        ACCOUNT_NOT_FOUND, QUOTA_EXCEEDED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -109,6 +114,8 @@ class GameServiceServicer:
 
     def GetGame(self, request, context):
         """One game's summary. No token needed.
+
+        Refusals: BAD_GAME_ID, GAME_NOT_FOUND.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -116,6 +123,8 @@ class GameServiceServicer:
 
     def ListGames(self, request, context):
         """Games, oldest first, a page at a time. No token needed.
+
+        Refusals: BAD_ARGUMENT, BAD_PAGE_TOKEN.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -123,6 +132,8 @@ class GameServiceServicer:
 
     def TakeSeat(self, request, context):
         """Take a seat at a game and get the token that acts for it.
+
+        Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, GAME_NOT_OPEN, SEAT_TAKEN, GAME_FULL.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -132,6 +143,8 @@ class GameServiceServicer:
         """Leave the token's seat of a game not yet started (GAME_STATUS_OPEN): the seat is free
         again and the token stops working. A game in play is resigned instead (SubmitAction with
         Action.resign): FAILED_PRECONDITION.
+
+        Refusals: BAD_GAME_ID, TOKEN_REQUIRED, BAD_TOKEN, GAME_NOT_FOUND, GAME_NOT_OPEN.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -139,6 +152,8 @@ class GameServiceServicer:
 
     def GetView(self, request, context):
         """What the token's seat may know now; without a token, what a spectator may know.
+
+        Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, EMBARGOED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -147,6 +162,11 @@ class GameServiceServicer:
     def SubmitAction(self, request, context):
         """Act for the token's seat. A retry with the same request_id is answered with the first
         answer and applied once.
+
+        Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, TOKEN_REQUIRED, BAD_TOKEN, BAD_API_KEY,
+        NOT_YOUR_SEAT, STALE_VERSION, GAME_NOT_STARTED, GAME_OVER, WRONG_PHASE, NOT_YOUR_TURN,
+        BID_TOO_LOW, BID_NOT_ALLOWED, MUST_BID, ILLEGAL_DISCARD, ILLEGAL_CONTRACT, TILE_NOT_IN_HAND,
+        MUST_FOLLOW_SUIT, MUST_LEAD_TRUMP, MUST_PLAY_NEAREST_SEVEN.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -156,6 +176,9 @@ class GameServiceServicer:
         """The game's events after `from_version`, each as the token's seat (or a spectator) may see
         it, with the view after it; then every new event as it happens, until the client cancels.
         The stream ends after the event that ends the game.
+
+        Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, EMBARGOED,
+        VERSION_OUT_OF_RANGE, QUOTA_EXCEEDED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -170,6 +193,8 @@ class GameServiceServicer:
         PostgreSQL database come too. No token needed. Counts as one of the client's open streams;
         ends UNAVAILABLE when the server shuts down (watch again, elsewhere: the first message
         holds the whole lobby again).
+
+        Refusals: BAD_ARGUMENT, QUOTA_EXCEEDED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -59,30 +59,58 @@ class GameServiceStub:
     """The presets a game may be made from, the standard Texas 42 first, each with its complete
     ruleset (what every option is unless CreateGame overrides it). No token needed; it changes
     nothing, so a Connect client may send it as an HTTP GET.
+
+    Refusals: none.
     """
     CreateGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.CreateGameRequest, _game_service_pb2.CreateGameResponse]
-    """Create a game from a preset and option overrides. No token needed."""
+    """Create a game from a preset and option overrides. No token needed.
+
+    Refusals: BAD_ARGUMENT, BAD_RULESET, API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER,
+    ACCOUNT_NOT_FOUND, QUOTA_EXCEEDED.
+    """
     GetGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRequest, _game_service_pb2.GetGameResponse]
-    """One game's summary. No token needed."""
+    """One game's summary. No token needed.
+
+    Refusals: BAD_GAME_ID, GAME_NOT_FOUND.
+    """
     ListGames: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ListGamesRequest, _game_service_pb2.ListGamesResponse]
-    """Games, oldest first, a page at a time. No token needed."""
+    """Games, oldest first, a page at a time. No token needed.
+
+    Refusals: BAD_ARGUMENT, BAD_PAGE_TOKEN.
+    """
     TakeSeat: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.TakeSeatRequest, _game_service_pb2.TakeSeatResponse]
-    """Take a seat at a game and get the token that acts for it."""
+    """Take a seat at a game and get the token that acts for it.
+
+    Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, GAME_NOT_OPEN, SEAT_TAKEN, GAME_FULL.
+    """
     LeaveSeat: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.LeaveSeatRequest, _game_service_pb2.LeaveSeatResponse]
     """Leave the token's seat of a game not yet started (GAME_STATUS_OPEN): the seat is free
     again and the token stops working. A game in play is resigned instead (SubmitAction with
     Action.resign): FAILED_PRECONDITION.
+
+    Refusals: BAD_GAME_ID, TOKEN_REQUIRED, BAD_TOKEN, GAME_NOT_FOUND, GAME_NOT_OPEN.
     """
     GetView: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetViewRequest, _game_service_pb2.GetViewResponse]
-    """What the token's seat may know now; without a token, what a spectator may know."""
+    """What the token's seat may know now; without a token, what a spectator may know.
+
+    Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, EMBARGOED.
+    """
     SubmitAction: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.SubmitActionRequest, _game_service_pb2.SubmitActionResponse]
     """Act for the token's seat. A retry with the same request_id is answered with the first
     answer and applied once.
+
+    Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, TOKEN_REQUIRED, BAD_TOKEN, BAD_API_KEY,
+    NOT_YOUR_SEAT, STALE_VERSION, GAME_NOT_STARTED, GAME_OVER, WRONG_PHASE, NOT_YOUR_TURN,
+    BID_TOO_LOW, BID_NOT_ALLOWED, MUST_BID, ILLEGAL_DISCARD, ILLEGAL_CONTRACT, TILE_NOT_IN_HAND,
+    MUST_FOLLOW_SUIT, MUST_LEAD_TRUMP, MUST_PLAY_NEAREST_SEVEN.
     """
     WatchGame: _grpc.UnaryStreamMultiCallable[_game_service_pb2.WatchGameRequest, _game_service_pb2.WatchGameResponse]
     """The game's events after `from_version`, each as the token's seat (or a spectator) may see
     it, with the view after it; then every new event as it happens, until the client cancels.
     The stream ends after the event that ends the game.
+
+    Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, EMBARGOED,
+    VERSION_OUT_OF_RANGE, QUOTA_EXCEEDED.
     """
     WatchLobby: _grpc.UnaryStreamMultiCallable[_game_service_pb2.WatchLobbyRequest, _game_service_pb2.WatchLobbyResponse]
     """The lobby, live: first the games a lobby shows (those of the statuses asked for, oldest
@@ -93,6 +121,8 @@ class GameServiceStub:
     PostgreSQL database come too. No token needed. Counts as one of the client's open streams;
     ends UNAVAILABLE when the server shuts down (watch again, elsewhere: the first message
     holds the whole lobby again).
+
+    Refusals: BAD_ARGUMENT, QUOTA_EXCEEDED.
     """
 
 @_typing.type_check_only
@@ -104,30 +134,58 @@ class GameServiceAsyncStub(GameServiceStub):
     """The presets a game may be made from, the standard Texas 42 first, each with its complete
     ruleset (what every option is unless CreateGame overrides it). No token needed; it changes
     nothing, so a Connect client may send it as an HTTP GET.
+
+    Refusals: none.
     """
     CreateGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.CreateGameRequest, _game_service_pb2.CreateGameResponse]  # type: ignore[assignment]
-    """Create a game from a preset and option overrides. No token needed."""
+    """Create a game from a preset and option overrides. No token needed.
+
+    Refusals: BAD_ARGUMENT, BAD_RULESET, API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER,
+    ACCOUNT_NOT_FOUND, QUOTA_EXCEEDED.
+    """
     GetGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRequest, _game_service_pb2.GetGameResponse]  # type: ignore[assignment]
-    """One game's summary. No token needed."""
+    """One game's summary. No token needed.
+
+    Refusals: BAD_GAME_ID, GAME_NOT_FOUND.
+    """
     ListGames: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ListGamesRequest, _game_service_pb2.ListGamesResponse]  # type: ignore[assignment]
-    """Games, oldest first, a page at a time. No token needed."""
+    """Games, oldest first, a page at a time. No token needed.
+
+    Refusals: BAD_ARGUMENT, BAD_PAGE_TOKEN.
+    """
     TakeSeat: _aio.UnaryUnaryMultiCallable[_game_service_pb2.TakeSeatRequest, _game_service_pb2.TakeSeatResponse]  # type: ignore[assignment]
-    """Take a seat at a game and get the token that acts for it."""
+    """Take a seat at a game and get the token that acts for it.
+
+    Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, GAME_NOT_OPEN, SEAT_TAKEN, GAME_FULL.
+    """
     LeaveSeat: _aio.UnaryUnaryMultiCallable[_game_service_pb2.LeaveSeatRequest, _game_service_pb2.LeaveSeatResponse]  # type: ignore[assignment]
     """Leave the token's seat of a game not yet started (GAME_STATUS_OPEN): the seat is free
     again and the token stops working. A game in play is resigned instead (SubmitAction with
     Action.resign): FAILED_PRECONDITION.
+
+    Refusals: BAD_GAME_ID, TOKEN_REQUIRED, BAD_TOKEN, GAME_NOT_FOUND, GAME_NOT_OPEN.
     """
     GetView: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetViewRequest, _game_service_pb2.GetViewResponse]  # type: ignore[assignment]
-    """What the token's seat may know now; without a token, what a spectator may know."""
+    """What the token's seat may know now; without a token, what a spectator may know.
+
+    Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, EMBARGOED.
+    """
     SubmitAction: _aio.UnaryUnaryMultiCallable[_game_service_pb2.SubmitActionRequest, _game_service_pb2.SubmitActionResponse]  # type: ignore[assignment]
     """Act for the token's seat. A retry with the same request_id is answered with the first
     answer and applied once.
+
+    Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, TOKEN_REQUIRED, BAD_TOKEN, BAD_API_KEY,
+    NOT_YOUR_SEAT, STALE_VERSION, GAME_NOT_STARTED, GAME_OVER, WRONG_PHASE, NOT_YOUR_TURN,
+    BID_TOO_LOW, BID_NOT_ALLOWED, MUST_BID, ILLEGAL_DISCARD, ILLEGAL_CONTRACT, TILE_NOT_IN_HAND,
+    MUST_FOLLOW_SUIT, MUST_LEAD_TRUMP, MUST_PLAY_NEAREST_SEVEN.
     """
     WatchGame: _aio.UnaryStreamMultiCallable[_game_service_pb2.WatchGameRequest, _game_service_pb2.WatchGameResponse]  # type: ignore[assignment]
     """The game's events after `from_version`, each as the token's seat (or a spectator) may see
     it, with the view after it; then every new event as it happens, until the client cancels.
     The stream ends after the event that ends the game.
+
+    Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, EMBARGOED,
+    VERSION_OUT_OF_RANGE, QUOTA_EXCEEDED.
     """
     WatchLobby: _aio.UnaryStreamMultiCallable[_game_service_pb2.WatchLobbyRequest, _game_service_pb2.WatchLobbyResponse]  # type: ignore[assignment]
     """The lobby, live: first the games a lobby shows (those of the statuses asked for, oldest
@@ -138,6 +196,8 @@ class GameServiceAsyncStub(GameServiceStub):
     PostgreSQL database come too. No token needed. Counts as one of the client's open streams;
     ends UNAVAILABLE when the server shuts down (watch again, elsewhere: the first message
     holds the whole lobby again).
+
+    Refusals: BAD_ARGUMENT, QUOTA_EXCEEDED.
     """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -152,6 +212,8 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         """The presets a game may be made from, the standard Texas 42 first, each with its complete
         ruleset (what every option is unless CreateGame overrides it). No token needed; it changes
         nothing, so a Connect client may send it as an HTTP GET.
+
+        Refusals: none.
         """
 
     @_abc_1.abstractmethod
@@ -160,7 +222,11 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _game_service_pb2.CreateGameRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.CreateGameResponse, _abc.Awaitable[_game_service_pb2.CreateGameResponse]]:
-        """Create a game from a preset and option overrides. No token needed."""
+        """Create a game from a preset and option overrides. No token needed.
+
+        Refusals: BAD_ARGUMENT, BAD_RULESET, API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER,
+        ACCOUNT_NOT_FOUND, QUOTA_EXCEEDED.
+        """
 
     @_abc_1.abstractmethod
     def GetGame(
@@ -168,7 +234,10 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _game_service_pb2.GetGameRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.GetGameResponse, _abc.Awaitable[_game_service_pb2.GetGameResponse]]:
-        """One game's summary. No token needed."""
+        """One game's summary. No token needed.
+
+        Refusals: BAD_GAME_ID, GAME_NOT_FOUND.
+        """
 
     @_abc_1.abstractmethod
     def ListGames(
@@ -176,7 +245,10 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _game_service_pb2.ListGamesRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.ListGamesResponse, _abc.Awaitable[_game_service_pb2.ListGamesResponse]]:
-        """Games, oldest first, a page at a time. No token needed."""
+        """Games, oldest first, a page at a time. No token needed.
+
+        Refusals: BAD_ARGUMENT, BAD_PAGE_TOKEN.
+        """
 
     @_abc_1.abstractmethod
     def TakeSeat(
@@ -184,7 +256,10 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _game_service_pb2.TakeSeatRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.TakeSeatResponse, _abc.Awaitable[_game_service_pb2.TakeSeatResponse]]:
-        """Take a seat at a game and get the token that acts for it."""
+        """Take a seat at a game and get the token that acts for it.
+
+        Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, GAME_NOT_OPEN, SEAT_TAKEN, GAME_FULL.
+        """
 
     @_abc_1.abstractmethod
     def LeaveSeat(
@@ -195,6 +270,8 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         """Leave the token's seat of a game not yet started (GAME_STATUS_OPEN): the seat is free
         again and the token stops working. A game in play is resigned instead (SubmitAction with
         Action.resign): FAILED_PRECONDITION.
+
+        Refusals: BAD_GAME_ID, TOKEN_REQUIRED, BAD_TOKEN, GAME_NOT_FOUND, GAME_NOT_OPEN.
         """
 
     @_abc_1.abstractmethod
@@ -203,7 +280,10 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _game_service_pb2.GetViewRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.GetViewResponse, _abc.Awaitable[_game_service_pb2.GetViewResponse]]:
-        """What the token's seat may know now; without a token, what a spectator may know."""
+        """What the token's seat may know now; without a token, what a spectator may know.
+
+        Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, EMBARGOED.
+        """
 
     @_abc_1.abstractmethod
     def SubmitAction(
@@ -213,6 +293,11 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_game_service_pb2.SubmitActionResponse, _abc.Awaitable[_game_service_pb2.SubmitActionResponse]]:
         """Act for the token's seat. A retry with the same request_id is answered with the first
         answer and applied once.
+
+        Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, TOKEN_REQUIRED, BAD_TOKEN, BAD_API_KEY,
+        NOT_YOUR_SEAT, STALE_VERSION, GAME_NOT_STARTED, GAME_OVER, WRONG_PHASE, NOT_YOUR_TURN,
+        BID_TOO_LOW, BID_NOT_ALLOWED, MUST_BID, ILLEGAL_DISCARD, ILLEGAL_CONTRACT, TILE_NOT_IN_HAND,
+        MUST_FOLLOW_SUIT, MUST_LEAD_TRUMP, MUST_PLAY_NEAREST_SEVEN.
         """
 
     @_abc_1.abstractmethod
@@ -224,6 +309,9 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         """The game's events after `from_version`, each as the token's seat (or a spectator) may see
         it, with the view after it; then every new event as it happens, until the client cancels.
         The stream ends after the event that ends the game.
+
+        Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, EMBARGOED,
+        VERSION_OUT_OF_RANGE, QUOTA_EXCEEDED.
         """
 
     @_abc_1.abstractmethod
@@ -240,6 +328,8 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         PostgreSQL database come too. No token needed. Counts as one of the client's open streams;
         ends UNAVAILABLE when the server shuts down (watch again, elsewhere: the first message
         holds the whole lobby again).
+
+        Refusals: BAD_ARGUMENT, QUOTA_EXCEEDED.
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -44,12 +44,16 @@ class RatingService(Protocol):
     async def get_leaderboard(self, request: GetLeaderboardRequest, ctx: RequestContext[GetLeaderboardRequest, GetLeaderboardResponse], /) -> GetLeaderboardResponse:
         """
         The accounts rated in one game type, best ordinal first, a page at a time.
+
+        Refusals: BAD_ARGUMENT, BAD_PAGE_TOKEN.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
     async def get_rating(self, request: GetRatingRequest, ctx: RequestContext[GetRatingRequest, GetRatingResponse], /) -> GetRatingResponse:
         """
         One account's rating in each game type it has played rated, with its recent history.
+
+        Refusals: BAD_ARGUMENT, ACCOUNT_NOT_FOUND.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -73,7 +77,7 @@ class RatingServiceASGIApplication(ConnectASGIApplication[RatingService]):
                         service_name="boneyard.v1.RatingService",
                         input=GetLeaderboardRequest,
                         output=GetLeaderboardResponse,
-                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.get_leaderboard,
@@ -84,7 +88,7 @@ class RatingServiceASGIApplication(ConnectASGIApplication[RatingService]):
                         service_name="boneyard.v1.RatingService",
                         input=GetRatingRequest,
                         output=GetRatingResponse,
-                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.get_rating,
@@ -136,9 +140,12 @@ class RatingServiceClient(ConnectClient):
         *,
         headers: Headers | Mapping[str, str] | None = None, 
         timeout_ms: int | None = None,
+        use_get: bool = False,
     ) -> GetLeaderboardResponse:
         """
         The accounts rated in one game type, best ordinal first, a page at a time.
+
+        Refusals: BAD_ARGUMENT, BAD_PAGE_TOKEN.
         """
         return await self.execute_unary(
             request=request,
@@ -147,11 +154,12 @@ class RatingServiceClient(ConnectClient):
                 service_name="boneyard.v1.RatingService",
                 input=GetLeaderboardRequest,
                 output=GetLeaderboardResponse,
-                idempotency_level=IdempotencyLevel.UNKNOWN,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                 stream_type=StreamType.UNARY,
             ),
             headers=headers,
             timeout_ms=timeout_ms,
+            use_get=use_get,
         )
     async def get_rating(
         self,
@@ -159,9 +167,12 @@ class RatingServiceClient(ConnectClient):
         *,
         headers: Headers | Mapping[str, str] | None = None, 
         timeout_ms: int | None = None,
+        use_get: bool = False,
     ) -> GetRatingResponse:
         """
         One account's rating in each game type it has played rated, with its recent history.
+
+        Refusals: BAD_ARGUMENT, ACCOUNT_NOT_FOUND.
         """
         return await self.execute_unary(
             request=request,
@@ -170,9 +181,10 @@ class RatingServiceClient(ConnectClient):
                 service_name="boneyard.v1.RatingService",
                 input=GetRatingRequest,
                 output=GetRatingResponse,
-                idempotency_level=IdempotencyLevel.UNKNOWN,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                 stream_type=StreamType.UNARY,
             ),
             headers=headers,
             timeout_ms=timeout_ms,
+            use_get=use_get,
         )

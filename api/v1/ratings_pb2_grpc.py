@@ -53,6 +53,8 @@ class RatingServiceServicer:
 
     def GetLeaderboard(self, request, context):
         """The accounts rated in one game type, best ordinal first, a page at a time.
+
+        Refusals: BAD_ARGUMENT, BAD_PAGE_TOKEN.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -60,6 +62,8 @@ class RatingServiceServicer:
 
     def GetRating(self, request, context):
         """One account's rating in each game type it has played rated, with its recent history.
+
+        Refusals: BAD_ARGUMENT, ACCOUNT_NOT_FOUND.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -49,9 +49,15 @@ class RatingServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> RatingServiceAsyncStub: ...
     GetLeaderboard: _grpc.UnaryUnaryMultiCallable[_ratings_pb2.GetLeaderboardRequest, _ratings_pb2.GetLeaderboardResponse]
-    """The accounts rated in one game type, best ordinal first, a page at a time."""
+    """The accounts rated in one game type, best ordinal first, a page at a time.
+
+    Refusals: BAD_ARGUMENT, BAD_PAGE_TOKEN.
+    """
     GetRating: _grpc.UnaryUnaryMultiCallable[_ratings_pb2.GetRatingRequest, _ratings_pb2.GetRatingResponse]
-    """One account's rating in each game type it has played rated, with its recent history."""
+    """One account's rating in each game type it has played rated, with its recent history.
+
+    Refusals: BAD_ARGUMENT, ACCOUNT_NOT_FOUND.
+    """
 
 @_typing.type_check_only
 class RatingServiceAsyncStub(RatingServiceStub):
@@ -59,9 +65,15 @@ class RatingServiceAsyncStub(RatingServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     GetLeaderboard: _aio.UnaryUnaryMultiCallable[_ratings_pb2.GetLeaderboardRequest, _ratings_pb2.GetLeaderboardResponse]  # type: ignore[assignment]
-    """The accounts rated in one game type, best ordinal first, a page at a time."""
+    """The accounts rated in one game type, best ordinal first, a page at a time.
+
+    Refusals: BAD_ARGUMENT, BAD_PAGE_TOKEN.
+    """
     GetRating: _aio.UnaryUnaryMultiCallable[_ratings_pb2.GetRatingRequest, _ratings_pb2.GetRatingResponse]  # type: ignore[assignment]
-    """One account's rating in each game type it has played rated, with its recent history."""
+    """One account's rating in each game type it has played rated, with its recent history.
+
+    Refusals: BAD_ARGUMENT, ACCOUNT_NOT_FOUND.
+    """
 
 class RatingServiceServicer(metaclass=_abc_1.ABCMeta):
     """Every account's lasting ratings and their history. No credentials needed: ratings are public."""
@@ -72,7 +84,10 @@ class RatingServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _ratings_pb2.GetLeaderboardRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_ratings_pb2.GetLeaderboardResponse, _abc.Awaitable[_ratings_pb2.GetLeaderboardResponse]]:
-        """The accounts rated in one game type, best ordinal first, a page at a time."""
+        """The accounts rated in one game type, best ordinal first, a page at a time.
+
+        Refusals: BAD_ARGUMENT, BAD_PAGE_TOKEN.
+        """
 
     @_abc_1.abstractmethod
     def GetRating(
@@ -80,6 +95,9 @@ class RatingServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _ratings_pb2.GetRatingRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_ratings_pb2.GetRatingResponse, _abc.Awaitable[_ratings_pb2.GetRatingResponse]]:
-        """One account's rating in each game type it has played rated, with its recent history."""
+        """One account's rating in each game type it has played rated, with its recent history.
+
+        Refusals: BAD_ARGUMENT, ACCOUNT_NOT_FOUND.
+        """
 
 def add_RatingServiceServicer_to_server(servicer: RatingServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -6,7 +6,9 @@ sets the call's request id (the client's ``x-request-id`` when it is a valid one
 one) in a context variable; the application layer adds the game, seat and account once it
 has resolved them (``known``). ``JsonFormatter`` writes each record as one JSON object with
 those fields, so every line logged during a call, by any module, carries them. Nothing here
-ever sees a token or an API key: the fields are ids and names only.
+ever sees a token or an API key: the fields are ids and names only. With ``json``, the lines
+others write straight to stderr (gRPC's C core) are made records of the log too
+(``boneyard.server.ops.stderr``): every line of stderr is then a JSON object.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+
+from boneyard.server.ops import stderr
 
 __all__ = [
     "LOG_FORMATS",
@@ -163,9 +167,15 @@ class TextFormatter(logging.Formatter):
 
 
 def configure(level: str, log_format: str = "text") -> None:
-    """The root logger's one handler (stderr), in ``log_format``."""
+    """The root logger's one handler (stderr), in ``log_format``: for the process's entry
+    point (``json`` takes over the process's stderr, ``boneyard.server.ops.stderr``, so that
+    what gRPC's C core writes there is JSON too)."""
     if log_format not in LOG_FORMATS:
         raise ValueError(f"log format {log_format!r} is not one of {', '.join(LOG_FORMATS)}")
-    handler = logging.StreamHandler()
-    handler.setFormatter(JsonFormatter() if log_format == "json" else TextFormatter())
+    if log_format == "json":
+        handler = stderr.capture()
+        handler.setFormatter(JsonFormatter())
+    else:
+        handler = logging.StreamHandler()
+        handler.setFormatter(TextFormatter())
     logging.basicConfig(level=level, handlers=[handler], force=True)

@@ -1,6 +1,27 @@
 """The server's Prometheus metrics (``--metrics-listen``), in a registry of each server's own
 (several servers in one process, as in tests, count apart).
 
+The calls are counted under the names of grpc-prometheus (go-grpc-middleware's server metrics),
+which the stock Grafana gRPC dashboards query, with its labels: ``grpc_type``, ``grpc_service``
+(``boneyard.v1.GameService``), ``grpc_method`` (``SubmitAction``) and ``grpc_code`` (the status
+code's name: ``OK``, ``INVALID_ARGUMENT``, ``CANCELLED`` ...):
+
+- ``grpc_server_started_total``, ``grpc_server_handled_total`` (with ``grpc_code``),
+  ``grpc_server_msg_received_total``, ``grpc_server_msg_sent_total`` and the histogram
+  ``grpc_server_handling_seconds`` (a stream: until it ends).
+
+Every method takes one request, so ``grpc_type`` is ``unary`` or ``server_stream`` (WatchGame,
+Seek, WatchSeats ...) on both doors. Calls over the HTTP listener (Connect, gRPC-Web) are counted
+under the same names as the gRPC port's, with one label more on every call metric,
+``transport``: ``grpc`` for the gRPC port, ``http`` for the HTTP listener. A dashboard that
+ignores it sees every call; ``by (transport)`` tells the doors apart.
+
+Beside them: ``boneyard_calls_in_flight`` (what a drain waits for; its ``server_stream`` series
+are the open streams), the process's own figures (``process_cpu_seconds_total``,
+``process_resident_memory_bytes``, ``process_open_fds`` ...) and Python's (``python_info``,
+``python_gc_*``), and the game's, prefixed ``boneyard_``. No ``*_created`` series: a scrape
+carries the figures only (``docs/grafana-dashboard.json`` is a dashboard of them).
+
 What moves is counted where it happens, by the part that does it: the RPCs by the observing
 interceptor and the HTTP bridge (``boneyard.server.ops.observing``), the commit batches by the
 writer, the actions by the game host's commit listeners, the timeouts by the clock keeper.
@@ -15,11 +36,21 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from wsgiref.simple_server import WSGIServer
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_wsgi_server
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    GCCollector,
+    Histogram,
+    PlatformCollector,
+    ProcessCollector,
+    disable_created_metrics,
+    start_wsgi_server,
+)
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-__all__ = ["GAME_STATUSES", "Metrics", "MetricsListener"]
+__all__ = ["GAME_STATUSES", "CallMetrics", "Metrics", "MetricsListener"]
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +61,13 @@ _SECONDS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 
 _BATCH = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 """Up to the writer's ``MAX_BATCH``."""
 
+_CALL = ["grpc_type", "grpc_service", "grpc_method", "transport"]
+_HANDLED = ["grpc_type", "grpc_service", "grpc_method", "grpc_code", "transport"]
+
+# The *_created series (a counter's creation time) double what a scrape carries, and stock
+# dashboards read none of them. The switch is the library's, for the whole process.
+disable_created_metrics()
+
 
 class Metrics:
     """The metrics of one server."""
@@ -37,34 +75,52 @@ class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         registry = self.registry
-        self.rpcs = Counter(
-            "boneyard_rpcs",
-            "RPCs answered, by method (/package.Service/Method), status code and transport "
-            "(grpc: the gRPC port; http: Connect and gRPC-Web)",
-            ["method", "code", "transport"],
+        # The process's CPU, memory, file descriptors (read from /proc: Linux only), the
+        # Python version, the garbage collector's figures (CPython only).
+        ProcessCollector(registry=registry)
+        PlatformCollector(registry=registry)
+        GCCollector(registry=registry)
+        self.started = Counter(
+            "grpc_server_started",
+            "RPCs started on the server",
+            _CALL,
             registry=registry,
         )
-        self.rpc_seconds = Histogram(
-            "boneyard_rpc_duration_seconds",
-            "Seconds from a call's start to its answer (for a stream: to its end), by method "
-            "and transport",
-            ["method", "transport"],
+        self.handled = Counter(
+            "grpc_server_handled",
+            "RPCs completed on the server, regardless of success or failure, by status code",
+            _HANDLED,
+            registry=registry,
+        )
+        self.received = Counter(
+            "grpc_server_msg_received",
+            "RPC request messages received on the server (one per call: no method takes a "
+            "stream)",
+            _CALL,
+            registry=registry,
+        )
+        self.sent = Counter(
+            "grpc_server_msg_sent",
+            "RPC response messages sent by the server (a unary call's answer; each message "
+            "of a stream)",
+            _CALL,
+            registry=registry,
+        )
+        self.handling_seconds = Histogram(
+            "grpc_server_handling_seconds",
+            "Seconds from a call's start to its answer (a stream: to its end)",
+            _CALL,
             buckets=_SECONDS,
             registry=registry,
         )
-        self.open_streams = Gauge(
-            "boneyard_open_streams",
-            "Streams (WatchGame, Seek, WatchSeats ...) open now, by method and transport",
-            ["method", "transport"],
-            registry=registry,
-        )
-        self.calls_in_flight = Gauge(
+        self.in_flight = Gauge(
             "boneyard_calls_in_flight",
-            "Calls (unary and streams) under way now, by method and transport: what a drain "
-            "waits for",
-            ["method", "transport"],
+            "Calls under way now: what a drain waits for (grpc_type server_stream: the open "
+            "streams, WatchGame, Seek, WatchSeats ...)",
+            _CALL,
             registry=registry,
         )
+        self._calls: dict[tuple[str, str, bool], CallMetrics] = {}
         self.actions = Counter(
             "boneyard_actions_committed",
             "Actions committed to games' logs by this process (a seat's action, a timeout, "
@@ -82,6 +138,16 @@ class Metrics:
             "Seats that ran out of time and had their game's timeout policy applied",
             registry=registry,
         )
+
+    def call(self, method: str, transport: str, streaming: bool) -> CallMetrics:
+        """The metrics of ``method`` (``/package.Service/Method``) on the door ``transport``
+        (``grpc`` or ``http``), bound once and kept: a call then finds its series in one
+        look-up instead of a ``labels()`` per metric."""
+        key = (method, transport, streaming)
+        found = self._calls.get(key)
+        if found is None:
+            found = self._calls[key] = CallMetrics(self, method, transport, streaming)
+        return found
 
     def watch(
         self,
@@ -104,6 +170,35 @@ class Metrics:
 
     def timed_out(self) -> None:
         self.timeouts.inc()
+
+
+class CallMetrics:
+    """The series of one method on one door, bound to their labels."""
+
+    __slots__ = ("_handled", "_labels", "_metrics", "in_flight", "received", "seconds", "sent",
+                 "started")
+
+    def __init__(self, metrics: Metrics, method: str, transport: str, streaming: bool) -> None:
+        service, _, name = method.lstrip("/").rpartition("/")
+        labels = ("server_stream" if streaming else "unary", service, name, transport)
+        self._labels = labels
+        self._metrics = metrics
+        self.started = metrics.started.labels(*labels)
+        self.received = metrics.received.labels(*labels)
+        self.sent = metrics.sent.labels(*labels)
+        self.seconds = metrics.handling_seconds.labels(*labels)
+        self.in_flight = metrics.in_flight.labels(*labels)
+        self._handled: dict[str, Counter] = {}
+
+    def handled(self, code: str) -> Counter:
+        """The counter of the calls that ended with ``code`` (``OK``, ``NOT_FOUND`` ...)."""
+        found = self._handled.get(code)
+        if found is None:
+            grpc_type, service, name, transport = self._labels
+            found = self._handled[code] = self._metrics.handled.labels(
+                grpc_type, service, name, code, transport
+            )
+        return found
 
 
 class _Standing(Collector):

@@ -1,6 +1,8 @@
 """Watching every call from outside: its request id and game in the log's context, its
-status code and duration in the metrics, and one access line at INFO when it ends. The one
-pipeline (``boneyard.server.transport.pipeline``) observes every call of both doors, first."""
+status code, messages and duration in the metrics (grpc-prometheus's names: the doors'
+calls under the same names, told apart by ``transport``; see ``boneyard.server.ops.metrics``),
+and one access line at INFO when it ends. The one pipeline
+(``boneyard.server.transport.pipeline``) observes every call of both doors, first."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import grpc
+from prometheus_client import Counter
 
 from boneyard.server.ops import logs
 from boneyard.server.ops.metrics import Metrics
@@ -29,12 +32,18 @@ def game_of(request: Any) -> str | None:
 
 class Outcome:
     """The status code a call ended with, as the observed code learns it (``OK`` unless
-    told otherwise)."""
+    told otherwise), and the stream's messages as they go out."""
 
-    __slots__ = ("code",)
+    __slots__ = ("_sent", "code")
 
-    def __init__(self) -> None:
+    def __init__(self, sent: Counter | None = None) -> None:
         self.code = grpc.StatusCode.OK
+        self._sent = sent
+
+    def sent(self) -> None:
+        """A message of the stream is handed to the door."""
+        if self._sent is not None:
+            self._sent.inc()
 
 
 class CallObserver:
@@ -57,14 +66,13 @@ class CallObserver:
         """Run one call inside: the caller sets ``Outcome.code`` when it learns the call's
         status; an exception leaving the block unexplained is CANCELLED (the client went
         away) or UNKNOWN."""
-        outcome = Outcome()
+        series = self._metrics.call(method, transport, streaming)
+        outcome = Outcome(series.sent if streaming else None)
         with logs.call_scope(metadata, game_of(request)):
             started = time.perf_counter()
-            streams = self._metrics.open_streams.labels(method, transport) if streaming else None
-            if streams is not None:
-                streams.inc()
-            in_flight = self._metrics.calls_in_flight.labels(method, transport)
-            in_flight.inc()
+            series.started.inc()
+            series.received.inc()
+            series.in_flight.inc()
             try:
                 yield outcome
             except (asyncio.CancelledError, GeneratorExit):
@@ -77,12 +85,12 @@ class CallObserver:
                 raise
             finally:
                 seconds = time.perf_counter() - started
-                if streams is not None:
-                    streams.dec()
-                in_flight.dec()
+                series.in_flight.dec()
                 code = outcome.code.name
-                self._metrics.rpcs.labels(method, code, transport).inc()
-                self._metrics.rpc_seconds.labels(method, transport).observe(seconds)
+                if not streaming and outcome.code is grpc.StatusCode.OK:
+                    series.sent.inc()  # the answer
+                series.handled(code).inc()
+                series.seconds.observe(seconds)
                 access_log.info(
                     "%s %s %.1f ms from %s",
                     method,

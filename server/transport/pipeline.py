@@ -3,8 +3,8 @@ interceptor (``transport.grpc.interceptors``) and the HTTP listener's bridge
 (``transport.http.connect``) hand each call to it, and only say how their own protocol writes a
 refusal. In order, around the servicer's handler:
 
-1. observe: the call's request id and game in the log's context, its status code and duration
-   in the metrics, one access line (``ops.observing``);
+1. observe: the call's request id and game in the log's context, its status code, messages and
+   duration in the metrics, one access line (``ops.observing``);
 2. the door's own check of the request (the gRPC port: bytes it could not parse, or over the
    method's limit; the HTTP listener checks those in its door before the call starts);
 3. drain: refused UNAVAILABLE once the server shuts down (the health service's excepted),
@@ -270,6 +270,7 @@ class Pipeline:
                     use_credentials(caller.metadata)
                     with quotas.stream(peer_of(caller.peer)):
                         async for message in drain.stream(method, handler(request, context)):
+                            outcome.sent()
                             yield message
                 except Exception as error:  # noqa: BLE001 - every error gets a status
                     raise _refused(error, method, context, caller, outcome, answered) from None

@@ -17,7 +17,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PROTO = ROOT / "proto"
 GENERATED_INTO = ROOT / "api" / "v1"
-GENERATED = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi", "_connect.py")
+GENERATED = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi", "_connect.py", ".binpb")
+"""The generated modules, and the descriptor set with the comments (reflection's)."""
 
 
 def _generated(root: Path) -> dict[str, bytes]:

@@ -129,11 +129,13 @@ class ServerProcess:
         server_bin: Path = SERVER_BIN,
         http_listen: str | None = None,
         metrics_listen: str | None = None,
+        stderr_path: Path | None = None,
     ) -> ServerProcess:
         """Start the server (``None`` leaves an option out); by default wait until it listens.
         ``server_bin``: another install's ``boneyard-server`` (the packaging test's);
         ``http_listen``: serve HTTP there too (``http_url`` says where); ``metrics_listen``:
-        serve Prometheus metrics there (``metrics_url`` says where)."""
+        serve Prometheus metrics there (``metrics_url`` says where); ``stderr_path``: the
+        process's stderr into that file alone (its stdout stays in the log)."""
         args = [str(server_bin)]
         if database_url is not None:
             args += ["--database-url", database_url]
@@ -146,14 +148,17 @@ class ServerProcess:
         args += list(extra_args)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         marker = f"--- {time.time():.6f} {' '.join(args)}"
-        with open(log_path, "ab") as log:
+        with (
+            open(log_path, "ab") as log,
+            open(stderr_path, "ab") if stderr_path else contextlib.nullcontext() as errors,
+        ):
             log.write(f"\n{marker}\n".encode())
             log.flush()
             proc = subprocess.Popen(
                 args,
                 stdin=subprocess.DEVNULL,
                 stdout=log,
-                stderr=subprocess.STDOUT,
+                stderr=errors if errors is not None else subprocess.STDOUT,
                 env=dict(env) if env is not None else clean_env(),
                 cwd=cwd,
                 start_new_session=True,

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import re
 import signal
 import sqlite3
 import threading
@@ -42,6 +41,7 @@ from process_helpers import (
     submit,
     watch,
 )
+from prometheus_client.parser import text_string_to_metric_families
 
 from boneyard.api.v1 import (
     competition_pb2,
@@ -96,13 +96,18 @@ def submits_in_flight(metrics_url: str) -> float:
     """SubmitAction calls under way at the server, by its metrics."""
     with urllib.request.urlopen(metrics_url, timeout=WAIT) as answer:
         text = answer.read().decode()
-    found = re.search(
-        r'^boneyard_calls_in_flight\{method="/boneyard\.v1\.GameService/SubmitAction",'
-        r'transport="grpc"\} (\S+)$',
-        text,
-        re.MULTILINE,
+    submits = {
+        "grpc_type": "unary",
+        "grpc_service": "boneyard.v1.GameService",
+        "grpc_method": "SubmitAction",
+        "transport": "grpc",
+    }
+    return sum(
+        sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == "boneyard_calls_in_flight" and sample.labels == submits
     )
-    return float(found.group(1)) if found else 0.0
 
 
 @dataclass

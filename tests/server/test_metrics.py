@@ -1,7 +1,8 @@
 """Prometheus metrics (``--metrics-listen``): a real server process on SQLite, scraped over
 HTTP while a game is played against it over gRPC (and Connect), the figures moving with what
-is done. Waits are for a figure to arrive (a stream closing is seen a moment later), bounded
-generously only to catch a hang.
+is done. The calls are counted under grpc-prometheus's names and labels, the process and
+Python runtime are there, and no ``*_created`` series. Waits are for a figure to arrive (a
+stream closing is seen a moment later), bounded generously only to catch a hang.
 """
 
 from __future__ import annotations
@@ -36,8 +37,28 @@ from boneyard.server.competition.accounts import key_hash, new_api_key
 from boneyard.server.store import EventStore
 from boneyard.server.store.competition import CompetitionStore
 
-GAME = "/boneyard.v1.GameService/"
+GAME = "boneyard.v1.GameService"
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
+
+
+def series(
+    method: str,
+    *,
+    service: str = GAME,
+    transport: str = "grpc",
+    stream: bool = False,
+    code: str | None = None,
+) -> dict[str, str]:
+    """The labels of a method's call series (``code``: of ``grpc_server_handled_total``)."""
+    labels = {
+        "grpc_type": "server_stream" if stream else "unary",
+        "grpc_service": service,
+        "grpc_method": method,
+        "transport": transport,
+    }
+    if code is not None:
+        labels["grpc_code"] = code
+    return labels
 
 
 def scrape(url: str) -> Samples:
@@ -95,13 +116,14 @@ def test_the_metrics_port_is_chosen_and_printed_and_serves_every_metric_with_hel
     assert not server.metrics_url.endswith(":0/metrics")
     with urllib.request.urlopen(server.metrics_url, timeout=30) as response:
         text = response.read().decode()
-    described = {
-        line.split()[2] for line in text.splitlines() if line.startswith("# HELP boneyard_")
-    }
+    described = {line.split()[2] for line in text.splitlines() if line.startswith("# HELP ")}
     assert {
-        "boneyard_rpcs_total",
-        "boneyard_rpc_duration_seconds",
-        "boneyard_open_streams",
+        "grpc_server_started_total",
+        "grpc_server_handled_total",
+        "grpc_server_msg_received_total",
+        "grpc_server_msg_sent_total",
+        "grpc_server_handling_seconds",
+        "boneyard_calls_in_flight",
         "boneyard_actions_committed_total",
         "boneyard_commit_batch_size",
         "boneyard_timeouts_applied_total",
@@ -109,6 +131,19 @@ def test_the_metrics_port_is_chosen_and_printed_and_serves_every_metric_with_hel
         "boneyard_seeks_waiting",
         "boneyard_tournament_games_in_play",
     } <= described
+
+
+def test_the_process_and_the_python_runtime_are_measured(server: ServerProcess) -> None:
+    names = {name for name, _ in scrape(server.metrics_url)}
+    assert {
+        "process_cpu_seconds_total",
+        "process_resident_memory_bytes",
+        "process_open_fds",
+        "process_start_time_seconds",
+        "python_info",
+        "python_gc_collections_total",
+        "python_gc_objects_collected_total",
+    } <= names
 
 
 def test_actions_commits_and_rpcs_move_with_the_actions_played(server: ServerProcess) -> None:
@@ -125,16 +160,18 @@ def test_actions_commits_and_rpcs_move_with_the_actions_played(server: ServerPro
     def moved(name: str, **labels: str) -> float:
         return value(after, name, **labels) - value(before, name, **labels)
 
-    ok = {"method": GAME + "SubmitAction", "code": "OK", "transport": "grpc"}
-    assert moved("boneyard_rpcs_total", **ok) == played
+    submitted = series("SubmitAction")
+    assert moved("grpc_server_started_total", **submitted) == played
+    assert moved("grpc_server_msg_received_total", **submitted) == played
+    assert moved("grpc_server_msg_sent_total", **submitted) == played
+    assert moved("grpc_server_handled_total", **series("SubmitAction", code="OK")) == played
     assert moved("boneyard_actions_committed_total") == played
     # Each action is one append; however the writer grouped them, they add up.
     assert moved("boneyard_commit_batch_size_sum") == played
     assert 1 <= moved("boneyard_commit_batch_size_count") <= played
-    timed = {"method": GAME + "SubmitAction", "transport": "grpc"}
-    assert moved("boneyard_rpc_duration_seconds_count", **timed) == played
-    assert moved("boneyard_rpc_duration_seconds_bucket", le="+Inf", **timed) == played
-    assert moved("boneyard_rpcs_total", method=GAME + "GetView", code="OK", transport="grpc") == (
+    assert moved("grpc_server_handling_seconds_count", **submitted) == played
+    assert moved("grpc_server_handling_seconds_bucket", le="+Inf", **submitted) == played
+    assert moved("grpc_server_handled_total", **series("GetView", code="OK")) == (
         2 * played  # next_move reads the public view and the seat's own
     )
 
@@ -158,9 +195,10 @@ def test_a_refused_call_is_counted_under_its_own_status_code(server: ServerProce
     assert malformed.value.code() == grpc.StatusCode.INVALID_ARGUMENT
 
     def moved(method: str, code: str, now: Samples | None = None) -> float:
-        labels = {"method": GAME + method, "code": code, "transport": "grpc"}
-        return value(now or scrape(server.metrics_url), "boneyard_rpcs_total", **labels) - value(
-            before, "boneyard_rpcs_total", **labels
+        labels = series(method, code=code)
+        handled = "grpc_server_handled_total"
+        return value(now or scrape(server.metrics_url), handled, **labels) - value(
+            before, handled, **labels
         )
 
     # grpc sends a refusal's status as the handler aborts, a moment before the call is
@@ -175,23 +213,38 @@ def test_a_refused_call_is_counted_under_its_own_status_code(server: ServerProce
         before, "boneyard_actions_committed_total"
     )  # a refusal changes nothing
     assert not any(
-        name == "boneyard_rpcs_total" and ("code", "UNKNOWN") in labels for name, labels in after
+        name == "grpc_server_handled_total" and ("grpc_code", "UNKNOWN") in labels
+        for name, labels in after
     )
+    # A refused call was started and received, and answered no message.
+    for method, refusals in (("SubmitAction", 1), ("GetGame", 2)):
+        for name, moves in (
+            ("grpc_server_started_total", refusals),
+            ("grpc_server_msg_received_total", refusals),
+            ("grpc_server_msg_sent_total", 0),
+        ):
+            labels = series(method)
+            assert value(after, name, **labels) - value(before, name, **labels) == moves, (
+                method,
+                name,
+            )
 
 
 def test_an_open_watch_is_an_open_stream_until_it_is_cancelled(server: ServerProcess) -> None:
     stub = server.stub()
     game_id = create_game(stub)
-    streams = {"method": GAME + "WatchGame", "transport": "grpc"}
-    call = stub.WatchGame(game_service_pb2.WatchGameRequest(game_id=game_id), timeout=60)
+    watching = series("WatchGame", stream=True)
+    watch = stub.WatchGame(game_service_pb2.WatchGameRequest(game_id=game_id), timeout=60)
     try:
-        next(call)  # the server is in the stream
-        assert value(scrape(server.metrics_url), "boneyard_open_streams", **streams) == 1
+        next(watch)  # the server is in the stream
+        samples = scrape(server.metrics_url)
+        assert value(samples, "boneyard_calls_in_flight", **watching) == 1
+        assert value(samples, "grpc_server_msg_sent_total", **watching) >= 1
     finally:
-        call.cancel()
-    eventually(lambda: value(scrape(server.metrics_url), "boneyard_open_streams", **streams), 0)
-    ended = {"method": GAME + "WatchGame", "code": "CANCELLED", "transport": "grpc"}
-    eventually(lambda: value(scrape(server.metrics_url), "boneyard_rpcs_total", **ended), 1)
+        watch.cancel()
+    eventually(lambda: value(scrape(server.metrics_url), "boneyard_calls_in_flight", **watching), 0)
+    ended = series("WatchGame", stream=True, code="CANCELLED")
+    eventually(lambda: value(scrape(server.metrics_url), "grpc_server_handled_total", **ended), 1)
 
 
 def test_games_are_counted_by_status(server: ServerProcess) -> None:
@@ -221,8 +274,8 @@ def test_a_waiting_seek_is_counted_while_its_stream_waits(
         assert first.HasField("waiting")
         samples = scrape(server.metrics_url)
         assert value(samples, "boneyard_seeks_waiting") == 1
-        seek = {"method": "/boneyard.v1.LobbyService/Seek", "transport": "grpc"}
-        assert value(samples, "boneyard_open_streams", **seek) == 1
+        seek = series("Seek", service="boneyard.v1.LobbyService", stream=True)
+        assert value(samples, "boneyard_calls_in_flight", **seek) == 1
     finally:
         call.cancel()
     eventually(lambda: value(scrape(server.metrics_url), "boneyard_seeks_waiting"), 0)
@@ -236,13 +289,11 @@ def test_calls_over_the_http_listener_are_counted_apart(server: ServerProcess) -
         finally:
             await client.close()
 
-    labels = {"method": GAME + "CreateGame", "code": "OK"}
+    handled = "grpc_server_handled_total"
+    over_http = series("CreateGame", transport="http", code="OK")
+    over_grpc = series("CreateGame", transport="grpc", code="OK")
     before = scrape(server.metrics_url)
     asyncio.run(calls())
     after = scrape(server.metrics_url)
-    assert value(after, "boneyard_rpcs_total", transport="http", **labels) - value(
-        before, "boneyard_rpcs_total", transport="http", **labels
-    ) == 1
-    assert value(after, "boneyard_rpcs_total", transport="grpc", **labels) == value(
-        before, "boneyard_rpcs_total", transport="grpc", **labels
-    )
+    assert value(after, handled, **over_http) - value(before, handled, **over_http) == 1
+    assert value(after, handled, **over_grpc) == value(before, handled, **over_grpc)

@@ -1,7 +1,8 @@
 """Structured logs (``--log-format json``): a real server process, called over gRPC and
 Connect; every line it logs is a JSON object, each call has its access line with the request
 id (the client's when it sent one), the game, seat and account where the call resolved them,
-and no seat token or API key appears anywhere in the log.
+and no seat token or API key appears anywhere in the log. Every line of a JSON server's stderr
+is JSON, what gRPC's C core writes there (a failed TLS handshake) and a failed start included.
 """
 
 from __future__ import annotations
@@ -9,6 +10,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
+import shutil
+import socket
 import time
 import uuid
 from collections.abc import Iterator
@@ -31,12 +35,14 @@ from boneyard.api.v1 import (
     competition_pb2_grpc,
     game_service_connect,
     game_service_pb2,
+    game_service_pb2_grpc,
 )
 from boneyard.server.competition.accounts import key_hash, new_api_key
 from boneyard.server.ops import logs
 from boneyard.server.store import EventStore
 from boneyard.server.store.competition import CompetitionStore
 from boneyard.server.transport.pipeline import refusal_for
+from tests.clients.test_tls import self_signed
 
 GAME = "/boneyard.v1.GameService/"
 ACCESS_FIELDS = {"time", "level", "logger", "message", "method", "code", "duration_ms", "peer",
@@ -228,3 +234,82 @@ def test_an_unknown_log_format_is_refused_at_start(tmp_path: Path) -> None:
         assert "invalid choice: 'yaml'" in server.log_text()
     finally:
         server.kill()
+
+
+# --- stderr as a whole: what gRPC's C core writes there is JSON too ----------------------
+
+needs_openssl = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl")
+
+
+def _stderr_records(path: Path) -> list[dict[str, Any]]:
+    """Every line of a server's stderr, each parsed as JSON (fails on one that is not)."""
+    records = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        assert isinstance(record, dict), line
+        assert {"time", "level", "logger", "message"} <= record.keys(), line
+        records.append(record)
+    return records
+
+
+def _handshake_failures(path: Path) -> list[dict[str, Any]]:
+    return [
+        r
+        for r in _stderr_records(path)
+        if r["logger"] == "grpc.core" and "Handshake failed" in r["message"]
+    ]
+
+
+@needs_openssl
+def test_every_stderr_line_is_json_a_failed_tls_handshake_included(tmp_path: Path) -> None:
+    """A TLS server in JSON, reached in the clear (by a gRPC client and by a bare HTTP
+    request): gRPC's C core writes its handshake failures to stderr itself; they come out as
+    records of the log, with the rest, and the stderr of the whole run is JSON line by line."""
+    cert, key = self_signed(tmp_path)
+    errors = tmp_path / "stderr.log"
+    with ServerProcess.start(
+        tmp_path / "server.log",
+        f"sqlite:///{tmp_path / 'tls.db'}",
+        extra_args=["--tls-cert", str(cert), "--tls-key", str(key), "--log-format", "json"],
+        env=clean_env(),
+        wait=False,
+        stderr_path=errors,
+    ) as server:
+        server.wait_for_line()
+        with grpc.insecure_channel(server.address) as plain:
+            with pytest.raises(grpc.RpcError) as refused:
+                game_service_pb2_grpc.GameServiceStub(plain).ListGames(
+                    game_service_pb2.ListGamesRequest(), timeout=30
+                )
+            assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
+        with socket.create_connection((server.host, server.port), timeout=30) as bare:
+            bare.sendall(b"GET / HTTP/1.1\r\nHost: boneyard\r\n\r\n")
+            bare.recv(1024)  # the server hangs up
+        deadline = time.monotonic() + 60
+        while not _handshake_failures(errors):
+            assert time.monotonic() < deadline, errors.read_text()
+            time.sleep(0.1)
+        assert server.terminate(timeout=60) == 0
+    records = _stderr_records(errors)
+    (failure, *_) = _handshake_failures(errors)
+    assert failure["level"] in {"DEBUG", "INFO", "WARNING", "ERROR"}
+    assert re.fullmatch(r"\S+\.cc:\d+", failure["origin"]), failure
+    assert any(r["message"] == "stopped" for r in records)  # the run's last lines are there
+
+
+def test_a_server_that_cannot_start_says_why_in_json(tmp_path: Path) -> None:
+    errors = tmp_path / "stderr.log"
+    server = ServerProcess.start(
+        tmp_path / "server.log",
+        f"sqlite:///{tmp_path / 'never.db'}",
+        extra_args=["--tls-cert", str(tmp_path / "cert.pem"), "--log-format", "json"],
+        env=clean_env(),
+        wait=False,
+        stderr_path=errors,
+    )
+    try:
+        assert server.proc.wait(timeout=60) == 1
+    finally:
+        server.kill()
+    (why,) = [r for r in _stderr_records(errors) if r["level"] == "CRITICAL"]
+    assert "--tls-cert and --tls-key go together" in why["message"]

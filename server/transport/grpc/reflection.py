@@ -1,68 +1,73 @@
-"""gRPC server reflection, both versions: ``grpc.reflection.v1`` (what ``buf curl`` and newer
-clients ask first) and ``grpc.reflection.v1alpha`` (what grpcurl and older clients ask).
+"""gRPC server reflection on the gRPC port, both versions: ``grpc.reflection.v1`` (what ``buf
+curl`` and newer clients ask first) and ``grpc.reflection.v1alpha`` (what grpcurl and older
+clients ask), with the API's comments, so that ``grpcurl describe`` shows a method's
+documentation.
 
-grpcio-reflection serves v1alpha only. The two versions are the same protocol: v1 is v1alpha's
-file under another package, with the same messages and field numbers. So v1 is served by the
-same servicer, its requests read and its answers written as the v1alpha messages they are on
-the wire, and its file is v1alpha's renamed into the descriptor pool, so that reflection can
-describe itself in both versions.
+The services are ``transport.reflection``'s, the very ones the HTTP listener serves:
+connectrpc-grpcreflect's, written for connectrpc, whose messages are protobuf-py's. Here they
+are handlers of the grpc server: a request is read with its message's ``from_binary`` (bytes it
+cannot read are the pipeline's MALFORMED_REQUEST, as for any method) and each answer written
+with ``to_binary``. grpcio-reflection's own servicer could not carry the comments: it rebuilds
+every file from protobuf's runtime descriptors, which drop them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
 import grpc
-from google.protobuf import descriptor_pb2, descriptor_pool
-from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
+from connectrpc.errors import ConnectError
+
+from boneyard.server.transport.pipeline import Refused
+from boneyard.server.transport.reflection import (
+    V1_SERVICE_NAME,
+    V1ALPHA_SERVICE_NAME,
+    reflection_services,
+)
+from boneyard.server.transport.refusals import Refusal
 
 __all__ = ["SERVICE_NAMES", "V1ALPHA_SERVICE_NAME", "V1_SERVICE_NAME", "enable_reflection"]
 
-V1ALPHA_SERVICE_NAME: str = reflection.SERVICE_NAME
-V1_SERVICE_NAME = "grpc.reflection.v1.ServerReflection"
 SERVICE_NAMES = (V1_SERVICE_NAME, V1ALPHA_SERVICE_NAME)
-
-_V1ALPHA = "grpc.reflection.v1alpha"
-_V1 = "grpc.reflection.v1"
+_METHOD = "ServerReflectionInfo"
 
 
 def enable_reflection(service_names: Sequence[str], server: grpc.aio.Server) -> None:
     """Serve reflection v1 and v1alpha on ``server``, listing ``service_names`` and both
-    reflection services."""
-    _add_v1_file()
-    names = (*service_names, *SERVICE_NAMES)
-    servicer = reflection.aio.ReflectionServicer(names)
-    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
-    handler = grpc.stream_stream_rpc_method_handler(
-        servicer.ServerReflectionInfo,
-        request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
-        response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
-    )
+    reflection services, and describing them with their comments."""
+    v1, v1alpha = reflection_services(service_names)
     server.add_generic_rpc_handlers(
-        (grpc.method_handlers_generic_handler(V1_SERVICE_NAME, {"ServerReflectionInfo": handler}),)
+        tuple(
+            grpc.method_handlers_generic_handler(name, {_METHOD: _handler(service)})
+            for name, service in ((V1_SERVICE_NAME, v1), (V1ALPHA_SERVICE_NAME, v1alpha))
+        )
     )
 
 
-def _add_v1_file() -> None:
-    """Put ``grpc/reflection/v1/reflection.proto`` (v1alpha's, renamed) in the default pool,
-    once."""
-    pool = descriptor_pool.Default()
-    try:
-        pool.FindServiceByName(V1_SERVICE_NAME)
-        return
-    except KeyError:
-        pass
-    source = descriptor_pb2.FileDescriptorProto()
-    reflection_pb2.DESCRIPTOR.CopyToProto(source)
-    source.name = source.name.replace("v1alpha", "v1")
-    source.package = _V1
-    source.options.Clear()
-    for message in source.message_type:
-        for field in message.field:
-            if field.type_name.startswith(f".{_V1ALPHA}."):
-                field.type_name = f".{_V1}." + field.type_name[len(_V1ALPHA) + 2 :]
-    for service in source.service:
-        for method in service.method:
-            method.input_type = method.input_type.replace(f".{_V1ALPHA}.", f".{_V1}.")
-            method.output_type = method.output_type.replace(f".{_V1ALPHA}.", f".{_V1}.")
-    pool.Add(source)
+def _handler(service: Any) -> grpc.RpcMethodHandler:
+    """The grpc handler of a reflection service of connectrpc-grpcreflect (v1 or v1alpha:
+    the same protocol, each with its own messages)."""
+    (method,) = service.desc().methods
+    request, response = method.input.type, method.output.type
+
+    async def info(requests: AsyncIterator[Any], context: grpc.aio.ServicerContext) -> Any:
+        try:
+            # Its context is connectrpc's, of which it reads nothing.
+            async for answer in service.server_reflection_info(requests, context):
+                yield answer
+        except ConnectError as error:
+            # A request that names nothing to do (none of the oneof set): "invalid request".
+            raise Refused(
+                Refusal(
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    f"not a reflection request: {error.message}",
+                    "MALFORMED_REQUEST",
+                )
+            ) from None
+
+    return grpc.stream_stream_rpc_method_handler(
+        info,  # type: ignore[arg-type]  # grpc's stubs type the threaded server's behaviours
+        request_deserializer=request.from_binary,
+        response_serializer=response.to_binary,
+    )

@@ -10,8 +10,14 @@ servicers ask of grpc's (the peer, the metadata, ``abort``), and write a refusal
 ``ConnectError`` with the refusal's ``ErrorInfo``. Streams that yield pre-encoded bytes
 (WatchGame) are decoded for connectrpc, which encodes each message for its protocol.
 
-Beside the services: ``GET /healthz`` (the gRPC health service's answer, as JSON), and the web
-app (``webapp/``, built from ``web/``) at ``/``.
+A read (``idempotency_level = NO_SIDE_EFFECTS`` in the protos) may also come as a Connect GET,
+the request in the query (connectrpc reads it); its answer then says how long it may be kept
+(``caching``), and the door refuses a GET whose encoding is neither ``json`` nor ``proto``.
+
+Beside the services: server reflection, v1 and v1alpha, with the API's comments
+(``transport.reflection``: the same services the gRPC port serves, listing the services served
+here), ``GET /healthz`` (the gRPC health service's answer, as JSON), and the web app
+(``webapp/``, built from ``web/``) at ``/``.
 """
 
 from __future__ import annotations
@@ -28,6 +34,10 @@ import grpc
 from connectrpc.code import Code
 from connectrpc.errors import ConnectError
 from connectrpc.request import RequestContext
+from connectrpc_grpcreflect import (
+    ServerReflectionAlphaASGIApplication,
+    ServerReflectionASGIApplication,
+)
 from google.protobuf import message_factory
 from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
 from google.rpc import error_details_pb2, status_pb2
@@ -53,8 +63,10 @@ from boneyard.api.v1 import (
     ratings_connect,
     ratings_pb2,
 )
+from boneyard.server.transport.http import caching
 from boneyard.server.transport.http.door import DEFAULT_BODY_TIMEOUT, Door
 from boneyard.server.transport.pipeline import Caller, Pipeline, Refused
+from boneyard.server.transport.reflection import reflection_services
 from boneyard.server.transport.refusals import STATUS_TRAILER, Refusal
 
 __all__ = ["Services", "bridge", "http_app"]
@@ -220,14 +232,24 @@ def _unary(
 
     async def call(request: Any, ctx: RequestContext[Any, Any]) -> Any:
         context = _Context(ctx)
+        # connectrpc lets a GET reach only the reads (NO_SIDE_EFFECTS): 405 for the others.
+        get = ctx.http_method == "GET"
         try:
             answer = await piped(
                 request, context, Caller(context.invocation_metadata(), context.peer())
             )
-            # An answer encoded once (SubmitAction's): connectrpc encodes messages itself.
-            return output.FromString(answer) if type(answer) is bytes else answer
         except Refused as refused:
+            if get:
+                ctx.response_headers["cache-control"] = caching.REFUSED
             raise _connect_error(refused.refusal) from None
+        if get:
+            sent = any(key == "authorization" for key, _ in context.invocation_metadata())
+            ctx.response_headers["cache-control"] = caching.cache_control(
+                path, credentials=sent
+            )
+            ctx.response_headers["vary"] = "Authorization"
+        # An answer encoded once (SubmitAction's): connectrpc encodes messages itself.
+        return output.FromString(answer) if type(answer) is bytes else answer
 
     return call
 
@@ -298,6 +320,8 @@ def http_app(
     (``door.Door``: the bytes a method's request may have are the pipeline's ``limit``;
     ``body_timeout``, the seconds a body may take to arrive)."""
     routes: list[BaseRoute] = []
+    served: list[str] = []
+    reads: set[str] = set()
     for module, name, servicer in (
         (game_service_connect, "GameService", services.games),
         (competition_connect, "LobbyService", services.lobby),
@@ -319,6 +343,16 @@ def http_app(
             ),
         )
         routes.append(Mount(application.path, app=application))
+        served.append(_descriptor(name).full_name)
+        reads |= caching.check_every_read_has_a_policy(_descriptor(name).methods)
+    streams = set()
+    v1, v1alpha = reflection_services(served)
+    for reflection in (
+        ServerReflectionASGIApplication(v1, read_max_bytes=pipeline.limit("")),
+        ServerReflectionAlphaASGIApplication(v1alpha, read_max_bytes=pipeline.limit("")),
+    ):
+        routes.append(Mount(reflection.path, app=reflection))
+        streams.add(f"{reflection.path}/ServerReflectionInfo")
 
     async def healthz(request: Request) -> Response:
         service = request.query_params.get("service", "")
@@ -338,7 +372,13 @@ def http_app(
     if built is not None:
         routes.append(Mount("/", app=StaticFiles(directory=built, html=True)))
     app: ASGIApp = Starlette(routes=routes)
-    app = Door(app, limit=pipeline.limit, body_timeout=body_timeout)
+    app = Door(
+        app,
+        limit=pipeline.limit,
+        body_timeout=body_timeout,
+        streams=frozenset(streams),
+        reads=frozenset(reads),
+    )
     if cors_origins:
         app = CORSMiddleware(
             app,

@@ -15,6 +15,14 @@ wait or work for nothing.
   instead of a reset connection.
 - An enveloped body (Connect streaming, gRPC, gRPC-Web) must be one whole message: a length
   that matches, and a compressed flag only with a compression named.
+- A Connect GET of a read (``reads``: the methods the protos mark free of side effects) names
+  its encoding, ``json`` or ``proto``; any other, or none, is INVALID_ARGUMENT (connectrpc would
+  answer 415, which says nothing of the query). A GET of a method with side effects is
+  connectrpc's 405, ``Allow: POST``.
+- A bidirectional stream (``streams``: server reflection's, the only one served here) is the
+  exception: its requests come one by one while the answers go, so its body is handed on as it
+  arrives, each message bounded by its application's own limit (connectrpc's
+  ``read_max_bytes``).
 - Whatever escapes the applications (a bug) is INTERNAL with a request id, logged on one line.
 - An error's message is at most ``MAX_MESSAGE`` characters, as on the gRPC port, whoever
   wrote it: connectrpc quotes a header or a value of the body whole in some of its messages
@@ -124,10 +132,14 @@ class Door:
         *,
         limit: Callable[[str], int],
         body_timeout: float = DEFAULT_BODY_TIMEOUT,
+        streams: frozenset[str] = frozenset(),
+        reads: frozenset[str] = frozenset(),
     ) -> None:
         self._app = app
         self._limit = limit
         self._body_timeout = body_timeout
+        self._streams = streams
+        self._reads = reads
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -159,14 +171,20 @@ class Door:
                         "MALFORMED_REQUEST",
                     )
                 )
-            body = await self._read_body(scope, receive, headers, protocol)
-            if protocol.enveloped and scope["method"] == "POST":
-                _check_envelope(body, protocol, headers)
+            if scope["method"] == "GET" and scope.get("path") in self._reads:
+                _check_get(scope)
+            if scope.get("path") in self._streams:
+                receiving = receive  # a bidirectional stream's requests, as they come
+            else:
+                body = await self._read_body(scope, receive, headers, protocol)
+                if protocol.enveloped and scope["method"] == "POST":
+                    _check_envelope(body, protocol, headers)
+                receiving = _replay(body, receive)
         except _Refused as refused:
             await self._refuse(scope, send, protocol, refused)
             return
         try:
-            await self._app(scope, _replay(body, receive), sending)
+            await self._app(scope, receiving, sending)
         except Exception as error:
             if started and isinstance(error, ConnectError):
                 # The answer was under way when the application gave it up: the request's own
@@ -320,6 +338,35 @@ def _check_headers(scope: Scope) -> dict[bytes, str]:
 
 def _quoted(text: str) -> str:
     return repr(text if len(text) <= 60 else text[:57] + "...")
+
+
+_GET_ENCODINGS = ("json", "proto")
+
+
+def _check_get(scope: Scope) -> None:
+    """A Connect GET names the encoding of the message in its query, which is text."""
+    try:
+        text = bytes(scope.get("query_string", b"")).decode("utf-8")
+    except UnicodeDecodeError:
+        raise _Refused(
+            Refusal(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "the query of a Connect GET is not text (UTF-8)",
+                "MALFORMED_REQUEST",
+            )
+        ) from None
+    query = urllib.parse.parse_qs(text, keep_blank_values=True)
+    encoding = query.get("encoding", [None])[0]
+    if encoding not in _GET_ENCODINGS:
+        shown = "none" if encoding is None else _quoted(encoding)
+        raise _Refused(
+            Refusal(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"a Connect GET names the encoding of its message: encoding=json or "
+                f"encoding=proto (with base64=1), not {shown}",
+                "MALFORMED_REQUEST",
+            )
+        )
 
 
 def _check_envelope(body: bytes, protocol: _Protocol, headers: Mapping[bytes, str]) -> None:

@@ -31,6 +31,14 @@ export const file_boneyard_v1_errors: GenFile = /*@__PURE__*/
 /**
  * The `ErrorInfo.reason` of a refusal (without the `ERROR_REASON_` prefix).
  *
+ * Each method's comment ends with the reasons it may be refused with (`Refusals: ...`);
+ * besides those, any call may be refused for how it was sent (its bytes, its size, its
+ * authorization header, a body that did not arrive in time) or because the server is shutting
+ * down or at fault.
+ *
+ * Refusals of every method: MALFORMED_REQUEST, REQUEST_TOO_LARGE, MALFORMED_AUTHORIZATION,
+ * TIMED_OUT, SHUTTING_DOWN, INTERNAL.
+ *
  * @generated from enum boneyard.v1.ErrorReason
  */
 export enum ErrorReason {
@@ -366,15 +374,17 @@ export enum ErrorReason {
   SEEK_CANCELLED = 59,
 
   /**
-   * A limit per client or account is reached: games created a minute, open streams, open
-   * seeks (RESOURCE_EXHAUSTED); metadata `limit`.
+   * A limit per client or account is reached: games created a minute, games the server plays
+   * in, open streams, open seeks, challenges, hand analyses a minute (RESOURCE_EXHAUSTED);
+   * metadata `limit`.
    *
    * @generated from enum value: ERROR_REASON_QUOTA_EXCEEDED = 60;
    */
   QUOTA_EXCEEDED = 60,
 
   /**
-   * Work the server gave up because a time limit ran out (DEADLINE_EXCEEDED).
+   * Work the server gave up because a time limit ran out (DEADLINE_EXCEEDED): VerifyRecord's
+   * own limit, or on the HTTP listener a request's body that did not arrive in time.
    *
    * @generated from enum value: ERROR_REASON_TIMED_OUT = 61;
    */

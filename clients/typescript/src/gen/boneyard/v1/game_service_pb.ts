@@ -43,7 +43,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file boneyard/v1/game_service.proto.
  */
 export const file_boneyard_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch5ib25leWFyZC92MS9nYW1lX3NlcnZpY2UucHJvdG8SC2JvbmV5YXJkLnYxIhQKEkxpc3RQcmVzZXRzUmVxdWVzdCI7ChNMaXN0UHJlc2V0c1Jlc3BvbnNlEiQKB3ByZXNldHMYASADKAsyEy5ib25leWFyZC52MS5QcmVzZXQi6QEKEUNyZWF0ZUdhbWVSZXF1ZXN0EiMKBXJ1bGVzGAEgASgLMhQuYm9uZXlhcmQudjEuUnVsZXNldBIMCgRuYW1lGAIgASgJEi4KDHRpbWVfY29udHJvbBgDIAEoCzIYLmJvbmV5YXJkLnYxLlRpbWVDb250cm9sEjIKDHJlc2VydmF0aW9ucxgEIAMoCzIcLmJvbmV5YXJkLnYxLlNlYXRSZXNlcnZhdGlvbhISCgpyZXF1ZXN0X2lkGAUgASgJEikKCmhvdXNlX2JvdHMYBiADKAsyFS5ib25leWFyZC52MS5Ib3VzZUJvdCIqCghIb3VzZUJvdBIMCgRzZWF0GAEgASgNEhAKCHN0cmF0ZWd5GAIgASgJIjUKD1NlYXRSZXNlcnZhdGlvbhIMCgRzZWF0GAEgASgNEhQKDGFjY291bnRfbmFtZRgCIAEoCSJNChJDcmVhdGVHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRImCgRnYW1lGAIgASgLMhguYm9uZXlhcmQudjEuR2FtZVN1bW1hcnkiIQoOR2V0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSI5Cg9HZXRHYW1lUmVzcG9uc2USJgoEZ2FtZRgBIAEoCzIYLmJvbmV5YXJkLnYxLkdhbWVTdW1tYXJ5ImIKEExpc3RHYW1lc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkSJwoGc3RhdHVzGAMgASgOMhcuYm9uZXlhcmQudjEuR2FtZVN0YXR1cyJVChFMaXN0R2FtZXNSZXNwb25zZRInCgVnYW1lcxgBIAMoCzIYLmJvbmV5YXJkLnYxLkdhbWVTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJnCg9UYWtlU2VhdFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIRCgRzZWF0GAIgASgNSACIAQESEwoLcGxheWVyX25hbWUYAyABKAkSEgoKcmVxdWVzdF9pZBgEIAEoCUIHCgVfc2VhdCJcChBUYWtlU2VhdFJlc3BvbnNlEgwKBHNlYXQYASABKA0SEgoKc2VhdF90b2tlbhgCIAEoCRImCgRnYW1lGAMgASgLMhguYm9uZXlhcmQudjEuR2FtZVN1bW1hcnkiIwoQTGVhdmVTZWF0UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIkkKEUxlYXZlU2VhdFJlc3BvbnNlEgwKBHNlYXQYASABKA0SJgoEZ2FtZRgCIAEoCzIYLmJvbmV5YXJkLnYxLkdhbWVTdW1tYXJ5Ij0KDkdldFZpZXdSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEQoEc2VhdBgCIAEoDUgAiAEBQgcKBV9zZWF0IjYKD0dldFZpZXdSZXNwb25zZRIjCgR2aWV3GAEgASgLMhUuYm9uZXlhcmQudjEuU2VhdFZpZXcilQEKE1N1Ym1pdEFjdGlvblJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIYChBleHBlY3RlZF92ZXJzaW9uGAIgASgEEhIKCnJlcXVlc3RfaWQYAyABKAkSIwoGYWN0aW9uGAQgASgLMhMuYm9uZXlhcmQudjEuQWN0aW9uEhEKBHNlYXQYBSABKA1IAIgBAUIHCgVfc2VhdCJMChRTdWJtaXRBY3Rpb25SZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEiMKBHZpZXcYAiABKAsyFS5ib25leWFyZC52MS5TZWF0VmlldyJVChBXYXRjaEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgEEhEKBHNlYXQYAyABKA1IAIgBAUIHCgVfc2VhdCJsChFXYXRjaEdhbWVSZXNwb25zZRIhCgVldmVudBgBIAEoCzISLmJvbmV5YXJkLnYxLkV2ZW50Eg8KB3ZlcnNpb24YAiABKAQSIwoEdmlldxgDIAEoCzIVLmJvbmV5YXJkLnYxLlNlYXRWaWV3IlEKEVdhdGNoTG9iYnlSZXF1ZXN0EikKCHN0YXR1c2VzGAEgAygOMhcuYm9uZXlhcmQudjEuR2FtZVN0YXR1cxIRCgltYXhfZ2FtZXMYAiABKAUiZgoSV2F0Y2hMb2JieVJlc3BvbnNlEg0KBXJlc2V0GAEgASgIEicKBWdhbWVzGAIgAygLMhguYm9uZXlhcmQudjEuR2FtZVN1bW1hcnkSGAoQcmVtb3ZlZF9nYW1lX2lkcxgDIAMoCTKUBgoLR2FtZVNlcnZpY2USVQoLTGlzdFByZXNldHMSHy5ib25leWFyZC52MS5MaXN0UHJlc2V0c1JlcXVlc3QaIC5ib25leWFyZC52MS5MaXN0UHJlc2V0c1Jlc3BvbnNlIgOQAgESTQoKQ3JlYXRlR2FtZRIeLmJvbmV5YXJkLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0Gh8uYm9uZXlhcmQudjEuQ3JlYXRlR2FtZVJlc3BvbnNlEkQKB0dldEdhbWUSGy5ib25leWFyZC52MS5HZXRHYW1lUmVxdWVzdBocLmJvbmV5YXJkLnYxLkdldEdhbWVSZXNwb25zZRJKCglMaXN0R2FtZXMSHS5ib25leWFyZC52MS5MaXN0R2FtZXNSZXF1ZXN0Gh4uYm9uZXlhcmQudjEuTGlzdEdhbWVzUmVzcG9uc2USRwoIVGFrZVNlYXQSHC5ib25leWFyZC52MS5UYWtlU2VhdFJlcXVlc3QaHS5ib25leWFyZC52MS5UYWtlU2VhdFJlc3BvbnNlEkoKCUxlYXZlU2VhdBIdLmJvbmV5YXJkLnYxLkxlYXZlU2VhdFJlcXVlc3QaHi5ib25leWFyZC52MS5MZWF2ZVNlYXRSZXNwb25zZRJECgdHZXRWaWV3EhsuYm9uZXlhcmQudjEuR2V0Vmlld1JlcXVlc3QaHC5ib25leWFyZC52MS5HZXRWaWV3UmVzcG9uc2USUwoMU3VibWl0QWN0aW9uEiAuYm9uZXlhcmQudjEuU3VibWl0QWN0aW9uUmVxdWVzdBohLmJvbmV5YXJkLnYxLlN1Ym1pdEFjdGlvblJlc3BvbnNlEkwKCVdhdGNoR2FtZRIdLmJvbmV5YXJkLnYxLldhdGNoR2FtZVJlcXVlc3QaHi5ib25leWFyZC52MS5XYXRjaEdhbWVSZXNwb25zZTABEk8KCldhdGNoTG9iYnkSHi5ib25leWFyZC52MS5XYXRjaExvYmJ5UmVxdWVzdBofLmJvbmV5YXJkLnYxLldhdGNoTG9iYnlSZXNwb25zZTABYgZwcm90bzM", [file_boneyard_v1_actions, file_boneyard_v1_events, file_boneyard_v1_game, file_boneyard_v1_rules, file_boneyard_v1_view]);
+  fileDesc("Ch5ib25leWFyZC92MS9nYW1lX3NlcnZpY2UucHJvdG8SC2JvbmV5YXJkLnYxIhQKEkxpc3RQcmVzZXRzUmVxdWVzdCI7ChNMaXN0UHJlc2V0c1Jlc3BvbnNlEiQKB3ByZXNldHMYASADKAsyEy5ib25leWFyZC52MS5QcmVzZXQi6QEKEUNyZWF0ZUdhbWVSZXF1ZXN0EiMKBXJ1bGVzGAEgASgLMhQuYm9uZXlhcmQudjEuUnVsZXNldBIMCgRuYW1lGAIgASgJEi4KDHRpbWVfY29udHJvbBgDIAEoCzIYLmJvbmV5YXJkLnYxLlRpbWVDb250cm9sEjIKDHJlc2VydmF0aW9ucxgEIAMoCzIcLmJvbmV5YXJkLnYxLlNlYXRSZXNlcnZhdGlvbhISCgpyZXF1ZXN0X2lkGAUgASgJEikKCmhvdXNlX2JvdHMYBiADKAsyFS5ib25leWFyZC52MS5Ib3VzZUJvdCIqCghIb3VzZUJvdBIMCgRzZWF0GAEgASgNEhAKCHN0cmF0ZWd5GAIgASgJIjUKD1NlYXRSZXNlcnZhdGlvbhIMCgRzZWF0GAEgASgNEhQKDGFjY291bnRfbmFtZRgCIAEoCSJNChJDcmVhdGVHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRImCgRnYW1lGAIgASgLMhguYm9uZXlhcmQudjEuR2FtZVN1bW1hcnkiIQoOR2V0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSI5Cg9HZXRHYW1lUmVzcG9uc2USJgoEZ2FtZRgBIAEoCzIYLmJvbmV5YXJkLnYxLkdhbWVTdW1tYXJ5ImIKEExpc3RHYW1lc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkSJwoGc3RhdHVzGAMgASgOMhcuYm9uZXlhcmQudjEuR2FtZVN0YXR1cyJVChFMaXN0R2FtZXNSZXNwb25zZRInCgVnYW1lcxgBIAMoCzIYLmJvbmV5YXJkLnYxLkdhbWVTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJnCg9UYWtlU2VhdFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIRCgRzZWF0GAIgASgNSACIAQESEwoLcGxheWVyX25hbWUYAyABKAkSEgoKcmVxdWVzdF9pZBgEIAEoCUIHCgVfc2VhdCJcChBUYWtlU2VhdFJlc3BvbnNlEgwKBHNlYXQYASABKA0SEgoKc2VhdF90b2tlbhgCIAEoCRImCgRnYW1lGAMgASgLMhguYm9uZXlhcmQudjEuR2FtZVN1bW1hcnkiIwoQTGVhdmVTZWF0UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIkkKEUxlYXZlU2VhdFJlc3BvbnNlEgwKBHNlYXQYASABKA0SJgoEZ2FtZRgCIAEoCzIYLmJvbmV5YXJkLnYxLkdhbWVTdW1tYXJ5Ij0KDkdldFZpZXdSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEQoEc2VhdBgCIAEoDUgAiAEBQgcKBV9zZWF0IjYKD0dldFZpZXdSZXNwb25zZRIjCgR2aWV3GAEgASgLMhUuYm9uZXlhcmQudjEuU2VhdFZpZXcilQEKE1N1Ym1pdEFjdGlvblJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIYChBleHBlY3RlZF92ZXJzaW9uGAIgASgEEhIKCnJlcXVlc3RfaWQYAyABKAkSIwoGYWN0aW9uGAQgASgLMhMuYm9uZXlhcmQudjEuQWN0aW9uEhEKBHNlYXQYBSABKA1IAIgBAUIHCgVfc2VhdCJMChRTdWJtaXRBY3Rpb25SZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEiMKBHZpZXcYAiABKAsyFS5ib25leWFyZC52MS5TZWF0VmlldyJVChBXYXRjaEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgEEhEKBHNlYXQYAyABKA1IAIgBAUIHCgVfc2VhdCJsChFXYXRjaEdhbWVSZXNwb25zZRIhCgVldmVudBgBIAEoCzISLmJvbmV5YXJkLnYxLkV2ZW50Eg8KB3ZlcnNpb24YAiABKAQSIwoEdmlldxgDIAEoCzIVLmJvbmV5YXJkLnYxLlNlYXRWaWV3IlEKEVdhdGNoTG9iYnlSZXF1ZXN0EikKCHN0YXR1c2VzGAEgAygOMhcuYm9uZXlhcmQudjEuR2FtZVN0YXR1cxIRCgltYXhfZ2FtZXMYAiABKAUiZgoSV2F0Y2hMb2JieVJlc3BvbnNlEg0KBXJlc2V0GAEgASgIEicKBWdhbWVzGAIgAygLMhguYm9uZXlhcmQudjEuR2FtZVN1bW1hcnkSGAoQcmVtb3ZlZF9nYW1lX2lkcxgDIAMoCTKjBgoLR2FtZVNlcnZpY2USVQoLTGlzdFByZXNldHMSHy5ib25leWFyZC52MS5MaXN0UHJlc2V0c1JlcXVlc3QaIC5ib25leWFyZC52MS5MaXN0UHJlc2V0c1Jlc3BvbnNlIgOQAgESTQoKQ3JlYXRlR2FtZRIeLmJvbmV5YXJkLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0Gh8uYm9uZXlhcmQudjEuQ3JlYXRlR2FtZVJlc3BvbnNlEkkKB0dldEdhbWUSGy5ib25leWFyZC52MS5HZXRHYW1lUmVxdWVzdBocLmJvbmV5YXJkLnYxLkdldEdhbWVSZXNwb25zZSIDkAIBEk8KCUxpc3RHYW1lcxIdLmJvbmV5YXJkLnYxLkxpc3RHYW1lc1JlcXVlc3QaHi5ib25leWFyZC52MS5MaXN0R2FtZXNSZXNwb25zZSIDkAIBEkcKCFRha2VTZWF0EhwuYm9uZXlhcmQudjEuVGFrZVNlYXRSZXF1ZXN0Gh0uYm9uZXlhcmQudjEuVGFrZVNlYXRSZXNwb25zZRJKCglMZWF2ZVNlYXQSHS5ib25leWFyZC52MS5MZWF2ZVNlYXRSZXF1ZXN0Gh4uYm9uZXlhcmQudjEuTGVhdmVTZWF0UmVzcG9uc2USSQoHR2V0VmlldxIbLmJvbmV5YXJkLnYxLkdldFZpZXdSZXF1ZXN0GhwuYm9uZXlhcmQudjEuR2V0Vmlld1Jlc3BvbnNlIgOQAgESUwoMU3VibWl0QWN0aW9uEiAuYm9uZXlhcmQudjEuU3VibWl0QWN0aW9uUmVxdWVzdBohLmJvbmV5YXJkLnYxLlN1Ym1pdEFjdGlvblJlc3BvbnNlEkwKCVdhdGNoR2FtZRIdLmJvbmV5YXJkLnYxLldhdGNoR2FtZVJlcXVlc3QaHi5ib25leWFyZC52MS5XYXRjaEdhbWVSZXNwb25zZTABEk8KCldhdGNoTG9iYnkSHi5ib25leWFyZC52MS5XYXRjaExvYmJ5UmVxdWVzdBofLmJvbmV5YXJkLnYxLldhdGNoTG9iYnlSZXNwb25zZTABYgZwcm90bzM", [file_boneyard_v1_actions, file_boneyard_v1_events, file_boneyard_v1_game, file_boneyard_v1_rules, file_boneyard_v1_view]);
 
 /**
  * Request of GameService.ListPresets.
@@ -747,6 +747,8 @@ export const GameService: GenService<{
    * ruleset (what every option is unless CreateGame overrides it). No token needed; it changes
    * nothing, so a Connect client may send it as an HTTP GET.
    *
+   * Refusals: none.
+   *
    * @generated from rpc boneyard.v1.GameService.ListPresets
    */
   listPresets: {
@@ -756,6 +758,9 @@ export const GameService: GenService<{
   },
   /**
    * Create a game from a preset and option overrides. No token needed.
+   *
+   * Refusals: BAD_ARGUMENT, BAD_RULESET, API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER,
+   * ACCOUNT_NOT_FOUND, QUOTA_EXCEEDED.
    *
    * @generated from rpc boneyard.v1.GameService.CreateGame
    */
@@ -767,6 +772,8 @@ export const GameService: GenService<{
   /**
    * One game's summary. No token needed.
    *
+   * Refusals: BAD_GAME_ID, GAME_NOT_FOUND.
+   *
    * @generated from rpc boneyard.v1.GameService.GetGame
    */
   getGame: {
@@ -777,6 +784,8 @@ export const GameService: GenService<{
   /**
    * Games, oldest first, a page at a time. No token needed.
    *
+   * Refusals: BAD_ARGUMENT, BAD_PAGE_TOKEN.
+   *
    * @generated from rpc boneyard.v1.GameService.ListGames
    */
   listGames: {
@@ -786,6 +795,8 @@ export const GameService: GenService<{
   },
   /**
    * Take a seat at a game and get the token that acts for it.
+   *
+   * Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, GAME_NOT_OPEN, SEAT_TAKEN, GAME_FULL.
    *
    * @generated from rpc boneyard.v1.GameService.TakeSeat
    */
@@ -799,6 +810,8 @@ export const GameService: GenService<{
    * again and the token stops working. A game in play is resigned instead (SubmitAction with
    * Action.resign): FAILED_PRECONDITION.
    *
+   * Refusals: BAD_GAME_ID, TOKEN_REQUIRED, BAD_TOKEN, GAME_NOT_FOUND, GAME_NOT_OPEN.
+   *
    * @generated from rpc boneyard.v1.GameService.LeaveSeat
    */
   leaveSeat: {
@@ -808,6 +821,8 @@ export const GameService: GenService<{
   },
   /**
    * What the token's seat may know now; without a token, what a spectator may know.
+   *
+   * Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, EMBARGOED.
    *
    * @generated from rpc boneyard.v1.GameService.GetView
    */
@@ -820,6 +835,11 @@ export const GameService: GenService<{
    * Act for the token's seat. A retry with the same request_id is answered with the first
    * answer and applied once.
    *
+   * Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, TOKEN_REQUIRED, BAD_TOKEN, BAD_API_KEY,
+   * NOT_YOUR_SEAT, STALE_VERSION, GAME_NOT_STARTED, GAME_OVER, WRONG_PHASE, NOT_YOUR_TURN,
+   * BID_TOO_LOW, BID_NOT_ALLOWED, MUST_BID, ILLEGAL_DISCARD, ILLEGAL_CONTRACT, TILE_NOT_IN_HAND,
+   * MUST_FOLLOW_SUIT, MUST_LEAD_TRUMP, MUST_PLAY_NEAREST_SEVEN.
+   *
    * @generated from rpc boneyard.v1.GameService.SubmitAction
    */
   submitAction: {
@@ -831,6 +851,9 @@ export const GameService: GenService<{
    * The game's events after `from_version`, each as the token's seat (or a spectator) may see
    * it, with the view after it; then every new event as it happens, until the client cancels.
    * The stream ends after the event that ends the game.
+   *
+   * Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, EMBARGOED,
+   * VERSION_OUT_OF_RANGE, QUOTA_EXCEEDED.
    *
    * @generated from rpc boneyard.v1.GameService.WatchGame
    */
@@ -848,6 +871,8 @@ export const GameService: GenService<{
    * PostgreSQL database come too. No token needed. Counts as one of the client's open streams;
    * ends UNAVAILABLE when the server shuts down (watch again, elsewhere: the first message
    * holds the whole lobby again).
+   *
+   * Refusals: BAD_ARGUMENT, QUOTA_EXCEEDED.
    *
    * @generated from rpc boneyard.v1.GameService.WatchLobby
    */
