@@ -129,26 +129,26 @@ def test_a_seat_played_from_node_resumes_after_the_server_is_killed_and_started_
     grpc_listen, http_listen = f"127.0.0.1:{free_port()}", f"127.0.0.1:{free_port()}"
     log = tmp_path / "server.log"
     running = [ServerProcess.start(log, database, grpc_listen, http_listen=http_listen)]
-    url = running[0].http_url
-    views = 0
+    go = tmp_path / "go"
 
     def on_line(line: str) -> None:
-        nonlocal views
-        if line.startswith("view "):
-            views += 1
-            if views == 12:  # well into the first hand: kill -9, then start it again
-                running[0].kill()
-                running.append(
-                    ServerProcess.start(log, database, grpc_listen, http_listen=http_listen)
-                )
+        # The seat's fifth choice waits, its stream open, while the server is killed (kill -9)
+        # and started again on the same database and ports; then it is sent.
+        if line == "paused":
+            running[0].kill()
+            running.append(ServerProcess.start(log, database, grpc_listen, http_listen=http_listen))
+            go.touch()
 
+    url = running[0].http_url
     try:
-        run = _run(front_end, "play_seat", url, "2", "connect", HAND_LIMIT, on_line=on_line)
+        run = _run(
+            front_end, "play_seat", url, "2", "connect", HAND_LIMIT, "5", str(go), on_line=on_line
+        )
     finally:
         for server in running:
             server.kill()
     assert run.returncode == 0, run.explain()
-    assert len(running) == 2, "the game ended before the server was killed:\n" + run.explain()
+    assert len(running) == 2, "the seat never paused:\n" + run.explain()
     report = run.report
     assert report["over"] and report["resumed"], run.explain()
     # Each view once, in order: resumed from the last event seen, none seen twice.

@@ -3,18 +3,22 @@
 // HTTP/2 in the clear (h2c, prior knowledge) or HTTP/1.1, with the Connect protocol or gRPC.
 // The server's house bots hold the other seats.
 //
-//   node play_seat.js BASE_URL HTTP_VERSION PROTOCOL HANDS
+//   node play_seat.js BASE_URL HTTP_VERSION PROTOCOL HANDS [PAUSE_AT GO_FILE]
 //
-// HTTP_VERSION 1.1 or 2; PROTOCOL connect or grpc; HANDS the game's hand limit.
+// HTTP_VERSION 1.1 or 2; PROTOCOL connect or grpc; HANDS the game's hand limit. With PAUSE_AT,
+// the seat's choice number PAUSE_AT says `paused` and waits until GO_FILE exists (while the
+// test kills the server and starts it again) before it is sent.
 //
 // Prints `game ID`, `view VERSION` for every view, `plays TILE` for its tiles, `resumed after
 // VERSION (CODE)` when its stream dropped, then `report {...}` and `team T wins (A, B)`.
 
+import { existsSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Code, createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import { GameService, Phase, playSeat, tileName, type SeatView } from "@boneyard/client";
 
-const [baseUrl, httpVersion, protocol, hands] = process.argv.slice(2);
+const [baseUrl, httpVersion, protocol, hands, pauseAt, goFile] = process.argv.slice(2);
 if (!baseUrl || (httpVersion !== "1.1" && httpVersion !== "2") || (protocol !== "connect" && protocol !== "grpc")) {
   throw new Error("usage: play_seat.js BASE_URL 1.1|2 connect|grpc HANDS");
 }
@@ -44,8 +48,12 @@ const last: SeatView = await playSeat(
   games,
   gameId,
   seatToken,
-  (view) => {
+  async (view) => {
     actions++;
+    if (goFile !== undefined && actions === Number(pauseAt)) {
+      console.log("paused");
+      while (!existsSync(goFile)) await sleep(50);
+    }
     const action = view.legalActions[0];
     if (action.kind.case === "playTile") {
       plays++;
