@@ -39,7 +39,8 @@ stress: setup
 	exit $$status
 
 # The npm tools, pinned in package.json / package-lock.json, into node_modules/: buf (lints the
-# .proto files), protoc-gen-es (the TypeScript client), vite and typescript (the web app),
+# .proto files), protoc-gen-es (the TypeScript client, clients/typescript), vite and typescript
+# (the web app), connect-node (the TypeScript client's tests in node),
 # playwright-core (drives Chromium in the browser tests). Install scripts are not needed: the
 # native binaries are per-platform packages, and the tests use Debian's Chromium.
 NODE_MODULES = node_modules/.installed
@@ -59,6 +60,7 @@ lint: setup $(NODE_MODULES)
 	$(BUF) lint
 	$(BUF) format --diff --exit-code
 	$(PY) proto/check_breaking.py --buf $(BUF)
+	node_modules/.bin/tsc --noEmit -p clients/typescript
 	node_modules/.bin/tsc --noEmit -p web/tsconfig.json
 
 # buf breaking: the API (proto/) against the last tagged release, or before the first tag the
@@ -66,10 +68,10 @@ lint: setup $(NODE_MODULES)
 breaking: $(NODE_MODULES)
 	$(PY) proto/check_breaking.py --buf $(BUF)
 
-# The web app: the TypeScript client generated from the .proto files into web/src/gen (the
-# local protoc-gen-es, buf.gen.web.yaml), then `vite build` of web/ into
-# server/transport/http/webapp, which
-# the HTTP listener serves at / (and the wheel ships). Both are checked in;
+# The web app: the TypeScript client package's code generated from the .proto files into
+# clients/typescript/src/gen (the local protoc-gen-es, buf.gen.web.yaml), then `vite build` of
+# web/ (which imports the package's sources) into server/transport/http/webapp, which the HTTP
+# listener serves at / (and the wheel ships). Both are checked in;
 # tests/web/test_web_is_fresh.py fails when either is stale. After editing a .proto file:
 # make proto web.
 web-gen: $(NODE_MODULES)

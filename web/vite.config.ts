@@ -2,11 +2,17 @@
 // listener serves at `/` (boneyard.server.transport.http's webapp/, shipped in the wheel). The output is checked
 // in; tests/web/test_webapp_is_fresh.py builds into a temporary directory and compares bytes, so
 // the build must be deterministic: content-hashed names, no source maps, no build time.
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vite";
 
 export default defineConfig({
   // Relative asset URLs: the app works at `/` and behind a proxy under any path prefix.
   base: "./",
+  resolve: {
+    // The API's TypeScript client (clients/typescript): its sources, compiled with the app's
+    // (as tsconfig.json's paths), so no npm workspace nor build of the package comes first.
+    alias: { "@boneyard/client": fileURLToPath(new URL("../clients/typescript/src/index.ts", import.meta.url)) },
+  },
   build: {
     outDir: "../server/transport/http/webapp",
     emptyOutDir: true,

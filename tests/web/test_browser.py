@@ -458,6 +458,17 @@ def test_a_game_created_elsewhere_appears_in_the_open_lobby_and_leaves_it_when_o
     assert all(not c["sideways"] and not c["findings"] for c in report["checked"].values())
 
 
+def test_a_refusal_is_said_in_its_reasons_words_beside_the_servers_message(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    report = _ok(run_script("refusal_words.mjs", server.http_url, tmp_path))
+    missing, malformed = report["missing"], report["malformed"]
+    assert missing["alert"].startswith("There is no such game. The server said: "), missing
+    assert missing["id"] in missing["alert"], missing
+    assert malformed["alert"].startswith("That is not a game id. The server said: "), malformed
+    assert malformed["id"] in malformed["alert"], malformed
+
+
 def test_a_stream_refused_for_good_is_said_beside_the_game_after_a_choice_too(
     server: ServerProcess, tmp_path: Path
 ) -> None:

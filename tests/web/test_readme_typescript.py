@@ -1,12 +1,12 @@
 """The TypeScript client example of docs/api.md ("A TypeScript client") is type-checked (tsc,
-strict) against the generated client, and runs as printed in node against a real server's HTTP
-listener: it takes a seat and plays it to the end while bots fill the other seats. Only its
-address is changed, to the free port the server here listens on."""
+strict) against the client package (clients/typescript, built and installed as a front end
+would have it), and runs as printed in node against a real server's HTTP listener: it takes a
+seat and plays it to the end while bots fill the other seats. Only its address is changed, to
+the free port the server here listens on."""
 
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -14,7 +14,7 @@ import pytest
 
 from tests.markdown_helpers import code_blocks, section
 from tests.server.process_helpers import ServerProcess
-from tests.web.web_helpers import REPO, bots, node, npm_tool, run_script
+from tests.web.web_helpers import REPO, bots, install_client_package, npm_tool, run_script
 
 README_URL = "http://127.0.0.1:8080"
 TSCONFIG = """{
@@ -35,12 +35,9 @@ def typescript_example() -> str:
 
 @pytest.fixture
 def example_dir(tmp_path: Path) -> Path:
-    """The example beside a copy of the generated client, as a front end would keep it."""
-    node()
-    npm_tool("tsc")
+    """The example in a front end's folder, the client package installed beside it."""
     where = tmp_path / "front-end"
-    shutil.copytree(REPO / "web" / "src" / "gen", where / "gen")
-    (where / "node_modules").symlink_to(REPO / "node_modules")
+    install_client_package(where)
     (where / "tsconfig.json").write_text(TSCONFIG)
     return where
 

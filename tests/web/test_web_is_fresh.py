@@ -1,6 +1,7 @@
-"""What is checked in of the web app is what its sources make: the TypeScript client under
-``web/src/gen`` is what protoc-gen-es makes of the .proto files (``buf generate`` into a
-temporary directory, compared byte for byte), and the built app under ``server/transport/http/webapp`` (what
+"""What is checked in of the web app is what its sources make: the generated code of the
+TypeScript client package, ``clients/typescript/src/gen``, is what protoc-gen-es makes of the
+.proto files (``buf generate`` into a temporary directory, compared byte for byte), and the
+built app under ``server/transport/http/webapp`` (what
 the HTTP listener serves at ``/``) is what ``vite build`` makes of ``web/`` (built into a
 temporary directory, compared byte for byte). ``make web`` regenerates and rebuilds both.
 """
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from tests.web.web_helpers import REPO, node, npm_tool
 
-GENERATED = REPO / "web" / "src" / "gen"
+GENERATED = REPO / "clients" / "typescript" / "src" / "gen"
 BUILT = REPO / "server" / "transport" / "http" / "webapp"
 
 
@@ -45,7 +46,8 @@ def test_the_typescript_client_is_what_the_proto_files_generate(tmp_path: Path) 
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    _compare(_tree(tmp_path / "web" / "src" / "gen"), _tree(GENERATED), "web/src/gen")
+    fresh = _tree(tmp_path / GENERATED.relative_to(REPO))
+    _compare(fresh, _tree(GENERATED), "clients/typescript/src/gen")
 
 
 def test_the_built_web_app_is_what_its_sources_build(tmp_path: Path) -> None:

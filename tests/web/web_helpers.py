@@ -1,6 +1,8 @@
 """Helpers of the web app's tests: where node, Chromium and the npm tools are, a node script of
 ``web/e2e/`` run as a process with its lines read as they come ("game ID", "watching",
-"screenshot PATH", "report {...}"), and bots in processes of their own for the other seats.
+"screenshot PATH", "report {...}"), bots in processes of their own for the other seats, and
+the TypeScript client package (``clients/typescript``) built into a front end's
+``node_modules`` as ``npm install`` would put it.
 
 Without node, the npm packages (``npm ci``) or Chromium the tests skip and say what is missing,
 unless ``BONEYARD_BROWSER_TESTS=required`` (``.ci/run`` sets it): then they fail, so CI never
@@ -17,7 +19,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +29,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 NODE_MODULES = REPO / "node_modules"
+CLIENT_PACKAGE = REPO / "clients" / "typescript"
 E2E = REPO / "web" / "e2e"
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 BOT = Path(sys.executable).parent / "boneyard"
@@ -55,6 +58,29 @@ def npm_tool(name: str) -> Path:
     if not tool.exists():
         _missing(f"{tool.relative_to(REPO)} is missing: run `npm ci` (make setup-web)")
     return tool
+
+
+def install_client_package(where: Path) -> Path:
+    """``where/node_modules`` as a front end has it after installing ``@boneyard/client``: the
+    package built by ``tsc`` (its ``dist/``, with its ``package.json``), beside the pinned npm
+    packages (links to the repository's, its peers among them); returns the package's folder."""
+    node()
+    modules = where / "node_modules"
+    package = modules / "@boneyard" / "client"
+    package.mkdir(parents=True)
+    for entry in NODE_MODULES.iterdir():
+        if not entry.name.startswith("."):
+            (modules / entry.name).symlink_to(entry)
+    built = subprocess.run(
+        [str(npm_tool("tsc")), "-p", str(CLIENT_PACKAGE), "--outDir", str(package / "dist")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert built.returncode == 0, built.stdout + built.stderr
+    shutil.copy(CLIENT_PACKAGE / "package.json", package / "package.json")
+    return package
 
 
 def chromium() -> Path:
@@ -92,10 +118,11 @@ def run_script(
     on_line: Callable[[str], object] = lambda line: None,
     timeout: float = SCRIPT_TIMEOUT,
     browser: bool = True,
+    args: Sequence[str] = (),
 ) -> ScriptRun:
     """Run ``web/e2e/NAME`` (or the script at an absolute path) against the server at
     ``base_url``; ``on_line`` sees each stdout line as it comes (to seat bots when the script
-    says so). ``browser=False``: a script that needs no Chromium."""
+    says so). ``browser=False``: a script that needs no Chromium; ``args``: its arguments."""
     full_env = {
         **os.environ,
         "BONEYARD_URL": base_url,
@@ -104,7 +131,7 @@ def run_script(
         **(env or {}),
     }
     proc = subprocess.Popen(
-        [node(), str(E2E / name)],
+        [node(), str(E2E / name), *args],
         cwd=REPO,
         env=full_env,
         stdin=subprocess.DEVNULL,

@@ -12,8 +12,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { accounts, asSeat, refusal } from "./api";
 import { h } from "./dom";
 import { BACKOFF_MS, FINAL, sleep } from "./follow";
-import { AccountKind, type AccountEvent } from "./gen/boneyard/v1/challenges_pb";
-import { Family } from "./gen/boneyard/v1/rules_pb";
+import { type AccountEvent, AccountKind, Family } from "@boneyard/client";
 import { heldSeat, heldSeats, holdSeat, dropSeat } from "./seats";
 
 export interface SignedIn {

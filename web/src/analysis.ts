@@ -4,7 +4,7 @@
 // nothing itself.
 
 import { h } from "./dom";
-import { AnalysisMeasure, type AnalyzedPlay, type AnalyzeHandResponse, type GameRecord } from "./gen/boneyard/v1/archive_pb";
+import { AnalysisMeasure, type AnalyzedPlay, type AnalyzeHandResponse, type GameRecord } from "@boneyard/client";
 import { tileName } from "./tiles";
 import { count } from "./words";
 

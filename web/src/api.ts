@@ -3,11 +3,10 @@
 
 import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
-import { ArchiveService } from "./gen/boneyard/v1/archive_pb";
-import { LobbyService, TournamentService } from "./gen/boneyard/v1/competition_pb";
-import { GameService } from "./gen/boneyard/v1/game_service_pb";
-import { AccountService, ChallengeService } from "./gen/boneyard/v1/challenges_pb";
-import { RatingService } from "./gen/boneyard/v1/ratings_pb";
+import {
+  AccountService, ArchiveService, ChallengeService, GameService, LobbyService, RatingService,
+  reasonWords, refusalOf, TournamentService,
+} from "@boneyard/client";
 
 const transport = createConnectTransport({
   // The directory the page was served from: `/` of the listener, or a proxy's path prefix.
@@ -33,22 +32,28 @@ export function asSeat(token: string | undefined, signal?: AbortSignal): { heade
   };
 }
 
-/** The server's answer to a refused call, as a person reads it: its own reason, and what the
- * status means. */
+/** The server's answer to a refused call, as a person reads it: the words of its reason (the
+ * ErrorInfo's, decoded by the client package), then the server's own message; without a
+ * reason, what the status means. */
 export function refusal(error: unknown): string {
-  const e = ConnectError.from(error);
-  const reason = e.rawMessage || Code[e.code];
-  switch (e.code) {
+  const r = refusalOf(error);
+  const said = r.message || Code[r.code];
+  const words = reasonWords(r.reason);
+  switch (r.code) {
     case Code.Aborted:
-      return `Someone acted first, so the table was brought up to date. The server said: ${reason}`;
-    case Code.FailedPrecondition:
-      return `Not allowed: ${reason}`;
+      return `${words || "Someone acted first"}, so the table was brought up to date. The server said: ${said}`;
     case Code.Unavailable:
     case Code.Unknown:
-      return `The server cannot be reached (${reason}).`;
+      return words ? `${words}. The server said: ${said}` : `The server cannot be reached (${said}).`;
+    case Code.FailedPrecondition:
+      return words ? `Not allowed: ${lowerFirst(words)}. The server said: ${said}` : `Not allowed: ${said}`;
     default:
-      return `${Code[e.code]}: ${reason}`;
+      return words ? `${words}. The server said: ${said}` : `${Code[r.code]}: ${said}`;
   }
+}
+
+function lowerFirst(words: string): string {
+  return words.charAt(0).toLowerCase() + words.slice(1);
 }
 
 export function codeOf(error: unknown): Code {

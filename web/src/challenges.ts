@@ -15,12 +15,10 @@ import {
 } from "./account";
 import { accounts, asSeat, challenges, games, lobby, ratings } from "./api";
 import { announce, h, redraw } from "./dom";
-import { TimeoutPolicy } from "./gen/boneyard/v1/events_pb";
 import {
-  ChallengeAnswer, ChallengeRole, ChallengeStatus, type Challenge,
-} from "./gen/boneyard/v1/challenges_pb";
-import { GameStatus, type TimeControl } from "./gen/boneyard/v1/game_pb";
-import type { Preset, Ruleset } from "./gen/boneyard/v1/rules_pb";
+  type Challenge, ChallengeAnswer, ChallengeRole, ChallengeStatus, GameStatus, type Preset,
+  type Ruleset, type TimeControl, TimeoutPolicy,
+} from "@boneyard/client";
 import { playerHref } from "./leaderboard";
 import { optionsForm } from "./options";
 import { count, gameTitle, isMoon } from "./words";

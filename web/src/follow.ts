@@ -4,8 +4,7 @@
 
 import { Code, ConnectError } from "@connectrpc/connect";
 import { asSeat, games } from "./api";
-import type { WatchGameResponse } from "./gen/boneyard/v1/game_service_pb";
-import { Phase } from "./gen/boneyard/v1/view_pb";
+import { Phase, type WatchGameResponse } from "@boneyard/client";
 
 export type Connection = "live" | "reconnecting" | "ended";
 

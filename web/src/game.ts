@@ -14,12 +14,10 @@ import { asSeat, codeOf, games, refusal, requestId } from "./api";
 import { announce, draw, h } from "./dom";
 import { clearVersionMarks, follow, type Connection } from "./follow";
 import { animate, capture, stopMotion } from "./motion";
-import type { Action } from "./gen/boneyard/v1/actions_pb";
-import { GameStatus, type GameSummary } from "./gen/boneyard/v1/game_pb";
-import type { Event as GameEvent, HandScored } from "./gen/boneyard/v1/events_pb";
-import type { WatchGameResponse } from "./gen/boneyard/v1/game_service_pb";
-import type { Ruleset } from "./gen/boneyard/v1/rules_pb";
-import { Phase, type CompletedTrick, type SeatView } from "./gen/boneyard/v1/view_pb";
+import {
+  type Action, type CompletedTrick, type Event as GameEvent, GameStatus, type GameSummary,
+  type HandScored, Phase, type Ruleset, type SeatView, type WatchGameResponse,
+} from "@boneyard/client";
 import { dropSeat, heldSeat, holdSeat, playerName, setPlayerName, type HeldSeat } from "./seats";
 import { handSummary } from "./summary";
 import { renderTable, tickClocks, turnText, type HeldTrick, type SeatInfo, type TableModel } from "./table";

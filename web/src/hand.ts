@@ -3,7 +3,7 @@
 // otherwise it is shown under its higher end). Display only: what may be played comes from the
 // view's legal_actions, never from here.
 
-import { type Contract, ContractKind, Trump } from "./gen/boneyard/v1/rules_pb";
+import { type Contract, ContractKind, Trump } from "@boneyard/client";
 import { high, isDouble, low, type Tile } from "./tiles";
 import { suitName, trumpText } from "./words";
 

@@ -7,7 +7,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { ratings, refusal } from "./api";
 import { GAME_TYPES, changeText, gameTypeTitle, ratingText, signedIn, timeText } from "./account";
 import { draw, h, svg } from "./dom";
-import type { GameTypeRating, LeaderboardEntry, RatingHistoryEntry } from "./gen/boneyard/v1/ratings_pb";
+import { type GameTypeRating, type LeaderboardEntry, type RatingHistoryEntry } from "@boneyard/client";
 import { count } from "./words";
 
 /** Lines of the leaderboard asked for at a time. */

@@ -11,10 +11,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { games, refusal, requestId } from "./api";
 import { h, redraw } from "./dom";
-import { TimeoutPolicy } from "./gen/boneyard/v1/events_pb";
-import { GameStatus, type GameSummary } from "./gen/boneyard/v1/game_pb";
-import type { WatchLobbyResponse } from "./gen/boneyard/v1/game_service_pb";
-import type { Preset } from "./gen/boneyard/v1/rules_pb";
+import { GameStatus, type GameSummary, type Preset, TimeoutPolicy, type WatchLobbyResponse } from "@boneyard/client";
 import { BACKOFF_MS, FINAL, sleep } from "./follow";
 import { optionsForm } from "./options";
 import { heldSeat, heldSeats, holdSeat, playerName, remembered, remember, setPlayerName } from "./seats";

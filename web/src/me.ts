@@ -13,8 +13,7 @@ import { accounts, asSeat, lobby } from "./api";
 import { challengeRules } from "./challenges";
 import { announce, h, redraw, type Child } from "./dom";
 import { BACKOFF_MS, FINAL, sleep } from "./follow";
-import { ChallengeOutcome, GameOutcome, type AccountEvent } from "./gen/boneyard/v1/challenges_pb";
-import type { SeatAssignment } from "./gen/boneyard/v1/competition_pb";
+import { type AccountEvent, ChallengeOutcome, GameOutcome, type SeatAssignment } from "@boneyard/client";
 import { playerHref, ratingPanel } from "./leaderboard";
 import { count, gameTitle } from "./words";
 

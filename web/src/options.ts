@@ -8,7 +8,7 @@ import { create, ScalarType } from "@bufbuild/protobuf";
 import type { DescField, DescOneof } from "@bufbuild/protobuf";
 import { reflect } from "@bufbuild/protobuf/reflect";
 import { h } from "./dom";
-import { type Ruleset, RulesetSchema } from "./gen/boneyard/v1/rules_pb";
+import { type Ruleset, RulesetSchema } from "@boneyard/client";
 
 /** Set by the preset: choosing the family apart from it only makes nonsense combinations. */
 const NOT_OPTIONS = new Set(["preset", "family"]);

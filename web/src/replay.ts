@@ -9,11 +9,11 @@
 import { analysisPanel, handsOf, playNote, type Analysis } from "./analysis";
 import { archive, games, refusal } from "./api";
 import { h, redraw } from "./dom";
-import type { ArchivedGame, GameRecord, GetSigningKeyResponse, RecordSeat, VerifyRecordResponse } from "./gen/boneyard/v1/archive_pb";
-import { DiscrepancyKind, RecordFileFormat, SignedBy, StoredCopy } from "./gen/boneyard/v1/archive_pb";
-import type { Event as GameEvent } from "./gen/boneyard/v1/events_pb";
-import type { Preset } from "./gen/boneyard/v1/rules_pb";
-import type { Play, SeatView } from "./gen/boneyard/v1/view_pb";
+import {
+  type ArchivedGame, DiscrepancyKind, type Event as GameEvent, type GameRecord,
+  type GetSigningKeyResponse, type Play, type Preset, RecordFileFormat, type RecordSeat,
+  type SeatView, SignedBy, StoredCopy, type VerifyRecordResponse,
+} from "@boneyard/client";
 import { renderTable, type SeatInfo } from "./table";
 import type { Tile } from "./tiles";
 import { eventText, gameTitle, scoreUnit } from "./words";

@@ -9,8 +9,7 @@
 // is left out.
 
 import { h } from "./dom";
-import type { HandScored } from "./gen/boneyard/v1/events_pb";
-import { Phase, type SeatView } from "./gen/boneyard/v1/view_pb";
+import { type HandScored, Phase, type SeatView } from "@boneyard/client";
 import { seatName, teamName, type TableModel } from "./table";
 import { bidText, contractText, count, isMoon, scoreText } from "./words";
 

@@ -4,9 +4,10 @@
 // summary for names and clocks); nothing is worked out from the rules here.
 
 import { h } from "./dom";
-import type { Action } from "./gen/boneyard/v1/actions_pb";
-import { AllPass, BidKind, ContractKind, type Ruleset } from "./gen/boneyard/v1/rules_pb";
-import { type CompletedTrick, Phase, type Play, type SeatView } from "./gen/boneyard/v1/view_pb";
+import {
+  type Action, AllPass, BidKind, type CompletedTrick, ContractKind, Phase, type Play, type Ruleset,
+  type SeatView,
+} from "@boneyard/client";
 import { handBySuit } from "./hand";
 import { tileBack, tileElement, type Tile } from "./tiles";
 import { actionText, bidText, contractText, count, isMoon, phaseText, scoreText } from "./words";

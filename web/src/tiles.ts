@@ -1,35 +1,10 @@
-// Tiles as the API numbers them (rules.proto: tile = high * (high + 1) / 2 + low) and as
-// players write them, high end first: "6-4". Drawn as dominoes with pips.
+// Tiles drawn as dominoes with pips. Their numbers and names ("6-4", high end first) are the
+// client package's (clients/typescript/src/tiles.ts).
 
+import { high, low, tileName, type Tile } from "@boneyard/client";
 import { h, svg, type Attrs } from "./dom";
 
-export type Tile = number;
-
-/** The higher end of a tile. */
-export function high(tile: Tile): number {
-  let h = 0;
-  while (((h + 1) * (h + 2)) / 2 <= tile) h++;
-  return h;
-}
-
-/** The lower end of a tile. */
-export function low(tile: Tile): number {
-  const top = high(tile);
-  return tile - (top * (top + 1)) / 2;
-}
-
-export function isDouble(tile: Tile): boolean {
-  return high(tile) === low(tile);
-}
-
-/** "6-4". */
-export function tileName(tile: Tile): string {
-  return `${high(tile)}-${low(tile)}`;
-}
-
-export function pipTotal(tile: Tile): number {
-  return high(tile) + low(tile);
-}
+export { high, isDouble, low, pipTotal, tileName, type Tile } from "@boneyard/client";
 
 // Where the pips of 0..6 sit on a 3 x 3 grid of one half (column, row).
 const PIPS: readonly (readonly [number, number])[][] = [

@@ -19,7 +19,9 @@ import { toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { refusal, tournaments } from "./api";
 import { FINAL } from "./follow";
-import { type GetTournamentResponse, GetTournamentResponseSchema, TournamentStatus, TournamentView } from "./gen/boneyard/v1/competition_pb";
+import {
+  type GetTournamentResponse, GetTournamentResponseSchema, TournamentStatus, TournamentView,
+} from "@boneyard/client";
 
 export type Following = "loading" | "live" | "paused" | "reconnecting" | "ended" | "stopped";
 

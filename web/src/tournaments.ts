@@ -11,15 +11,10 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { refusal, tournaments } from "./api";
 import { announce, h, redraw, type Child } from "./dom";
-import { GameStatus } from "./gen/boneyard/v1/game_pb";
 import {
-  type GetTournamentResponse,
-  type Standing,
-  type Tournament,
-  type TournamentGame,
-  TournamentStatus,
-} from "./gen/boneyard/v1/competition_pb";
-import { TimeoutPolicy } from "./gen/boneyard/v1/events_pb";
+  GameStatus, type GetTournamentResponse, type Standing, TimeoutPolicy, type Tournament,
+  type TournamentGame, TournamentStatus,
+} from "@boneyard/client";
 import { followTournament, pollList, type Following } from "./tournament_poll";
 import { count, gameTitle, scoreText, scoreUnit } from "./words";
 

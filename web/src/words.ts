@@ -1,20 +1,14 @@
 // Words for the API's messages, as players say them ("bid 84", "sixes", "seat 2 plays 6-4"):
 // the same words as the terminal client (clients/describe.py).
 
-import type { Action } from "./gen/boneyard/v1/actions_pb";
-import type { Event as GameEvent } from "./gen/boneyard/v1/events_pb";
-import { AbandonReason, TimeoutPolicy } from "./gen/boneyard/v1/events_pb";
-import { GameStatus } from "./gen/boneyard/v1/game_pb";
-import { BidKind, type Bid, type Contract, ContractKind, Family, type Ruleset, Trump } from "./gen/boneyard/v1/rules_pb";
-import { Phase } from "./gen/boneyard/v1/view_pb";
+import {
+  AbandonReason, type Action, type Bid, BidKind, type Contract, ContractKind,
+  type Event as GameEvent, Family, GameStatus, Phase, type Ruleset, suitName, TimeoutPolicy,
+  Trump,
+} from "@boneyard/client";
 import { tileName } from "./tiles";
 
-const SUITS = ["blanks", "ones", "twos", "threes", "fours", "fives", "sixes"] as const;
-
-/** "fives" for 5. */
-export function suitName(suit: number): string {
-  return SUITS[suit] ?? "?";
-}
+export { suitName };
 
 export function trumpText(trump: Trump): string {
   if (trump >= Trump.BLANKS && trump <= Trump.SIXES) return suitName(trump - Trump.BLANKS);
