@@ -42,7 +42,9 @@ import click
 import grpc
 from click.core import ParameterSource
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Column, Table
+from rich.text import Text
 
 from boneyard.api.v1 import challenges_pb2, competition_pb2, game_pb2, rules_pb2, view_pb2
 from boneyard.bots import strategy_names
@@ -130,40 +132,49 @@ def main(verbose: bool, tls: bool, ca: str | None, connect_timeout: float) -> No
 def games(server: str, status: str | None) -> None:
     """List the server's games."""
     with connect(server) as client:
-        # The game id is what `watch` and `play --join` take: never cut it short.
-        table = Table(
-            Column("game", no_wrap=True, min_width=36),
-            "name",
-            "rules",
-            "status",
-            "seats",
-            "scores",
-            "version",
-        )
         wanted = _STATUSES[status] if status else game_pb2.GAME_STATUS_UNSPECIFIED
         found = list(client.games(status=wanted))
-        if not found:
-            # Not an empty table: a person reads "nothing", and what to do about it.
-            if status:
-                console.print(f"no {status} games")
-            else:
-                console.print("no games yet: `boneyard play` starts one")
-            return
-        for game in found:
-            seats = sum(1 for s in game.seats if s.occupied)
-            table.add_row(
-                game.game_id,
-                game.name,
-                game.rules.preset,
-                game_pb2.GameStatus.Name(game.status).removeprefix("GAME_STATUS_").lower(),
-                f"{seats}/{len(game.seats)}",
-                " ".join(map(str, game.scores)),
-                str(game.version),
-            )
-        # Piped (`boneyard games | grep ...`): whole lines, not the 80 columns rich assumes
-        # when there is no terminal to ask.
-        out = console if console.is_terminal else Console(highlight=False, width=1000)
+    if not found:
+        # Not an empty table: a person reads "nothing", and what to do about it.
+        console.print(f"no {status} games" if status else "no games yet: `boneyard play` starts one")
+        return
+    rows = [
+        (
+            game.game_id,
+            game.name,
+            game.rules.preset,
+            game_pb2.GameStatus.Name(game.status).removeprefix("GAME_STATUS_").lower(),
+            f"{sum(1 for s in game.seats if s.occupied)}/{len(game.seats)}",
+            " ".join(map(str, game.scores)),
+            str(game.version),
+        )
+        for game in found
+    ]
+    # The game id is what `watch` and `play --join` take: never cut it short.
+    table = Table(
+        Column("game", no_wrap=True, min_width=36),
+        "name",
+        "rules",
+        "status",
+        "seats",
+        "scores",
+        "version",
+    )
+    for row in rows:
+        table.add_row(*row)
+    # Piped (`boneyard games | grep ...`): whole lines, not the 80 columns rich assumes
+    # when there is no terminal to ask.
+    out = console if console.is_terminal else Console(highlight=False, width=1000)
+    unbounded = out.options.update_width(10_000)  # (a measure is capped at the width given)
+    if Measurement.get(out, unbounded, table).maximum <= out.width:
         out.print(table)
+        return
+    # A terminal too narrow for the table (80 columns): two lines a game, each whole, rather
+    # than cells wrapped mid-word.
+    for game_id, name, preset, state, seats, scores, version in rows:
+        line = f"{game_id}  {preset}  {state}  {seats} seats  version {version}"
+        out.print(Text(line, no_wrap=True, overflow="ellipsis"))
+        out.print(Text(f"    {name or '-'} · scores {scores}", no_wrap=True, overflow="ellipsis"))
 
 
 @main.command()
@@ -374,32 +385,31 @@ def play(
 
 
 def _leave(session: TableSession) -> None:
-    """Ctrl-C at the table: resign, or keep the seat and go (the game waits for it)."""
+    """Ctrl-C at the table: resign, or keep the seat and go (the game waits for it). Each line
+    whole within 80 columns (a game id is 36 of them); markup off, the brackets are text."""
     console.print()
     loses = session.loss_words()
-    question = (
-        f"leave the table: [r] resign ({loses} now), or [k] keep your seat and come back "
-        "later? (r/K)> "
-    )
+    come_back = f"come back with: boneyard play --resume {session.game_id}"
     while True:
+        console.print(
+            f"[r] resign: {loses} now · [k] keep your seat, and come back later", markup=False
+        )
         try:
-            answer = console.input(question)
+            answer = console.input("leave the table? (r/K)> ", markup=False)
         except (KeyboardInterrupt, EOFError):
             answer = "k"
         if answer.strip().lower() not in HELP_WORDS:
             break
-        console.print(
-            f"r or resign: give up the game, and {loses} · k or Enter: keep your seat; the game "
-            f"waits, and `boneyard play --resume {session.game_id}` goes back to it"
-        )
+        console.print(f"r or resign: give up the game, and {loses}")
+        console.print("k or Enter: keep your seat; the game waits for you")
+        console.print(f"  {come_back}")
     if answer.strip().lower() in ("r", "resign"):
         view = session.resign()
         session.draw(view)
         console.print("you resigned")
         return
-    console.print(
-        f"your seat is kept; the game waits. Come back with: boneyard play --resume {session.game_id}"
-    )
+    console.print("your seat is kept; the game waits for you")
+    console.print(come_back)
 
 
 # ---------------------------------------------------------------- bot

@@ -227,13 +227,16 @@ def test_help_at_the_leave_question_says_what_resign_and_keep_do(
     assert t.next_question()
     t.child.sendcontrol("c")
     _shown_after(t, "(r/K)> ")
+    assert "[r] resign: your team loses now · [k] keep your seat, and come back later" in t.rows
     t.answer("?")
-    said = " ".join(_shown_after(t, "(r/K)> ").split())
-    assert "r or resign: give up the game, and your team loses" in said, said
-    assert f"`boneyard play --resume {t.game_id}` goes back to it" in said, said
+    _shown_after(t, "(r/K)> ")
+    # each line whole on a row of its own: none wrapped mid-phrase at 80 columns
+    assert "r or resign: give up the game, and your team loses" in t.rows, t.text()
+    assert "k or Enter: keep your seat; the game waits for you" in t.rows, t.text()
+    assert f"  come back with: boneyard play --resume {t.game_id}" in t.rows, t.text()
     t.answer("k")
     assert t.finish() == 0
-    assert f"boneyard play --resume {t.game_id}" in " ".join(t.rows)
+    assert f"come back with: boneyard play --resume {t.game_id}" in t.rows, t.text()
 
 
 def test_help_at_the_replay_prompt_lists_its_keys(server: ServerProcess) -> None:
@@ -326,6 +329,22 @@ def test_a_leaderboard_with_nothing_to_list_says_no_ratings(empty_server: Server
     done = run_cli("leaderboard", "--server", empty_server.address, "--game", "moon")
     assert done.returncode == 0, done.explain()
     assert done.lines == ["no ratings: no rated moon game has finished yet"], done.explain()
+
+
+def test_games_at_80_columns_lists_each_game_on_whole_lines(
+    server: ServerProcess, terminal: Callable[..., Terminal]
+) -> None:
+    """The table of games needs more than 80 columns (a game id alone takes 36): in a terminal
+    that narrow each game is two whole lines, not cells wrapped mid-word."""
+    with Client(server.address) as client:
+        made = client.create_game("moon-no-widow", name="a table with a long name, 80x24")
+    t = terminal("games", "--server", server.address, "--status", "open")
+    assert t.finish() == 0
+    first = next(i for i, row in enumerate(t.rows) if row.startswith(made.game_id))
+    assert re.fullmatch(
+        rf"{made.game_id}  moon-no-widow  open  0/3 seats  version \d+", t.rows[first]
+    ), t.text()
+    assert t.rows[first + 1] == "    a table with a long name, 80x24 · scores 0 0 0", t.text()
 
 
 # --- Moon: no count stars, no teams; nothing wrapped mid-phrase ---------------------------
