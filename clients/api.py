@@ -34,6 +34,7 @@ from boneyard.api.v1 import (
 
 __all__ = [
     "CHANNEL_OPTIONS",
+    "CONNECT_TIMEOUT",
     "DEFAULT_SERVER",
     "RETRY_SERVICE_CONFIG",
     "TIMEOUT_POLICIES",
@@ -141,13 +142,21 @@ def time_control(
     return game_pb2.TimeControl(per_move_ms=per_move_ms, bank_ms=bank_ms, policy=number)
 
 
+CONNECT_TIMEOUT = 2.0
+"""Seconds a ``boneyard`` command waits for a server's first answer before saying none is
+there (``--connect-timeout``)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Transport:
     """How the clients reach a server: in the clear (the default), or over TLS, checking the
-    server's certificate against ``ca`` (PEM bytes; ``None``: the system's roots)."""
+    server's certificate against ``ca`` (PEM bytes; ``None``: the system's roots); and how long
+    a command waits for a server's first answer (``connect_timeout`` seconds, see
+    clients/reach.py; a bot or a competitor waits for a server as long as it takes)."""
 
     tls: bool = False
     ca: bytes | None = None
+    connect_timeout: float = CONNECT_TIMEOUT
 
 
 transport = Transport()
@@ -269,6 +278,11 @@ class Client:
         self._challenges = challenges_pb2_grpc.ChallengeServiceStub(self._channel)
         self._account = challenges_pb2_grpc.AccountServiceStub(self._channel)
         self._ratings = ratings_pb2_grpc.RatingServiceStub(self._channel)
+
+    @property
+    def channel(self) -> grpc.Channel:
+        """The client's one channel (for services of its own: health checks ...)."""
+        return self._channel
 
     def close(self) -> None:
         self._channel.close()

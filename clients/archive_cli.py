@@ -39,8 +39,10 @@ from boneyard import engine
 from boneyard.api import codec
 from boneyard.api.v1 import archive_pb2, archive_pb2_grpc, events_pb2
 from boneyard.clients.api import DEFAULT_SERVER, open_channel
+from boneyard.clients.choices import HELP_WORDS
 from boneyard.clients.cli_common import server_option
-from boneyard.clients.describe import event_text
+from boneyard.clients.describe import event_text, side_text
+from boneyard.clients.reach import check
 from boneyard.engine import Event, GameState, HandDealt, TilePlayed, TrickWon, WidowExchanged
 from boneyard.engine.tiles import format_tiles, tile_name
 from boneyard.records.notation import NotationError, record_to_text, split_games, text_to_record
@@ -68,6 +70,10 @@ class ArchiveClient:
             address, [("grpc.max_receive_message_length", 2 * MAX_RECORD_BYTES)]
         )
         self._stub = archive_pb2_grpc.ArchiveServiceStub(self._channel)
+
+    @property
+    def channel(self) -> grpc.Channel:
+        return self._channel
 
     def close(self) -> None:
         self._channel.close()
@@ -239,6 +245,7 @@ def export(
             f"--format {form} holds one game; several are written as text or jsonl"
         )
     with ArchiveClient(server) as client:
+        check(client.channel, server)
         if not bulk:
             assert game_id is not None
             record = client.record(game_id)
@@ -544,11 +551,11 @@ def render_step(step: Step, total: int, record: archive_pb2.GameRecord) -> list[
             taken = ", ".join(f"{_team_text(rules, t)}: {n}" for t, n in enumerate(public.taken))
             lines.append(f"  taken this hand: {taken}")
     if state.winner is not None:
-        lines.append(f"  game over: team {state.winner} ({_team_text(rules, state.winner)}) won")
+        lines.append(f"  game over: {side_text(state.winner, rules.teams[state.winner])} won")
     return lines
 
 
-_HELP = "Enter/n next · p previous · t next trick · h next hand · q quit"
+_HELP = "Enter/n next · p previous · t next trick · h next hand · q quit · help/? this"
 
 
 def _load_for_replay(source: str, server: str) -> archive_pb2.GameRecord:
@@ -565,6 +572,7 @@ def _load_for_replay(source: str, server: str) -> archive_pb2.GameRecord:
             f"{source!r} is neither a record file nor a game id", param_hint="GAME_ID|FILE"
         ) from None
     with ArchiveClient(server) as client:
+        check(client.channel, server)
         return client.record(source)
 
 
@@ -612,6 +620,9 @@ def replay(server: str, source: str, show_all: bool) -> None:
             click.echo(answer)  # a transcript of piped commands reads as if typed
         if answer in ("q", "quit"):
             break
+        if answer in HELP_WORDS:
+            click.echo(_HELP)
+            continue
         target = _move(steps, at, answer)
         if target is None:
             click.echo(f"? {answer!r}: {_HELP}")
@@ -663,14 +674,21 @@ def _date(text: str | None) -> datetime | None:
 def archive(server: str, preset: str, player: str, since: str | None, until: str | None) -> None:
     """List finished games, the most recently finished first."""
     with ArchiveClient(server) as client:
+        check(client.channel, server)
+        listed = 0
         for game in client.games(preset, player, _date(since), _date(until)):
             players = ", ".join(s.player_name or "-" for s in game.seats)
             finished = game.finish_time.ToDatetime(tzinfo=UTC).strftime("%Y-%m-%d %H:%M:%S")
             click.echo(
                 f"{game.game_id}  {finished}  {game.rules.preset:<14} "
-                f"scores {' '.join(map(str, game.scores))}  team {game.winner} won  "
+                f"scores {' '.join(map(str, game.scores))}  "
+                f"{side_text(game.winner, game.winning_seats)} won  "
                 f"{game.events} events  [{players}]"
             )
+            listed += 1
+    if not listed:
+        asked = preset or player or since or until
+        click.echo("no finished games" + (" match these filters" if asked else " yet"))
 
 
 # ---------------------------------------------------------------- public-key
@@ -687,6 +705,7 @@ def public_key(server: str) -> None:
     Ask the server you trust for it over a channel you trust (TLS): a key fetched from a
     server an attacker stands in for is the attacker's."""
     with ArchiveClient(server) as client:
+        check(client.channel, server)
         answer = client.signing_key()
     click.echo(base64.b64encode(answer.public_key).decode("ascii"))
     click.echo(f"fingerprint {key_fingerprint(answer.public_key)}", err=True)

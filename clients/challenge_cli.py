@@ -19,7 +19,7 @@ import time
 import click
 import grpc
 
-from boneyard.api.v1 import challenges_pb2, view_pb2
+from boneyard.api.v1 import challenges_pb2
 from boneyard.bots import strategy, strategy_names
 from boneyard.clients.api import Client
 from boneyard.clients.bot import RETRY_CODES, Bot
@@ -33,6 +33,8 @@ from boneyard.clients.cli_common import (
     server_option,
     time_control_options,
 )
+from boneyard.clients.describe import final_score_text
+from boneyard.clients.reach import connect
 
 __all__ = ["CHALLENGE_COMMANDS", "challenge"]
 
@@ -100,7 +102,7 @@ def challenge(
         raise click.UsageError("--move-ms is the budget of the bot of --play")
     invited = dict(_invitation(n) for n in names)
     clock = parse_time_control(per_move_ms, bank_ms, policy)
-    with Client(server) as client:
+    with connect(server) as client:
         made = client.challenge(
             key,
             invited,
@@ -118,7 +120,7 @@ def challenge(
         if play:
             assert seat is not None
             view = Bot(client, outcome.game_id, key, strategy(strategy_name, 0, move_ms)).run()
-            print(f"game {outcome.game_id} over: {_scores(view)}", flush=True)
+            print(f"game {outcome.game_id} over: {final_score_text(view)}", flush=True)
 
 
 def _wait(client: Client, key: str, challenge_id: str) -> challenges_pb2.Challenge:
@@ -157,12 +159,6 @@ def _wait(client: Client, key: str, challenge_id: str) -> challenges_pb2.Challen
             time.sleep(0.5)
         finally:
             call.cancel()
-
-
-def _scores(view: view_pb2.SeatView) -> str:
-    scores = ", ".join(f"team {i}: {s}" for i, s in enumerate(view.scores))
-    winner = f"; team {view.winner} wins" if view.HasField("winner") else ""
-    return f"{scores}{winner}"
 
 
 CHALLENGE_COMMANDS = [challenge]

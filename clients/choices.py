@@ -11,6 +11,9 @@ authority, why (and show the engine's reason).
 A number that is the label of a legal choice (a bid of ``30`` in Texas 42, ``5`` tricks in Moon,
 a tile ``64``) is that choice; any other number in the menu's range is the menu's choice. In Moon
 ``42`` is the overcall (``overcall``, ``shoot for 42``), never a number of tricks.
+
+``help`` or ``?`` (``HELP_WORDS``) at a prompt asks what may be typed there: ``help_lines``
+says it for the choices of the moment, each line whole within 80 columns.
 """
 
 from __future__ import annotations
@@ -23,13 +26,18 @@ from boneyard.clients.describe import bid_label, contract_text, count_text
 from boneyard.engine.tiles import parse_tile, tile_name
 
 __all__ = [
+    "HELP_WORDS",
     "AmbiguousChoice",
     "ChoiceError",
     "NoSuchChoice",
     "NotLegal",
     "choice_label",
+    "help_lines",
     "parse_choice",
 ]
+
+HELP_WORDS = frozenset({"help", "?"})
+"""What asks a prompt for its help: what may be typed there."""
 
 
 class ChoiceError(ValueError):
@@ -77,6 +85,75 @@ def choice_label(action: actions_pb2.Action) -> str:
     return "?"
 
 
+def help_lines(
+    legal: Sequence[actions_pb2.Action], *, resign: bool = True, width: int = 80
+) -> list[str]:
+    """What may be typed to choose among ``legal`` (and at the table besides), said with the
+    choices of the moment as examples; each line within ``width`` columns."""
+    n = len(legal)
+    lines = [f"type a choice's number, 1 to {n} (#{n} is always the menu's), or as it is shown"]
+    kinds = {a.WhichOneof("kind") for a in legal}
+    bids = [a.bid for a in legal if a.WhichOneof("kind") == "bid"]
+    if bids or "pass_bid" in kinds:
+        said = _bids_as_said(bids) + (["pass (or p)"] if "pass_bid" in kinds else [])
+        lines.extend(_packed("bid: ", said, width))
+    named = [choice_label(a) for a in legal if a.WhichOneof("kind") == "declare_contract"]
+    if named:
+        example = "sixes" if "sixes" in named else named[0]
+        singular = f" (or {_singular(example)})" if _singular(example) else ""
+        lines.append(f"trump by its name as shown, e.g. {example}{singular}")
+    if "play_tile" in kinds:
+        tile = next(a.play_tile.tile for a in legal if a.WhichOneof("kind") == "play_tile")
+        high, low = tile_name(tile).split("-")
+        lines.append(f"a tile either way round: {high}-{low}, {low}-{high} or {high}{low}")
+    discards = [a.exchange_widow.discard for a in legal if a.WhichOneof("kind") == "exchange_widow"]
+    if discards:
+        lines.append(f"the widow: lay out {tile_name(discards[0])} (a tile you give up for it)")
+    if "decline_widow" in kinds:
+        lines.append("leave (or keep): leave the widow as it lies")
+    if resign:
+        lines.append("resign: give up the game · Ctrl-C: leave the table (or keep your seat)")
+    lines.append("help or ?: this list")
+    return lines
+
+
+def _packed(head: str, phrases: Sequence[str], width: int) -> list[str]:
+    """``head`` and ``phrases`` separated by commas on as few lines as fit ``width``, each
+    phrase whole (the lines after the first indented under the first phrase)."""
+    lines, line, indent = [], head, " " * len(head)
+    for i, phrase in enumerate(phrases):
+        piece = f", {phrase}" if i else phrase
+        if i and len(line) + len(piece) > width:
+            lines.append(line + ",")
+            line, piece = indent, phrase
+        line += piece
+    return [*lines, line]
+
+
+def _bids_as_said(bids: Sequence[rules_pb2.Bid]) -> list[str]:
+    """The bids of each kind as the help says them: ``30 to 41``, ``42 or 1 mark, 84 or 2
+    marks ...``,
+    ``plunge 4 marks``, Moon ``4 to 7``, ``moon or shoot the moon``, ``overcall or 42``."""
+    by_kind: dict[rules_pb2.BidKind.ValueType, list[int]] = {}
+    for bid in bids:
+        by_kind.setdefault(bid.kind, []).append(bid.amount)
+    said = []
+    for kind, amounts in by_kind.items():
+        low, high = min(amounts), max(amounts)
+        if kind in (rules_pb2.BID_KIND_POINTS, rules_pb2.BID_KIND_TRICKS):
+            said.append(str(low) if low == high else f"{low} to {high}")
+        elif kind == _MARKS:
+            more = f", {42 * (low + 1)} or {count_text(low + 1, 'marks')}" if high > low else ""
+            said.append(f"{42 * low} or {count_text(low, 'marks')}{more}")
+        elif kind == rules_pb2.BID_KIND_MOON:
+            said.append("moon or shoot the moon")
+        elif kind == rules_pb2.BID_KIND_OVERCALL:
+            said.append("overcall or 42")
+        else:
+            said.append(bid_label(rules_pb2.Bid(kind=kind, amount=low)))
+    return said
+
+
 def _normal(text: str) -> str:
     s = " ".join(text.lower().replace("_", " ").split())
     for verb in _VERBS:
@@ -108,8 +185,8 @@ def _spellings(action: actions_pb2.Action) -> set[str]:
     elif which == "declare_contract":
         if label == "follow-me":
             names |= {"follow me", "followme", "no trump", "no trumps"}
-        elif label.endswith("s"):
-            names.add("six" if label == "sixes" else label[:-1])  # "six", "double", "blank"
+        elif _singular(label):
+            names.add(_singular(label))
     elif which == "play_tile":
         names |= _tile_spellings(action.play_tile.tile)
     elif which == "exchange_widow":
@@ -119,6 +196,14 @@ def _spellings(action: actions_pb2.Action) -> set[str]:
     elif which == "decline_widow":
         names |= {"leave", "leave it", "keep", "no widow", "decline"}
     return names
+
+
+def _singular(trump: str) -> str:
+    """A contract's name in the singular, as it may be typed: ``six``, ``double``,
+    ``blank`` (``""`` for one that has none: ``follow-me``, ``nello``)."""
+    if trump == "sixes":
+        return "six"
+    return trump[:-1] if trump.endswith("s") else ""
 
 
 def _tile_spellings(t: int) -> set[str]:

@@ -16,10 +16,20 @@
 
 Every command takes ``--server ADDR`` (default 127.0.0.1:50051, env BONEYARD_SERVER). An
 account's API key (``--key``) also comes from env BONEYARD_KEY; the operator makes accounts
-with the server's own ``boneyard-server admin`` (clients speak only the API).
+with the server's own ``boneyard-server admin`` (clients speak only the API). A command whose
+server does not answer within ``--connect-timeout`` (2 s) says what to do (clients/reach.py):
+start one, name another, add or leave out ``--tls``, pass ``--ca``.
 """
 
 from __future__ import annotations
+
+import os
+
+# gRPC's C core writes its own lines to stderr (a failed TLS handshake, at every attempt); a
+# person is told what went wrong in words instead (clients/reach.py). It reads the setting
+# when grpc is first imported, so before any import below; GRPC_VERBOSITY set by the caller
+# wins.
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 
 import contextlib
 import logging
@@ -32,7 +42,9 @@ import click
 import grpc
 from click.core import ParameterSource
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Column, Table
+from rich.text import Text
 
 from boneyard.api.v1 import challenges_pb2, competition_pb2, game_pb2, rules_pb2, view_pb2
 from boneyard.bots import strategy_names
@@ -41,6 +53,7 @@ from boneyard.clients.api import Client, ruleset_request
 from boneyard.clients.archive_cli import ARCHIVE_COMMANDS
 from boneyard.clients.bot import Bot
 from boneyard.clients.challenge_cli import CHALLENGE_COMMANDS
+from boneyard.clients.choices import HELP_WORDS
 from boneyard.clients.cli_common import (
     console,
     guard,
@@ -52,9 +65,10 @@ from boneyard.clients.cli_common import (
     time_control_options,
 )
 from boneyard.clients.competitor import Competitor, GameResult, SeekPlan
-from boneyard.clients.describe import event_text
+from boneyard.clients.describe import event_text, final_score_text
 from boneyard.clients.play import TableSession, start_bots
 from boneyard.clients.rating_cli import RATING_COMMANDS
+from boneyard.clients.reach import connect
 from boneyard.clients.render import render_view
 from boneyard.clients.seat_store import KeptSeat, SeatStore
 from boneyard.clients.strategies import StrategySpecError, is_builtin, load_strategy
@@ -88,14 +102,24 @@ _STATUSES = {
     "certificate) the server's certificate must be signed by; default the system's roots "
     "(env BONEYARD_CA).",
 )
-def main(verbose: bool, tls: bool, ca: str | None) -> None:
+@click.option(
+    "--connect-timeout",
+    type=click.FloatRange(min=0.1, max=600),
+    default=api.CONNECT_TIMEOUT,
+    show_default=True,
+    envvar="BONEYARD_CONNECT_TIMEOUT",
+    metavar="SECONDS",
+    help="How long a command waits for the server's first answer before saying none is there "
+    "(env BONEYARD_CONNECT_TIMEOUT). `bot --key` and `tournament run` wait for a server "
+    "that is restarting instead.",
+)
+def main(verbose: bool, tls: bool, ca: str | None, connect_timeout: float) -> None:
     """Play Texas 42 and Moon on a Boneyard server."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING)
     if ca is not None and not tls:
         raise click.UsageError("--ca is for --tls")
-    if tls:
-        with open(ca, "rb") if ca else contextlib.nullcontext(None) as pem:
-            api.transport = api.Transport(True, pem.read() if pem else None)
+    with open(ca, "rb") if ca else contextlib.nullcontext(None) as pem:
+        api.transport = api.Transport(tls, pem.read() if pem else None, connect_timeout)
 
 
 # ---------------------------------------------------------------- games
@@ -107,33 +131,50 @@ def main(verbose: bool, tls: bool, ca: str | None) -> None:
 @guard
 def games(server: str, status: str | None) -> None:
     """List the server's games."""
-    with Client(server) as client:
-        # The game id is what `watch` and `play --join` take: never cut it short.
-        table = Table(
-            Column("game", no_wrap=True, min_width=36),
-            "name",
-            "rules",
-            "status",
-            "seats",
-            "scores",
-            "version",
-        )
+    with connect(server) as client:
         wanted = _STATUSES[status] if status else game_pb2.GAME_STATUS_UNSPECIFIED
-        for game in client.games(status=wanted):
-            seats = sum(1 for s in game.seats if s.occupied)
-            table.add_row(
-                game.game_id,
-                game.name,
-                game.rules.preset,
-                game_pb2.GameStatus.Name(game.status).removeprefix("GAME_STATUS_").lower(),
-                f"{seats}/{len(game.seats)}",
-                " ".join(map(str, game.scores)),
-                str(game.version),
-            )
-        # Piped (`boneyard games | grep ...`): whole lines, not the 80 columns rich assumes
-        # when there is no terminal to ask.
-        out = console if console.is_terminal else Console(highlight=False, width=1000)
+        found = list(client.games(status=wanted))
+    if not found:
+        # Not an empty table: a person reads "nothing", and what to do about it.
+        console.print(f"no {status} games" if status else "no games yet: `boneyard play` starts one")
+        return
+    rows = [
+        (
+            game.game_id,
+            game.name,
+            game.rules.preset,
+            game_pb2.GameStatus.Name(game.status).removeprefix("GAME_STATUS_").lower(),
+            f"{sum(1 for s in game.seats if s.occupied)}/{len(game.seats)}",
+            " ".join(map(str, game.scores)),
+            str(game.version),
+        )
+        for game in found
+    ]
+    # The game id is what `watch` and `play --join` take: never cut it short.
+    table = Table(
+        Column("game", no_wrap=True, min_width=36),
+        "name",
+        "rules",
+        "status",
+        "seats",
+        "scores",
+        "version",
+    )
+    for row in rows:
+        table.add_row(*row)
+    # Piped (`boneyard games | grep ...`): whole lines, not the 80 columns rich assumes
+    # when there is no terminal to ask.
+    out = console if console.is_terminal else Console(highlight=False, width=1000)
+    unbounded = out.options.update_width(10_000)  # (a measure is capped at the width given)
+    if Measurement.get(out, unbounded, table).maximum <= out.width:
         out.print(table)
+        return
+    # A terminal too narrow for the table (80 columns): two lines a game, each whole, rather
+    # than cells wrapped mid-word.
+    for game_id, name, preset, state, seats, scores, version in rows:
+        line = f"{game_id}  {preset}  {state}  {seats} seats  version {version}"
+        out.print(Text(line, no_wrap=True, overflow="ellipsis"))
+        out.print(Text(f"    {name or '-'} · scores {scores}", no_wrap=True, overflow="ellipsis"))
 
 
 @main.command()
@@ -141,7 +182,7 @@ def games(server: str, status: str | None) -> None:
 @guard
 def presets(server: str) -> None:
     """List the server's presets: what a game may be made from (play --game, bot --new ...)."""
-    with Client(server) as client:
+    with connect(server) as client:
         table = Table(Column("preset", no_wrap=True), "game", "players", "what it plays")
         for preset in client.presets():
             game = "Moon" if preset.rules.family == rules_pb2.FAMILY_MOON else "Texas 42"
@@ -173,7 +214,7 @@ def _server_presets(client: Client, names: Sequence[str], flag: str) -> dict[str
 @guard
 def watch(server: str, game_id: str, from_version: int) -> None:
     """Follow a live game as a spectator."""
-    with Client(server) as client:
+    with connect(server) as client:
         summary = client.game(game_id)
         last: view_pb2.SeatView | None = None
         previous = None
@@ -271,8 +312,8 @@ def play(
     """Play a game in the terminal, at a table drawn to fit 80x24.
 
     Type a choice by its number, or as shown (30, 84, 2 marks, pass, 6-4, sixes, follow me);
-    'resign' gives up the game. Ctrl-C asks whether to resign or to keep the seat for
-    `boneyard play --resume GAME_ID`.
+    'help' or '?' lists what may be typed; 'resign' gives up the game. Ctrl-C asks whether to
+    resign or to keep the seat for `boneyard play --resume GAME_ID`.
     """
     store = SeatStore(Path(seats_file) if seats_file else None)
     if sum(1 for mode in (join, resume) if mode) > 1 or (resume and (bots or house_bots)):
@@ -297,7 +338,7 @@ def play(
         raise click.UsageError(f"no seat of game {resume} is kept in {store.path}")
     if kept is not None and ctx.get_parameter_source("server") == ParameterSource.DEFAULT:
         server = kept.server
-    with Client(server) as client:
+    with connect(server) as client:
         if kept is not None and resume:
             game_id = resume
             budget = move_ms if move_ms is not None else kept.move_ms
@@ -344,23 +385,31 @@ def play(
 
 
 def _leave(session: TableSession) -> None:
-    """Ctrl-C at the table: resign, or keep the seat and go (the game waits for it)."""
+    """Ctrl-C at the table: resign, or keep the seat and go (the game waits for it). Each line
+    whole within 80 columns (a game id is 36 of them); markup off, the brackets are text."""
     console.print()
-    try:
-        answer = console.input(
-            "leave the table: [r] resign (your team loses now), or [k] keep your seat and come "
-            "back later? (r/K)> "
+    loses = session.loss_words()
+    come_back = f"come back with: boneyard play --resume {session.game_id}"
+    while True:
+        console.print(
+            f"[r] resign: {loses} now · [k] keep your seat, and come back later", markup=False
         )
-    except (KeyboardInterrupt, EOFError):
-        answer = "k"
+        try:
+            answer = console.input("leave the table? (r/K)> ", markup=False)
+        except (KeyboardInterrupt, EOFError):
+            answer = "k"
+        if answer.strip().lower() not in HELP_WORDS:
+            break
+        console.print(f"r or resign: give up the game, and {loses}")
+        console.print("k or Enter: keep your seat; the game waits for you")
+        console.print(f"  {come_back}")
     if answer.strip().lower() in ("r", "resign"):
         view = session.resign()
         session.draw(view)
         console.print("you resigned")
         return
-    console.print(
-        f"your seat is kept; the game waits. Come back with: boneyard play --resume {session.game_id}"
-    )
+    console.print("your seat is kept; the game waits for you")
+    console.print(come_back)
 
 
 # ---------------------------------------------------------------- bot
@@ -444,7 +493,7 @@ def bot(
         return
     if seek_preset or accept_presets or games_limit is not None or per_move_ms is not None:
         raise click.UsageError("--seek, --accept, --games and a clock go with --key KEY")
-    with Client(server) as client:
+    with connect(server) as client:
         if new_preset:
             summary = client.create_game(new_preset, parse_options(options), name=name or "bots")
             game_id = summary.game_id
@@ -481,7 +530,7 @@ def bot(
         if errors:
             raise errors[0]
         final = next(iter(results.values()))
-        print(f"final score: {_final_text(final)}", flush=True)
+        print(f"final score: {final_score_text(final)}", flush=True)
 
 
 def _check_strategy(spec: str, move_ms: int | None = None) -> None:
@@ -490,13 +539,6 @@ def _check_strategy(spec: str, move_ms: int | None = None) -> None:
         load_strategy(spec, move_ms=move_ms)
     except StrategySpecError as error:
         raise click.BadParameter(str(error), param_hint="--strategy") from None
-
-
-def _final_text(view: view_pb2.SeatView) -> str:
-    teams = [" ".join(map(str, t.seats)) for t in view.teams]
-    scores = ", ".join(f"team {i} (seats {teams[i]}): {s}" for i, s in enumerate(view.scores))
-    winner = f"; team {view.winner} wins" if view.HasField("winner") else ""
-    return f"{scores}{winner}"
 
 
 def _bot_for_account(
@@ -531,7 +573,7 @@ def _bot_for_account(
 
     def ended(result: GameResult) -> None:
         if result.over and result.view is not None:
-            say(f"game {result.game_id} over: {_final_text(result.view)}")
+            say(f"game {result.game_id} over: {final_score_text(result.view)}")
         else:
             error = result.error
             if isinstance(error, grpc.RpcError):

@@ -10,6 +10,7 @@ from typing import Any
 import click
 import grpc
 from rich.console import Console
+from rich.markup import escape
 
 from boneyard.api.v1 import game_pb2
 from boneyard.bots import MOVE_MS_MAX
@@ -117,7 +118,7 @@ _UNKNOWN_CREDENTIALS = {"BAD_API_KEY", "BAD_TOKEN", "API_KEY_REQUIRED", "TOKEN_R
 
 def fail(error: grpc.RpcError) -> None:
     answer = refusal(error)
-    console.print(f"[red]{answer.code.name}[/red]: {answer.message}")
+    console.print(f"[red]{answer.code.name}[/red]: {escape(answer.message)}")
     if answer.reason in _UNKNOWN_CREDENTIALS:
         console.print(
             "the server does not know this key or token; an account's API key is made on the "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from boneyard import engine
 from boneyard.api import codec
 from boneyard.api.v1 import actions_pb2, events_pb2, rules_pb2, view_pb2
@@ -17,8 +19,11 @@ __all__ = [
     "count_text",
     "engine_trump",
     "event_text",
+    "final_score_text",
     "hand_by_suit",
     "phase_text",
+    "refusal_text",
+    "side_text",
 ]
 
 
@@ -138,12 +143,13 @@ def event_text(event: events_pb2.Event, previous: events_pb2.Event | None = None
             verdict = "made" if e.made else "set"
             moon = e.bid.kind in _MOON_KINDS
             took = " to ".join(map(str, e.taken)) + (" tricks" if moon else " points")
+            # "seat 2's moon", not "seat 2's the moon": the label, without bid_text's article.
             return (
-                f"seat {e.bidder}'s {bid_text(e.bid)} is {verdict} ({took}); "
+                f"seat {e.bidder}'s {bid_label(e.bid)} is {verdict} ({took}); "
                 f"score {' to '.join(map(str, e.scores))}"
             )
         case events_pb2.GameWon() as e:
-            return f"game over: team {e.team} (seats {', '.join(map(str, e.seats))}) wins"
+            return f"game over: {side_text(e.team, e.seats)} wins"
         case events_pb2.ClockExpired() as e:
             if e.policy == events_pb2.TIMEOUT_POLICY_FORFEIT:
                 return f"seat {e.seat}'s clock ran out: seat {e.seat} forfeits"
@@ -159,6 +165,40 @@ def event_text(event: events_pb2.Event, previous: events_pb2.Event | None = None
 
 def _passed_by(event: events_pb2.Event | None, seat: int) -> bool:
     return event is not None and event.WhichOneof("kind") == "passed" and event.passed.seat == seat
+
+
+def side_text(team: int, seats: Sequence[int]) -> str:
+    """Who scores or wins, as the table says it: ``seat 2`` where each seat plays for itself
+    (Moon, Texas 42 for 3, 5 or 7), ``team 0 (seats 0, 2)`` where partners play together."""
+    if len(seats) == 1:
+        return f"seat {seats[0]}"
+    return f"team {team} (seats {', '.join(map(str, seats))})"
+
+
+def final_score_text(view: view_pb2.SeatView) -> str:
+    """A game's last score on one line, for a program to read as well as a person:
+    ``team 0 (seats 0 2): 7, team 1 (seats 1 3): 3; team 0 wins`` with partners,
+    ``seat 0: 21, seat 1: 12, seat 2: -21; seat 0 wins`` where each seat plays for itself."""
+    sides = []
+    for team, score in enumerate(view.scores):
+        seats = list(view.teams[team].seats) if team < len(view.teams) else []
+        if len(seats) == 1:
+            sides.append(f"seat {seats[0]}: {score}")
+        else:
+            sides.append(f"team {team} (seats {' '.join(map(str, seats))}): {score}")
+    text = ", ".join(sides)
+    if view.HasField("winner"):
+        seats = list(view.teams[view.winner].seats) if view.winner < len(view.teams) else []
+        who = f"seat {seats[0]}" if len(seats) == 1 else f"team {view.winner}"
+        text += f"; {who} wins"
+    return text
+
+
+def refusal_text(reason: str, message: str) -> str:
+    """A refused action as a person reads it: the rule in the reason's words, then the
+    server's message (``must follow suit: seat 0 must follow sixes (6-4 led) with 6-3 ...``)."""
+    words = reason.lower().replace("_", " ")
+    return f"{words}: {message}" if words and message else words or message
 
 
 def family_preset(rules: rules_pb2.Ruleset) -> str:

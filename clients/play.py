@@ -4,7 +4,9 @@ the game moves, and the person's answers read against the legal actions (clients
 In a terminal the screen is cleared and drawn whole at every event; piped or on a dumb
 terminal, each event is one line and the table is printed once per question. Ctrl-C asks
 whether to resign or to keep the seat (its token stays in the seat file, clients/seat_store.py,
-for ``play --resume GAME_ID``).
+for ``play --resume GAME_ID``). ``help`` or ``?`` at any of these questions says what may be
+typed there; a refused action is told by the rule that refused it (the refusal's reason in
+words, then the server's message).
 """
 
 from __future__ import annotations
@@ -19,8 +21,15 @@ from rich.console import Console
 from boneyard.api.v1 import actions_pb2, game_service_pb2, view_pb2
 from boneyard.clients.api import Client, refusal
 from boneyard.clients.bot import Bot
-from boneyard.clients.choices import ChoiceError, NotLegal, choice_label, parse_choice
-from boneyard.clients.describe import event_text
+from boneyard.clients.choices import (
+    HELP_WORDS,
+    ChoiceError,
+    NotLegal,
+    choice_label,
+    help_lines,
+    parse_choice,
+)
+from boneyard.clients.describe import event_text, refusal_text
 from boneyard.clients.seat_store import KeptSeat, SeatStore
 from boneyard.clients.strategies import load_strategy
 from boneyard.clients.table import TableInfo, table_screen
@@ -63,6 +72,8 @@ class TableSession:
     info: TableInfo = field(default_factory=TableInfo)
     log: list[str] = field(default_factory=list)
     notice: str = ""
+    view: view_pb2.SeatView | None = None
+    """The view drawn last."""
 
     @property
     def token(self) -> str:
@@ -75,11 +86,16 @@ class TableSession:
     # --- drawing ------------------------------------------------------------------------
 
     def draw(
-        self, view: view_pb2.SeatView, menu: Sequence[str] = (), message: str = ""
+        self,
+        view: view_pb2.SeatView,
+        menu: Sequence[str] = (),
+        message: str = "",
+        notes: Sequence[str] = (),
     ) -> None:
+        self.view = view
         width = min(self.console.width, 200)
         height = self.console.height if self.full_screen else 24
-        screen = table_screen(view, self.info, self.log, menu, message, width, height)
+        screen = table_screen(view, self.info, self.log, menu, message, width, height, notes)
         if self.full_screen:
             self.console.clear()
         self.console.print(screen)
@@ -154,12 +170,16 @@ class TableSession:
         legal = list(view.legal_actions)
         menu = [choice_label(a) for a in legal]
         message, self.notice = self.notice, ""
+        notes: list[str] = []
         while True:
-            self.draw(view, menu, message)
+            self.draw(view, menu, message, notes)
             answer = self.console.input(PROMPT).strip()
+            message, notes = "", []
+            if answer.lower() in HELP_WORDS:
+                notes = help_lines(legal)
+                continue
             if answer.lower() == "resign":
-                sure = self.console.input("resign: your team loses the game now. Sure? (y/N)> ")
-                if sure.strip().lower() in ("y", "yes"):
+                if self.sure_to_resign(view):
                     return self.send(view, _RESIGN)[0]
                 message = "not resigned"
                 continue
@@ -170,29 +190,47 @@ class TableSession:
                 sent, why = self.send(view, not_legal.action)
                 if sent:
                     return True
-                message = f"refused: {why}" if why else str(not_legal)
+                message = f"refused — {why}" if why else str(not_legal)
                 if why is None:
                     return False
                 continue
             except ChoiceError as error:
-                message = f"refused: {error}"
+                message = f"refused: {error} (help or ? lists what may be typed)"
                 continue
             sent, why = self.send(view, action)
             if sent or why is None:
                 return sent
-            message = f"refused: {why}"
+            message = f"refused — {why}"
+
+    def sure_to_resign(self, view: view_pb2.SeatView) -> bool:
+        """Ask before resigning (``help`` or ``?`` says what the answers do)."""
+        question = f"resign: {self.loss_words(view)} the game now. Sure? (y/N)> "
+        while True:
+            sure = self.console.input(question).strip().lower()
+            if sure not in HELP_WORDS:
+                return sure in ("y", "yes")
+            self.console.print(f"y: resign, and {self.loss_words(view)} · n or Enter: play on")
+
+    def loss_words(self, view: view_pb2.SeatView | None = None) -> str:
+        """Who loses by this seat's resigning: ``you lose`` when the seat plays for itself
+        (Moon), ``your team loses`` with a partner."""
+        view = view if view is not None else self.view
+        seat = self.kept.seat
+        team = next((t for t in view.teams if seat in t.seats), None) if view is not None else None
+        return "your team loses" if team is not None and len(team.seats) > 1 else "you lose"
 
     def send(self, view: view_pb2.SeatView, action: actions_pb2.Action) -> tuple[bool, str | None]:
-        """Submit; ``(True, "")`` when accepted, ``(False, reason)`` when refused, and
-        ``(False, None)`` when the view was stale (the caller draws a fresh one)."""
+        """Submit; ``(True, "")`` when accepted, ``(False, why)`` when refused (the rule in
+        words, then the server's message), and ``(False, None)`` when the view was stale (the
+        caller draws a fresh one)."""
         try:
             self.client.submit(self.game_id, self.token, view.version, action)
         except grpc.RpcError as error:
             answer = refusal(error)
             if answer.reason in ("STALE_VERSION", "NOT_YOUR_TURN"):
-                self.log.append(f"the game moved on ({answer.message}): asking again")
+                self.log.append("the game moved on before your answer reached it: asking again")
                 return False, None
-            return False, answer.message
+            return False, refusal_text(answer.reason, answer.message)
         return True, ""
 
     def resign(self) -> view_pb2.SeatView:

@@ -13,8 +13,8 @@ from rich.console import Console
 from rich.table import Column, Table
 
 from boneyard.api.v1 import ratings_pb2, rules_pb2
-from boneyard.clients.api import Client
 from boneyard.clients.cli_common import console, guard, server_option
+from boneyard.clients.reach import connect
 
 __all__ = ["RATING_COMMANDS"]
 
@@ -47,7 +47,7 @@ def _games(rating: ratings_pb2.Rating) -> str:
 def leaderboard(server: str, game_type: str, limit: int) -> None:
     """The lasting ratings of one game type, best ordinal (mu - 3 sigma) first."""
     entries: list[ratings_pb2.LeaderboardEntry] = []
-    with Client(server) as client:
+    with connect(server) as client:
         token = ""
         while len(entries) < limit:
             page = client.leaderboard(_GAME_TYPES[game_type], min(_PAGE, limit - len(entries)), token)
@@ -72,9 +72,10 @@ def leaderboard(server: str, game_type: str, limit: int) -> None:
             f"{r.sigma:.2f}", _games(r),
         )
     out = _out()
-    out.print(table)
     if not entries:
-        out.print(f"no rated {game_type} game has finished yet")
+        out.print(f"no ratings: no rated {game_type} game has finished yet")
+        return
+    out.print(table)
 
 
 @click.command()
@@ -87,7 +88,7 @@ def leaderboard(server: str, game_type: str, limit: int) -> None:
 @guard
 def rating(server: str, name: str, history: int) -> None:
     """An account's lasting ratings, per game type, and its last rated games."""
-    with Client(server) as client:
+    with connect(server) as client:
         answer = client.rating(name, history)
     out = _out()
     if not answer.ratings:

@@ -1,7 +1,9 @@
 """The table of ``boneyard play`` as one screen that fits 80×24: the seats around the table
 with their names, bids and the tiles of the trick in progress; trump, the score in marks (or
 points) as players say them, the points of this hand; your hand sorted by suit, trumps first,
-count tiles marked; then the last events, the choices on a few wrapped lines, and a message.
+count tiles marked where counts score (Texas 42, not Moon); then the last events, the choices
+on a few wrapped lines, and a message. No line is wrapped mid-phrase: a line that would not
+fit is said shorter (seats by number instead of names), or breaks between its phrases.
 
 Everything is drawn from the seat's view (and the game's seat names): no rule is computed
 here.
@@ -50,8 +52,10 @@ class TableInfo:
 
 def rule_differences(rules: rules_pb2.Ruleset) -> list[str]:
     """The options in which ``rules`` differ from their game's standard preset (``texas42``,
-    ``moon``): ``nello``, ``no nello``, ``marks_to_win=5``, ``widow=may_exchange``."""
-    base = engine.ruleset(family_preset(rules))
+    ``moon``) as a server plays them: ``nello``, ``no nello``, ``marks_to_win=5``,
+    ``widow=may_exchange``. (A server gives every game a ``deal_limit``, ``engine.DEAL_LIMIT``
+    unless asked for another: that one is no difference.)"""
+    base = engine.ruleset(family_preset(rules), deal_limit=engine.DEAL_LIMIT)
     out: list[str] = []
     present = {fd.name for fd, _ in rules.ListFields()}  # the options set: HasField, by name
     for fd in rules_pb2.Ruleset.DESCRIPTOR.fields:
@@ -155,61 +159,151 @@ def _center(view: view_pb2.SeatView) -> Text:
     return text
 
 
-def _hand_line(view: view_pb2.SeatView) -> Text:
-    hand = Text()
-    hand.append("hand  ", style="dim")
-    for i, (suit, tiles) in enumerate(hand_by_suit(view)):
-        if i:
-            hand.append(" · ", style="dim")
-        hand.append(f"{suit} ", style="dim")
+def _counts_score(view: view_pb2.SeatView) -> bool:
+    """Whether the count tiles score at this table: in Texas 42, not in Moon, which scores
+    tricks alone (RULES.md, Moon: "Scoring")."""
+    return view.rules.family != rules_pb2.FAMILY_MOON
+
+
+def _fitted(candidates: Sequence[Text], width: int) -> Text:
+    """The first of ``candidates`` (the fullest first) that fits ``width`` on one line; else
+    the last, cut with an ellipsis rather than wrapped mid-phrase."""
+    for text in candidates:
+        if len(text.plain) <= width:
+            return text
+    last = candidates[-1].copy()
+    last.no_wrap, last.overflow = True, "ellipsis"
+    return last
+
+
+def _packed(head: str, phrases: Sequence[Text], width: int, sep: str = " · ") -> list[Text]:
+    """``head`` then ``phrases`` joined by ``sep``, on as few lines as fit ``width``, a phrase
+    never cut across two lines (a line after the first starts under the first phrase)."""
+    lines = [Text(head, style="dim")]
+    indent = " " * len(head)
+    for phrase in phrases:
+        line = lines[-1]
+        if len(line.plain) > len(indent) and len(line.plain) + len(sep) + len(phrase) > width:
+            line = Text(indent)
+            lines.append(line)
+        if len(line.plain) > len(indent):
+            line.append(sep, style="dim")
+        line.append_text(phrase)
+    for line in lines:
+        line.no_wrap, line.overflow = True, "ellipsis"
+    return lines
+
+
+def _hand_lines(view: view_pb2.SeatView, width: int) -> list[Text]:
+    """The hand by suit (``sixes 6-6 6-4*``), each suit whole on a line, count tiles starred
+    where counts score."""
+    starred = _counts_score(view)
+    groups = []
+    for suit, tiles in hand_by_suit(view):
+        group = Text(f"{suit} ", style="dim")
         for j, t in enumerate(tiles):
             if j:
-                hand.append(" ")
-            if COUNT[t]:
-                hand.append(f"{tile_name(t)}*", style="bold yellow")
+                group.append(" ")
+            if starred and COUNT[t]:
+                group.append(f"{tile_name(t)}*", style="bold yellow")
             else:
-                hand.append(tile_name(t), style="bold")
+                group.append(tile_name(t), style="bold")
+        groups.append(group)
+    lines = _packed("hand  ", groups, width)
     legend = "   (* counts)"
-    if any(COUNT[t] for t in view.hand) and len(hand.plain) + len(legend) <= WIDTH - 4:
-        hand.append(legend, style="dim")
-    return hand
+    if starred and any(COUNT[t] for t in view.hand) and len(lines[-1].plain) + len(legend) <= width:
+        lines[-1].append(legend, style="dim")
+    return lines
 
 
-def _score_line(view: view_pb2.SeatView, names: Sequence[str]) -> Text:
-    unit = _unit(view)
+def _short_name(view: view_pb2.SeatView, team: int) -> str:
+    """A side in the fewest letters: ``you``, ``us``, ``them``, a seat's number alone."""
+    seats = list(view.teams[team].seats)
+    if len(seats) == 1 and seats[0] != _mine(view):
+        return str(seats[0])
+    return _team_name(view, team, ())
+
+
+def _sides_line(
+    head: str,
+    labels: Sequence[str],
+    amounts: Sequence[str],
+    sep: str,
+    tail: str = "",
+) -> Text:
     line = Text()
-    for team, score in enumerate(view.scores):
-        if team:
-            line.append("  ·  ", style="dim")
-        line.append(f"{_team_name(view, team, names)} ", style="bold")
-        line.append(count_text(score, unit))
-    goal = view.rules.points_to_win or (0 if view.rules.family == rules_pb2.FAMILY_MOON else view.rules.marks_to_win)
-    if goal:
-        line.append(f"   (to {goal})", style="dim")
+    if head:
+        line.append(head, style="dim")
+    for i, (label, amount) in enumerate(zip(labels, amounts, strict=True)):
+        if i:
+            line.append(sep, style="dim")
+        # "bot 1: 0 points", not "bot 1 0 points": a name's number is not the score.
+        line.append(f"{label}{':' if label[-1:].isdigit() else ''} ", style="bold")
+        line.append(amount)
+    if tail:
+        line.append(tail, style="dim")
     return line
 
 
-def _this_hand(view: view_pb2.SeatView, names: Sequence[str]) -> Text | None:
+def _score_line(view: view_pb2.SeatView, names: Sequence[str], width: int) -> Text:
+    """The score on one line: by the players' names where they fit, else by seat, else
+    shortest (``points  you: 4 · 1: 12 · 2: -21   (to 21)``)."""
+    unit = _unit(view)
+    sides = range(len(view.scores))
+    goal = view.rules.points_to_win or (0 if view.rules.family == rules_pb2.FAMILY_MOON else view.rules.marks_to_win)
+    to = f"   (to {goal})" if goal else ""
+    counted = [count_text(score, unit) for score in view.scores]
+    named = [_team_name(view, team, names) for team in sides]
+    seated = [_team_name(view, team, ()) for team in sides]
+    short = [_short_name(view, team) for team in sides]
+    return _fitted(
+        [
+            _sides_line("", named, counted, "  ·  ", to),
+            _sides_line("", named, counted, " · ", to),
+            _sides_line("", seated, counted, " · ", to),
+            _sides_line(f"{unit}  ", short, [str(s) for s in view.scores], " · ", to),
+        ],
+        width,
+    )
+
+
+def _this_hand(view: view_pb2.SeatView, names: Sequence[str], width: int) -> list[Text]:
+    """What each side took this hand on one line, and the last trick beside it where it fits
+    (else on a line of its own)."""
     if not view.completed_tricks and not view.current_trick:
-        return None
+        return []
     moon = view.rules.family == rules_pb2.FAMILY_MOON
-    parts = []
+    took = []
     for team in range(len(view.teams)):
         won = view.tricks_won[team] if team < len(view.tricks_won) else 0
-        took = view.taken[team] if team < len(view.taken) else 0
-        text = count_text(won, "tricks") if moon else f"{count_text(took, 'points')} ({won})"
-        parts.append(f"{_team_name(view, team, names)} {text}")
+        points = view.taken[team] if team < len(view.taken) else 0
+        took.append(count_text(won, "tricks") if moon else f"{count_text(points, 'points')} ({won})")
     hidden = " (tricks face down)" if view.tricks_hidden else ""
-    line = Text("this hand  " + "  ·  ".join(parts) + hidden)
+    sides = range(len(view.teams))
+    named = [_team_name(view, team, names) for team in sides]
+    seated = [_team_name(view, team, ()) for team in sides]
+    line = _fitted(
+        [
+            _sides_line("this hand  ", named, took, "  ·  ", hidden),
+            _sides_line("this hand  ", seated, took, " · ", hidden),
+        ],
+        width,
+    )
+    lines = [line]
     if view.completed_tricks and not view.current_trick and not view.tricks_hidden:
         last = view.completed_tricks[-1]
         plays = " ".join(tile_name(p.tile) for p in last.plays if not p.face_down)
-        line.append(f"   last trick {plays} → {_seat_name(view, last.winner, names)}", style="dim")
-    return line
+        said = f"last trick {plays} → {_seat_name(view, last.winner, names)}"
+        if len(line.plain) + 3 + len(said) <= width:
+            line.append(f"   {said}", style="dim")
+        else:
+            lines.append(Text(said, style="dim", no_wrap=True, overflow="ellipsis"))
+    return lines
 
 
-def _panel(view: view_pb2.SeatView, info: TableInfo) -> Panel:
+def _panel(view: view_pb2.SeatView, info: TableInfo, width: int = WIDTH) -> Panel:
     names = info.names
+    inner = width - 4  # the border and the padding
     left, top, right, me = _around(view)
     grid = Table.grid(expand=True)
     for _ in range(3):
@@ -228,17 +322,15 @@ def _panel(view: view_pb2.SeatView, info: TableInfo) -> Panel:
         _seat_cell(view, right[0], names) if right else Text(),
     )
     grid.add_row(Text(), _seat_cell(view, me, names) if _mine(view) is not None else Text(), Text())
-    lines: list[RenderableType] = [_score_line(view, names), grid]
-    this_hand = _this_hand(view, names)
-    if this_hand is not None:
-        lines.append(this_hand)
+    lines: list[RenderableType] = [_score_line(view, names, inner), grid]
+    lines.extend(_this_hand(view, names, inner))
     if view.phase == view_pb2.PHASE_BIDDING and view.bids:
         auction = " · ".join(
             f"{b.seat} {bid_text(b.bid) if b.HasField('bid') else 'pass'}" for b in view.bids
         )
         lines.append(Text(f"bids  {auction}", no_wrap=True, overflow="ellipsis"))
     if _mine(view) is not None and view.hand:
-        lines.append(_hand_line(view))
+        lines.extend(_hand_lines(view, inner))
     if view.HasField("discard"):
         lines.append(Text(f"you laid out {tile_name(view.discard)}", style="dim"))
     if view.HasField("winner"):
@@ -277,12 +369,15 @@ def table_screen(
     message: str = "",
     width: int = WIDTH,
     height: int = HEIGHT,
+    notes: Sequence[str] = (),
 ) -> Group:
-    """The whole screen but the prompt's line: as many of the last ``log`` lines as fit."""
+    """The whole screen but the prompt's line: as many of the last ``log`` lines as fit, the
+    menu, ``notes`` (the prompt's help, each line whole) and the message."""
     measure = Console(width=width, file=io.StringIO(), color_system=None)
-    parts: list[RenderableType] = [_panel(view, info)]
+    parts: list[RenderableType] = [_panel(view, info, width)]
     tail: list[RenderableType] = []
     tail.extend(menu_lines(menu, width))
+    tail.extend(Text(note, no_wrap=True, overflow="ellipsis") for note in notes)
     if message:
         tail.append(Text(message, style="red"))
     used = sum(len(measure.render_lines(p, measure.options)) for p in parts + tail)

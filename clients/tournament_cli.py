@@ -30,7 +30,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Column, Table
 
-from boneyard.api.v1 import competition_pb2, game_pb2
+from boneyard import engine
+from boneyard.api import codec
+from boneyard.api.v1 import competition_pb2, game_pb2, rules_pb2
 from boneyard.clients.api import TIMEOUT_POLICIES, Client
 from boneyard.clients.bot import RETRY_CODES
 from boneyard.clients.cli_common import (
@@ -42,6 +44,8 @@ from boneyard.clients.cli_common import (
     server_option,
     time_control_options,
 )
+from boneyard.clients.describe import side_text
+from boneyard.clients.reach import connect
 
 __all__ = ["TOURNAMENT_COMMANDS", "print_standings"]
 
@@ -114,7 +118,22 @@ def _standings_table(title: str, standings: Sequence[competition_pb2.Standing]) 
     return table
 
 
-def _games_table(games: Sequence[competition_pb2.TournamentGame]) -> Table:
+def _teams(rules: rules_pb2.Ruleset) -> tuple[tuple[int, ...], ...]:
+    """The seats of each team at the tournament's tables (none known for rules this client's
+    engine cannot read: its winners are then named by team)."""
+    try:
+        return codec.rules_from_proto(rules).teams
+    except (codec.MalformedMessage, engine.RulesetError):
+        return ()
+
+
+def _winner_text(team: int, teams: Sequence[Sequence[int]]) -> str:
+    return side_text(team, teams[team]) if team < len(teams) else f"team {team}"
+
+
+def _games_table(
+    games: Sequence[competition_pb2.TournamentGame], teams: Sequence[Sequence[int]] = ()
+) -> Table:
     table = Table(
         Column("#", justify="right"),
         "deal",
@@ -136,7 +155,7 @@ def _games_table(games: Sequence[competition_pb2.TournamentGame]) -> Table:
             g.game_id or "-",
             _game_status(g.status),
             " ".join(map(str, g.scores)),
-            f"team {g.winner}" if g.HasField("winner") else "",
+            _winner_text(g.winner, teams) if g.HasField("winner") else "",
         )
     return table
 
@@ -151,8 +170,10 @@ def print_standings(
     out = out or _wide()
     t = response.tournament
     out.print(f"tournament {t.tournament_id}: {_describe(t)}")
-    if games:
-        out.print(_games_table(response.games))
+    if games and response.games:
+        out.print(_games_table(response.games, _teams(t.rules)))
+    elif games:
+        out.print("no games made yet")
     out.print(_standings_table("individuals", response.individuals))
     if response.partnerships:
         out.print(_standings_table("partnerships", response.partnerships))
@@ -211,7 +232,7 @@ def create(
 ) -> None:
     """Make a tournament (not started: see `boneyard tournament run`)."""
     clock = parse_time_control(per_move_ms, bank_ms, policy)
-    with Client(server) as client:
+    with connect(server) as client:
         made = client.create_tournament(
             key,
             name,
@@ -326,7 +347,7 @@ def _follow(
 @guard
 def standings(server: str, tournament_id: str, show_games: bool) -> None:
     """A tournament's standings: individuals and partnerships."""
-    with Client(server) as client:
+    with connect(server) as client:
         print_standings(client.tournament(tournament_id), games=show_games)
 
 
@@ -337,7 +358,7 @@ def standings(server: str, tournament_id: str, show_games: bool) -> None:
 @guard
 def cancel(server: str, tournament_id: str, key: str) -> None:
     """Make no more games of a tournament; the games being played are played to their end."""
-    with Client(server) as client:
+    with connect(server) as client:
         cancelled = client.cancel_tournament(key, tournament_id, timeout=30)
     print(f"tournament {cancelled.tournament_id}: {_describe(cancelled)}", flush=True)
 
@@ -347,8 +368,11 @@ def cancel(server: str, tournament_id: str, key: str) -> None:
 @guard
 def list_(server: str) -> None:
     """Every tournament, newest first."""
-    with Client(server) as client:
+    with connect(server) as client:
         found = client.tournaments()
+    if not found:
+        console.print("no tournaments yet: `boneyard tournament create` makes one")
+        return
     table = Table(
         Column("tournament", no_wrap=True, min_width=36),
         "name",

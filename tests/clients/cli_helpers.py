@@ -77,13 +77,15 @@ def run_admin(*args: str, timeout: float = RUN_TIMEOUT) -> Finished:
     return run_cli(*args, timeout=timeout, program=[str(SERVER_BIN), "admin"])
 
 
-def run_cli(*args: str, timeout: float = RUN_TIMEOUT, program: Sequence[str] = ()) -> Finished:
+def run_cli(
+    *args: str, timeout: float = RUN_TIMEOUT, program: Sequence[str] = (), stdin: str | None = None
+) -> Finished:
     """Run ``boneyard ARGS`` (or ``program ARGS``) to its end (killed, and the test failed,
-    after ``timeout``)."""
+    after ``timeout``), with ``stdin`` typed in (none by default)."""
     argv = [*(program or [str(BONEYARD)]), *args]
     proc = subprocess.Popen(
         argv,
-        stdin=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -91,7 +93,7 @@ def run_cli(*args: str, timeout: float = RUN_TIMEOUT, program: Sequence[str] = (
         start_new_session=True,
     )
     try:
-        out, err = proc.communicate(timeout=timeout)
+        out, err = proc.communicate(stdin, timeout=timeout)
     except subprocess.TimeoutExpired:
         kill_group(proc)
         out, err = proc.communicate()

@@ -80,7 +80,7 @@ def test_a_challenge_accepted_by_account_bots_is_played_to_the_end(
     started = next(line for line in lines if line.startswith("game ") and "seat" in line)
     assert f"{challenger} seat 0" in started and f"{bots[2][0]} seat 3" in started, started
     game_id = started.split()[1].rstrip(":")
-    assert lines[-1].startswith(f"game {game_id} over: team 0: "), done.explain()
+    assert lines[-1].startswith(f"game {game_id} over: team 0 (seats 0 2): "), done.explain()
     game = next(g for g in site.games() if g.game_id == game_id)
     assert game.status == game_pb2.GAME_STATUS_FINISHED
     # A rated challenge: its game moves the ratings of everyone at the table.

@@ -37,8 +37,11 @@ STARTED = re.compile(
     r"(?: \(tournament (?P<tournament>[0-9a-f-]+)\))?$"
 )
 OVER = re.compile(r"^game (?P<id>[0-9a-f-]{36}) over: (?P<final>.*)$")
-FINAL = re.compile(r"^(?P<teams>.*?)(?:; team (?P<winner>\d+) wins)?$")
-TEAM_PART = re.compile(r"^team (?P<team>\d+) \(seats (?P<seats>[\d ]+)\): (?P<score>-?\d+)$")
+FINAL = re.compile(r"^(?P<teams>.*?)(?:; (?P<side>team|seat) (?P<winner>\d+) wins)?$")
+TEAM_PART = re.compile(
+    r"^(?:team (?P<team>\d+) \(seats (?P<seats>[\d ]+)\)|seat (?P<seat>\d+)): (?P<score>-?\d+)$"
+)
+"""A side of the final score: a team and its seats, or a seat that plays for itself."""
 TOURNAMENT_LINE = re.compile(r"^tournament (?P<id>[0-9a-f-]{36})$", re.MULTILINE)
 GAMES_LINE = re.compile(r"^(?P<games>\d+) games: ", re.MULTILINE)
 
@@ -120,12 +123,15 @@ def games_played(lines: Sequence[str]) -> dict[str, Played]:
             assert m["id"] in started, f"game {m['id']} over before it started"
             final = FINAL.match(m["final"])
             assert final, line
-            scores = []
+            scores, seats = [], []
             for i, part in enumerate(final["teams"].split(", ")):
-                team = TEAM_PART.match(part)
-                assert team and int(team["team"]) == i, line
-                scores.append(int(team["score"]))
+                side = TEAM_PART.match(part)
+                assert side and (side["seat"] is not None or int(side["team"]) == i), line
+                seats.append(side["seat"])
+                scores.append(int(side["score"]))
             winner = int(final["winner"]) if final["winner"] is not None else None
+            if winner is not None and final["side"] == "seat":
+                winner = seats.index(str(winner))
             p = started[m["id"]]
             started[m["id"]] = Played(p.game_id, p.seat, p.tournament, scores, winner)
     return started

@@ -34,8 +34,13 @@ from tests.server.process_helpers import ServerProcess, clean_env, free_port, wa
 REPO = Path(__file__).resolve().parents[2]
 
 GAME_LINE = re.compile(r"^game (?P<id>[0-9a-f-]{36})$")
-FINAL_LINE = re.compile(r"^final score: (?P<teams>.*?)(?:; team (?P<winner>\d+) wins)?$")
-TEAM_PART = re.compile(r"^team (?P<team>\d+) \(seats (?P<seats>[\d ]+)\): (?P<score>-?\d+)$")
+FINAL_LINE = re.compile(
+    r"^final score: (?P<teams>.*?)(?:; (?P<side>team|seat) (?P<winner>\d+) wins)?$"
+)
+TEAM_PART = re.compile(
+    r"^(?:team (?P<team>\d+) \(seats (?P<seats>[\d ]+)\)|seat (?P<seat>\d+)): (?P<score>-?\d+)$"
+)
+"""A side of the final score: a team and its seats, or a seat that plays for itself."""
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 
 FINISHED = game_pb2.GAME_STATUS_FINISHED
@@ -74,11 +79,19 @@ def parse_final(line: str) -> FinalScore:
     scores: list[int] = []
     teams: list[list[int]] = []
     for i, part in enumerate(match["teams"].split(", ")):
-        team = TEAM_PART.match(part)
-        assert team and int(team["team"]) == i, f"team {i} in {line!r}: {part!r}"
-        teams.append([int(s) for s in team["seats"].split()])
-        scores.append(int(team["score"]))
-    winner = int(match["winner"]) if match["winner"] is not None else None
+        side = TEAM_PART.match(part)
+        assert side, f"side {i} in {line!r}: {part!r}"
+        if side["seat"] is not None:
+            teams.append([int(side["seat"])])
+        else:
+            assert int(side["team"]) == i, f"team {i} in {line!r}: {part!r}"
+            assert len(side["seats"].split()) > 1, f"a team of one seat is said as a seat: {part!r}"
+            teams.append([int(s) for s in side["seats"].split()])
+        scores.append(int(side["score"]))
+    winner = None
+    if match["winner"] is not None:
+        n = int(match["winner"])
+        winner = n if match["side"] == "team" else next(t for t, s in enumerate(teams) if s == [n])
     return FinalScore(scores, teams, winner)
 
 
@@ -364,9 +377,11 @@ def test_watch_prints_a_finished_game(
     plays = [text for _, text in numbered if re.fullmatch(r"seat \d plays \d-\d", text)]
     assert len(plays) == sum(e.WhichOneof("kind") == "tile_played" for e in events)
     winner = summary.winner
-    assert f"game over: team {winner} (seats {winner}) wins" in done.stdout
+    # Moon: each seat plays for itself, so the winner is a seat, not a team
+    assert f"game over: seat {winner} wins" in done.stdout
+    assert "team" not in done.stdout and "(seats" not in done.stdout
     # and the table at the end: the score of every seat, and who won
-    tail = done.stdout[done.stdout.rindex("game over: team") :]
+    tail = done.stdout[done.stdout.rindex(f"game over: seat {winner} wins") :]
     for seat, score in enumerate(summary.scores):
         assert re.search(rf"seat {seat}\s+{score} points?", tail), (seat, score, tail)
     assert f"game over: seat {winner} won" in tail
