@@ -183,6 +183,14 @@ class Refusal:
     def __str__(self) -> str:
         return f"{self.code.name}: {self.message}"
 
+    def for_people(self) -> str:
+        """The message without the game and version it starts with when it names them (the
+        server quotes both for logs and programs; a person at the table knows which game)."""
+        game, version = self.metadata.get("game_id"), self.metadata.get("version")
+        if game is None or version is None:
+            return self.message
+        return self.message.removeprefix(f"game {game} version {version}: ")
+
 
 def refusal(error: grpc.RpcError) -> Refusal:
     """What the server said in refusing a call (``rpc_status.from_call``: the

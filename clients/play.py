@@ -230,7 +230,7 @@ class TableSession:
             if answer.reason in ("STALE_VERSION", "NOT_YOUR_TURN"):
                 self.log.append("the game moved on before your answer reached it: asking again")
                 return False, None
-            return False, refusal_text(answer.reason, answer.message)
+            return False, refusal_text(answer.reason, answer.for_people())
         return True, ""
 
     def resign(self) -> view_pb2.SeatView:

@@ -389,10 +389,8 @@ class GameHost:
             try:
                 events = engine.decide(game.state, command)
             except engine.IllegalAction as e:
-                # The rule's words only: a person reads this message (the table, the web app);
-                # the game and the version are in the ErrorInfo's metadata for a program.
                 raise PreconditionFailed(
-                    str(e),
+                    f"game {game_id} version {game.version}: {e}",
                     reason=e.reason,
                     game_id=game_id,
                     version=game.version,

@@ -107,9 +107,12 @@ def test_a_refused_move_names_the_rule_without_the_game_id_or_version(
     assert not re.search(r"version \d+:", told), told
 
 
-def test_the_servers_refusal_keeps_the_game_and_version_in_its_metadata_not_its_words(
+def test_a_refusal_for_people_drops_the_game_and_version_the_server_quotes(
     server: ServerProcess,
 ) -> None:
+    """The server's message quotes the game and the version (for logs and programs, as every
+    error of the server does); the metadata carries both, and the words a person reads drop
+    them."""
     with Client(server.address) as client:
         game = client.create_game("texas42", house_bots={1: "random", 2: "random", 3: "random"})
         _, token = client.take_seat(game.game_id, "tester", 0)
@@ -122,8 +125,9 @@ def test_the_servers_refusal_keeps_the_game_and_version_in_its_metadata_not_its_
     answer = refusal(caught.value)
     assert answer.code == grpc.StatusCode.FAILED_PRECONDITION
     assert answer.reason in ("BID_TOO_LOW", "BID_NOT_ALLOWED")
-    assert "not 1" in answer.message
-    assert game.game_id not in answer.message and "version" not in answer.message
+    assert answer.message.startswith(f"game {game.game_id} version {view.version}: ")
+    assert "not 1" in answer.for_people()
+    assert game.game_id not in answer.for_people() and "version" not in answer.for_people()
     assert answer.metadata["game_id"] == game.game_id
     assert answer.metadata["version"] == str(view.version)
 
