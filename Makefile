@@ -5,7 +5,7 @@ PYTHON ?= python3
 PYTEST_ARGS ?=
 
 .DELETE_ON_ERROR:
-.PHONY: setup setup-web test stress lint dist typecheck-tree proto web web-gen bench-browser bench-engine bench-engine-instructions bench-server bench-fanout bench-verify bench-solver bench-sampler bench-bots bench-competition run clean FORCE demo
+.PHONY: setup setup-web test stress lint dist typecheck-tree proto web web-gen bench-browser bench-asgi bench-engine bench-engine-instructions bench-server bench-fanout bench-verify bench-solver bench-sampler bench-bots bench-competition run clean FORCE demo
 
 setup: $(VENV)/.installed
 
@@ -112,6 +112,22 @@ proto: setup
 # client (the HTTP path without the browser); --load-rounds N, --rounds N (0: skip a part).
 bench-browser: setup setup-web
 	$(PY) benchmarks/bench_browser.py $(BENCH_BROWSER_ARGS)
+
+# The HTTP listener's server, Hypercorn as boneyard-server runs it (and with TCP_NODELAY on each
+# connection), against Granian serving the same app object on the same event loop: copies of
+# one database, a process each, the same Connect load (GetView, ListPresets, a playing loop,
+# WatchGame; HTTP/1.1 and h2c) from another process, alternating rounds; medians of req/s,
+# p50/p99 and server CPU ms a request, the Granian/Hypercorn ratios, and what the door needs
+# that each does or not (gRPC trailers, h2c, ALPN h2, timeouts, caps, the web app's files).
+# About 3 minutes. Granian comes from the bench extra (pyproject.toml), installed here only.
+# BENCH_ASGI_ARGS, e.g. --rounds 5 --duration 3 --clients 16 (see --help).
+BENCH_ASGI_ARGS ?=
+$(VENV)/.bench-installed: $(VENV)/.installed
+	$(PY) -m pip install -e '.[dev,bench]'
+	touch $@
+
+bench-asgi: $(VENV)/.bench-installed
+	$(PY) benchmarks/bench_asgi.py $(BENCH_ASGI_ARGS)
 
 # Random hands through decide/evolve; headline: every trick played, alternating with a bare
 # bitmask playout (benchmarks/bare_playout.py); last lines `texas42: N hands/s, ratio R to the
