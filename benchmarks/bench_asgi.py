@@ -82,7 +82,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -731,11 +731,13 @@ async def _measure(job: Job) -> Measured:
         return first, last
 
     load = loads[job.scenario]
+    players = [asyncio.ensure_future(load(c, n)) for n, c in enumerate(clients)]
     try:
-        (first, last), *_ = await asyncio.gather(
-            measuring(), *(load(c, n) for n, c in enumerate(clients))
-        )
+        first, last = await measuring()
+        await asyncio.gather(*players)
     finally:
+        for player in players:
+            player.cancel()
         await _close(transports)
     return Measured(
         requests=len(window.latencies),
@@ -754,10 +756,10 @@ Check = tuple[str, bool, str]
 """A check's name, whether it passed, and what was seen."""
 
 
-async def _check(name: str, probe: Callable[[], Awaitable[str]]) -> Check:
+async def _check(name: str, probe: Awaitable[str]) -> Check:
     """``probe`` says what it saw, or raises: the check fails with the error's words."""
     try:
-        return name, True, await asyncio.wait_for(probe(), CHECK_TIMEOUT)
+        return name, True, await asyncio.wait_for(probe, CHECK_TIMEOUT)
     except Exception as error:  # noqa: BLE001 - whatever failed is the check's finding
         details = getattr(error, "details", None)  # a grpc error's message
         words = str(details() if callable(details) else error)
@@ -768,9 +770,12 @@ async def _checks(url: str, port: int, world: World, watch_messages: int) -> lis
     """What the door needs, on a cleartext server (see the module's doc)."""
     opened: list[Any] = []
     try:
-        return await _cleartext_checks(url, port, world, watch_messages, opened)
+        results = await _cleartext_checks(url, port, world, watch_messages, opened)
     finally:
         await _close(opened)
+    # With the other checks' connections closed, so that the cap is all this check's.
+    cap = f"per-address cap ({CAP_CONNECTIONS} connections)"
+    return [*results, await _check(cap, _cap(port))]
 
 
 async def _cleartext_checks(
@@ -805,22 +810,18 @@ async def _cleartext_checks(
 
     for protocol in PROTOCOLS:
         results.append(
-            await _check(
-                f"Connect unary, {PROTOCOL_NAMES[protocol]}", lambda p=protocol: presets(connect(p))
-            )
+            await _check(f"Connect unary, {PROTOCOL_NAMES[protocol]}", presets(connect(protocol)))
         )
-    results.append(await _check("h2c by upgrade (curl --http2)", lambda: _upgrade(url)))
-    results.append(await _check("Connect GET of a read", lambda: presets(connect("h1"), True)))
+    results.append(await _check("h2c by upgrade (curl --http2)", _upgrade(url)))
+    results.append(await _check("Connect GET of a read", presets(connect("h1"), True)))
     for protocol in PROTOCOLS:
         results.append(
             await _check(
                 f"Connect server stream (WatchGame), {PROTOCOL_NAMES[protocol]}",
-                lambda p=protocol: stream(connect(p)),
+                stream(connect(protocol)),
             )
         )
-    results.append(
-        await _check("gRPC-Web unary, HTTP/1.1", lambda: presets(connect("h1", grpc_web=True)))
-    )
+    results.append(await _check("gRPC-Web unary, HTTP/1.1", presets(connect("h1", grpc_web=True))))
 
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
         stub = game_service_pb2_grpc.GameServiceStub(channel)
@@ -849,9 +850,9 @@ async def _cleartext_checks(
                 raise ValueError(f"the stream ended at {versions[-1:]}, not version {last}")
             return f"{len(versions)} messages, to the end"
 
-        results.append(await _check("gRPC over h2c (grpc channel): unary", grpc_unary))
-        results.append(await _check("gRPC over h2c: a refusal's status (trailers)", grpc_refusal))
-        results.append(await _check("gRPC over h2c: server stream", grpc_stream))
+        results.append(await _check("gRPC over h2c (grpc channel): unary", grpc_unary()))
+        results.append(await _check("gRPC over h2c: a refusal's status (trailers)", grpc_refusal()))
+        results.append(await _check("gRPC over h2c: server stream", grpc_stream()))
 
     async def files() -> str:
         built = web_app_dir()
@@ -866,10 +867,7 @@ async def _cleartext_checks(
                 raise ValueError(f"{path}: {answer.status}, {len(answer.content)} bytes")
         return f"{len(pages)} files whole"
 
-    results.append(await _check("the web app's files", files))
-    results.append(
-        await _check(f"per-address cap ({CAP_CONNECTIONS} connections)", lambda: _cap(port))
-    )
+    results.append(await _check("the web app's files", files()))
     return results
 
 
@@ -976,17 +974,15 @@ async def _tls_checks(url: str, port: int, ca_pem: bytes, header_timeout: float)
             writer.close()
         return f"closed after {time.monotonic() - started:.1f} s"
 
-    results.append(await _check("TLS: ALPN picks h2", alpn))
-    results.append(await _check("Connect over TLS (ALPN)", connect_tls))
-    results.append(await _check("gRPC over TLS (grpc channel)", grpc_tls))
+    results.append(await _check("TLS: ALPN picks h2", alpn()))
+    results.append(await _check("Connect over TLS (ALPN)", connect_tls()))
+    results.append(await _check("gRPC over TLS (grpc channel)", grpc_tls()))
     timeouts = await asyncio.gather(
         _check(
             f"a half-sent request closed ({header_timeout:g} s timeout)",
-            lambda: closed_after(b"GET /healthz HT"),
+            closed_after(b"GET /healthz HT"),
         ),
-        _check(
-            f"an idle connection closed ({header_timeout:g} s timeout)", lambda: closed_after(b"")
-        ),
+        _check(f"an idle connection closed ({header_timeout:g} s timeout)", closed_after(b"")),
     )
     return results + list(timeouts)
 
