@@ -8,14 +8,13 @@ application of a real Boneyard server:
 
 - **Hypercorn**: ``boneyard.server.bootstrap.create_server`` with ``http_listen``, the listener
   exactly as ``boneyard-server`` runs it (``server/transport/http/listener.py``);
-- **Hypercorn+nodelay**: the same, with ``TCP_NODELAY`` set on each connection the listener
-  accepts. The listener makes its socket with ``socket.create_server`` (protocol 0), and
-  asyncio sets ``TCP_NODELAY`` only on sockets whose protocol is ``IPPROTO_TCP``: Nagle's
-  algorithm holds each small write that follows another until the client acknowledges the
-  first, which a client delays some 40 ms, and Hypercorn writes an answer in several writes.
-  Every request on a connection after its first (over HTTP/2, every request) took 40 ms and
-  more (stock Hypercorn's ``serve`` sets it, and does not). Once the listener sets it, the two
-  rows measure the same and ``--servers hypercorn,granian`` is enough;
+- **Hypercorn+nodelay** (only when asked, ``--servers hypercorn,hypercorn-nodelay,granian``):
+  the same, with ``TCP_NODELAY`` set again on each connection the listener accepts. Its first
+  runs found the listener without it (its socket made by ``socket.create_server``, protocol 0,
+  and asyncio sets ``TCP_NODELAY`` only on sockets whose protocol is ``IPPROTO_TCP``): Nagle's
+  algorithm held each small write that followed another until the client's delayed ACK, some
+  40 ms, and every request on a connection after its first (over HTTP/2, every request) took
+  40 ms and more. The listener sets it since; the row shows the two now measure the same;
 - **Granian** (``granian.server.embed.Server``, interface ``asginl``: no lifespan, as the
   listener runs none) serving the very app object that ``create_server`` gave the listener,
   on the server's own event loop (the app's parts, the games in memory, the writer, the feed,
@@ -89,6 +88,7 @@ from pathlib import Path
 from typing import Any
 
 SERVERS = ("hypercorn", "hypercorn-nodelay", "granian")
+DEFAULT_SERVERS = ("hypercorn", "granian")
 """The listener as boneyard-server runs it; the same with TCP_NODELAY on each connection it
 accepts (see the module's doc); Granian."""
 SERVER_NAMES = {
@@ -1109,9 +1109,10 @@ def main() -> None:
     )
     parser.add_argument(
         "--servers",
-        default=",".join(SERVERS),
-        help="comma-separated, among %(default)s (hypercorn-nodelay: the listener with "
-        "TCP_NODELAY set on each connection it accepts, as it does not set it now)",
+        default=",".join(DEFAULT_SERVERS),
+        help=f"comma-separated, among {','.join(SERVERS)} (default %(default)s; "
+        "hypercorn-nodelay: the listener with TCP_NODELAY set again on each connection, "
+        "which it sets itself since it was found missing)",
     )
     parser.add_argument("--no-checks", action="store_true", help="skip what the door needs")
     parser.add_argument("--logs", type=Path, help="keep the server processes' logs in this folder")
