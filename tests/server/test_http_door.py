@@ -149,6 +149,29 @@ def test_a_header_value_that_is_not_utf8_is_invalid_argument_not_500(
     assert "not text (UTF-8)" in added and "Traceback" not in added
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"rules": {"splash_capped": false}, "reservations": "\\ud800", "house_bots": [{}]}',
+        b'{"name": "x", "houseBots": "\\ud800"}',
+    ],
+    ids=["reservations", "houseBots"],
+)
+def test_a_json_body_spelling_a_lone_surrogate_is_invalid_argument_not_500(
+    server: ServerProcess, body: bytes
+) -> None:
+    """The HTTP fuzzer found it: valid JSON and UTF-8, but protobuf quoted the lone surrogate
+    in its refusal, which connectrpc could not encode (500, an ERROR line)."""
+    before = log_of(server)
+    answer = exchange(server, post("/boneyard.v1.GameService/CreateGame", "application/json", body))
+    assert status_line(answer) == 400, answer[:300]
+    error = connect_error(answer)
+    assert error["code"] == "invalid_argument"
+    assert "unmarshal message" in str(error["message"])
+    added = log_of(server)[len(before) :]
+    assert "UnicodeEncodeError" not in added and "ERROR" not in added, added
+
+
 def test_grpc_over_http1_is_refused_unimplemented_in_its_own_headers_not_unknown(
     server: ServerProcess,
 ) -> None:
@@ -172,7 +195,11 @@ def test_a_connect_envelope_flagged_compressed_without_an_encoding_is_invalid_ar
 ) -> None:
     answer = exchange(
         server,
-        post("/boneyard.v1.GameService/WatchGame", "application/connect+proto", b"\x01\x00\x00\x00\x00"),
+        post(
+            "/boneyard.v1.GameService/WatchGame",
+            "application/connect+proto",
+            b"\x01\x00\x00\x00\x00",
+        ),
     )
     assert status_line(answer) == 200
     body = answer.split(b"\r\n\r\n", 1)[1].split(b"\r\n", 1)[1]
@@ -262,7 +289,9 @@ def test_a_client_holding_too_many_connections_has_its_next_closed(tmp_path: Pat
         http_listen="127.0.0.1:0",
         extra_args=["--http-max-connections-per-client", "4"],
     ) as process:
-        held = [socket.create_connection(("127.0.0.1", port_of(process)), timeout=30) for _ in range(4)]
+        held = [
+            socket.create_connection(("127.0.0.1", port_of(process)), timeout=30) for _ in range(4)
+        ]
         try:
             time.sleep(0.3)  # accepted
             with socket.create_connection(("127.0.0.1", port_of(process)), timeout=30) as extra:
@@ -583,13 +612,17 @@ class _RawHttp2:
         self._unread = b""
         # A window wide enough for every answer: this client never sends WINDOW_UPDATE again.
         window = hyperframe.frame.WindowUpdateFrame(0, window_increment=2**30)
-        sock.sendall(self.PREFACE + hyperframe.frame.SettingsFrame(0).serialize() + window.serialize())
+        sock.sendall(
+            self.PREFACE + hyperframe.frame.SettingsFrame(0).serialize() + window.serialize()
+        )
 
     def send_listgames(self, stream_ids: Sequence[int]) -> None:
         data = b""
         for stream_id in stream_ids:
             block = self.encoder.encode(h2_request(LISTGAMES.encode()))
-            data += hyperframe.frame.HeadersFrame(stream_id, block, flags=["END_HEADERS"]).serialize()
+            data += hyperframe.frame.HeadersFrame(
+                stream_id, block, flags=["END_HEADERS"]
+            ).serialize()
             data += hyperframe.frame.DataFrame(stream_id, b"{}", flags=["END_STREAM"]).serialize()
         self.sock.sendall(data)
 
@@ -607,7 +640,10 @@ class _RawHttp2:
                 frame.parse_body(memoryview(self._unread[9 : 9 + length]))
                 self._unread = self._unread[9 + length :]
                 self.frames.append(frame)
-                if isinstance(frame, hyperframe.frame.RstStreamFrame) or "END_STREAM" in frame.flags:
+                if (
+                    isinstance(frame, hyperframe.frame.RstStreamFrame)
+                    or "END_STREAM" in frame.flags
+                ):
                     self.ended[frame.stream_id] = frame
 
     def goaways(self) -> list[hyperframe.frame.GoAwayFrame]:

@@ -63,7 +63,7 @@ from boneyard.api.v1 import (
     ratings_connect,
     ratings_pb2,
 )
-from boneyard.server.transport.http import caching
+from boneyard.server.transport.http import caching, codecs
 from boneyard.server.transport.http.door import DEFAULT_BODY_TIMEOUT, Door
 from boneyard.server.transport.pipeline import Caller, Pipeline, Refused
 from boneyard.server.transport.reflection import reflection_services
@@ -335,6 +335,7 @@ def http_app(
             continue
         application = getattr(module, f"{name}ASGIApplication")(
             bridge(_descriptor(name), servicer, pipeline),
+            codecs=codecs.api_codecs(),
             # The door reads no body over its method's limit; this only keeps connectrpc's own
             # bound no tighter than the largest method of the service.
             read_max_bytes=max(
@@ -348,8 +349,12 @@ def http_app(
     streams = set()
     v1, v1alpha = reflection_services(served)
     for reflection in (
-        ServerReflectionASGIApplication(v1, read_max_bytes=pipeline.limit("")),
-        ServerReflectionAlphaASGIApplication(v1alpha, read_max_bytes=pipeline.limit("")),
+        ServerReflectionASGIApplication(
+            v1, read_max_bytes=pipeline.limit(""), codecs=codecs.reflection_codecs()
+        ),
+        ServerReflectionAlphaASGIApplication(
+            v1alpha, read_max_bytes=pipeline.limit(""), codecs=codecs.reflection_codecs()
+        ),
     ):
         routes.append(Mount(reflection.path, app=reflection))
         streams.add(f"{reflection.path}/ServerReflectionInfo")
