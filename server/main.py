@@ -76,6 +76,7 @@ async def _serve(args: argparse.Namespace) -> None:
                 served_actions_per_minute=args.max_served_actions_per_minute,
                 challenges_per_minute=args.max_challenges_per_minute,
                 analyses_per_minute=args.max_analyses_per_minute,
+                loads_per_minute=args.max_game_loads_per_minute,
             ),
             abandonment=Abandonment(
                 idle_after=args.abandon_idle_after,
@@ -379,6 +380,13 @@ def main(argv: list[str] | None = None) -> None:
             "BONEYARD_MAX_ANALYSES_PER_MINUTE",
             60,
             "hands one client address may have analysed (AnalyzeHand, not already kept) a minute",
+        ),
+        (
+            "--max-game-loads-per-minute",
+            "BONEYARD_MAX_GAME_LOADS_PER_MINUTE",
+            2000,
+            "games one client address may have read back from the log to be listed a minute"
+            + " (ListGames; a game held in memory does not count)",
         ),
     ):
         parser.add_argument(

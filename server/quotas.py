@@ -12,6 +12,11 @@ nobody can fill the server's memory or database by asking a lot.
 - challenges: at most ``challenges_per_minute`` made by one account;
 - hand analyses (AnalyzeHand) computed for one peer: at most ``analyses_per_minute`` (an answer
   the server kept is not counted).
+- games read back from the log to be listed (ListGames: a game this process does not hold is
+  loaded, its log replayed, to be summed up): at most ``loads_per_minute`` for one peer (a
+  listed game held in memory is not counted). A page of 200 cold games cost the server
+  seconds; ``make stress`` found anonymous ListGames calls unanswered after 30 s on a loaded
+  machine.
 
 Exceeding one is RESOURCE_EXHAUSTED with a message naming the limit. The counts are this
 process's: with several processes each enforces its own.
@@ -53,10 +58,12 @@ class Quotas:
     served_actions_per_minute: int = 1200
     challenges_per_minute: int = 10
     analyses_per_minute: int = 60
+    loads_per_minute: int = 2000
     clock: Callable[[], float] = time.monotonic
     _created: dict[str, collections.deque[float]] = field(default_factory=dict, repr=False)
     _challenged: dict[str, collections.deque[float]] = field(default_factory=dict, repr=False)
     _analysed: dict[str, collections.deque[float]] = field(default_factory=dict, repr=False)
+    _loaded: dict[str, collections.deque[float]] = field(default_factory=dict, repr=False)
     _serving: collections.Counter[str] = field(default_factory=collections.Counter, repr=False)
     _served: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
     _actions: dict[str, _Minute] = field(default_factory=dict, repr=False)
@@ -66,23 +73,49 @@ class Quotas:
     def creating_game(self, peer: str, account: str | None) -> None:
         """Count a game about to be created by ``peer`` (and ``account``, if it has one)."""
         _count_in_minute(
-            self._created, _holders(peer, account), self.games_per_minute, self.clock(),
-            "games created", "games_per_minute",
+            self._created,
+            _holders(peer, account),
+            self.games_per_minute,
+            self.clock(),
+            "games created",
+            "games_per_minute",
         )
 
     def challenging(self, account: str) -> None:
         """Count a challenge about to be made by ``account``."""
         _count_in_minute(
-            self._challenged, (f"account {account}",), self.challenges_per_minute,
-            self.clock(), "challenges made", "challenges_per_minute",
+            self._challenged,
+            (f"account {account}",),
+            self.challenges_per_minute,
+            self.clock(),
+            "challenges made",
+            "challenges_per_minute",
         )
 
     def analysing(self, peer: str) -> None:
         """Count a hand analysis about to be computed for ``peer``."""
         _count_in_minute(
-            self._analysed, (f"peer {peer}",), self.analyses_per_minute, self.clock(),
-            "hand analyses", "analyses_per_minute",
+            self._analysed,
+            (f"peer {peer}",),
+            self.analyses_per_minute,
+            self.clock(),
+            "hand analyses",
+            "analyses_per_minute",
         )
+
+    def loading(self, peer: str, games: int) -> None:
+        """Count ``games`` about to be read back from the log to be listed for ``peer``
+        (refused whole, and not counted, if they would pass the limit)."""
+        if games > 0:
+            _count_in_minute(
+                self._loaded,
+                (f"peer {peer}",),
+                self.loads_per_minute,
+                self.clock(),
+                "games read back from the log to be listed",
+                "loads_per_minute",
+                games,
+            )
 
     def begin_served(self, peer: str, account: str | None) -> tuple[str, ...]:
         """Hold one of the served games of ``peer`` (and ``account``) for a game about to be
@@ -192,23 +225,24 @@ def _count_in_minute(
     now: float,
     what: str,
     name: str,
+    count: int = 1,
 ) -> None:
-    """Count one more of ``what`` for each of ``holders``, refused if one of them has had
-    ``limit`` in the last minute."""
+    """Count ``count`` more of ``what`` for each of ``holders``, refused if one of them would
+    pass ``limit`` in the last minute."""
     for holder in holders:
         times = book.get(holder)
         if times is None:
-            continue
+            times = collections.deque()
         while times and times[0] <= now - 60:
             times.popleft()
-        if len(times) >= limit:
+        if len(times) + count > limit:
             raise QuotaExceeded(
                 f"the limit of {limit} {what} a minute by one {holder.split()[0]} is reached: "
                 f"try again later",
                 limit=name,
             )
     for holder in holders:
-        book.setdefault(holder, collections.deque()).append(now)
+        book.setdefault(holder, collections.deque()).extend([now] * count)
     if len(book) > 100_000:  # forget the holders who stopped
         for holder in [h for h, t in book.items() if not t or t[-1] <= now - 60]:
             del book[holder]

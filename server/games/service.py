@@ -307,6 +307,8 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         records, cursor = await self._call(
             self._app.store.list_games, status, size, request.page_token or None
         )
+        cold = sum(1 for r in records if self._host.held_version(r.id) is None)
+        self._quotas.loading(peer_of(context.peer()), cold)
         games = [await self.summary(r.id) for r in records]
         return game_service_pb2.ListGamesResponse(games=games, next_page_token=cursor or "")
 

@@ -115,3 +115,29 @@ def test_with_open_games_false_only_accounts_create_games(
             assert _create(stub, key)
     finally:
         server.close()
+
+
+def test_games_read_back_from_the_log_to_be_listed_a_minute_are_limited(
+    tmp_path: pytest.TempPathFactory,
+) -> None:
+    """ListGames sums up a game this process does not hold by loading it from the log: a page
+    of 200 such games cost seconds (make stress found ListGames unanswered after 30 s). Only
+    the games not held count, and a page that would pass the limit is refused whole."""
+    url = f"sqlite:///{tmp_path / 'loads.db'}"  # type: ignore[operator]
+    server = RunningServer(url, Quotas(loads_per_minute=5), max_live_games=1)
+    try:
+        with grpc.insecure_channel(server.address) as channel:
+            stub = game_service_pb2_grpc.GameServiceStub(channel)
+            for _ in range(8):
+                _create(stub)  # each evicts the one before: one game held
+            listing = game_service_pb2.ListGamesRequest
+            held_only = stub.ListGames(listing(page_size=1, status=0), timeout=RPC_TIMEOUT)
+            assert len(held_only.games) == 1  # the oldest: not held, one load of five
+            with pytest.raises(grpc.RpcError) as caught:
+                stub.ListGames(listing(page_size=8), timeout=RPC_TIMEOUT)
+            four = stub.ListGames(listing(page_size=4), timeout=RPC_TIMEOUT)
+    finally:
+        server.close()
+    assert caught.value.code() == Code.RESOURCE_EXHAUSTED
+    assert "5 games read back from the log to be listed a minute" in (caught.value.details() or "")
+    assert len(four.games) == 4  # the refused page counted nothing: 1 + 4 loads of five
