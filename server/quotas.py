@@ -14,9 +14,7 @@ nobody can fill the server's memory or database by asking a lot.
   the server kept is not counted).
 - games read back from the log to be listed (ListGames: a game this process does not hold is
   loaded, its log replayed, to be summed up): at most ``loads_per_minute`` for one peer (a
-  listed game held in memory is not counted). A page of 200 cold games cost the server
-  seconds; ``make stress`` found anonymous ListGames calls unanswered after 30 s on a loaded
-  machine.
+  listed game held in memory is not counted): a page of 200 such games is 200 replays.
 
 Exceeding one is RESOURCE_EXHAUSTED with a message naming the limit. The counts are this
 process's: with several processes each enforces its own.
