@@ -134,6 +134,11 @@ def test_a_refusal_for_people_drops_the_game_and_version_the_server_quotes(
 
 # --- no server, or not the transport it speaks -------------------------------------------
 
+PATIENT = ("--connect-timeout", "60")
+"""What the advice finds at an address (a TLS handshake, a health check in the clear) must not
+depend on the machine's speed: a probe that ran out of the default 2 s on a loaded machine
+would find nothing there."""
+
 
 def test_no_server_says_start_one_with_make_run_or_pass_server() -> None:
     address = f"127.0.0.1:{free_port()}"
@@ -152,7 +157,7 @@ def test_a_tls_server_reached_without_tls_says_add_tls_and_its_ca(
     tls_server: tuple[ServerProcess, Path],
 ) -> None:
     server, _ = tls_server
-    done = run_cli("games", "--server", server.address)
+    done = run_cli(*PATIENT, "games", "--server", server.address)
     assert done.returncode == 1, done.explain()
     assert f"the server at {server.address} speaks TLS with a certificate this machine does not " in (
         done.stderr
@@ -166,13 +171,13 @@ def test_a_self_signed_tls_server_reached_without_its_ca_says_pass_ca(
     tls_server: tuple[ServerProcess, Path],
 ) -> None:
     server, cert = tls_server
-    done = run_cli("--tls", "games", "--server", server.address)
+    done = run_cli(*PATIENT, "--tls", "games", "--server", server.address)
     assert done.returncode == 1, done.explain()
     assert f"the certificate of the server at {server.address} is not one" in done.stderr
     assert "pass --ca FILE" in done.stderr
     # gRPC's own lines about the failed handshake are not the person's to read
     assert "Handshake failed" not in done.stderr and "ssl_transport_security" not in done.stderr
-    reached = run_cli("--tls", "--ca", str(cert), "games", "--server", server.address)
+    reached = run_cli(*PATIENT, "--tls", "--ca", str(cert), "games", "--server", server.address)
     assert reached.returncode == 0, reached.explain()
 
 
@@ -181,7 +186,7 @@ def test_a_server_in_the_clear_reached_with_tls_says_leave_out_tls(
     server: ServerProcess, tls_server: tuple[ServerProcess, Path]
 ) -> None:
     _, cert = tls_server
-    done = run_cli("--tls", "--ca", str(cert), "games", "--server", server.address)
+    done = run_cli(*PATIENT, "--tls", "--ca", str(cert), "games", "--server", server.address)
     assert done.returncode == 1, done.explain()
     assert f"the server at {server.address} does not speak TLS: leave out --tls" in done.stderr
 
