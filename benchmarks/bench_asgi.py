@@ -87,6 +87,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from bench_server import cpu_seconds, quantile
+
 SERVERS = ("hypercorn", "hypercorn-nodelay", "granian")
 DEFAULT_SERVERS = ("hypercorn", "granian")
 """The listener as boneyard-server runs it; the same with TCP_NODELAY on each connection it
@@ -109,7 +111,6 @@ after it."""
 CAP_CONNECTIONS = 70
 """Connections opened at once from one address to see whether the listener caps them (its
 default cap is 64)."""
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 GRANIAN_PIN = "granian>=2.8,<2.9"
 
 
@@ -119,14 +120,6 @@ GRANIAN_PIN = "granian>=2.8,<2.9"
 def load_average() -> str:
     one, five, fifteen = os.getloadavg()
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f} ({os.cpu_count()} CPUs)"
-
-
-def cpu_seconds(pid: int) -> float:
-    """utime + stime of process ``pid`` so far, all its threads (/proc/PID/stat 14 and 15)."""
-    with open(f"/proc/{pid}/stat") as f:
-        text = f.read()
-    fields = text[text.rindex(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
 def free_port() -> int:
@@ -523,13 +516,6 @@ class Measured:
     @property
     def cpu_ms(self) -> float:
         return self.server_cpu * 1000 / self.requests if self.requests else float("nan")
-
-
-def quantile(values: Sequence[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def _client_main(conn: Connection) -> None:

@@ -42,6 +42,7 @@ from bench_server import (
     StartError,
     fresh_pg_database,
     is_postgres,
+    quantile,
     start_anchor,
     start_boneyard,
 )
@@ -269,13 +270,6 @@ async def _one_game(
         await asyncio.gather(*readers, return_exceptions=True)
         for name, n in watchers.errors.items():
             figures.errors[name] = figures.errors.get(name, 0) + n
-
-
-def quantile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def report(title: str, figures: Figures, streams: int) -> float:

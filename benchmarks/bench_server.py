@@ -76,6 +76,14 @@ class StartError(RuntimeError):
     pass
 
 
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of process ``pid`` so far, all its threads (/proc/PID/stat 14 and 15)."""
+    with open(f"/proc/{pid}/stat") as f:
+        text = f.read()
+    fields = text[text.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
 @dataclass
 class Server:
     proc: subprocess.Popen[bytes]
@@ -83,11 +91,8 @@ class Server:
     log_path: Path
 
     def cpu_seconds(self) -> float:
-        """utime + stime of the process so far (/proc/PID/stat fields 14 and 15)."""
-        with open(f"/proc/{self.proc.pid}/stat") as f:
-            text = f.read()
-        fields = text[text.rindex(")") + 2 :].split()
-        return (int(fields[11]) + int(fields[12])) / CLK_TCK
+        """utime + stime of the process so far."""
+        return cpu_seconds(self.proc.pid)
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -315,7 +320,7 @@ class Result:
         return seconds * 1000 / self.actions if self.actions else float("nan")
 
 
-def quantile(values: list[float], q: float) -> float:
+def quantile(values: Sequence[float], q: float) -> float:
     if not values:
         return float("nan")
     ordered = sorted(values)
