@@ -4,6 +4,7 @@ ends as abandoned, and so does an open game nobody joins."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -279,23 +280,24 @@ def _until_abandoned(client: Client, game_id: str) -> None:
 # then closed before it could sit idle.
 
 
-def test_the_server_closes_a_started_game_nobody_plays_by_itself(backend_url: str) -> None:
-    rules = Abandonment(idle_after=timedelta(seconds=1), open_after=timedelta(hours=1))
-    server = RunningServer(backend_url, abandonment=rules)
+@contextlib.contextmanager
+def _swept(url: str, idle_after: timedelta, open_after: timedelta) -> Iterator[Client]:
+    """A client of a server whose sweeper runs with these spans."""
+    rules = Abandonment(idle_after=idle_after, open_after=open_after)
+    server = RunningServer(url, abandonment=rules)
     client = Client(server.address)
     try:
-        _until_abandoned(client, client.seated("texas42").game_id)
+        yield client
     finally:
         client.close()
         server.close()
+
+
+def test_the_server_closes_a_started_game_nobody_plays_by_itself(backend_url: str) -> None:
+    with _swept(backend_url, timedelta(seconds=1), timedelta(hours=1)) as client:
+        _until_abandoned(client, client.seated("texas42").game_id)
 
 
 def test_the_server_closes_a_game_nobody_starts_by_itself(backend_url: str) -> None:
-    rules = Abandonment(idle_after=timedelta(hours=1), open_after=timedelta(seconds=1))
-    server = RunningServer(backend_url, abandonment=rules)
-    client = Client(server.address)
-    try:
+    with _swept(backend_url, timedelta(hours=1), timedelta(seconds=1)) as client:
         _until_abandoned(client, client.create("texas42").game_id)
-    finally:
-        client.close()
-        server.close()
