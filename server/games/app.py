@@ -296,6 +296,10 @@ class GameApp:
         self._public[game_id] = True
         return False
 
+    def embargoed_among(self, game_ids: list[str]) -> set[str]:
+        """The embargoed games among ``game_ids`` (``embargoed``, for a page of them)."""
+        return {game_id for game_id in game_ids if self.embargoed(game_id)}
+
     def check_spectators(self, game_id: str) -> None:
         """Refuse a spectator an embargoed game (watching one would show another table's
         hands)."""

@@ -73,6 +73,61 @@ class GameCache:
         pending.set_result(game)
         return game
 
+    async def get_many(self, game_ids: list[str]) -> dict[str, LiveGame]:
+        """Games to be read, not played (a listing): those held here, and the others loaded
+        from their logs in one trip to the database. A game loaded this way is kept only
+        while there is room: a listing never pushes out a game being played. A missing game
+        is left out."""
+        found: dict[str, LiveGame] = {}
+        waiting: dict[str, asyncio.Future[LiveGame]] = {}
+        cold: list[str] = []
+        for game_id in dict.fromkeys(game_ids):
+            game = self._games.get(game_id)
+            if game is not None:
+                found[game_id] = game
+            elif game_id in self._loading:
+                waiting[game_id] = self._loading[game_id]
+            else:
+                cold.append(game_id)
+        pending = {game_id: asyncio.get_running_loop().create_future() for game_id in cold}
+        self._loading.update(pending)
+        try:
+            snapshots = await asyncio.to_thread(self._store.snapshots, cold)
+        except asyncio.CancelledError:
+            for future in pending.values():
+                future.cancel()
+            raise
+        except BaseException as error:
+            for future in pending.values():
+                future.set_exception(error)
+                future.exception()  # retrieved, even if nobody else waited
+            raise
+        finally:
+            for game_id in cold:
+                del self._loading[game_id]
+        for game_id, future in pending.items():
+            snapshot = snapshots.get(game_id)
+            if snapshot is None:
+                future.set_exception(NotFound(f"no game {game_id}", game_id=game_id))
+                future.exception()
+                continue
+            game = live_game(snapshot)
+            if game_id in self._behind or len(self._games) >= self.max_games:
+                # Behind another process's change, or no room: this copy is read once and
+                # not kept (whoever waited on it and locks it gets the game again).
+                self._behind.discard(game_id)
+                game.evicted = True
+            else:
+                self._games[game_id] = game
+            future.set_result(game)
+            found[game_id] = game
+        for game_id, future in waiting.items():
+            try:
+                found[game_id] = await asyncio.shield(future)
+            except NotFound:
+                pass
+        return found
+
     async def _load(self, game_id: str) -> LiveGame:
         try:
             snapshot = await asyncio.to_thread(self._store.snapshot, game_id)

@@ -94,6 +94,11 @@ class GameHost:
         """The game, loaded from the log if this process does not hold it. ``NotFound``."""
         return await self.cache.get(game_id)
 
+    async def get_many(self, game_ids: list[str]) -> dict[str, LiveGame]:
+        """Games to be read, not played (``GameCache.get_many``: one trip for the cold ones,
+        kept only while there is room)."""
+        return await self.cache.get_many(game_ids)
+
     def adopt(self, game: LiveGame) -> None:
         """Keep a game just made in this process (on the event loop)."""
         self.cache.adopt(game)

@@ -205,6 +205,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         embargoed = game.deal_secret is not None and await self._call(
             self._app.embargoed, game_id
         )
+        return self._summary(game, embargoed)
+
+    def _summary(self, game: LiveGame, embargoed: bool) -> game_pb2.GameSummary:
         deadline = self._host.deadline(game.clock) if game.clock is not None else None
         return summary(game, embargoed, deadline)
 
@@ -309,7 +312,12 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         )
         cold = sum(1 for r in records if self._host.held_version(r.id) is None)
         self._quotas.loading(peer_of(context.peer()), cold)
-        games = [await self.summary(r.id) for r in records]
+        # One trip to the database for the cold games and one for the embargoes, not one
+        # per game: under load each trip waits its turn for a worker thread.
+        held = await self._host.get_many([r.id for r in records])
+        secret = [game_id for game_id, game in held.items() if game.deal_secret is not None]
+        embargoed = await self._call(self._app.embargoed_among, secret) if secret else set()
+        games = [self._summary(held[r.id], r.id in embargoed) for r in records if r.id in held]
         return game_service_pb2.ListGamesResponse(games=games, next_page_token=cursor or "")
 
     async def TakeSeat(

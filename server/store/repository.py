@@ -384,53 +384,72 @@ class EventStore:
     def snapshot(self, game_id: str) -> GameSnapshot:
         """The game, its whole log, seats, reservations, applied requests, clock and deal
         secret, as of one moment. Raises ``GameNotFound``."""
+        found = self.snapshots([game_id])
+        if game_id not in found:
+            raise GameNotFound(game_id)
+        return found[game_id]
+
+    def snapshots(self, game_ids: Sequence[str]) -> dict[str, GameSnapshot]:
+        """``snapshot`` of each of a page of games (at most a few hundred ids), in one
+        transaction and one query per table; an id the database does not hold is left out."""
+        ids = list(dict.fromkeys(game_ids))
+        if not ids:
+            return {}
         with self.reading() as session:
-            row = session.get(GameRow, game_id)
-            if row is None:
-                raise GameNotFound(game_id)
-            game = _game_record(row)
-            events = [
-                StoredEvent(r.seq, r.kind, bytes(r.payload), bytes(r.hash))
-                for r in session.execute(
-                    select(EventRow.seq, EventRow.kind, EventRow.payload, EventRow.hash)
-                    .where(EventRow.game_id == game_id)
-                    .order_by(EventRow.seq)
-                )
-            ]
-            seats = {
-                int(r.seat): (r.player_name, r.token_hash)
-                for r in session.execute(
-                    select(SeatRow.seat, SeatRow.player_name, SeatRow.token_hash).where(
-                        SeatRow.game_id == game_id
-                    )
-                )
+            games = {
+                row.id: _game_record(row)
+                for row in session.scalars(select(GameRow).where(GameRow.id.in_(ids)))
             }
-            accounts = {
-                r.account_id: int(r.seat)
-                for r in session.execute(
-                    select(SeatAccountRow.account_id, SeatAccountRow.seat).where(
-                        SeatAccountRow.game_id == game_id
-                    )
+            ids = [game_id for game_id in ids if game_id in games]
+            if not ids:
+                return {}
+            events: dict[str, list[StoredEvent]] = {game_id: [] for game_id in ids}
+            for event in session.execute(
+                select(
+                    EventRow.game_id, EventRow.seq, EventRow.kind, EventRow.payload, EventRow.hash
                 )
-            }
-            requests = {
-                r.request_id: RequestRecord(
-                    r.request_id, int(r.seat), int(r.result_version), bytes(r.response)
+                .where(EventRow.game_id.in_(ids))
+                .order_by(EventRow.game_id, EventRow.seq)
+            ):
+                events[event.game_id].append(
+                    StoredEvent(event.seq, event.kind, bytes(event.payload), bytes(event.hash))
                 )
-                for r in session.execute(
-                    select(
-                        RequestRow.request_id,
-                        RequestRow.seat,
-                        RequestRow.result_version,
-                        RequestRow.response,
-                    ).where(RequestRow.game_id == game_id)
+            seats: dict[str, dict[int, tuple[str, str]]] = {game_id: {} for game_id in ids}
+            for seat in session.execute(
+                select(
+                    SeatRow.game_id, SeatRow.seat, SeatRow.player_name, SeatRow.token_hash
+                ).where(SeatRow.game_id.in_(ids))
+            ):
+                seats[seat.game_id][int(seat.seat)] = (seat.player_name, seat.token_hash)
+            accounts: dict[str, dict[str, int]] = {game_id: {} for game_id in ids}
+            for held in session.execute(
+                select(
+                    SeatAccountRow.game_id, SeatAccountRow.account_id, SeatAccountRow.seat
+                ).where(SeatAccountRow.game_id.in_(ids))
+            ):
+                accounts[held.game_id][held.account_id] = int(held.seat)
+            requests: dict[str, dict[str, RequestRecord]] = {game_id: {} for game_id in ids}
+            for request in session.execute(
+                select(
+                    RequestRow.game_id,
+                    RequestRow.request_id,
+                    RequestRow.seat,
+                    RequestRow.result_version,
+                    RequestRow.response,
+                ).where(RequestRow.game_id.in_(ids))
+            ):
+                requests[request.game_id][request.request_id] = RequestRecord(
+                    request.request_id,
+                    int(request.seat),
+                    int(request.result_version),
+                    bytes(request.response),
                 )
-            }
-            clock_row = session.get(GameClockRow, game_id)
-            clock = None
-            if clock_row is not None:
-                clock = GameClock(
-                    game_id,
+            clocks: dict[str, GameClock] = {}
+            for clock_row in session.scalars(
+                select(GameClockRow).where(GameClockRow.game_id.in_(ids))
+            ):
+                clocks[clock_row.game_id] = GameClock(
+                    clock_row.game_id,
                     TimeControl(
                         clock_row.per_move_ms,
                         clock_row.bank_ms,
@@ -440,29 +459,36 @@ class EventStore:
                         tuple(clock_row.banks), clock_row.turn_seat, clock_row.turn_started_at
                     ),
                     clock_row.turn_version,
-                    game.version,
+                    games[clock_row.game_id].version,
                 )
-            secret = session.scalar(
-                select(GameDealRow.secret).where(GameDealRow.game_id == game_id)
-            )
-            house_bots = {
-                int(r.seat): str(r.strategy)
-                for r in session.execute(
-                    select(HouseBotRow.seat, HouseBotRow.strategy).where(
-                        HouseBotRow.game_id == game_id
+            secrets_of = {
+                deal.game_id: bytes(deal.secret)
+                for deal in session.execute(
+                    select(GameDealRow.game_id, GameDealRow.secret).where(
+                        GameDealRow.game_id.in_(ids)
                     )
                 )
             }
-        return GameSnapshot(
-            game,
-            events,
-            seats,
-            accounts,
-            requests,
-            clock,
-            None if secret is None else bytes(secret),
-            house_bots,
-        )
+            house_bots: dict[str, dict[int, str]] = {game_id: {} for game_id in ids}
+            for house in session.execute(
+                select(HouseBotRow.game_id, HouseBotRow.seat, HouseBotRow.strategy).where(
+                    HouseBotRow.game_id.in_(ids)
+                )
+            ):
+                house_bots[house.game_id][int(house.seat)] = str(house.strategy)
+        return {
+            game_id: GameSnapshot(
+                games[game_id],
+                events[game_id],
+                seats[game_id],
+                accounts[game_id],
+                requests[game_id],
+                clocks.get(game_id),
+                secrets_of.get(game_id),
+                house_bots[game_id],
+            )
+            for game_id in ids
+        }
 
     def house_games_in_play(self) -> list[str]:
         """The games being played that have house bots, oldest first: after a restart, those
@@ -642,9 +668,7 @@ class EventStore:
                 _insert_request(session, game_id, request_id, seat, 0, b"", now)
             values: dict[str, Any] = {"seats_taken": GameRow.seats_taken + 1, "updated_at": now}
             if playing_when_full and int(game.seats_taken) + 1 == game.players:
-                values["status"] = case(
-                    (GameRow.status == "open", "playing"), else_=GameRow.status
-                )
+                values["status"] = case((GameRow.status == "open", "playing"), else_=GameRow.status)
             session.execute(
                 update(GameRow)
                 .where(GameRow.id == game_id)
