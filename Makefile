@@ -5,7 +5,7 @@ PYTHON ?= python3
 PYTEST_ARGS ?=
 
 .DELETE_ON_ERROR:
-.PHONY: setup setup-web test stress lint dist typecheck-tree proto web web-gen bench-browser bench-asgi bench-engine bench-engine-instructions bench-server bench-fanout bench-verify bench-solver bench-sampler bench-bots bench-competition run clean FORCE demo
+.PHONY: setup setup-web test stress lint dist typecheck-tree proto web web-gen bench-browser bench-asgi bench-engine bench-engine-instructions bench-server bench-fanout bench-listing bench-verify bench-solver bench-sampler bench-bots bench-competition run clean FORCE demo
 
 setup: $(VENV)/.installed
 
@@ -147,6 +147,11 @@ bench-server: setup
 # ack`. Across two processes too when BONEYARD_BENCH_PG_URL names a PostgreSQL server.
 bench-fanout: setup
 	$(PY) benchmarks/bench_fanout.py
+
+# ListGames of 100 games read back from the log against 100 held in memory, alone and beside
+# creators; last line `listing: a page of 100 cold games N ms, R x the held page`.
+bench-listing: setup
+	$(PY) benchmarks/bench_listing.py $(BENCH_LISTING_ARGS)
 
 # Whole Texas 42 games verified offline per second (last line: `verify: N records/s`).
 bench-verify: setup
