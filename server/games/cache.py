@@ -11,6 +11,7 @@ held for a block (one action at a time per game).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Self
@@ -92,7 +93,8 @@ class GameCache:
         pending = {game_id: asyncio.get_running_loop().create_future() for game_id in cold}
         self._loading.update(pending)
         try:
-            snapshots = await asyncio.to_thread(self._store.snapshots, cold)
+            # Folded in the worker thread too: a page of long logs would hold up the loop.
+            loaded = await asyncio.to_thread(self._read, cold)
         except asyncio.CancelledError:
             for future in pending.values():
                 future.cancel()
@@ -106,12 +108,11 @@ class GameCache:
             for game_id in cold:
                 del self._loading[game_id]
         for game_id, future in pending.items():
-            snapshot = snapshots.get(game_id)
-            if snapshot is None:
+            game = loaded.get(game_id)
+            if game is None:
                 future.set_exception(NotFound(f"no game {game_id}", game_id=game_id))
                 future.exception()
                 continue
-            game = live_game(snapshot)
             if game_id in self._behind or len(self._games) >= self.max_games:
                 # Behind another process's change, or no room: this copy is read once and
                 # not kept (whoever waited on it and locks it gets the game again).
@@ -126,7 +127,15 @@ class GameCache:
                 found[game_id] = await asyncio.shield(future)
             except NotFound:
                 pass
+            except asyncio.CancelledError:
+                if not future.cancelled():
+                    raise  # this listing is cancelled
+                with contextlib.suppress(NotFound):  # its loader was: load it here
+                    found[game_id] = await self.get(game_id)
         return found
+
+    def _read(self, game_ids: list[str]) -> dict[str, LiveGame]:
+        return {game_id: live_game(s) for game_id, s in self._store.snapshots(game_ids).items()}
 
     async def _load(self, game_id: str) -> LiveGame:
         try:
