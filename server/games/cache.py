@@ -18,7 +18,6 @@ from typing import Self
 
 from boneyard.server.errors import NotFound
 from boneyard.server.games.live import LiveGame, live_game
-from boneyard.server.store import errors as store_errors
 from boneyard.server.store.repository import EventStore
 
 __all__ = ["MAX_LIVE_GAMES", "GameCache", "Hold"]
@@ -38,6 +37,7 @@ class GameCache:
         self.max_games = max_games
         self._games: OrderedDict[str, LiveGame] = OrderedDict()
         self._loading: dict[str, asyncio.Future[LiveGame]] = {}
+        self._filling: set[asyncio.Task[None]] = set()
         self._behind: set[str] = set()
         """Games another process moved while they were being loaded here."""
 
@@ -47,32 +47,8 @@ class GameCache:
         if game is not None:
             self._games.move_to_end(game_id)
             return game
-        pending = self._loading.get(game_id)
-        if pending is not None:  # somebody is loading it: wait for that
-            return await asyncio.shield(pending)
-        pending = asyncio.get_running_loop().create_future()
-        self._loading[game_id] = pending
-        try:
-            game = await self._load(game_id)
-        except asyncio.CancelledError:
-            pending.cancel()
-            raise
-        except BaseException as error:
-            pending.set_exception(error)
-            pending.exception()  # retrieved, even if nobody else waited
-            raise
-        finally:
-            del self._loading[game_id]
-        if game_id in self._behind:
-            # Another process moved the game while it loaded: this copy may miss that. Its
-            # holders see it evicted and get the game again.
-            self._behind.discard(game_id)
-            game.evicted = True
-        else:
-            self._games[game_id] = game
-            self._trim()
-        pending.set_result(game)
-        return game
+        loading = self._loading.get(game_id) or self._load([game_id], room_only=False)[game_id]
+        return await asyncio.shield(loading)
 
     async def get_many(self, game_ids: list[str]) -> dict[str, LiveGame]:
         """Games to be read, not played (a listing): those held here, and the others loaded
@@ -80,69 +56,71 @@ class GameCache:
         while there is room: a listing never pushes out a game being played. A missing game
         is left out."""
         found: dict[str, LiveGame] = {}
-        waiting: dict[str, asyncio.Future[LiveGame]] = {}
+        loading: dict[str, asyncio.Future[LiveGame]] = {}
         cold: list[str] = []
         for game_id in dict.fromkeys(game_ids):
             game = self._games.get(game_id)
             if game is not None:
                 found[game_id] = game
             elif game_id in self._loading:
-                waiting[game_id] = self._loading[game_id]
+                loading[game_id] = self._loading[game_id]
             else:
                 cold.append(game_id)
-        pending = {game_id: asyncio.get_running_loop().create_future() for game_id in cold}
-        self._loading.update(pending)
+        if cold:
+            loading.update(self._load(cold, room_only=True))
+        for game_id, future in loading.items():
+            with contextlib.suppress(NotFound):
+                found[game_id] = await asyncio.shield(future)
+        return found
+
+    def _load(self, game_ids: list[str], room_only: bool) -> dict[str, asyncio.Future[LiveGame]]:
+        """Start loading games (one trip to the database); their futures, in ``_loading``
+        until they are done. The load is a task of its own: a caller cancelled (a stream's
+        deadline) must not cancel it under the others waiting for the same game, who would
+        get CancelledError and leave their call unanswered."""
+        loop = asyncio.get_running_loop()
+        futures = {game_id: loop.create_future() for game_id in game_ids}
+        self._loading.update(futures)
+        task = loop.create_task(self._fill(futures, room_only))
+        self._filling.add(task)
+        task.add_done_callback(self._filling.discard)
+        return futures
+
+    async def _fill(self, futures: dict[str, asyncio.Future[LiveGame]], room_only: bool) -> None:
         try:
             # Folded in the worker thread too: a page of long logs would hold up the loop.
-            loaded = await asyncio.to_thread(self._read, cold)
+            loaded = await asyncio.to_thread(self._read, list(futures))
         except asyncio.CancelledError:
-            for future in pending.values():
-                future.cancel()
+            for future in futures.values():
+                future.cancel()  # the server is stopping
             raise
-        except BaseException as error:
-            for future in pending.values():
+        except Exception as error:  # noqa: BLE001 - handed to every caller waiting
+            for future in futures.values():
                 future.set_exception(error)
-                future.exception()  # retrieved, even if nobody else waited
-            raise
+                future.exception()  # retrieved, even if nobody waits any more
+            return
         finally:
-            for game_id in cold:
+            for game_id in futures:
                 del self._loading[game_id]
-        for game_id, future in pending.items():
+        for game_id, future in futures.items():
             game = loaded.get(game_id)
             if game is None:
                 future.set_exception(NotFound(f"no game {game_id}", game_id=game_id))
                 future.exception()
                 continue
-            if game_id in self._behind or len(self._games) >= self.max_games:
-                # Behind another process's change, or no room: this copy is read once and
-                # not kept (whoever waited on it and locks it gets the game again).
+            if game_id in self._behind or (room_only and len(self._games) >= self.max_games):
+                # Another process moved the game while it loaded (this copy may miss that),
+                # or a listing found no room: the copy is not kept, and whoever locks it sees
+                # it evicted and gets the game again.
                 self._behind.discard(game_id)
                 game.evicted = True
             else:
                 self._games[game_id] = game
+                self._trim()
             future.set_result(game)
-            found[game_id] = game
-        for game_id, future in waiting.items():
-            try:
-                found[game_id] = await asyncio.shield(future)
-            except NotFound:
-                pass
-            except asyncio.CancelledError:
-                if not future.cancelled():
-                    raise  # this listing is cancelled
-                with contextlib.suppress(NotFound):  # its loader was: load it here
-                    found[game_id] = await self.get(game_id)
-        return found
 
     def _read(self, game_ids: list[str]) -> dict[str, LiveGame]:
         return {game_id: live_game(s) for game_id, s in self._store.snapshots(game_ids).items()}
-
-    async def _load(self, game_id: str) -> LiveGame:
-        try:
-            snapshot = await asyncio.to_thread(self._store.snapshot, game_id)
-        except store_errors.GameNotFound:
-            raise NotFound(f"no game {game_id}", game_id=game_id) from None
-        return live_game(snapshot)
 
     def adopt(self, game: LiveGame) -> None:
         """Keep a game just made in this process (on the event loop); a copy already

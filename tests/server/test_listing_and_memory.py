@@ -5,6 +5,7 @@ listing never pushes out of memory a game being played (make stress found ListGa
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import grpc
@@ -60,3 +61,36 @@ def test_a_listing_keeps_the_games_it_read_while_there_is_room(tmp_path: Path) -
 
 async def _evict_all(server: RunningServer) -> None:
     server.app.host.evict_all()
+
+
+def test_a_caller_cancelled_while_a_game_loads_leaves_the_others_waiting_for_it_answered(
+    tmp_path: Path,
+) -> None:
+    """A watcher whose deadline passed while its game was read back from the log must not
+    cancel the load under the calls waiting for the same game (make stress: ListGames calls
+    unanswered for 30 s, each waiting on a load a cancelled WatchGame had started)."""
+    server = RunningServer(f"sqlite:///{tmp_path / 'list.db'}")
+    try:
+        with grpc.insecure_channel(server.address) as channel:
+            game_id = _create(game_service_pb2_grpc.GameServiceStub(channel))
+        server.run(_evict_all(server))
+        got, listed = server.run(_wait_beside_a_cancelled_caller(server, game_id))
+    finally:
+        server.close()
+    assert got == game_id
+    assert listed == [game_id]
+
+
+async def _wait_beside_a_cancelled_caller(
+    server: RunningServer, game_id: str
+) -> tuple[str, list[str]]:
+    cache = server.app.host.cache
+    first = asyncio.ensure_future(cache.get(game_id))  # starts the load
+    await asyncio.sleep(0)
+    second = asyncio.ensure_future(cache.get(game_id))
+    page = asyncio.ensure_future(cache.get_many([game_id]))
+    await asyncio.sleep(0)
+    first.cancel()
+    game = await asyncio.wait_for(second, 60)
+    listed = await asyncio.wait_for(page, 60)
+    return game.id, list(listed)
