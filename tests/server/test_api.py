@@ -1128,7 +1128,7 @@ def test_an_unexpected_failure_is_internal_and_does_not_leak_its_text(
         server.app.host.evict(table.game_id)
 
     server.run(forget())
-    monkeypatch.setattr(server.store, "snapshot", broken)
+    monkeypatch.setattr(server.store, "snapshots", broken)
     with rpc_error(Code.INTERNAL, "internal error") as caught:
         client.game(table.game_id)
     assert "secret" not in caught[0].details()
