@@ -212,7 +212,9 @@ def test_a_key_acts_only_for_its_own_seat(server: RunningServer, client: Client)
         )
 
 
-def test_reserving_for_an_unknown_account_is_not_found(server: RunningServer, client: Client) -> None:
+def test_reserving_for_an_unknown_account_is_not_found(
+    server: RunningServer, client: Client
+) -> None:
     with rpc_error(grpc.StatusCode.NOT_FOUND, "nobody-such"):
         reserved_game(server, client, [("nobody-such", "")])
 
@@ -228,7 +230,9 @@ def test_reserving_seats_needs_an_accounts_key(server: RunningServer, client: Cl
         client.stub.CreateGame(request, metadata=bearer(new_api_key()), timeout=RPC_TIMEOUT)
 
 
-def test_a_bot_account_cannot_reserve_seats_for_others(server: RunningServer, client: Client) -> None:
+def test_a_bot_account_cannot_reserve_seats_for_others(
+    server: RunningServer, client: Client
+) -> None:
     bots = [account(server) for _ in range(4)]
     with rpc_error(grpc.StatusCode.PERMISSION_DENIED, "bot account"):
         reserved_game(server, client, bots, organiser_key=bots[0][1])
@@ -302,7 +306,11 @@ def test_no_account_is_seated_twice_at_a_table(server: RunningServer, client: Cl
 
 def test_seekers_of_different_tables_do_not_meet(server: RunningServer, client: Client) -> None:
     keys = [account(server)[1] for _ in range(3)]
-    seekers = [Seeker(client, keys[0]), Seeker(client, keys[1]), Seeker(client, keys[2], widow=rules_pb2.WIDOW_RULE_MAY_EXCHANGE)]
+    seekers = [
+        Seeker(client, keys[0]),
+        Seeker(client, keys[1]),
+        Seeker(client, keys[2], widow=rules_pb2.WIDOW_RULE_MAY_EXCHANGE),
+    ]
     wait_for(lambda: all(s.messages for s in seekers), "first answers")
     time.sleep(0.5)
     assert not any(s.seated for s in seekers)
@@ -318,11 +326,15 @@ def test_a_cancelled_seek_is_never_seated(server: RunningServer, client: Client)
 
     def cancelled() -> bool:
         with server.store.engine.begin() as conn:
-            statuses = conn.execute(
-                sa.select(SeekRow.status)
-                .join(AccountRow, AccountRow.id == SeekRow.account_id)
-                .where(AccountRow.key_hash == key_hash(gone))
-            ).scalars().all()
+            statuses = (
+                conn.execute(
+                    sa.select(SeekRow.status)
+                    .join(AccountRow, AccountRow.id == SeekRow.account_id)
+                    .where(AccountRow.key_hash == key_hash(gone))
+                )
+                .scalars()
+                .all()
+            )
         return statuses == ["cancelled"]
 
     wait_for(cancelled, "the server to cancel the seek of the stream that ended")
@@ -342,7 +354,9 @@ def ghost_seek(server: RunningServer, name: str, preset: str) -> str:
     assert holder is not None
     seek_id = str(uuid.uuid4())
     rules = rules_for(preset, {})  # as the server makes a seek's ruleset
-    competition.add_seek(seek_id, holder.id, table_key(rules, None), preset, {}, None, rules.players)
+    competition.add_seek(
+        seek_id, holder.id, table_key(rules, None), preset, {}, None, rules.players
+    )
     with server.store.engine.begin() as conn:
         conn.execute(
             sa.update(SeekRow)
@@ -371,17 +385,23 @@ def test_a_table_forms_when_a_late_sign_of_life_comes_back(
     # The last seeker arrives while another's sign of life is late (a busy server): no table
     # then, but one as soon as the late seeker is seen again.
     keys = [account(server)[1] for _ in range(3)]
-    early = [Seeker(client, key, "moon-s1", widow=rules_pb2.WIDOW_RULE_MUST_EXCHANGE) for key in keys[:2]]
+    early = [
+        Seeker(client, key, "moon-s1", widow=rules_pb2.WIDOW_RULE_MUST_EXCHANGE) for key in keys[:2]
+    ]
     wait_for(lambda: all(s.waiting_for(2) for s in early), "two seekers waiting")
     # A write transaction from its start: a read upgraded to a write fails at once on SQLite
     # when the server wrote meanwhile (a busy machine), instead of waiting its turn.
     with server.store.engine.execution_options(**{WRITE: True}).begin() as conn:
-        seek_ids = conn.execute(
-            sa.select(SeekRow.id)
-            .where(SeekRow.status == "waiting")
-            .order_by(SeekRow.created_at.desc())
-            .limit(2)
-        ).scalars().all()
+        seek_ids = (
+            conn.execute(
+                sa.select(SeekRow.id)
+                .where(SeekRow.status == "waiting")
+                .order_by(SeekRow.created_at.desc())
+                .limit(2)
+            )
+            .scalars()
+            .all()
+        )
         conn.execute(
             sa.update(SeekRow)
             .where(SeekRow.id.in_(seek_ids))
@@ -424,7 +444,9 @@ def test_seeking_without_a_key_is_unauthenticated(client: Client) -> None:
             "policy",
         ),
         (
-            competition_pb2.SeekRequest(time_control=game_pb2.TimeControl(bank_ms=5, policy=AUTO_PLAY)),
+            competition_pb2.SeekRequest(
+                time_control=game_pb2.TimeControl(bank_ms=5, policy=AUTO_PLAY)
+            ),
             "per_move_ms",
         ),
     ],
@@ -467,8 +489,7 @@ def test_a_seat_that_never_answers_has_its_lowest_legal_action_played(
     server: RunningServer, client: Client
 ) -> None:
     table = reserved_game(
-        server,
-        client, [account(server) for _ in range(4)], time_control=clock(100), hand_limit=1
+        server, client, [account(server) for _ in range(4)], time_control=clock(100), hand_limit=1
     )
     game = client.game(table.game_id)
     assert game.time_control.per_move_ms == 100 and game.HasField("turn_deadline")
@@ -500,11 +521,17 @@ def test_a_seat_that_never_answers_has_its_lowest_legal_action_played(
 def test_forfeit_on_timeout_gives_the_game_to_the_other_team(
     server: RunningServer, client: Client
 ) -> None:
-    table = reserved_game(server, client, [account(server) for _ in range(4)], time_control=clock(100, policy=FORFEIT))
-    turn = client.view(table, None).turn
+    table = reserved_game(
+        server, client, [account(server) for _ in range(4)], time_control=clock(100, policy=FORFEIT)
+    )
     wait_for(
         lambda: client.game(table.game_id).status == game_pb2.GAME_STATUS_FINISHED, "the forfeit"
     )
+    # The seat to act when the clock ran out, from the log (on a busy machine 100 ms may pass
+    # before this test could ask for a view).
+    events = [e for _, e in log_events(server, table.game_id)]
+    expired = next(i for i, e in enumerate(events) if isinstance(e, engine.ClockExpired))
+    turn = engine.replay(events[:expired]).hand.turn
     assert timeouts(server, table.game_id) == [engine.ClockExpired(turn, "forfeit")]
     assert client.game(table.game_id).winner == 1 - turn % 2
     assert record_verdict(server, table.game_id).valid
@@ -514,8 +541,7 @@ def test_a_slow_seat_within_its_bank_is_not_penalised(
     server: RunningServer, client: Client
 ) -> None:
     table = reserved_game(
-        server,
-        client, [account(server) for _ in range(4)], time_control=clock(100, bank_ms=5000)
+        server, client, [account(server) for _ in range(4)], time_control=clock(100, bank_ms=5000)
     )
     slow = []
     for _ in range(4):
@@ -538,8 +564,7 @@ def test_a_seat_out_of_per_move_time_spends_its_bank_before_the_policy(
     server: RunningServer, client: Client
 ) -> None:
     table = reserved_game(
-        server,
-        client, [account(server) for _ in range(4)], time_control=clock(100, bank_ms=400)
+        server, client, [account(server) for _ in range(4)], time_control=clock(100, bank_ms=400)
     )
     turn = client.view(table, None).turn
     wait_for(lambda: timeouts(server, table.game_id), "the timeout", timeout=10)
@@ -586,7 +611,9 @@ def test_a_time_control_without_a_policy_is_invalid(server: RunningServer, clien
         reserved_game(server, client, [account(server)], time_control=clock(100, policy=0))
 
 
-def test_a_time_control_beyond_a_day_a_move_is_invalid(server: RunningServer, client: Client) -> None:
+def test_a_time_control_beyond_a_day_a_move_is_invalid(
+    server: RunningServer, client: Client
+) -> None:
     bot = account(server)
     with rpc_error(grpc.StatusCode.INVALID_ARGUMENT, "at most"):
         reserved_game(server, client, [bot], time_control=clock(2**32 - 1))
@@ -598,7 +625,9 @@ def test_a_clock_left_behind_its_game_is_set_right(server: RunningServer, client
     # A crash between a seat taken and its clock can leave a full table's clock stopped or at
     # an older version in the database: the keeper of the next server to start restarts the
     # turn.
-    table = reserved_game(server, client, [account(server) for _ in range(4)], time_control=clock(60_000))
+    table = reserved_game(
+        server, client, [account(server) for _ in range(4)], time_control=clock(60_000)
+    )
     with server.store.engine.begin() as conn:
         conn.execute(
             sa.update(GameClockRow)
@@ -608,9 +637,11 @@ def test_a_clock_left_behind_its_game_is_set_right(server: RunningServer, client
     restarted = RunningServer(server.database_url)
     try:
         wait_for(
-            lambda: (c := server.app.competition.clock(table.game_id)) is not None
-            and c.state.turn_started_at is not None
-            and c.turn_version == c.version,
+            lambda: (
+                (c := server.app.competition.clock(table.game_id)) is not None
+                and c.state.turn_started_at is not None
+                and c.turn_version == c.version
+            ),
             "the clock restarted",
         )
         again = Client(restarted.address)
@@ -642,8 +673,7 @@ def test_the_clock_survives_a_restart(
     try:
         c = Client(first.address)
         table = reserved_game(
-            first,
-            c, [account(first) for _ in range(4)], time_control=clock(100, bank_ms=3000)
+            first, c, [account(first) for _ in range(4)], time_control=clock(100, bank_ms=3000)
         )
         turn = c.view(table, None).turn
         view = c.view(table, turn)
@@ -729,8 +759,12 @@ def test_without_duplicate_each_deal_is_played_once() -> None:
 
 def create_request(entrants: list[str], deals: int = 2, **kwargs: Any) -> Any:
     return competition_pb2.CreateTournamentRequest(
-        name="cup", rules=rules_pb2.Ruleset(preset="texas42"), entrants=entrants, deals=deals,
-        duplicate=True, **kwargs,
+        name="cup",
+        rules=rules_pb2.Ruleset(preset="texas42"),
+        entrants=entrants,
+        deals=deals,
+        duplicate=True,
+        **kwargs,
     )
 
 
@@ -747,9 +781,17 @@ def test_creating_a_tournament_needs_a_key(server: RunningServer, client: Client
 @pytest.mark.parametrize(
     ("change", "code", "message"),
     [
-        (lambda names: create_request(names + ["nobody-at-all"]), grpc.StatusCode.NOT_FOUND, "nobody-at-all"),
+        (
+            lambda names: create_request(names + ["nobody-at-all"]),
+            grpc.StatusCode.NOT_FOUND,
+            "nobody-at-all",
+        ),
         (lambda names: create_request(names[:3]), grpc.StatusCode.INVALID_ARGUMENT, "needs 4"),
-        (lambda names: create_request(names + names[:1]), grpc.StatusCode.INVALID_ARGUMENT, "twice"),
+        (
+            lambda names: create_request(names + names[:1]),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "twice",
+        ),
         (lambda names: create_request(names, deals=0), grpc.StatusCode.INVALID_ARGUMENT, "deals"),
         (
             lambda names: create_request(names, time_control=game_pb2.TimeControl(per_move_ms=500)),
@@ -773,20 +815,32 @@ def test_a_bot_account_cannot_organise_a_tournament(server: RunningServer, clien
     entrants = [account(server) for _ in range(4)]
     with rpc_error(grpc.StatusCode.PERMISSION_DENIED, "bot account"):
         tournaments(client).CreateTournament(
-            create_request([n for n, _ in entrants]), metadata=bearer(entrants[0][1]), timeout=RPC_TIMEOUT
+            create_request([n for n, _ in entrants]),
+            metadata=bearer(entrants[0][1]),
+            timeout=RPC_TIMEOUT,
         )
 
 
 def test_only_its_organiser_starts_a_tournament(server: RunningServer, client: Client) -> None:
     entrants = [account(server) for _ in range(4)]
-    made = tournaments(client).CreateTournament(
-        create_request([n for n, _ in entrants]), metadata=bearer(organiser(server)), timeout=RPC_TIMEOUT
-    ).tournament
+    made = (
+        tournaments(client)
+        .CreateTournament(
+            create_request([n for n, _ in entrants]),
+            metadata=bearer(organiser(server)),
+            timeout=RPC_TIMEOUT,
+        )
+        .tournament
+    )
     start = competition_pb2.StartTournamentRequest(tournament_id=made.tournament_id)
     with rpc_error(grpc.StatusCode.PERMISSION_DENIED, "only its organiser"):
-        tournaments(client).StartTournament(start, metadata=bearer(organiser(server)), timeout=RPC_TIMEOUT)
+        tournaments(client).StartTournament(
+            start, metadata=bearer(organiser(server)), timeout=RPC_TIMEOUT
+        )
     with rpc_error(grpc.StatusCode.PERMISSION_DENIED, "bot account"):
-        tournaments(client).StartTournament(start, metadata=bearer(entrants[0][1]), timeout=RPC_TIMEOUT)
+        tournaments(client).StartTournament(
+            start, metadata=bearer(entrants[0][1]), timeout=RPC_TIMEOUT
+        )
     got = tournaments(client).GetTournament(
         competition_pb2.GetTournamentRequest(tournament_id=made.tournament_id), timeout=RPC_TIMEOUT
     )
@@ -801,7 +855,9 @@ def test_a_tournament_names_its_organiser_and_its_teams(
     name, key = account(server, "organiser", "player")
     stub = tournaments(client)
     made = stub.CreateTournament(
-        create_request([account(server)[0] for _ in range(4)]), metadata=bearer(key), timeout=RPC_TIMEOUT
+        create_request([account(server)[0] for _ in range(4)]),
+        metadata=bearer(key),
+        timeout=RPC_TIMEOUT,
     ).tournament
     assert made.organiser == name
     got = stub.GetTournament(
@@ -809,17 +865,23 @@ def test_a_tournament_names_its_organiser_and_its_teams(
     ).tournament
     listed = stub.ListTournaments(competition_pb2.ListTournamentsRequest(), timeout=RPC_TIMEOUT)
     assert got.organiser == name
-    assert [t.organiser for t in listed.tournaments if t.tournament_id == made.tournament_id] == [name]
+    assert [t.organiser for t in listed.tournaments if t.tournament_id == made.tournament_id] == [
+        name
+    ]
     # and the teams its games' scores and winners count: partners sit opposite
     assert [list(team.seats) for team in got.teams] == [[0, 2], [1, 3]]
 
 
 def test_an_unknown_tournament_view_is_invalid(server: RunningServer, client: Client) -> None:
-    made = tournaments(client).CreateTournament(
-        create_request([account(server)[0] for _ in range(4)]),
-        metadata=bearer(organiser(server)),
-        timeout=RPC_TIMEOUT,
-    ).tournament
+    made = (
+        tournaments(client)
+        .CreateTournament(
+            create_request([account(server)[0] for _ in range(4)]),
+            metadata=bearer(organiser(server)),
+            timeout=RPC_TIMEOUT,
+        )
+        .tournament
+    )
     with rpc_error(grpc.StatusCode.INVALID_ARGUMENT, "view"):
         tournaments(client).GetTournament(
             competition_pb2.GetTournamentRequest(tournament_id=made.tournament_id, view=7),
@@ -830,7 +892,8 @@ def test_an_unknown_tournament_view_is_invalid(server: RunningServer, client: Cl
 def test_an_unknown_tournament_is_not_found(client: Client) -> None:
     with rpc_error(grpc.StatusCode.NOT_FOUND):
         tournaments(client).GetTournament(
-            competition_pb2.GetTournamentRequest(tournament_id=str(uuid.uuid4())), timeout=RPC_TIMEOUT
+            competition_pb2.GetTournamentRequest(tournament_id=str(uuid.uuid4())),
+            timeout=RPC_TIMEOUT,
         )
 
 
@@ -879,7 +942,9 @@ def test_the_playings_of_a_deal_start_together_and_stay_closed_until_all_are_ove
     organiser = account(server, "organiser", "player")[1]
     stub = tournaments(client)
     created = stub.CreateTournament(
-        create_request([n for n, _ in entrants], deals=1), metadata=bearer(organiser), timeout=RPC_TIMEOUT
+        create_request([n for n, _ in entrants], deals=1),
+        metadata=bearer(organiser),
+        timeout=RPC_TIMEOUT,
     ).tournament
     stub.StartTournament(
         competition_pb2.StartTournamentRequest(tournament_id=created.tournament_id),
@@ -888,9 +953,11 @@ def test_the_playings_of_a_deal_start_together_and_stay_closed_until_all_are_ove
     )
     request = competition_pb2.GetTournamentRequest(tournament_id=created.tournament_id)
     games = wait_for(
-        lambda: all((r := stub.GetTournament(request, timeout=RPC_TIMEOUT)).games)
-        and all(g.game_id for g in r.games)
-        and r.games,
+        lambda: (
+            all((r := stub.GetTournament(request, timeout=RPC_TIMEOUT)).games)
+            and all(g.game_id for g in r.games)
+            and r.games
+        ),
         "both playings made",
     )
     first, second = games
@@ -920,12 +987,16 @@ def test_the_playings_of_a_deal_start_together_and_stay_closed_until_all_are_ove
     assert not during.individuals and not during.partnerships
     play_game_with_keys(client, second.game_id, [keys[n] for n in second.seats])
     wait_for(
-        lambda: stub.GetTournament(request, timeout=RPC_TIMEOUT).tournament.status
-        == competition_pb2.TOURNAMENT_STATUS_FINISHED,
+        lambda: (
+            stub.GetTournament(request, timeout=RPC_TIMEOUT).tournament.status
+            == competition_pb2.TOURNAMENT_STATUS_FINISHED
+        ),
         "the tournament to finish",
     )
     for g in (first, second):
-        record = archive.GetRecord(archive_pb2.GetRecordRequest(game_id=g.game_id), timeout=RPC_TIMEOUT).record
+        record = archive.GetRecord(
+            archive_pb2.GetRecordRequest(game_id=g.game_id), timeout=RPC_TIMEOUT
+        ).record
         assert verify_record(record).valid
         assert client.view(Table(g.game_id, None), None).phase == view_pb2.PHASE_GAME_OVER
         assert client.game(g.game_id).HasField("winner")
@@ -970,9 +1041,15 @@ def test_a_cancelled_tournament_makes_no_more_games_and_rates_what_was_played(
     stub.StartTournament(ident, metadata=bearer(key), timeout=RPC_TIMEOUT)
     get = competition_pb2.GetTournamentRequest(tournament_id=made.tournament_id)
     first_deal = wait_for(
-        lambda: len(made_ := [g for g in stub.GetTournament(get, timeout=RPC_TIMEOUT).games if g.game_id])
-        == 2
-        and made_,
+        lambda: (
+            len(
+                made_ := [
+                    g for g in stub.GetTournament(get, timeout=RPC_TIMEOUT).games if g.game_id
+                ]
+            )
+            == 2
+            and made_
+        ),
         "both playings of the first deal",
     )
     cancel = competition_pb2.CancelTournamentRequest(tournament_id=made.tournament_id)
@@ -987,9 +1064,7 @@ def test_a_cancelled_tournament_makes_no_more_games_and_rates_what_was_played(
         play_game_with_keys(client, g.game_id, [keys[n] for n in g.seats])
     archive = archive_pb2_grpc.ArchiveServiceStub(client.channel)
     wait_for(
-        lambda: all(
-            server.store.get_seed(g.game_id, 1).revealed for g in first_deal
-        ),
+        lambda: all(server.store.get_seed(g.game_id, 1).revealed for g in first_deal),
         "the played deal published",
     )
     time.sleep(0.3)
@@ -1001,7 +1076,9 @@ def test_a_cancelled_tournament_makes_no_more_games_and_rates_what_was_played(
         s.games == 2 for s in final.individuals
     )
     for g in first_deal:
-        record = archive.GetRecord(archive_pb2.GetRecordRequest(game_id=g.game_id), timeout=RPC_TIMEOUT)
+        record = archive.GetRecord(
+            archive_pb2.GetRecordRequest(game_id=g.game_id), timeout=RPC_TIMEOUT
+        )
         assert verify_record(record.record).valid
 
 
@@ -1012,12 +1089,17 @@ def test_a_duplicate_tournament_is_played_out_and_rated(
     organiser = account(server, "organiser", "player")[1]
     stub = tournaments(client)
     created = stub.CreateTournament(
-        create_request([n for n, _ in entrants], deals=2), metadata=bearer(organiser), timeout=RPC_TIMEOUT
+        create_request([n for n, _ in entrants], deals=2),
+        metadata=bearer(organiser),
+        timeout=RPC_TIMEOUT,
     ).tournament
     assert created.status == competition_pb2.TOURNAMENT_STATUS_CREATED
     assert created.games_total == 4 and created.rules.hand_limit == 1
     stop = threading.Event()
-    bots = [threading.Thread(target=play_seats, args=(server.address, key, stop), daemon=True) for _, key in entrants]
+    bots = [
+        threading.Thread(target=play_seats, args=(server.address, key, stop), daemon=True)
+        for _, key in entrants
+    ]
     for b in bots:
         b.start()
     try:
@@ -1028,9 +1110,11 @@ def test_a_duplicate_tournament_is_played_out_and_rated(
         )
         request = competition_pb2.GetTournamentRequest(tournament_id=created.tournament_id)
         done = wait_for(
-            lambda: (r := stub.GetTournament(request, timeout=RPC_TIMEOUT)).tournament.status
-            == competition_pb2.TOURNAMENT_STATUS_FINISHED
-            and r,
+            lambda: (
+                (r := stub.GetTournament(request, timeout=RPC_TIMEOUT)).tournament.status
+                == competition_pb2.TOURNAMENT_STATUS_FINISHED
+                and r
+            ),
             "the tournament to finish",
             timeout=120,
         )
@@ -1069,6 +1153,12 @@ def test_a_duplicate_tournament_is_played_out_and_rated(
     by_name = {s.name: s for s in done.individuals}
     assert set(by_name) == set(totals)
     for name, (games, score_for, wins) in totals.items():
-        assert (by_name[name].games, by_name[name].score_for, by_name[name].wins) == (games, score_for, wins)
+        assert (by_name[name].games, by_name[name].score_for, by_name[name].wins) == (
+            games,
+            score_for,
+            wins,
+        )
     assert done.partnerships and all(" & " in p.name for p in done.partnerships)
-    assert [s.ordinal for s in done.individuals] == sorted((s.ordinal for s in done.individuals), reverse=True)
+    assert [s.ordinal for s in done.individuals] == sorted(
+        (s.ordinal for s in done.individuals), reverse=True
+    )

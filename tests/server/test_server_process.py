@@ -143,7 +143,7 @@ def test_kill_9_while_actions_are_in_flight(tmp_path: Path, sqlite_url: str) -> 
         game_id = create_game(stub, "texas42", marks_to_win=50)
         tokens = seat_all(stub, game_id)
         pending: list[Move] = []
-        failure: list[grpc.RpcError] = []
+        failure: list[Exception] = []
 
         def play() -> None:
             try:
@@ -155,6 +155,12 @@ def test_kill_9_while_actions_are_in_flight(tmp_path: Path, sqlite_url: str) -> 
                     acks.append(submit(stub, game_id, tokens, move))
                     pending.clear()
             except grpc.RpcError as e:
+                failure.append(e)
+            except ValueError as e:
+                # The kill closed the channel between two calls (on a busy machine the thread
+                # may not be inside a call when it lands): the same interruption.
+                if "closed channel" not in str(e):
+                    raise
                 failure.append(e)
 
         player = threading.Thread(target=play)

@@ -119,7 +119,13 @@ async function play(page, plays, before = async () => {}, after = async () => {}
     if (state !== "turn") break;
     const tiles = page.getByRole("region", { name: "your hand" }).getByRole("button");
     if (!(await tiles.count())) {
-      await clickAndWait(page, page.getByRole("region", { name: "your choices" }).getByRole("button").first());
+      const choices = page.getByRole("region", { name: "your choices" }).getByRole("button");
+      if (!(await choices.count())) {
+        // The table redrew between the two looks (a busy machine): look again.
+        await page.waitForTimeout(50);
+        continue;
+      }
+      await clickAndWait(page, choices.first());
       continue;
     }
     await before(played);
