@@ -113,9 +113,24 @@ run(async (browser) => {
       check(reached.ring, `no focus ring on the tile ${reached.name}`);
       check(legal.includes(reached.tile), `the focus is on ${reached.tile}, not a legal tile (${legal})`);
       await shot(page, "keyboard-tile-desktop");
+      // Watch for the tile in seat 0's place of the trick from before Enter: on a busy machine
+      // the bots may finish the trick, and the page gather it, before this script looks.
+      await page.evaluate((tile) => {
+        const seen = () => document.querySelector(`.felt .played[data-seat="0"] [data-tile="${tile}"]`);
+        window.__tileInTrick = 0;
+        const observer = new MutationObserver(() => {
+          if (seen()) {
+            window.__tileInTrick = 1;
+            observer.disconnect();
+          }
+        });
+        observer.observe(document.body, { childList: true, subtree: true, attributes: true });
+      }, reached.tile);
       await page.keyboard.press("Enter");
       await page.waitForFunction((v) => Number(document.querySelector(".table-view")?.dataset.version) > v, before);
-      const inTrick = await page.locator(`.felt .played[data-seat="0"] [data-tile="${reached.tile}"]`).count();
+      const inTrick = await page
+        .waitForFunction(() => window.__tileInTrick === 1, null, { timeout: 10000 })
+        .then(() => 1, () => 0);
       play = { tile: reached.tile, inTrick, ring: reached.ring };
     } else {
       const reached = await tabTo(page, (f) => f.cls.includes("choice") && !f.disabled, stops);
