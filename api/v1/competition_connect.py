@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint
 from pyqwest import Client
 
-from .competition_pb2 import CancelTournamentRequest, CancelTournamentResponse, CreateTournamentRequest, CreateTournamentResponse, GetTournamentRequest, GetTournamentResponse, ListTournamentsRequest, ListTournamentsResponse, SeekRequest, SeekResponse, StartTournamentRequest, StartTournamentResponse, WatchSeatsRequest, WatchSeatsResponse
+from .competition_pb2 import CancelTournamentRequest, CancelTournamentResponse, CreateTournamentRequest, CreateTournamentResponse, GetTournamentRequest, GetTournamentResponse, ListTournamentsRequest, ListTournamentsResponse, SeekRequest, SeekResponse, StartTournamentRequest, StartTournamentResponse, WatchSeatsRequest, WatchSeatsResponse, WatchTurnsRequest, WatchTurnsResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
@@ -62,6 +62,22 @@ class LobbyService(Protocol):
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
+    def watch_turns(self, request: WatchTurnsRequest, ctx: RequestContext[WatchTurnsRequest, WatchTurnsResponse], /) -> AsyncIterator[WatchTurnsResponse]:
+        """
+        The turns of every seat of the account, across all its games, on one stream: first one
+        message for each of its seats that is to act now, then one each time one of its seats
+        comes to act (at a new version of its game), with the seat's view to decide on; and one
+        when a game of the account ends while the stream is open (`game_over`). A bot playing
+        many games at once answers each turn with SubmitAction (the account's key,
+        `expected_version` = `version`) and needs no stream per game. New games of the account
+        are followed as they are made, until the client cancels. At most
+        `--max-turn-streams-per-account` (4) such streams per account at once.
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_GAME_ID, GAME_NOT_FOUND,
+        NOT_YOUR_SEAT, QUOTA_EXCEEDED.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
 
 class LobbyServiceASGIApplication(ConnectASGIApplication[LobbyService]):
     def __init__(
@@ -97,6 +113,17 @@ class LobbyServiceASGIApplication(ConnectASGIApplication[LobbyService]):
                         stream_type=StreamType.SERVER_STREAM,
                     ),
                     function=svc.watch_seats,
+                ),
+                "/boneyard.v1.LobbyService/WatchTurns": Endpoint.server_stream(
+                    method=MethodInfo(
+                        name="WatchTurns",
+                        service_name="boneyard.v1.LobbyService",
+                        input=WatchTurnsRequest,
+                        output=WatchTurnsResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.SERVER_STREAM,
+                    ),
+                    function=svc.watch_turns,
                 ),
             },
             interceptors=interceptors,
@@ -188,6 +215,39 @@ class LobbyServiceClient(ConnectClient):
                 service_name="boneyard.v1.LobbyService",
                 input=WatchSeatsRequest,
                 output=WatchSeatsResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.SERVER_STREAM,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def watch_turns(
+        self,
+        request: WatchTurnsRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> AsyncIterator[WatchTurnsResponse]:
+        """
+        The turns of every seat of the account, across all its games, on one stream: first one
+        message for each of its seats that is to act now, then one each time one of its seats
+        comes to act (at a new version of its game), with the seat's view to decide on; and one
+        when a game of the account ends while the stream is open (`game_over`). A bot playing
+        many games at once answers each turn with SubmitAction (the account's key,
+        `expected_version` = `version`) and needs no stream per game. New games of the account
+        are followed as they are made, until the client cancels. At most
+        `--max-turn-streams-per-account` (4) such streams per account at once.
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_GAME_ID, GAME_NOT_FOUND,
+        NOT_YOUR_SEAT, QUOTA_EXCEEDED.
+        """
+        return self.execute_server_stream(
+            request=request,
+            method=MethodInfo(
+                name="WatchTurns",
+                service_name="boneyard.v1.LobbyService",
+                input=WatchTurnsRequest,
+                output=WatchTurnsResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.SERVER_STREAM,
             ),

@@ -281,6 +281,79 @@ class WatchSeatsResponse(_message.Message):
 Global___WatchSeatsResponse: _TypeAlias = WatchSeatsResponse  # noqa: Y015
 
 @_typing.final
+class WatchTurnsRequest(_message.Message):
+    """Request of LobbyService.WatchTurns."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_IDS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def game_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Games of the account the client is playing, when it opens the stream again after losing
+        it: each that ended meanwhile is told at once (`game_over`), so that no end is missed. At
+        most 1,000; each must hold a seat of the account (else NOT_YOUR_SEAT; an unknown game:
+        GAME_NOT_FOUND). Empty on a first opening.
+        """
+
+    def __init__(
+        self,
+        *,
+        game_ids: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_ids", b"game_ids"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchTurnsRequest: _TypeAlias = WatchTurnsRequest  # noqa: Y015
+
+@_typing.final
+class WatchTurnsResponse(_message.Message):
+    """One message of LobbyService.WatchTurns: a seat of the account is to act, or its game is over."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    GAME_OVER_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game."""
+    seat: _builtins.int
+    """The account's seat in it."""
+    version: _builtins.int
+    """The game's version the seat is to act at: SubmitActionRequest.expected_version."""
+    game_over: _builtins.bool
+    """The game is over: `view` is its end and there is nothing to act on. Told once per stream
+    for each game of the account that ends while it is open (or that the request names and
+    ended before).
+    """
+    @_builtins.property
+    def view(self) -> _view_pb2.SeatView:
+        """The seat's view at that version (what GetView with the account's key answers): its legal
+        actions are what the seat may send.
+        """
+
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        version: _builtins.int = ...,
+        view: _view_pb2.SeatView | None = ...,
+        game_over: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "game_over", b"game_over", "seat", b"seat", "version", b"version", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchTurnsResponse: _TypeAlias = WatchTurnsResponse  # noqa: Y015
+
+@_typing.final
 class CreateTournamentRequest(_message.Message):
     """Request of TournamentService.CreateTournament."""
 
@@ -293,6 +366,7 @@ class CreateTournamentRequest(_message.Message):
     DUPLICATE_FIELD_NUMBER: _builtins.int
     TIME_CONTROL_FIELD_NUMBER: _builtins.int
     FORMAT_FIELD_NUMBER: _builtins.int
+    MAX_GAMES_PER_ENTRANT_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """A name for people; at most 200 characters."""
     deals: _builtins.int
@@ -303,6 +377,13 @@ class CreateTournamentRequest(_message.Message):
     """
     format: Global___TournamentFormat.ValueType
     """How tables are made."""
+    max_games_per_entrant: _builtins.int
+    """The most unfinished games of the tournament an entrant may be in at once: the server
+    starts every deal it may, in order, as long as no entrant would be in more (all the
+    playings of a deal start together, so a deal starts only if they all fit; a deal whose
+    playings alone are more starts when its entrants have no other game). 1..64; 0: 8. 1 is
+    one deal at a time.
+    """
     @_builtins.property
     def rules(self) -> _rules_pb2.Ruleset:
         """The preset and option overrides of every game. Unless set, hand_limit is 1: each deal is
@@ -327,10 +408,11 @@ class CreateTournamentRequest(_message.Message):
         duplicate: _builtins.bool = ...,
         time_control: _game_pb2.TimeControl | None = ...,
         format: Global___TournamentFormat.ValueType = ...,
+        max_games_per_entrant: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["deals", b"deals", "duplicate", b"duplicate", "entrants", b"entrants", "format", b"format", "name", b"name", "rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deals", b"deals", "duplicate", b"duplicate", "entrants", b"entrants", "format", b"format", "max_games_per_entrant", b"max_games_per_entrant", "name", b"name", "rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -581,6 +663,7 @@ class Tournament(_message.Message):
     CREATE_TIME_FIELD_NUMBER: _builtins.int
     ORGANISER_FIELD_NUMBER: _builtins.int
     TEAMS_FIELD_NUMBER: _builtins.int
+    MAX_GAMES_PER_ENTRANT_FIELD_NUMBER: _builtins.int
     tournament_id: _builtins.str
     """Its id."""
     name: _builtins.str
@@ -599,6 +682,10 @@ class Tournament(_message.Message):
     """Games over."""
     organiser: _builtins.str
     """The organiser's account name (who made it, and alone may start or cancel it)."""
+    max_games_per_entrant: _builtins.int
+    """The most unfinished games of the tournament an entrant may be in at once (see
+    CreateTournamentRequest.max_games_per_entrant).
+    """
     @_builtins.property
     def rules(self) -> _rules_pb2.Ruleset:
         """The complete ruleset of its games."""
@@ -638,10 +725,11 @@ class Tournament(_message.Message):
         create_time: _timestamp_pb2.Timestamp | None = ...,
         organiser: _builtins.str = ...,
         teams: _abc.Iterable[_view_pb2.Team] | None = ...,
+        max_games_per_entrant: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "deals", b"deals", "duplicate", b"duplicate", "entrants", b"entrants", "format", b"format", "games_finished", b"games_finished", "games_total", b"games_total", "name", b"name", "organiser", b"organiser", "rules", b"rules", "status", b"status", "teams", b"teams", "time_control", b"time_control", "tournament_id", b"tournament_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "deals", b"deals", "duplicate", b"duplicate", "entrants", b"entrants", "format", b"format", "games_finished", b"games_finished", "games_total", b"games_total", "max_games_per_entrant", b"max_games_per_entrant", "name", b"name", "organiser", b"organiser", "rules", b"rules", "status", b"status", "teams", b"teams", "time_control", b"time_control", "tournament_id", b"tournament_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

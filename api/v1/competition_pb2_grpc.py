@@ -45,6 +45,11 @@ class LobbyServiceStub:
                 request_serializer=boneyard_dot_v1_dot_competition__pb2.WatchSeatsRequest.SerializeToString,
                 response_deserializer=boneyard_dot_v1_dot_competition__pb2.WatchSeatsResponse.FromString,
                 _registered_method=True)
+        self.WatchTurns = channel.unary_stream(
+                '/boneyard.v1.LobbyService/WatchTurns',
+                request_serializer=boneyard_dot_v1_dot_competition__pb2.WatchTurnsRequest.SerializeToString,
+                response_deserializer=boneyard_dot_v1_dot_competition__pb2.WatchTurnsResponse.FromString,
+                _registered_method=True)
 
 
 class LobbyServiceServicer:
@@ -74,6 +79,23 @@ class LobbyServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def WatchTurns(self, request, context):
+        """The turns of every seat of the account, across all its games, on one stream: first one
+        message for each of its seats that is to act now, then one each time one of its seats
+        comes to act (at a new version of its game), with the seat's view to decide on; and one
+        when a game of the account ends while the stream is open (`game_over`). A bot playing
+        many games at once answers each turn with SubmitAction (the account's key,
+        `expected_version` = `version`) and needs no stream per game. New games of the account
+        are followed as they are made, until the client cancels. At most
+        `--max-turn-streams-per-account` (4) such streams per account at once.
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_GAME_ID, GAME_NOT_FOUND,
+        NOT_YOUR_SEAT, QUOTA_EXCEEDED.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LobbyServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -86,6 +108,11 @@ def add_LobbyServiceServicer_to_server(servicer, server):
                     servicer.WatchSeats,
                     request_deserializer=boneyard_dot_v1_dot_competition__pb2.WatchSeatsRequest.FromString,
                     response_serializer=boneyard_dot_v1_dot_competition__pb2.WatchSeatsResponse.SerializeToString,
+            ),
+            'WatchTurns': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchTurns,
+                    request_deserializer=boneyard_dot_v1_dot_competition__pb2.WatchTurnsRequest.FromString,
+                    response_serializer=boneyard_dot_v1_dot_competition__pb2.WatchTurnsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -143,6 +170,33 @@ class LobbyService:
             '/boneyard.v1.LobbyService/WatchSeats',
             boneyard_dot_v1_dot_competition__pb2.WatchSeatsRequest.SerializeToString,
             boneyard_dot_v1_dot_competition__pb2.WatchSeatsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchTurns(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/boneyard.v1.LobbyService/WatchTurns',
+            boneyard_dot_v1_dot_competition__pb2.WatchTurnsRequest.SerializeToString,
+            boneyard_dot_v1_dot_competition__pb2.WatchTurnsResponse.FromString,
             options,
             channel_credentials,
             insecure,

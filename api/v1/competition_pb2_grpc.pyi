@@ -56,6 +56,19 @@ class LobbyServiceStub:
 
     Refusals: API_KEY_REQUIRED, BAD_API_KEY, QUOTA_EXCEEDED.
     """
+    WatchTurns: _grpc.UnaryStreamMultiCallable[_competition_pb2.WatchTurnsRequest, _competition_pb2.WatchTurnsResponse]
+    """The turns of every seat of the account, across all its games, on one stream: first one
+    message for each of its seats that is to act now, then one each time one of its seats
+    comes to act (at a new version of its game), with the seat's view to decide on; and one
+    when a game of the account ends while the stream is open (`game_over`). A bot playing
+    many games at once answers each turn with SubmitAction (the account's key,
+    `expected_version` = `version`) and needs no stream per game. New games of the account
+    are followed as they are made, until the client cancels. At most
+    `--max-turn-streams-per-account` (4) such streams per account at once.
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_GAME_ID, GAME_NOT_FOUND,
+    NOT_YOUR_SEAT, QUOTA_EXCEEDED.
+    """
 
 @_typing.type_check_only
 class LobbyServiceAsyncStub(LobbyServiceStub):
@@ -76,6 +89,19 @@ class LobbyServiceAsyncStub(LobbyServiceStub):
     as it is reserved (by a tournament, a seek or CreateGame), until the client cancels.
 
     Refusals: API_KEY_REQUIRED, BAD_API_KEY, QUOTA_EXCEEDED.
+    """
+    WatchTurns: _aio.UnaryStreamMultiCallable[_competition_pb2.WatchTurnsRequest, _competition_pb2.WatchTurnsResponse]  # type: ignore[assignment]
+    """The turns of every seat of the account, across all its games, on one stream: first one
+    message for each of its seats that is to act now, then one each time one of its seats
+    comes to act (at a new version of its game), with the seat's view to decide on; and one
+    when a game of the account ends while the stream is open (`game_over`). A bot playing
+    many games at once answers each turn with SubmitAction (the account's key,
+    `expected_version` = `version`) and needs no stream per game. New games of the account
+    are followed as they are made, until the client cancels. At most
+    `--max-turn-streams-per-account` (4) such streams per account at once.
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_GAME_ID, GAME_NOT_FOUND,
+    NOT_YOUR_SEAT, QUOTA_EXCEEDED.
     """
 
 class LobbyServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -106,6 +132,25 @@ class LobbyServiceServicer(metaclass=_abc_1.ABCMeta):
         as it is reserved (by a tournament, a seek or CreateGame), until the client cancels.
 
         Refusals: API_KEY_REQUIRED, BAD_API_KEY, QUOTA_EXCEEDED.
+        """
+
+    @_abc_1.abstractmethod
+    def WatchTurns(
+        self,
+        request: _competition_pb2.WatchTurnsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_competition_pb2.WatchTurnsResponse], _abc.AsyncIterator[_competition_pb2.WatchTurnsResponse]]:
+        """The turns of every seat of the account, across all its games, on one stream: first one
+        message for each of its seats that is to act now, then one each time one of its seats
+        comes to act (at a new version of its game), with the seat's view to decide on; and one
+        when a game of the account ends while the stream is open (`game_over`). A bot playing
+        many games at once answers each turn with SubmitAction (the account's key,
+        `expected_version` = `version`) and needs no stream per game. New games of the account
+        are followed as they are made, until the client cancels. At most
+        `--max-turn-streams-per-account` (4) such streams per account at once.
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_GAME_ID, GAME_NOT_FOUND,
+        NOT_YOUR_SEAT, QUOTA_EXCEEDED.
         """
 
 def add_LobbyServiceServicer_to_server(servicer: LobbyServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -17,7 +17,7 @@ import type { GameStatus, GameSummary, TimeControl } from "./game_pb.js";
 import { file_boneyard_v1_game } from "./game_pb.js";
 import type { Ruleset } from "./rules_pb.js";
 import { file_boneyard_v1_rules } from "./rules_pb.js";
-import type { Team } from "./view_pb.js";
+import type { SeatView, Team } from "./view_pb.js";
 import { file_boneyard_v1_view } from "./view_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
@@ -27,7 +27,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file boneyard/v1/competition.proto.
  */
 export const file_boneyard_v1_competition: GenFile = /*@__PURE__*/
-  fileDesc("Ch1ib25leWFyZC92MS9jb21wZXRpdGlvbi5wcm90bxILYm9uZXlhcmQudjEiYgoLU2Vla1JlcXVlc3QSIwoFcnVsZXMYASABKAsyFC5ib25leWFyZC52MS5SdWxlc2V0Ei4KDHRpbWVfY29udHJvbBgCIAEoCzIYLmJvbmV5YXJkLnYxLlRpbWVDb250cm9sInIKDFNlZWtSZXNwb25zZRIrCgd3YWl0aW5nGAEgASgLMhguYm9uZXlhcmQudjEuU2Vla1dhaXRpbmdIABItCgZzZWF0ZWQYAiABKAsyGy5ib25leWFyZC52MS5TZWF0QXNzaWdubWVudEgAQgYKBGtpbmQiLwoLU2Vla1dhaXRpbmcSDwoHc2Vla2VycxgBIAEoDRIPCgdwbGF5ZXJzGAIgASgNIm4KDlNlYXRBc3NpZ25tZW50Eg8KB2dhbWVfaWQYASABKAkSDAoEc2VhdBgCIAEoDRImCgRnYW1lGAMgASgLMhguYm9uZXlhcmQudjEuR2FtZVN1bW1hcnkSFQoNdG91cm5hbWVudF9pZBgEIAEoCSITChFXYXRjaFNlYXRzUmVxdWVzdCJFChJXYXRjaFNlYXRzUmVzcG9uc2USLwoKYXNzaWdubWVudBgBIAEoCzIbLmJvbmV5YXJkLnYxLlNlYXRBc3NpZ25tZW50It8BChdDcmVhdGVUb3VybmFtZW50UmVxdWVzdBIMCgRuYW1lGAEgASgJEiMKBXJ1bGVzGAIgASgLMhQuYm9uZXlhcmQudjEuUnVsZXNldBIQCghlbnRyYW50cxgDIAMoCRINCgVkZWFscxgEIAEoDRIRCglkdXBsaWNhdGUYBSABKAgSLgoMdGltZV9jb250cm9sGAYgASgLMhguYm9uZXlhcmQudjEuVGltZUNvbnRyb2wSLQoGZm9ybWF0GAcgASgOMh0uYm9uZXlhcmQudjEuVG91cm5hbWVudEZvcm1hdCJHChhDcmVhdGVUb3VybmFtZW50UmVzcG9uc2USKwoKdG91cm5hbWVudBgBIAEoCzIXLmJvbmV5YXJkLnYxLlRvdXJuYW1lbnQiLwoWU3RhcnRUb3VybmFtZW50UmVxdWVzdBIVCg10b3VybmFtZW50X2lkGAEgASgJIkYKF1N0YXJ0VG91cm5hbWVudFJlc3BvbnNlEisKCnRvdXJuYW1lbnQYASABKAsyFy5ib25leWFyZC52MS5Ub3VybmFtZW50IjAKF0NhbmNlbFRvdXJuYW1lbnRSZXF1ZXN0EhUKDXRvdXJuYW1lbnRfaWQYASABKAkiRwoYQ2FuY2VsVG91cm5hbWVudFJlc3BvbnNlEisKCnRvdXJuYW1lbnQYASABKAsyFy5ib25leWFyZC52MS5Ub3VybmFtZW50IlgKFEdldFRvdXJuYW1lbnRSZXF1ZXN0EhUKDXRvdXJuYW1lbnRfaWQYASABKAkSKQoEdmlldxgCIAEoDjIbLmJvbmV5YXJkLnYxLlRvdXJuYW1lbnRWaWV3IskBChVHZXRUb3VybmFtZW50UmVzcG9uc2USKwoKdG91cm5hbWVudBgBIAEoCzIXLmJvbmV5YXJkLnYxLlRvdXJuYW1lbnQSKgoFZ2FtZXMYAiADKAsyGy5ib25leWFyZC52MS5Ub3VybmFtZW50R2FtZRIqCgtpbmRpdmlkdWFscxgDIAMoCzIVLmJvbmV5YXJkLnYxLlN0YW5kaW5nEisKDHBhcnRuZXJzaGlwcxgEIAMoCzIVLmJvbmV5YXJkLnYxLlN0YW5kaW5nIhgKFkxpc3RUb3VybmFtZW50c1JlcXVlc3QiRwoXTGlzdFRvdXJuYW1lbnRzUmVzcG9uc2USLAoLdG91cm5hbWVudHMYASADKAsyFy5ib25leWFyZC52MS5Ub3VybmFtZW50IqsDCgpUb3VybmFtZW50EhUKDXRvdXJuYW1lbnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIjCgVydWxlcxgDIAEoCzIULmJvbmV5YXJkLnYxLlJ1bGVzZXQSEAoIZW50cmFudHMYBCADKAkSDQoFZGVhbHMYBSABKA0SEQoJZHVwbGljYXRlGAYgASgIEi4KDHRpbWVfY29udHJvbBgHIAEoCzIYLmJvbmV5YXJkLnYxLlRpbWVDb250cm9sEi0KBmZvcm1hdBgIIAEoDjIdLmJvbmV5YXJkLnYxLlRvdXJuYW1lbnRGb3JtYXQSLQoGc3RhdHVzGAkgASgOMh0uYm9uZXlhcmQudjEuVG91cm5hbWVudFN0YXR1cxITCgtnYW1lc190b3RhbBgKIAEoDRIWCg5nYW1lc19maW5pc2hlZBgLIAEoDRIvCgtjcmVhdGVfdGltZRgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJb3JnYW5pc2VyGA0gASgJEiAKBXRlYW1zGA4gAygLMhEuYm9uZXlhcmQudjEuVGVhbSK5AQoOVG91cm5hbWVudEdhbWUSDgoGbnVtYmVyGAEgASgNEgwKBGRlYWwYAiABKA0SEAoIcm90YXRpb24YAyABKA0SDQoFc2VhdHMYBCADKAkSDwoHZ2FtZV9pZBgFIAEoCRInCgZzdGF0dXMYBiABKA4yFy5ib25leWFyZC52MS5HYW1lU3RhdHVzEg4KBnNjb3JlcxgHIAMoBRITCgZ3aW5uZXIYCCABKA1IAIgBAUIJCgdfd2lubmVyIqYBCghTdGFuZGluZxIMCgRuYW1lGAEgASgJEg8KB21lbWJlcnMYAiADKAkSDgoGcmF0aW5nGAMgASgBEhMKC3VuY2VydGFpbnR5GAQgASgBEg8KB29yZGluYWwYBSABKAESDQoFZ2FtZXMYBiABKA0SDAoEd2lucxgHIAEoDRIRCglzY29yZV9mb3IYCCABKAMSFQoNc2NvcmVfYWdhaW5zdBgJIAEoAypYChBUb3VybmFtZW50Rm9ybWF0EiEKHVRPVVJOQU1FTlRfRk9STUFUX1VOU1BFQ0lGSUVEEAASIQodVE9VUk5BTUVOVF9GT1JNQVRfUk9VTkRfUk9CSU4QASq0AQoQVG91cm5hbWVudFN0YXR1cxIhCh1UT1VSTkFNRU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEh0KGVRPVVJOQU1FTlRfU1RBVFVTX0NSRUFURUQQARIdChlUT1VSTkFNRU5UX1NUQVRVU19SVU5OSU5HEAISHgoaVE9VUk5BTUVOVF9TVEFUVVNfRklOSVNIRUQQAxIfChtUT1VSTkFNRU5UX1NUQVRVU19DQU5DRUxMRUQQBCpmCg5Ub3VybmFtZW50VmlldxIfChtUT1VSTkFNRU5UX1ZJRVdfVU5TUEVDSUZJRUQQABIZChVUT1VSTkFNRU5UX1ZJRVdfQkFTSUMQARIYChRUT1VSTkFNRU5UX1ZJRVdfRlVMTBACMp4BCgxMb2JieVNlcnZpY2USPQoEU2VlaxIYLmJvbmV5YXJkLnYxLlNlZWtSZXF1ZXN0GhkuYm9uZXlhcmQudjEuU2Vla1Jlc3BvbnNlMAESTwoKV2F0Y2hTZWF0cxIeLmJvbmV5YXJkLnYxLldhdGNoU2VhdHNSZXF1ZXN0Gh8uYm9uZXlhcmQudjEuV2F0Y2hTZWF0c1Jlc3BvbnNlMAEy8wMKEVRvdXJuYW1lbnRTZXJ2aWNlEl8KEENyZWF0ZVRvdXJuYW1lbnQSJC5ib25leWFyZC52MS5DcmVhdGVUb3VybmFtZW50UmVxdWVzdBolLmJvbmV5YXJkLnYxLkNyZWF0ZVRvdXJuYW1lbnRSZXNwb25zZRJcCg9TdGFydFRvdXJuYW1lbnQSIy5ib25leWFyZC52MS5TdGFydFRvdXJuYW1lbnRSZXF1ZXN0GiQuYm9uZXlhcmQudjEuU3RhcnRUb3VybmFtZW50UmVzcG9uc2USXwoQQ2FuY2VsVG91cm5hbWVudBIkLmJvbmV5YXJkLnYxLkNhbmNlbFRvdXJuYW1lbnRSZXF1ZXN0GiUuYm9uZXlhcmQudjEuQ2FuY2VsVG91cm5hbWVudFJlc3BvbnNlElsKDUdldFRvdXJuYW1lbnQSIS5ib25leWFyZC52MS5HZXRUb3VybmFtZW50UmVxdWVzdBoiLmJvbmV5YXJkLnYxLkdldFRvdXJuYW1lbnRSZXNwb25zZSIDkAIBEmEKD0xpc3RUb3VybmFtZW50cxIjLmJvbmV5YXJkLnYxLkxpc3RUb3VybmFtZW50c1JlcXVlc3QaJC5ib25leWFyZC52MS5MaXN0VG91cm5hbWVudHNSZXNwb25zZSIDkAIBYgZwcm90bzM", [file_boneyard_v1_game, file_boneyard_v1_rules, file_boneyard_v1_view, file_google_protobuf_timestamp]);
+  fileDesc("Ch1ib25leWFyZC92MS9jb21wZXRpdGlvbi5wcm90bxILYm9uZXlhcmQudjEiYgoLU2Vla1JlcXVlc3QSIwoFcnVsZXMYASABKAsyFC5ib25leWFyZC52MS5SdWxlc2V0Ei4KDHRpbWVfY29udHJvbBgCIAEoCzIYLmJvbmV5YXJkLnYxLlRpbWVDb250cm9sInIKDFNlZWtSZXNwb25zZRIrCgd3YWl0aW5nGAEgASgLMhguYm9uZXlhcmQudjEuU2Vla1dhaXRpbmdIABItCgZzZWF0ZWQYAiABKAsyGy5ib25leWFyZC52MS5TZWF0QXNzaWdubWVudEgAQgYKBGtpbmQiLwoLU2Vla1dhaXRpbmcSDwoHc2Vla2VycxgBIAEoDRIPCgdwbGF5ZXJzGAIgASgNIm4KDlNlYXRBc3NpZ25tZW50Eg8KB2dhbWVfaWQYASABKAkSDAoEc2VhdBgCIAEoDRImCgRnYW1lGAMgASgLMhguYm9uZXlhcmQudjEuR2FtZVN1bW1hcnkSFQoNdG91cm5hbWVudF9pZBgEIAEoCSITChFXYXRjaFNlYXRzUmVxdWVzdCJFChJXYXRjaFNlYXRzUmVzcG9uc2USLwoKYXNzaWdubWVudBgBIAEoCzIbLmJvbmV5YXJkLnYxLlNlYXRBc3NpZ25tZW50IiUKEVdhdGNoVHVybnNSZXF1ZXN0EhAKCGdhbWVfaWRzGAEgAygJInwKEldhdGNoVHVybnNSZXNwb25zZRIPCgdnYW1lX2lkGAEgASgJEgwKBHNlYXQYAiABKA0SDwoHdmVyc2lvbhgDIAEoBBIjCgR2aWV3GAQgASgLMhUuYm9uZXlhcmQudjEuU2VhdFZpZXcSEQoJZ2FtZV9vdmVyGAUgASgIIv4BChdDcmVhdGVUb3VybmFtZW50UmVxdWVzdBIMCgRuYW1lGAEgASgJEiMKBXJ1bGVzGAIgASgLMhQuYm9uZXlhcmQudjEuUnVsZXNldBIQCghlbnRyYW50cxgDIAMoCRINCgVkZWFscxgEIAEoDRIRCglkdXBsaWNhdGUYBSABKAgSLgoMdGltZV9jb250cm9sGAYgASgLMhguYm9uZXlhcmQudjEuVGltZUNvbnRyb2wSLQoGZm9ybWF0GAcgASgOMh0uYm9uZXlhcmQudjEuVG91cm5hbWVudEZvcm1hdBIdChVtYXhfZ2FtZXNfcGVyX2VudHJhbnQYCCABKA0iRwoYQ3JlYXRlVG91cm5hbWVudFJlc3BvbnNlEisKCnRvdXJuYW1lbnQYASABKAsyFy5ib25leWFyZC52MS5Ub3VybmFtZW50Ii8KFlN0YXJ0VG91cm5hbWVudFJlcXVlc3QSFQoNdG91cm5hbWVudF9pZBgBIAEoCSJGChdTdGFydFRvdXJuYW1lbnRSZXNwb25zZRIrCgp0b3VybmFtZW50GAEgASgLMhcuYm9uZXlhcmQudjEuVG91cm5hbWVudCIwChdDYW5jZWxUb3VybmFtZW50UmVxdWVzdBIVCg10b3VybmFtZW50X2lkGAEgASgJIkcKGENhbmNlbFRvdXJuYW1lbnRSZXNwb25zZRIrCgp0b3VybmFtZW50GAEgASgLMhcuYm9uZXlhcmQudjEuVG91cm5hbWVudCJYChRHZXRUb3VybmFtZW50UmVxdWVzdBIVCg10b3VybmFtZW50X2lkGAEgASgJEikKBHZpZXcYAiABKA4yGy5ib25leWFyZC52MS5Ub3VybmFtZW50VmlldyLJAQoVR2V0VG91cm5hbWVudFJlc3BvbnNlEisKCnRvdXJuYW1lbnQYASABKAsyFy5ib25leWFyZC52MS5Ub3VybmFtZW50EioKBWdhbWVzGAIgAygLMhsuYm9uZXlhcmQudjEuVG91cm5hbWVudEdhbWUSKgoLaW5kaXZpZHVhbHMYAyADKAsyFS5ib25leWFyZC52MS5TdGFuZGluZxIrCgxwYXJ0bmVyc2hpcHMYBCADKAsyFS5ib25leWFyZC52MS5TdGFuZGluZyIYChZMaXN0VG91cm5hbWVudHNSZXF1ZXN0IkcKF0xpc3RUb3VybmFtZW50c1Jlc3BvbnNlEiwKC3RvdXJuYW1lbnRzGAEgAygLMhcuYm9uZXlhcmQudjEuVG91cm5hbWVudCLKAwoKVG91cm5hbWVudBIVCg10b3VybmFtZW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkSIwoFcnVsZXMYAyABKAsyFC5ib25leWFyZC52MS5SdWxlc2V0EhAKCGVudHJhbnRzGAQgAygJEg0KBWRlYWxzGAUgASgNEhEKCWR1cGxpY2F0ZRgGIAEoCBIuCgx0aW1lX2NvbnRyb2wYByABKAsyGC5ib25leWFyZC52MS5UaW1lQ29udHJvbBItCgZmb3JtYXQYCCABKA4yHS5ib25leWFyZC52MS5Ub3VybmFtZW50Rm9ybWF0Ei0KBnN0YXR1cxgJIAEoDjIdLmJvbmV5YXJkLnYxLlRvdXJuYW1lbnRTdGF0dXMSEwoLZ2FtZXNfdG90YWwYCiABKA0SFgoOZ2FtZXNfZmluaXNoZWQYCyABKA0SLwoLY3JlYXRlX3RpbWUYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCW9yZ2FuaXNlchgNIAEoCRIgCgV0ZWFtcxgOIAMoCzIRLmJvbmV5YXJkLnYxLlRlYW0SHQoVbWF4X2dhbWVzX3Blcl9lbnRyYW50GA8gASgNIrkBCg5Ub3VybmFtZW50R2FtZRIOCgZudW1iZXIYASABKA0SDAoEZGVhbBgCIAEoDRIQCghyb3RhdGlvbhgDIAEoDRINCgVzZWF0cxgEIAMoCRIPCgdnYW1lX2lkGAUgASgJEicKBnN0YXR1cxgGIAEoDjIXLmJvbmV5YXJkLnYxLkdhbWVTdGF0dXMSDgoGc2NvcmVzGAcgAygFEhMKBndpbm5lchgIIAEoDUgAiAEBQgkKB193aW5uZXIipgEKCFN0YW5kaW5nEgwKBG5hbWUYASABKAkSDwoHbWVtYmVycxgCIAMoCRIOCgZyYXRpbmcYAyABKAESEwoLdW5jZXJ0YWludHkYBCABKAESDwoHb3JkaW5hbBgFIAEoARINCgVnYW1lcxgGIAEoDRIMCgR3aW5zGAcgASgNEhEKCXNjb3JlX2ZvchgIIAEoAxIVCg1zY29yZV9hZ2FpbnN0GAkgASgDKlgKEFRvdXJuYW1lbnRGb3JtYXQSIQodVE9VUk5BTUVOVF9GT1JNQVRfVU5TUEVDSUZJRUQQABIhCh1UT1VSTkFNRU5UX0ZPUk1BVF9ST1VORF9ST0JJThABKrQBChBUb3VybmFtZW50U3RhdHVzEiEKHVRPVVJOQU1FTlRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASHQoZVE9VUk5BTUVOVF9TVEFUVVNfQ1JFQVRFRBABEh0KGVRPVVJOQU1FTlRfU1RBVFVTX1JVTk5JTkcQAhIeChpUT1VSTkFNRU5UX1NUQVRVU19GSU5JU0hFRBADEh8KG1RPVVJOQU1FTlRfU1RBVFVTX0NBTkNFTExFRBAEKmYKDlRvdXJuYW1lbnRWaWV3Eh8KG1RPVVJOQU1FTlRfVklFV19VTlNQRUNJRklFRBAAEhkKFVRPVVJOQU1FTlRfVklFV19CQVNJQxABEhgKFFRPVVJOQU1FTlRfVklFV19GVUxMEAIy7wEKDExvYmJ5U2VydmljZRI9CgRTZWVrEhguYm9uZXlhcmQudjEuU2Vla1JlcXVlc3QaGS5ib25leWFyZC52MS5TZWVrUmVzcG9uc2UwARJPCgpXYXRjaFNlYXRzEh4uYm9uZXlhcmQudjEuV2F0Y2hTZWF0c1JlcXVlc3QaHy5ib25leWFyZC52MS5XYXRjaFNlYXRzUmVzcG9uc2UwARJPCgpXYXRjaFR1cm5zEh4uYm9uZXlhcmQudjEuV2F0Y2hUdXJuc1JlcXVlc3QaHy5ib25leWFyZC52MS5XYXRjaFR1cm5zUmVzcG9uc2UwATLzAwoRVG91cm5hbWVudFNlcnZpY2USXwoQQ3JlYXRlVG91cm5hbWVudBIkLmJvbmV5YXJkLnYxLkNyZWF0ZVRvdXJuYW1lbnRSZXF1ZXN0GiUuYm9uZXlhcmQudjEuQ3JlYXRlVG91cm5hbWVudFJlc3BvbnNlElwKD1N0YXJ0VG91cm5hbWVudBIjLmJvbmV5YXJkLnYxLlN0YXJ0VG91cm5hbWVudFJlcXVlc3QaJC5ib25leWFyZC52MS5TdGFydFRvdXJuYW1lbnRSZXNwb25zZRJfChBDYW5jZWxUb3VybmFtZW50EiQuYm9uZXlhcmQudjEuQ2FuY2VsVG91cm5hbWVudFJlcXVlc3QaJS5ib25leWFyZC52MS5DYW5jZWxUb3VybmFtZW50UmVzcG9uc2USWwoNR2V0VG91cm5hbWVudBIhLmJvbmV5YXJkLnYxLkdldFRvdXJuYW1lbnRSZXF1ZXN0GiIuYm9uZXlhcmQudjEuR2V0VG91cm5hbWVudFJlc3BvbnNlIgOQAgESYQoPTGlzdFRvdXJuYW1lbnRzEiMuYm9uZXlhcmQudjEuTGlzdFRvdXJuYW1lbnRzUmVxdWVzdBokLmJvbmV5YXJkLnYxLkxpc3RUb3VybmFtZW50c1Jlc3BvbnNlIgOQAgFiBnByb3RvMw", [file_boneyard_v1_game, file_boneyard_v1_rules, file_boneyard_v1_view, file_google_protobuf_timestamp]);
 
 /**
  * Request of LobbyService.Seek.
@@ -201,6 +201,82 @@ export const WatchSeatsResponseSchema: GenMessage<WatchSeatsResponse> = /*@__PUR
   messageDesc(file_boneyard_v1_competition, 5);
 
 /**
+ * Request of LobbyService.WatchTurns.
+ *
+ * @generated from message boneyard.v1.WatchTurnsRequest
+ */
+export type WatchTurnsRequest = Message<"boneyard.v1.WatchTurnsRequest"> & {
+  /**
+   * Games of the account the client is playing, when it opens the stream again after losing
+   * it: each that ended meanwhile is told at once (`game_over`), so that no end is missed. At
+   * most 1,000; each must hold a seat of the account (else NOT_YOUR_SEAT; an unknown game:
+   * GAME_NOT_FOUND). Empty on a first opening.
+   *
+   * @generated from field: repeated string game_ids = 1;
+   */
+  gameIds: string[];
+};
+
+/**
+ * Describes the message boneyard.v1.WatchTurnsRequest.
+ * Use `create(WatchTurnsRequestSchema)` to create a new message.
+ */
+export const WatchTurnsRequestSchema: GenMessage<WatchTurnsRequest> = /*@__PURE__*/
+  messageDesc(file_boneyard_v1_competition, 6);
+
+/**
+ * One message of LobbyService.WatchTurns: a seat of the account is to act, or its game is over.
+ *
+ * @generated from message boneyard.v1.WatchTurnsResponse
+ */
+export type WatchTurnsResponse = Message<"boneyard.v1.WatchTurnsResponse"> & {
+  /**
+   * The game.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The account's seat in it.
+   *
+   * @generated from field: uint32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * The game's version the seat is to act at: SubmitActionRequest.expected_version.
+   *
+   * @generated from field: uint64 version = 3;
+   */
+  version: bigint;
+
+  /**
+   * The seat's view at that version (what GetView with the account's key answers): its legal
+   * actions are what the seat may send.
+   *
+   * @generated from field: boneyard.v1.SeatView view = 4;
+   */
+  view?: SeatView | undefined;
+
+  /**
+   * The game is over: `view` is its end and there is nothing to act on. Told once per stream
+   * for each game of the account that ends while it is open (or that the request names and
+   * ended before).
+   *
+   * @generated from field: bool game_over = 5;
+   */
+  gameOver: boolean;
+};
+
+/**
+ * Describes the message boneyard.v1.WatchTurnsResponse.
+ * Use `create(WatchTurnsResponseSchema)` to create a new message.
+ */
+export const WatchTurnsResponseSchema: GenMessage<WatchTurnsResponse> = /*@__PURE__*/
+  messageDesc(file_boneyard_v1_competition, 7);
+
+/**
  * Request of TournamentService.CreateTournament.
  *
  * @generated from message boneyard.v1.CreateTournamentRequest
@@ -256,6 +332,17 @@ export type CreateTournamentRequest = Message<"boneyard.v1.CreateTournamentReque
    * @generated from field: boneyard.v1.TournamentFormat format = 7;
    */
   format: TournamentFormat;
+
+  /**
+   * The most unfinished games of the tournament an entrant may be in at once: the server
+   * starts every deal it may, in order, as long as no entrant would be in more (all the
+   * playings of a deal start together, so a deal starts only if they all fit; a deal whose
+   * playings alone are more starts when its entrants have no other game). 1..64; 0: 8. 1 is
+   * one deal at a time.
+   *
+   * @generated from field: uint32 max_games_per_entrant = 8;
+   */
+  maxGamesPerEntrant: number;
 };
 
 /**
@@ -263,7 +350,7 @@ export type CreateTournamentRequest = Message<"boneyard.v1.CreateTournamentReque
  * Use `create(CreateTournamentRequestSchema)` to create a new message.
  */
 export const CreateTournamentRequestSchema: GenMessage<CreateTournamentRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 6);
+  messageDesc(file_boneyard_v1_competition, 8);
 
 /**
  * Response of TournamentService.CreateTournament.
@@ -284,7 +371,7 @@ export type CreateTournamentResponse = Message<"boneyard.v1.CreateTournamentResp
  * Use `create(CreateTournamentResponseSchema)` to create a new message.
  */
 export const CreateTournamentResponseSchema: GenMessage<CreateTournamentResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 7);
+  messageDesc(file_boneyard_v1_competition, 9);
 
 /**
  * Request of TournamentService.StartTournament.
@@ -305,7 +392,7 @@ export type StartTournamentRequest = Message<"boneyard.v1.StartTournamentRequest
  * Use `create(StartTournamentRequestSchema)` to create a new message.
  */
 export const StartTournamentRequestSchema: GenMessage<StartTournamentRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 8);
+  messageDesc(file_boneyard_v1_competition, 10);
 
 /**
  * Response of TournamentService.StartTournament.
@@ -326,7 +413,7 @@ export type StartTournamentResponse = Message<"boneyard.v1.StartTournamentRespon
  * Use `create(StartTournamentResponseSchema)` to create a new message.
  */
 export const StartTournamentResponseSchema: GenMessage<StartTournamentResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 9);
+  messageDesc(file_boneyard_v1_competition, 11);
 
 /**
  * Request of TournamentService.CancelTournament.
@@ -347,7 +434,7 @@ export type CancelTournamentRequest = Message<"boneyard.v1.CancelTournamentReque
  * Use `create(CancelTournamentRequestSchema)` to create a new message.
  */
 export const CancelTournamentRequestSchema: GenMessage<CancelTournamentRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 10);
+  messageDesc(file_boneyard_v1_competition, 12);
 
 /**
  * Response of TournamentService.CancelTournament.
@@ -368,7 +455,7 @@ export type CancelTournamentResponse = Message<"boneyard.v1.CancelTournamentResp
  * Use `create(CancelTournamentResponseSchema)` to create a new message.
  */
 export const CancelTournamentResponseSchema: GenMessage<CancelTournamentResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 11);
+  messageDesc(file_boneyard_v1_competition, 13);
 
 /**
  * Request of TournamentService.GetTournament.
@@ -396,7 +483,7 @@ export type GetTournamentRequest = Message<"boneyard.v1.GetTournamentRequest"> &
  * Use `create(GetTournamentRequestSchema)` to create a new message.
  */
 export const GetTournamentRequestSchema: GenMessage<GetTournamentRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 12);
+  messageDesc(file_boneyard_v1_competition, 14);
 
 /**
  * Response of TournamentService.GetTournament.
@@ -438,7 +525,7 @@ export type GetTournamentResponse = Message<"boneyard.v1.GetTournamentResponse">
  * Use `create(GetTournamentResponseSchema)` to create a new message.
  */
 export const GetTournamentResponseSchema: GenMessage<GetTournamentResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 13);
+  messageDesc(file_boneyard_v1_competition, 15);
 
 /**
  * Request of TournamentService.ListTournaments.
@@ -453,7 +540,7 @@ export type ListTournamentsRequest = Message<"boneyard.v1.ListTournamentsRequest
  * Use `create(ListTournamentsRequestSchema)` to create a new message.
  */
 export const ListTournamentsRequestSchema: GenMessage<ListTournamentsRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 14);
+  messageDesc(file_boneyard_v1_competition, 16);
 
 /**
  * Response of TournamentService.ListTournaments.
@@ -474,7 +561,7 @@ export type ListTournamentsResponse = Message<"boneyard.v1.ListTournamentsRespon
  * Use `create(ListTournamentsResponseSchema)` to create a new message.
  */
 export const ListTournamentsResponseSchema: GenMessage<ListTournamentsResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 15);
+  messageDesc(file_boneyard_v1_competition, 17);
 
 /**
  * A tournament.
@@ -580,6 +667,14 @@ export type Tournament = Message<"boneyard.v1.Tournament"> & {
    * @generated from field: repeated boneyard.v1.Team teams = 14;
    */
   teams: Team[];
+
+  /**
+   * The most unfinished games of the tournament an entrant may be in at once (see
+   * CreateTournamentRequest.max_games_per_entrant).
+   *
+   * @generated from field: uint32 max_games_per_entrant = 15;
+   */
+  maxGamesPerEntrant: number;
 };
 
 /**
@@ -587,7 +682,7 @@ export type Tournament = Message<"boneyard.v1.Tournament"> & {
  * Use `create(TournamentSchema)` to create a new message.
  */
 export const TournamentSchema: GenMessage<Tournament> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 16);
+  messageDesc(file_boneyard_v1_competition, 18);
 
 /**
  * One game of a tournament.
@@ -657,7 +752,7 @@ export type TournamentGame = Message<"boneyard.v1.TournamentGame"> & {
  * Use `create(TournamentGameSchema)` to create a new message.
  */
 export const TournamentGameSchema: GenMessage<TournamentGame> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 17);
+  messageDesc(file_boneyard_v1_competition, 19);
 
 /**
  * An entrant's (or a partnership's) place in the standings.
@@ -734,7 +829,7 @@ export type Standing = Message<"boneyard.v1.Standing"> & {
  * Use `create(StandingSchema)` to create a new message.
  */
 export const StandingSchema: GenMessage<Standing> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 18);
+  messageDesc(file_boneyard_v1_competition, 20);
 
 /**
  * How a tournament's tables are made.
@@ -881,6 +976,26 @@ export const LobbyService: GenService<{
     methodKind: "server_streaming";
     input: typeof WatchSeatsRequestSchema;
     output: typeof WatchSeatsResponseSchema;
+  },
+  /**
+   * The turns of every seat of the account, across all its games, on one stream: first one
+   * message for each of its seats that is to act now, then one each time one of its seats
+   * comes to act (at a new version of its game), with the seat's view to decide on; and one
+   * when a game of the account ends while the stream is open (`game_over`). A bot playing
+   * many games at once answers each turn with SubmitAction (the account's key,
+   * `expected_version` = `version`) and needs no stream per game. New games of the account
+   * are followed as they are made, until the client cancels. At most
+   * `--max-turn-streams-per-account` (4) such streams per account at once.
+   *
+   * Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_GAME_ID, GAME_NOT_FOUND,
+   * NOT_YOUR_SEAT, QUOTA_EXCEEDED.
+   *
+   * @generated from rpc boneyard.v1.LobbyService.WatchTurns
+   */
+  watchTurns: {
+    methodKind: "server_streaming";
+    input: typeof WatchTurnsRequestSchema;
+    output: typeof WatchTurnsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_boneyard_v1_competition, 0);
