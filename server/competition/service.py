@@ -17,7 +17,7 @@ from boneyard.api import codec
 from boneyard.api.v1 import competition_pb2, competition_pb2_grpc, game_pb2, view_pb2
 from boneyard.server.competition.lobby import Lobby, SeatWatch
 from boneyard.server.competition.standings import Standing
-from boneyard.server.competition.tournaments import TournamentDirector
+from boneyard.server.competition.tournaments import DEFAULT_GAMES_PER_ENTRANT, TournamentDirector
 from boneyard.server.errors import InvalidArgument
 from boneyard.server.games.app import GameApp
 from boneyard.server.games.service import (
@@ -208,6 +208,7 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
             request.deals,
             request.duplicate,
             control,
+            max_games_per_entrant=request.max_games_per_entrant or DEFAULT_GAMES_PER_ENTRANT,
         )
         message, _, _, _ = await asyncio.to_thread(self._describe, tournament.id, False)
         return competition_pb2.CreateTournamentResponse(tournament=message)
@@ -280,6 +281,7 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
             games_finished=sum(1 for g in schedule if g.status == "finished"),
             organiser=names.get(tournament.organiser_id, ""),
             teams=[view_pb2.Team(seats=team) for team in rules.teams],
+            max_games_per_entrant=tournament.max_games_per_entrant,
         )
         if tournament.time_control is not None:
             message.time_control.CopyFrom(time_control_to_proto(tournament.time_control))

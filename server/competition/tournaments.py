@@ -12,11 +12,18 @@ stay secret and their records and spectator views are closed (``embargoed``) unt
 entrants are the same at every playing of a deal, so duplicate play still trusts each entrant's
 program not to pass what one of its seats sees to another of its seats.
 
+The director starts every game it may, deal after deal in schedule order, as long as no
+entrant would be in more than the tournament's ``max_games_per_entrant`` unfinished games of it
+(``deal_fits``: the playings of a deal start together, so they count together); 1 is one deal at
+a time. With more, an entrant's bot plays several games at once and the tournament goes as fast
+as the server and the bots think, not at the pace of one deal's round trips.
+
 The director is stateless: everything is in the database, so a restarted server (or another
 process on the same PostgreSQL) carries on where it stopped. A schedule entry's game is
 created in the same transaction that records it, and only if no game was recorded for it
-yet and none of its entrants is in an unfinished game of another deal: an entrant plays one
-deal of a tournament at a time.
+yet and the deal still fits its entrants' bound, counted in that transaction under the
+tournament row's lock (``CompetitionStore.link_tournament_game``): two processes racing never
+put an entrant over it.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ import logging
 import math
 import secrets
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -44,15 +52,30 @@ from boneyard.server.store.competition import (
     TimeControl,
     Tournament,
     TournamentGame,
+    deal_fits,
 )
 
-__all__ = ["FORMATS", "TournamentDirector", "schedule", "seating_count", "seatings"]
+__all__ = [
+    "DEFAULT_GAMES_PER_ENTRANT",
+    "FORMATS",
+    "MAX_GAMES_PER_ENTRANT",
+    "TournamentDirector",
+    "schedule",
+    "seating_count",
+    "seatings",
+]
 
 log = logging.getLogger(__name__)
 
 FORMATS = ("round_robin",)
 MAX_DEALS = 10_000
 MAX_GAMES = 100_000
+DEFAULT_GAMES_PER_ENTRANT = 8
+"""Games of a tournament an entrant may be in at once unless its organiser says: four deals
+of duplicate Texas 42, where each entrant plays both playings of every deal."""
+MAX_GAMES_PER_ENTRANT = 64
+"""The most an organiser may allow: each game in play is held in the server's memory and
+needs a thread or a worker of each entrant's bot."""
 
 
 def seatings(teams: Sequence[Sequence[int]], entrants: Sequence[str]) -> Iterator[tuple[str, ...]]:
@@ -143,7 +166,10 @@ class TournamentDirector:
         duplicate: bool,
         time_control: TimeControl | None,
         format: str = "round_robin",
+        max_games_per_entrant: int = DEFAULT_GAMES_PER_ENTRANT,
     ) -> Tournament:
+        """Make a tournament (not started). ``max_games_per_entrant``: 1..64, the most
+        unfinished games of it an entrant may be in at once."""
         options = dict(options)
         # Each deal is a game of its own unless the organiser says otherwise.
         options.setdefault("hand_limit", 1)
@@ -155,6 +181,11 @@ class TournamentDirector:
             check_time_control(time_control)
         if not 1 <= deals <= MAX_DEALS:
             raise InvalidArgument(f"deals must be 1..{MAX_DEALS}, not {deals}")
+        if not 1 <= max_games_per_entrant <= MAX_GAMES_PER_ENTRANT:
+            raise InvalidArgument(
+                f"max_games_per_entrant must be 1..{MAX_GAMES_PER_ENTRANT} (0: "
+                f"{DEFAULT_GAMES_PER_ENTRANT}), not {max_games_per_entrant}"
+            )
         if len(set(entrant_names)) != len(entrant_names):
             raise InvalidArgument(f"an entrant is named twice: {sorted(entrant_names)}")
         if len(entrant_names) < rules.players:
@@ -187,6 +218,7 @@ class TournamentDirector:
             secret=secrets.token_bytes(32),
             entrants=tuple(ids),
             created_at=datetime.now(UTC),
+            max_games_per_entrant=max_games_per_entrant,
         )
         self._competition.create_tournament(tournament, games)
         log.info("tournament %s (%s): %d games", tournament.id, name, len(games))
@@ -277,26 +309,33 @@ class TournamentDirector:
             self._competition.set_tournament_status(tournament.id, "finished")
             log.info("tournament %s finished", tournament.id)
             return []
-        busy: set[str] = set()
-        for g in games:
-            if g.game_id is not None and g.status != "finished":
-                busy.update(g.seating)
+        limit = tournament.max_games_per_entrant
+        # Each entrant's games in play: those made and not over, and the playings not yet made
+        # of a deal begun (a crash between them): they are made first, whatever the bound.
+        in_play: Counter[str] = Counter()
+        for playings in by_deal.values():
+            begun = any(g.game_id is not None for g in playings)
+            for g in playings:
+                if (g.game_id is not None and g.status != "finished") or (
+                    g.game_id is None and begun
+                ):
+                    in_play.update(g.seating)
         accounts = self._competition.accounts(tournament.entrants)
         made: list[str] = []
-        for playings in by_deal.values():
+        for playings in by_deal.values():  # in schedule order: deal after deal
             waiting = [g for g in playings if g.game_id is None]
             if not waiting:
                 continue
-            started = any(g.game_id is not None for g in playings)
-            entrants = {a for g in playings for a in g.seating}
-            if not started and busy & entrants:
-                continue
+            if not any(g.game_id is not None for g in playings):
+                need = Counter(a for g in playings for a in g.seating)
+                if not deal_fits(need, in_play, limit):
+                    continue
+                in_play.update(need)
             # All the playings of a deal at once (or the rest of them, after a crash).
             for g in waiting:
-                game_id = self._make_game(tournament, g, accounts)
+                game_id = self.make_game(tournament, g, accounts)
                 if game_id is not None:
                     made.append(game_id)
-            busy |= entrants
         return made
 
     def _publish_finished_deals(
@@ -317,9 +356,13 @@ class TournamentDirector:
                     self.on_published()  # their results are public now: they may be rated
             self._published.add((tournament.id, deal))
 
-    def _make_game(
+    def make_game(
         self, tournament: Tournament, game: TournamentGame, accounts: Mapping[str, Account]
     ) -> str | None:
+        """Make a schedule entry's game, reserving its seats for the entrants (``accounts``
+        by id): its id, or ``None`` if it may not be made now (made already, here or by
+        another process, or its deal does not fit an entrant's ``max_games_per_entrant``,
+        as counted in the creating transaction)."""
         rotation = f", rotation {game.rotation + 1}" if tournament.duplicate else ""
         try:
             game_id, _ = self._app.create_game(

@@ -10,7 +10,8 @@ deals, seeks and tournaments (the tables of migration 0002).
 from __future__ import annotations
 
 import hmac
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, cast
@@ -59,6 +60,7 @@ __all__ = [
     "TimeControl",
     "Tournament",
     "TournamentGame",
+    "deal_fits",
     "insert_setup",
 ]
 
@@ -120,6 +122,9 @@ class Tournament:
     entrants: tuple[str, ...]
     """Account ids, in entry order."""
     created_at: datetime
+    max_games_per_entrant: int = 1
+    """The most unfinished games of the tournament an entrant may be in at once (1: one deal
+    at a time)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -467,6 +472,7 @@ class CompetitionStore:
                     status=tournament.status,
                     secret=tournament.secret,
                     created_at=tournament.created_at,
+                    max_games_per_entrant=tournament.max_games_per_entrant,
                 )
             )
             session.flush()
@@ -563,12 +569,22 @@ class CompetitionStore:
     ) -> None:
         """Record the game made for a schedule entry, in the game's creating transaction.
         Raises ``GameAlreadyMade`` (undoing the game) if another process made it first, or if
-        one of its entrants is meanwhile in an unfinished game of another deal. The
-        tournament's row is locked first (PostgreSQL), so that processes making its games
-        take turns; SQLite's single writer does the same."""
-        session.execute(
-            select(TournamentRow.id).where(TournamentRow.id == tournament_id).with_for_update()
+        it would put one of its entrants in more unfinished games of the tournament than its
+        ``max_games_per_entrant`` (``deal_fits``). The tournament's row is locked first
+        (PostgreSQL: ``SELECT ... FOR UPDATE``), so that processes making its games take turns
+        and each counts what the one before it committed (READ COMMITTED: every statement
+        sees what was committed before it began); on SQLite a writer holds the database's
+        one write lock from its ``BEGIN IMMEDIATE``, which does the same."""
+        limit = session.scalar(
+            select(TournamentRow.max_games_per_entrant)
+            .where(TournamentRow.id == tournament_id)
+            .with_for_update()
         )
+        if limit is None:
+            raise GameAlreadyMade(tournament_id, number)
+        # The games of the other deals made and not over, as the director counts them; those
+        # of this deal are counted whole (``need``) however many of them are made yet, so
+        # that the rest of a deal begun before a crash can always be made.
         playing = session.execute(
             select(TournamentGameRow.seating)
             .join(GameRow, GameRow.id == TournamentGameRow.game_id)
@@ -578,7 +594,18 @@ class CompetitionStore:
                 GameRow.status.in_(("open", "playing")),
             )
         ).scalars()
-        if any(set(seats) & set(seating) for seats in playing):
+        in_play = Counter(entrant for seats in playing for entrant in seats)
+        need = Counter(
+            entrant
+            for seats in session.execute(
+                select(TournamentGameRow.seating).where(
+                    TournamentGameRow.tournament_id == tournament_id,
+                    TournamentGameRow.deal == deal,
+                )
+            ).scalars()
+            for entrant in seats
+        )
+        if not deal_fits({e: need[e] for e in seating}, in_play, int(limit)):
             raise GameAlreadyMade(tournament_id, number)
         result = cast(
             CursorResult[Any],
@@ -644,13 +671,27 @@ class CompetitionStore:
                 or 0
             )
 
+def deal_fits(need: Mapping[str, int], in_play: Mapping[str, int], limit: int) -> bool:
+    """Whether a deal may start: each of its entrants, in ``need[entrant]`` of its playings,
+    is in no unfinished game of the tournament's other deals (``in_play``), or would be in
+    at most ``limit`` with them. All the playings of a deal start together (the embargo
+    needs them to), so a deal whose playings alone are more than ``limit`` starts only
+    when its entrants have nothing else in play; with ``limit`` 1, a deal starts only when
+    none of its entrants is in a game of another deal: one deal at a time."""
+    return all(
+        not in_play.get(entrant, 0) or in_play.get(entrant, 0) + count <= limit
+        for entrant, count in need.items()
+    )
+
+
 class SeekGone(StoreError):
     def __init__(self, seek_id: str) -> None:
         super().__init__(f"seek {seek_id} is no longer waiting")
 
 
 class GameAlreadyMade(StoreError):
-    """Another process made the schedule entry's game, or an entrant of it is busy."""
+    """Another process made the schedule entry's game, or an entrant of it is in as many
+    unfinished games of the tournament as it may be."""
 
     def __init__(self, tournament_id: str, number: int) -> None:
         super().__init__(f"tournament {tournament_id}: game {number} cannot be made now")
@@ -704,4 +745,5 @@ def _tournament(row: TournamentRow, entrants: tuple[str, ...]) -> Tournament:
         bytes(row.secret),
         entrants,
         row.created_at,
+        row.max_games_per_entrant,
     )

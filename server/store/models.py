@@ -348,6 +348,9 @@ class TournamentRow(Base):
     secret: Mapped[bytes]
     """Seeds every deal (``sha256(secret || deal)`` is each game's deal secret); never shown."""
     created_at: Mapped[datetime]
+    max_games_per_entrant: Mapped[int] = mapped_column(Integer, server_default=text("1"))
+    """The most unfinished games of the tournament an entrant may be in at once (migration
+    0010; the tournaments made before it play one deal at a time: 1)."""
 
     __table_args__ = (
         CheckConstraint(

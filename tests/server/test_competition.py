@@ -1034,8 +1034,11 @@ def test_a_cancelled_tournament_makes_no_more_games_and_rates_what_was_played(
     keys = dict(entrants)
     key = organiser(server)
     stub = tournaments(client)
+    # One deal at a time: the first deal's playings are all that is made before the cancel.
     made = stub.CreateTournament(
-        create_request([n for n, _ in entrants], deals=3), metadata=bearer(key), timeout=RPC_TIMEOUT
+        create_request([n for n, _ in entrants], deals=3, max_games_per_entrant=1),
+        metadata=bearer(key),
+        timeout=RPC_TIMEOUT,
     ).tournament
     ident = competition_pb2.StartTournamentRequest(tournament_id=made.tournament_id)
     stub.StartTournament(ident, metadata=bearer(key), timeout=RPC_TIMEOUT)
