@@ -511,7 +511,10 @@ class Client:
         options: Mapping[str, str] | None = None,
         duplicate: bool = True,
         time_control: game_pb2.TimeControl | None = None,
+        max_games_per_entrant: int = 0,
     ) -> competition_pb2.Tournament:
+        """Make a tournament (the organiser's key); ``max_games_per_entrant``: the most
+        unfinished games of it an entrant may be in at once (0: the server's default, 8)."""
         request = competition_pb2.CreateTournamentRequest(
             name=name,
             rules=ruleset_request(preset, options or {}),
@@ -519,6 +522,7 @@ class Client:
             deals=deals,
             duplicate=duplicate,
             format=competition_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN,
+            max_games_per_entrant=max_games_per_entrant,
         )
         if time_control is not None:
             request.time_control.CopyFrom(time_control)

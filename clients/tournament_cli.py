@@ -2,6 +2,7 @@
 
     boneyard tournament create --name NAME --game PRESET [--option NAME=VALUE ...]
                                --entrant NAME ... --deals N [--duplicate/--no-duplicate]
+                               [--max-games-per-entrant N]
                                [--per-move-ms N [--bank-ms N] [--policy auto_play|forfeit]]
                                --key KEY
     boneyard tournament run ID --key KEY [--detach]
@@ -47,7 +48,11 @@ from boneyard.clients.cli_common import (
 from boneyard.clients.describe import side_text
 from boneyard.clients.reach import connect
 
-__all__ = ["TOURNAMENT_COMMANDS", "print_standings"]
+__all__ = ["MAX_GAMES_PER_ENTRANT", "TOURNAMENT_COMMANDS", "print_standings"]
+
+MAX_GAMES_PER_ENTRANT = 64
+"""The server's bound of ``--max-games-per-entrant`` (CreateTournamentRequest's): checked here
+first, so that a mistyped number is a usage error before anything is sent."""
 
 POLL_SECONDS = 0.5
 """How often ``run`` asks the server where the tournament is."""
@@ -77,12 +82,21 @@ def _clock_text(tc: game_pb2.TimeControl) -> str:
     return f"{tc.per_move_ms} ms a move{bank}, then {policy}"
 
 
+def _at_once_text(t: competition_pb2.Tournament) -> str:
+    """How many of its games an entrant plays at once ("" from a server that does not say)."""
+    n = t.max_games_per_entrant
+    if not n:
+        return ""
+    return f", up to {n} game{'s' if n != 1 else ''} an entrant at once"
+
+
 def _describe(t: competition_pb2.Tournament) -> str:
     kind = "duplicate" if t.duplicate else "not duplicate"
     clock = _clock_text(t.time_control) if t.HasField("time_control") else "no clock"
     return (
         f"{t.name!r}: {t.rules.preset}, {len(t.entrants)} entrants, {t.deals} deals ({kind}), "
-        f"{clock}; {t.games_finished}/{t.games_total} games, {_status(t.status)}"
+        f"{clock}{_at_once_text(t)}; {t.games_finished}/{t.games_total} games, "
+        f"{_status(t.status)}"
     )
 
 
@@ -214,6 +228,15 @@ def tournament() -> None:
     show_default=True,
     help="Play every deal again with the hands rotated among the teams.",
 )
+@click.option(
+    "--max-games-per-entrant",
+    type=click.IntRange(1, MAX_GAMES_PER_ENTRANT),
+    default=None,
+    metavar="N",
+    help=f"The most unfinished games of the tournament an entrant may be in at once "
+    f"(1..{MAX_GAMES_PER_ENTRANT}; default: the server's, 8): its bot plays that many at once "
+    "(`boneyard bot --concurrency N`). 1: one deal at a time.",
+)
 @time_control_options
 @key_option(help="The organiser's API key (env BONEYARD_KEY).")
 @guard
@@ -225,6 +248,7 @@ def create(
     entrants: tuple[str, ...],
     deals: int,
     duplicate: bool,
+    max_games_per_entrant: int | None,
     per_move_ms: int | None,
     bank_ms: int | None,
     policy: str | None,
@@ -242,6 +266,7 @@ def create(
             options=parse_options(options),
             duplicate=duplicate,
             time_control=clock,
+            max_games_per_entrant=max_games_per_entrant or 0,
         )
     print(f"tournament {made.tournament_id}", flush=True)
     print(f"{made.games_total} games: {_describe(made)}", flush=True)
@@ -379,6 +404,7 @@ def list_(server: str) -> None:
         "game",
         "entrants",
         "deals",
+        "at once",
         "status",
         "games",
         "created",
@@ -395,6 +421,7 @@ def list_(server: str) -> None:
             t.rules.preset,
             str(len(t.entrants)),
             f"{t.deals}{' dup' if t.duplicate else ''}",
+            str(t.max_games_per_entrant or ""),
             _status(t.status),
             f"{t.games_finished}/{t.games_total}",
             created,

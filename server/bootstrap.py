@@ -44,6 +44,7 @@ from boneyard.server.competition.sweeper import (
     Sweeper,
 )
 from boneyard.server.competition.tournaments import TournamentDirector
+from boneyard.server.competition.turns import TurnWatch
 from boneyard.server.games.app import GameApp
 from boneyard.server.games.cache import MAX_LIVE_GAMES
 from boneyard.server.games.clocks import ClockKeeper
@@ -150,7 +151,8 @@ async def create_server(
         interceptors=[PipelineInterceptor(pipeline)],
     )
     game_service_pb2_grpc.add_GameServiceServicer_to_server(parts.games, server)
-    lobby = LobbyServicer(parts.app, parts.lobby, parts.seats, parts.games, quotas)
+    turns = TurnWatch(parts.host, parts.feed, parts.seats, parts.competition)
+    lobby = LobbyServicer(parts.app, parts.lobby, parts.seats, parts.games, quotas, turns)
     competition_pb2_grpc.add_LobbyServiceServicer_to_server(lobby, server)
     tournaments = TournamentServicer(parts.app, parts.director)
     competition_pb2_grpc.add_TournamentServiceServicer_to_server(tournaments, server)

@@ -71,6 +71,7 @@ async def _serve(args: argparse.Namespace) -> None:
                 games_per_minute=args.max_games_per_minute,
                 streams_per_peer=args.max_streams_per_client,
                 seeks_per_account=args.max_seeks_per_account,
+                turn_streams_per_account=args.max_turn_streams_per_account,
                 open_games=args.open_games,
                 served_games=args.max_served_games,
                 served_actions_per_minute=args.max_served_actions_per_minute,
@@ -342,13 +343,25 @@ def main(argv: list[str] | None = None) -> None:
             "--max-streams-per-client",
             "BONEYARD_MAX_STREAMS_PER_CLIENT",
             5000,
-            "streams (WatchGame, WatchLobby, Seek, WatchSeats) one client address may hold open",
+            (
+                "streams (WatchGame, WatchLobby, Seek, WatchSeats, WatchTurns ...) one client "
+                "address may hold open"
+            ),
         ),
         (
             "--max-seeks-per-account",
             "BONEYARD_MAX_SEEKS_PER_ACCOUNT",
             8,
             "seeks one account may hold open",
+        ),
+        (
+            "--max-turn-streams-per-account",
+            "BONEYARD_MAX_TURN_STREAMS_PER_ACCOUNT",
+            4,
+            (
+                "turn streams (WatchTurns: every turn of the account's seats) one account may "
+                "hold open"
+            ),
         ),
         (
             "--max-served-games",

@@ -2,8 +2,11 @@
 nobody can fill the server's memory or database by asking a lot.
 
 - games created: at most ``games_per_minute`` in any minute, per peer and per account;
-- open streams (WatchGame, WatchLobby, Seek, WatchSeats): at most ``streams_per_peer`` at once per peer;
+- open streams (WatchGame, WatchLobby, Seek, WatchSeats, WatchTurns ...): at most
+  ``streams_per_peer`` at once per peer;
 - open seeks: at most ``seeks_per_account`` at once per account;
+- open turn streams (WatchTurns): at most ``turn_streams_per_account`` at once per account (one
+  is all a bot needs, whatever it plays; a few more for a restart's overlap);
 - ``open_games=False``: only accounts (an API key) create games;
 - games the server plays in (house bots, or a clock whose timeouts it applies), created by one
   peer or account: at most ``served_games`` not over at once, and no new one while the server
@@ -51,6 +54,7 @@ class Quotas:
     games_per_minute: int = 600
     streams_per_peer: int = 5000
     seeks_per_account: int = 8
+    turn_streams_per_account: int = 4
     open_games: bool = True
     served_games: int = 16
     served_actions_per_minute: int = 1200
@@ -67,6 +71,9 @@ class Quotas:
     _actions: dict[str, _Minute] = field(default_factory=dict, repr=False)
     _streams: collections.Counter[str] = field(default_factory=collections.Counter, repr=False)
     _seeks: collections.Counter[str] = field(default_factory=collections.Counter, repr=False)
+    _turn_streams: collections.Counter[str] = field(
+        default_factory=collections.Counter, repr=False
+    )
 
     def creating_game(self, peer: str, account: str | None) -> None:
         """Count a game about to be created by ``peer`` (and ``account``, if it has one)."""
@@ -210,6 +217,24 @@ class Quotas:
             self._seeks[account] -= 1
             if not self._seeks[account]:
                 del self._seeks[account]
+
+
+    @contextmanager
+    def turn_stream(self, account: str) -> Iterator[None]:
+        """Hold one of ``account``'s open turn streams while the block runs."""
+        if self._turn_streams[account] >= self.turn_streams_per_account:
+            raise QuotaExceeded(
+                f"the limit of {self.turn_streams_per_account} open turn streams (WatchTurns) "
+                f"an account is reached: one tells every turn of the account; close one first",
+                limit="turn_streams_per_account",
+            )
+        self._turn_streams[account] += 1
+        try:
+            yield
+        finally:
+            self._turn_streams[account] -= 1
+            if not self._turn_streams[account]:
+                del self._turn_streams[account]
 
 
 def _holders(peer: str, account: str | None) -> tuple[str, ...]:

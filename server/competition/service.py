@@ -1,5 +1,5 @@
-"""The gRPC servicers of competitions: LobbyService (seeking, an account's seats) and
-TournamentService. Thin, like server.api: decode, authenticate with the account's key, call
+"""The gRPC servicers of competitions: LobbyService (seeking, an account's seats and turns)
+and TournamentService. Thin, like server.api: decode, authenticate with the account's key, call
 the lobby or the director, map errors."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from boneyard.api.v1 import competition_pb2, competition_pb2_grpc, game_pb2, vie
 from boneyard.server.competition.lobby import Lobby, SeatWatch
 from boneyard.server.competition.standings import Standing
 from boneyard.server.competition.tournaments import DEFAULT_GAMES_PER_ENTRANT, TournamentDirector
+from boneyard.server.competition.turns import MAX_GAME_IDS, TurnWatch
 from boneyard.server.errors import InvalidArgument
 from boneyard.server.games.app import GameApp
 from boneyard.server.games.service import (
@@ -25,6 +26,7 @@ from boneyard.server.games.service import (
     MAX_NAME,
     GameServicer,
     check_account_name_given,
+    check_game_id,
     check_text,
 )
 from boneyard.server.games.time_controls import time_control_from_proto, time_control_to_proto
@@ -50,9 +52,16 @@ MAX_ENTRANTS = 64
 
 class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
     def __init__(
-        self, app: GameApp, lobby: Lobby, seats: SeatWatch, games: GameServicer, quotas: Quotas
+        self,
+        app: GameApp,
+        lobby: Lobby,
+        seats: SeatWatch,
+        games: GameServicer,
+        quotas: Quotas,
+        turns: TurnWatch,
     ) -> None:
         self._quotas = quotas
+        self._turns = turns
         self._app = app
         self._lobby = lobby
         self._seats = seats
@@ -172,6 +181,26 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
                 await self._still_valid(key)
         finally:
             self._seats.unfollow(account.id, wake)
+
+
+    async def WatchTurns(
+        self, request: competition_pb2.WatchTurnsRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[competition_pb2.WatchTurnsResponse]:
+        key = credentials()
+        account = await self._account(context)
+        game_ids = [check_game_id(g) for g in request.game_ids[: MAX_GAME_IDS + 1]]
+        with self._quotas.turn_stream(account.id):
+            playing = await self._turns.seats_in(account, game_ids)
+            async for turn in self._turns.follow(
+                account, playing, lambda: self._still_valid(key)
+            ):
+                yield competition_pb2.WatchTurnsResponse(
+                    game_id=turn.game_id,
+                    seat=turn.seat,
+                    version=turn.version,
+                    view=codec.view_to_proto(turn.view, turn.version),
+                    game_over=turn.over,
+                )
 
 
 class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):

@@ -7,7 +7,9 @@ watcher costs an ``asyncio.Event`` and nothing else.
 
 A follower of *every* game (the live lobby, ``boneyard.server.games.lobby``) holds a
 ``Changes``: the ids of the games published since it last looked, at most ``MAX_CHANGED`` of
-them (beyond that it is told to look at everything again), and an event that wakes it.
+them (beyond that it is told to look at everything again), and an event that wakes it. A
+follower of *some* games (an account's turns, ``boneyard.server.competition.turns``) holds a
+``ChosenChanges``, woken only by the games it chose: a publish costs it nothing otherwise.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["MAX_CHANGED", "Changes", "Feed"]
+__all__ = ["MAX_CHANGED", "Changes", "ChosenChanges", "Feed"]
 
 MAX_CHANGED = 10_000
 """Game ids a follower of every game keeps between two looks; past it, it looks at all."""
@@ -54,18 +56,52 @@ class Changes:
         return ids, everything
 
 
+class ChosenChanges(Changes):
+    """The changes of the games its follower chose (``choose``), from ``Feed.follow_chosen``."""
+
+    __slots__ = ("_chosen", "_feed")
+
+    def __init__(self, feed: Feed) -> None:
+        super().__init__()
+        self._feed = feed
+        self._chosen: set[str] = set()
+
+    def choose(self, game_id: str) -> None:
+        """Be told of ``game_id``'s changes from now on."""
+        if game_id not in self._chosen:
+            self._chosen.add(game_id)
+            self._feed._chosen.setdefault(game_id, set()).add(self)
+
+    def drop(self, game_id: str) -> None:
+        """Be told of ``game_id`` no more."""
+        self._chosen.discard(game_id)
+        followers = self._feed._chosen.get(game_id)
+        if followers is not None:
+            followers.discard(self)
+            if not followers:
+                del self._feed._chosen[game_id]
+
+    def close(self) -> None:
+        for game_id in list(self._chosen):
+            self.drop(game_id)
+
+
 class Feed:
     def __init__(self) -> None:
         self._waiters: dict[str, set[asyncio.Event]] = {}
         self._followers: set[Changes] = set()
+        self._chosen: dict[str, set[ChosenChanges]] = {}
+        """The followers of some games, by game."""
 
     def publish(self, game_id: str) -> None:
-        """Wake every watcher of ``game_id`` in this process (call on the event loop), and
-        every follower of all games."""
+        """Wake every watcher of ``game_id`` in this process (call on the event loop), every
+        follower of all games, and the followers that chose it."""
         for waiter in self._waiters.get(game_id, ()):
             waiter.set()
         for follower in self._followers:
             follower.add(game_id)
+        for chooser in self._chosen.get(game_id, ()):
+            chooser.add(game_id)
 
     def publish_all(self) -> None:
         """Wake every watcher (after missing notifications, say): each looks again."""
@@ -74,6 +110,18 @@ class Feed:
                 waiter.set()
         for follower in self._followers:
             follower.everything()
+        for choosers in self._chosen.values():
+            for chooser in choosers:
+                chooser.everything()
+
+    @contextmanager
+    def follow_chosen(self) -> Iterator[ChosenChanges]:
+        """Follow the games the block chooses (``ChosenChanges.choose``) while it runs."""
+        changes = ChosenChanges(self)
+        try:
+            yield changes
+        finally:
+            changes.close()
 
     @contextmanager
     def follow(self) -> Iterator[Changes]:

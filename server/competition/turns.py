@@ -1,0 +1,168 @@
+"""An account's turns across all its games, on one stream (``LobbyService.WatchTurns``).
+
+A bot account in a tournament that lets it play many games at once would otherwise hold a
+``WatchGame`` stream per game to learn when each of its seats is to act. ``TurnWatch`` tells it
+on one stream instead: first each of its seats that is to act now, then each time one comes to
+act, with the seat's view (the engine's, what ``GetView`` with the account's key answers);
+and once when one of its games ends.
+
+Nothing polls. The account's games not over are read from the database when the stream opens
+and again whenever a seat is reserved for the account (``SeatWatch`` wakes the account's
+streams, in every process on PostgreSQL); each such game is chosen in the feed
+(``Feed.follow_chosen``), which wakes the stream when that game moves, here or, through the
+PostgreSQL notifications, in another process. A woken stream looks only at the games that
+moved, in memory (``GameHost``): a publish of any other game costs it nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from boneyard import engine
+from boneyard.server.competition.lobby import SeatWatch
+from boneyard.server.errors import InvalidArgument, NotFound, PermissionDenied
+from boneyard.server.games.feed import Feed
+from boneyard.server.games.host import GameHost
+from boneyard.server.games.live import LiveGame, turn_of
+from boneyard.server.store.competition import Account, CompetitionStore
+
+__all__ = ["MAX_GAME_IDS", "SeatTurn", "TurnWatch"]
+
+MAX_GAME_IDS = 1000
+"""Games a reopened stream may name to be told the ends it missed (WatchTurnsRequest.game_ids):
+each is read (from memory, or its log) when the stream opens."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTurn:
+    """A seat of the account is to act at ``version`` of its game, or the game is over."""
+
+    game_id: str
+    seat: int
+    version: int
+    view: engine.SeatView
+    """What the seat sees at ``version``: its legal actions, or the game's end."""
+
+    @property
+    def over(self) -> bool:
+        return self.view.phase is engine.Phase.GAME_OVER
+
+
+class TurnWatch:
+    """The turns of an account's seats, for ``LobbyService.WatchTurns``."""
+
+    def __init__(
+        self, host: GameHost, feed: Feed, seats: SeatWatch, competition: CompetitionStore
+    ) -> None:
+        self._host = host
+        self._feed = feed
+        self._seats = seats
+        self._competition = competition
+
+    async def seats_in(self, account: Account, game_ids: Sequence[str]) -> dict[str, int]:
+        """The account's seat in each of ``game_ids`` (games a reopened stream was playing).
+        ``InvalidArgument`` for too many, ``NotFound`` for an unknown game,
+        ``PermissionDenied`` for a game without a seat of the account's."""
+        if len(game_ids) > MAX_GAME_IDS:
+            raise InvalidArgument(f"at most {MAX_GAME_IDS} game_ids, not {len(game_ids)}")
+        games = await self._host.get_many(list(dict.fromkeys(game_ids)))
+        seats: dict[str, int] = {}
+        for game_id in game_ids:
+            game = games.get(game_id)
+            if game is None:
+                raise NotFound(f"no game {game_id}", game_id=game_id)
+            seat = game.accounts.get(account.id)
+            if seat is None:
+                raise PermissionDenied(
+                    f"account {account.name!r} holds no seat of game {game_id}", game_id=game_id
+                )
+            seats[game_id] = seat
+        return seats
+
+    async def follow(
+        self,
+        account: Account,
+        playing: Mapping[str, int],
+        still_valid: Callable[[], Awaitable[None]],
+    ) -> AsyncIterator[SeatTurn]:
+        """The account's turns until the caller stops: first of the games in ``playing``
+        (game -> seat, from ``seats_in``: those over are told so) and of every game of the
+        account not over, then as they come. ``still_valid()`` is awaited whenever the
+        account's seats change (a revoked key's streams are woken so): it raises to end the
+        stream."""
+        wake = self._seats.follow(account.id)
+        with self._feed.follow_chosen() as changes:
+            seats: dict[str, int] = {}
+            """The games followed (not over as last seen), in the order first known."""
+            told: dict[str, int] = {}
+            """The version each game was last told at."""
+            look: set[str] = set()
+            for game_id, seat in playing.items():
+                seats[game_id] = seat
+                changes.choose(game_id)
+                look.add(game_id)
+            reserved: asyncio.Task[bool] | None = None
+            moved: asyncio.Task[tuple[set[str], bool]] | None = None
+            try:
+                fresh = True
+                while True:
+                    if fresh:
+                        wake.clear()  # before reading: a seat reserved meanwhile wakes it again
+                        for game_id, seat in await asyncio.to_thread(
+                            self._competition.open_seats_of, account.id
+                        ):
+                            if game_id not in seats:
+                                seats[game_id] = seat
+                                changes.choose(game_id)
+                                look.add(game_id)
+                    for game_id in [g for g in seats if g in look]:
+                        turn = await self._look(game_id, seats[game_id], told)
+                        if turn is None:
+                            continue
+                        if turn.over:
+                            del seats[game_id]
+                            told.pop(game_id, None)
+                            changes.drop(game_id)
+                        yield turn
+                    look.clear()
+                    if reserved is None:
+                        reserved = asyncio.ensure_future(wake.wait())
+                    if moved is None:
+                        moved = asyncio.ensure_future(changes.take())
+                    await asyncio.wait((reserved, moved), return_when=asyncio.FIRST_COMPLETED)
+                    fresh = reserved.done()
+                    if fresh:
+                        reserved = None
+                        await still_valid()
+                    if moved.done():
+                        ids, everything = moved.result()
+                        moved = None
+                        look = set(seats) if everything else ids & set(seats)
+            finally:
+                for task in (reserved, moved):
+                    if task is not None:
+                        task.cancel()
+                        with contextlib.suppress(asyncio.CancelledError):
+                            await task
+                self._seats.unfollow(account.id, wake)
+
+    async def _look(self, game_id: str, seat: int, told: dict[str, int]) -> SeatTurn | None:
+        """What to tell of a game that may have moved: the seat's turn at a version not told
+        yet, or the game's end; ``None`` for nothing."""
+        try:
+            game: LiveGame = await self._host.get(game_id)
+        except NotFound:
+            return None
+        version = game.version
+        if game.over:
+            return SeatTurn(game_id, seat, version, engine.view(game.state, seat))
+        if turn_of(game.state) != seat or told.get(game_id) == version:
+            return None
+        view = engine.view(game.state, seat)
+        if not view.legal:
+            return None
+        told[game_id] = version
+        return SeatTurn(game_id, seat, version, view)
