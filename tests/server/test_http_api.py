@@ -498,6 +498,7 @@ def test_a_refused_stream_is_the_same_through_every_door(world: World) -> None:
         ("GameService.WatchGame", game_service_pb2.WatchGameRequest(game_id="x"), None),
         ("LobbyService.Seek", competition_pb2.SeekRequest(), None),
         ("LobbyService.WatchSeats", competition_pb2.WatchSeatsRequest(), "not-a-key"),
+        ("LobbyService.WatchTurns", competition_pb2.WatchTurnsRequest(), None),
     ):
         answer = assert_same_everywhere(world, lambda d, r=rpc, q=request_, k=key: d.stream(r, q, 1, k))
         assert isinstance(answer, tuple) and answer[0] not in ("UNKNOWN", "INTERNAL")
@@ -564,6 +565,50 @@ def test_seeking_and_watching_seats_through_every_door(world: World) -> None:
         told = door.stream("LobbyService.WatchSeats", competition_pb2.WatchSeatsRequest(), 1, key)
         assert told[0].assignment.game_id == seated[door.name].game_id
         assert told[0].assignment.seat == seated[door.name].seat
+
+
+def test_an_accounts_turns_through_every_door(world: World) -> None:
+    """The seat to act of a game reserved for four accounts: its account's WatchTurns (through
+    each door) tells the same turn with the same view; and a game it ended, named by a
+    reopened stream, the same end."""
+    organiser = world.account("player")[1]
+    accounts = [world.account() for _ in range(4)]
+    made = world.grpc.call(
+        "GameService.CreateGame",
+        game_service_pb2.CreateGameRequest(
+            rules=rules_pb2.Ruleset(preset="texas42", hand_limit=1),
+            reservations=[
+                game_service_pb2.SeatReservation(seat=seat, account_name=name)
+                for seat, (name, _) in enumerate(accounts)
+            ],
+        ),
+        organiser,
+    )
+    view = world.grpc.call(
+        "GameService.GetView", game_service_pb2.GetViewRequest(game_id=made.game_id)
+    ).view
+    key = accounts[view.turn][1]
+    turn = competition_pb2.WatchTurnsRequest()
+    (told,) = assert_same_everywhere(
+        world, lambda d: d.stream("LobbyService.WatchTurns", turn, 1, key)
+    )
+    assert (told.game_id, told.seat, told.version) == (made.game_id, view.turn, view.version)
+    assert told.view.legal_actions and not told.game_over
+    world.grpc.call(
+        "GameService.SubmitAction",
+        game_service_pb2.SubmitActionRequest(
+            game_id=made.game_id,
+            expected_version=told.version,
+            request_id=str(uuid.uuid4()),
+            action=actions_pb2.Action(resign=actions_pb2.Resign()),
+        ),
+        key,
+    )
+    reopened = competition_pb2.WatchTurnsRequest(game_ids=[made.game_id])
+    (end,) = assert_same_everywhere(
+        world, lambda d: d.stream("LobbyService.WatchTurns", reopened, 1, key)
+    )
+    assert end.game_over and end.game_id == made.game_id
 
 
 def test_tournaments_through_every_door(world: World) -> None:
