@@ -432,6 +432,16 @@ class Client:
         request = competition_pb2.WatchSeatsRequest()
         return self._lobby.WatchSeats(request, metadata=self._auth(key))
 
+    def watch_turns(
+        self, key: str, game_ids: Sequence[str] = ()
+    ) -> Stream[competition_pb2.WatchTurnsResponse]:
+        """Every turn of the account's seats across its games, each with the seat's view, and
+        each game's end; ``game_ids``: the games the client was playing when its last stream
+        was lost (their ends meanwhile are told at once). Cancel the returned call
+        (``.cancel()``) to stop."""
+        request = competition_pb2.WatchTurnsRequest(game_ids=list(game_ids))
+        return self._lobby.WatchTurns(request, metadata=self._auth(key))
+
     # --- challenges and the account stream (account key) -----------------------------
 
     def challenge(

@@ -9,7 +9,7 @@
                  [--strategy S[,S...]] [--move-ms N]
     boneyard bot --key KEY [--seek PRESET [--option NAME=VALUE ...] [--games N]
                             [--per-move-ms N [--bank-ms N] [--policy auto_play|forfeit]]]
-                           [--accept PRESET[,PRESET...]]
+                           [--accept PRESET[,PRESET...]] [--concurrency N]
     boneyard challenge NAME[@SEAT] ... --key KEY [--preset P] [--option NAME=VALUE ...]
                        [--seat N] [--play [--move-ms N]] [--rated] [--expires SECONDS] [clock options]
     boneyard tournament create | run | standings | list      (clients/tournament_cli.py)
@@ -64,7 +64,7 @@ from boneyard.clients.cli_common import (
     server_option,
     time_control_options,
 )
-from boneyard.clients.competitor import Competitor, GameResult, SeekPlan
+from boneyard.clients.competitor import MAX_CONCURRENCY, Competitor, GameResult, SeekPlan
 from boneyard.clients.describe import event_text, final_score_text
 from boneyard.clients.play import TableSession, start_bots
 from boneyard.clients.rating_cli import RATING_COMMANDS
@@ -445,6 +445,14 @@ def _leave(session: TableSession) -> None:
     type=click.IntRange(min=1),
     help="With --key: stop after this many games are over (and seek no more tables than that).",
 )
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, MAX_CONCURRENCY),
+    metavar="N",
+    help=f"With --key: learn every turn of every game on one stream and decide up to N turns "
+    f"at once (1..{MAX_CONCURRENCY}): as many games at once as the server makes for the account "
+    "(a tournament's --max-games-per-entrant). Without it: a stream per game.",
+)
 @click.option("--strategy", "strategy_names_", default="heuristic", show_default=True,
               help=f"A strategy, or one per seat separated by commas: "
               f"{','.join(strategy_names())} (expert: experimental, the sampler reading the auction), an installed one, or "
@@ -467,6 +475,7 @@ def bot(
     bank_ms: int | None,
     policy: str | None,
     games_limit: int | None,
+    concurrency: int | None,
     strategy_names_: str,
     move_ms: int | None,
     seed: int,
@@ -488,11 +497,29 @@ def bot(
         clock = parse_time_control(per_move_ms, bank_ms, policy)
         accept = [p.strip() for p in (accept_presets or "").split(",") if p.strip()]
         _bot_for_account(
-            server, key, kinds[0], seed, seek_preset, options, games_limit, clock, accept, move_ms
+            server,
+            key,
+            kinds[0],
+            seed,
+            seek_preset,
+            options,
+            games_limit,
+            clock,
+            accept,
+            move_ms,
+            concurrency,
         )
         return
-    if seek_preset or accept_presets or games_limit is not None or per_move_ms is not None:
-        raise click.UsageError("--seek, --accept, --games and a clock go with --key KEY")
+    if (
+        seek_preset
+        or accept_presets
+        or games_limit is not None
+        or per_move_ms is not None
+        or concurrency is not None
+    ):
+        raise click.UsageError(
+            "--seek, --accept, --games, --concurrency and a clock go with --key KEY"
+        )
     with connect(server) as client:
         if new_preset:
             summary = client.create_game(new_preset, parse_options(options), name=name or "bots")
@@ -552,6 +579,7 @@ def _bot_for_account(
     clock: game_pb2.TimeControl | None,
     accept: list[str] | None = None,
     move_ms: int | None = None,
+    concurrency: int | None = None,
 ) -> None:
     """``bot --key``: one line when a game starts and one when it ends (and one per challenge
     answered); Ctrl-C stops."""
@@ -618,6 +646,7 @@ def _bot_for_account(
             accept=accept or (),
             on_challenge=answered,
             move_ms=move_ms,
+            concurrency=concurrency,
         )
         try:
             results = competitor.run()

@@ -7,10 +7,17 @@ account's events (AccountService.WatchAccount) and answers each challenge receiv
 It may also seek tables itself (LobbyService.Seek), one seek open at a time, seeking again each
 time a table forms, until it has played the games it was asked to.
 
+With ``concurrency`` (``boneyard bot --key K --concurrency N``) it holds no stream per game:
+every turn of the account's seats, across all its games, comes on one stream
+(LobbyService.WatchTurns, with the seat's view), and ``N`` worker threads answer them
+(``boneyard.clients.turns``); WatchSeats then only says when a game starts. Its games are as
+many as the server makes for it (a tournament's ``max_games_per_entrant``), all played at once.
+
 It lives through a server restart: a dropped stream is reopened with a backoff, and WatchSeats,
 reopened, first sends again every seat of a game that is not over; a game already being played
 (or played to its end) is not started a second time. Each ``Bot`` resumes its own game (see
-``boneyard.clients.bot``).
+``boneyard.clients.bot``); a reopened WatchTurns tells again each seat to act, and the end of
+each game the competitor was playing that ended meanwhile.
 """
 
 from __future__ import annotations
@@ -31,12 +38,15 @@ from boneyard.api.v1 import challenges_pb2, competition_pb2, game_pb2, view_pb2
 from boneyard.clients.api import Client, refusal
 from boneyard.clients.bot import RETRY_CODES, Bot, BotGaveUp
 from boneyard.clients.strategies import load_strategy
+from boneyard.clients.turns import MAX_CONCURRENCY, TurnAnswerer, TurnGaveUp
 
-__all__ = ["Competitor", "CompetitorGaveUp", "GameResult", "SeekPlan"]
+__all__ = ["MAX_CONCURRENCY", "Competitor", "CompetitorGaveUp", "GameResult", "SeekPlan"]
 
 log = logging.getLogger(__name__)
 
 _GAME_OVER = view_pb2.PHASE_GAME_OVER
+_MAX_NAMED = 1000
+"""Games a reopened turn stream names at most (WatchTurnsRequest.game_ids' bound)."""
 
 
 class SeekPlan(NamedTuple):
@@ -103,7 +113,11 @@ class _Backoff:
 
 @dataclass
 class _State:
-    active: dict[str, threading.Thread] = field(default_factory=dict)
+    active: dict[str, threading.Thread | None] = field(default_factory=dict)
+    """Games being played: each with its ``Bot``'s thread (``None``: its turns come on the
+    turn stream)."""
+    started: set[str] = field(default_factory=set)
+    """Games whose start was told (``on_start``)."""
     over: set[str] = field(default_factory=set)
     results: list[GameResult] = field(default_factory=list)
     tables_found: int = 0
@@ -116,7 +130,10 @@ class Competitor:
     ``seek``: also seek tables like this one, one at a time. ``games``: stop after this many
     games are over (and seek no more tables than that). ``max_games_at_once``: more games
     than that wait for one to end (a tournament's duplicate deal needs up to three at once).
-    ``move_ms``: each decision's budget for a searching strategy (``None``: its own). Callbacks, called from the
+    ``move_ms``: each decision's budget for a searching strategy (``None``: its own).
+    ``concurrency``: play every game through one turn stream, deciding this many turns at once
+    (1..64; ``max_games_at_once`` then does not apply); ``None``: a ``Bot`` and a stream per
+    game. Callbacks, called from the
     competitor's threads: ``on_start(assignment)`` when a game's bot starts, ``on_end(result)``
     when it ends (the game over, or an error), ``on_seek(waiting)`` for each word from an
     open seek.
@@ -139,6 +156,7 @@ class Competitor:
         accept: Sequence[str] = (),
         on_challenge: Callable[[challenges_pb2.Challenge, bool], None] | None = None,
         move_ms: int | None = None,
+        concurrency: int | None = None,
     ) -> None:
         # An unknown name or a budget out of range fails here, not in a game's thread.
         load_strategy(strategy_name, seed, move_ms)
@@ -146,6 +164,8 @@ class Competitor:
             raise ValueError(f"max_games_at_once={max_games_at_once}: at least 1")
         if games is not None and games < 1:
             raise ValueError(f"games={games}: at least 1")
+        if concurrency is not None and not 1 <= concurrency <= MAX_CONCURRENCY:
+            raise ValueError(f"concurrency={concurrency}: 1..{MAX_CONCURRENCY}")
         self.client = client
         self.key = key
         self.strategy_name = strategy_name
@@ -172,6 +192,21 @@ class Competitor:
         self._state = _State()
         self._calls: set[Any] = set()
         self._threads: list[threading.Thread] = []
+        self._assignments: dict[str, competition_pb2.SeatAssignment] = {}
+        """Turn mode: the seat told of each game being played."""
+        self._answerer = (
+            TurnAnswerer(
+                client,
+                key,
+                lambda seat: load_strategy(strategy_name, seed + seat, move_ms),
+                concurrency,
+                patience=self.patience,
+                stop=self._stop,
+                on_failed=self._turn_failed,
+            )
+            if concurrency is not None
+            else None
+        )
 
     # --- what it did -------------------------------------------------------------------
 
@@ -201,6 +236,9 @@ class Competitor:
         that do not exist ...), ``CompetitorGaveUp`` after ``patience`` seconds without the
         server."""
         self._start(self._follow_seats, "seats")
+        if self._answerer is not None:
+            self._answerer.start()
+            self._start(self._follow_turns, "turns")
         if self.accept:
             self._start(self._follow_account, "account")
         if self.seek is not None:
@@ -220,6 +258,8 @@ class Competitor:
                 self._wake.clear()
         finally:
             self.stop()
+            if self._answerer is not None:
+                self._answerer.close()
             for thread in self._threads:
                 thread.join(timeout=5)
         return self.results
@@ -403,6 +443,9 @@ class Competitor:
     def _play(self, assignment: competition_pb2.SeatAssignment) -> None:
         """Play the seat (now, or when a game ends), unless its game is being (or was, or is
         waiting to be) played already."""
+        if self._answerer is not None:
+            self._follow_game(assignment)
+            return
         game_id = assignment.game_id
         with self._lock:
             if (
@@ -480,6 +523,105 @@ class Competitor:
         self._wake.set()
         if self._stop.is_set() and not result.over:
             return  # stopped mid-game: nothing to tell
+        if self.on_end is not None:
+            self.on_end(result)
+
+
+    # --- turn mode: every game's turns on one stream --------------------------------------
+
+    def _follow_turns(self) -> None:
+        """Read the account's turn stream; hand each turn to the workers, tell each end. A
+        reopened stream names the games being played, to be told those that ended meanwhile."""
+        assert self._answerer is not None
+        backoff = _Backoff("turns", self.client.address, self.patience)
+        while not self._stop.is_set():
+            with self._lock:
+                playing = list(self._state.active)[-_MAX_NAMED:]
+            call = self.client.watch_turns(self.key, playing)
+            self._open(call)
+            opened = time.monotonic()
+            try:
+                for message in call:
+                    backoff.ok()
+                    if message.game_over:
+                        self._turns_over(message)
+                    else:
+                        self._follow_game(
+                            competition_pb2.SeatAssignment(
+                                game_id=message.game_id, seat=message.seat
+                            ),
+                            tell=False,
+                        )
+                        self._answerer.answer(message)
+                pause = 0.2  # the server ended the stream (shutting down): open it again
+            except grpc.RpcError as error:
+                if self._stop.is_set():
+                    return
+                code = error.code()
+                if code not in RETRY_CODES:
+                    raise
+                if time.monotonic() - opened > 10:
+                    backoff.ok()
+                pause = backoff.failed(code)
+            finally:
+                self._close(call)
+            self._stop.wait(pause)
+
+    def _follow_game(self, assignment: competition_pb2.SeatAssignment, tell: bool = True) -> None:
+        """Turn mode: a game being played. ``tell``: the assignment is the server's word (from
+        WatchSeats or a seek), and its start is told once; a game first seen by a turn is
+        followed without it until then."""
+        game_id = assignment.game_id
+        with self._lock:
+            if self._stop.is_set() or game_id in self._state.over:
+                return
+            self._state.active.setdefault(game_id, None)
+            if not tell:
+                self._assignments.setdefault(game_id, assignment)
+                return
+            self._assignments[game_id] = assignment
+            if game_id in self._state.started:
+                return
+            self._state.started.add(game_id)
+        log.info("game %s: playing seat %d", game_id, assignment.seat)
+        if self.on_start is not None:
+            self.on_start(assignment)
+
+    def _turns_over(self, message: competition_pb2.WatchTurnsResponse) -> None:
+        assert self._answerer is not None
+        self._answerer.forget(message.game_id)
+        with self._lock:
+            if message.game_id in self._state.over:
+                return
+            assignment = self._assignments.pop(message.game_id, None)
+            self._state.active.pop(message.game_id, None)
+            self._state.over.add(message.game_id)
+            result = GameResult(
+                assignment
+                or competition_pb2.SeatAssignment(game_id=message.game_id, seat=message.seat),
+                message.view,
+            )
+            self._state.results.append(result)
+        self._wake.set()
+        if self.on_end is not None:
+            self.on_end(result)
+
+    def _turn_failed(self, turn: competition_pb2.WatchTurnsResponse, error: BaseException) -> None:
+        """A turn could not be answered (from a worker): the game is reported stopped, as a
+        ``Bot`` that failed is; a later turn of it is answered again."""
+        if not isinstance(error, TurnGaveUp):
+            log.warning("game %s: a turn was not answered: %s", turn.game_id, _describe(error))
+        with self._lock:
+            assignment = self._assignments.pop(turn.game_id, None)
+            self._state.active.pop(turn.game_id, None)
+            self._state.started.discard(turn.game_id)
+            result = GameResult(
+                assignment or competition_pb2.SeatAssignment(game_id=turn.game_id, seat=turn.seat),
+                turn.view,
+                error,
+            )
+            self._state.results.append(result)
+        self._wake.set()
         if self.on_end is not None:
             self.on_end(result)
 

@@ -59,3 +59,68 @@ def test_more_games_at_once_than_a_competitor_plays_still_all_end(tmp_path: Path
         client.close()
     finally:
         server.close()
+
+
+def test_a_competitor_with_concurrency_plays_every_game_through_one_turn_stream(
+    tmp_path: Path,
+) -> None:
+    # Five games at once for the same four bots, as before; now each bot follows all of them
+    # on its one turn stream, two decisions at a time, and no game has a stream of its own.
+    server = RunningServer(f"sqlite:///{tmp_path / 'boneyard.db'}")
+    try:
+        bots = [_account(server) for _ in range(4)]
+        organiser = _account(server, "player")[1]
+        client = Client(server.address)
+        games = []
+        for i in range(5):
+            seats = bots[i % 4 :] + bots[: i % 4]
+            game = client.create_game(
+                "texas42",
+                {"hand_limit": "1"},
+                reservations={s: name for s, (name, _) in enumerate(seats)},
+                key=organiser,
+            )
+            games.append(game.game_id)
+        started: list[str] = []
+        competitors = [
+            Competitor(
+                Client(server.address),
+                key,
+                "heuristic",
+                games=5,
+                concurrency=2,
+                on_start=lambda a: started.append(a.game_id),
+            )
+            for _, key in bots
+        ]
+        done: list[int] = []
+        threads = [
+            threading.Thread(target=lambda c=c: done.append(len(c.run())), daemon=True)
+            for c in competitors
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        assert done == [5, 5, 5, 5]
+        for game_id in games:
+            assert client.game(game_id).status == game_pb2.GAME_STATUS_FINISHED
+        for c in competitors:
+            assert sorted(r.game_id for r in c.results) == sorted(games)
+            assert all(r.over and r.error is None for r in c.results)
+            c.client.close()
+        assert sorted(started) == sorted(games * 4), "each bot told each start once"
+        # Only the turn streams played: no WatchGame was ever opened.
+        labels = {"grpc_type": "server_stream", "grpc_service": "boneyard.v1.GameService"}
+        registry = server.app.metrics.registry
+        assert not registry.get_sample_value(
+            "grpc_server_started_total", {**labels, "grpc_method": "WatchGame", "transport": "grpc"}
+        )
+        assert registry.get_sample_value(
+            "grpc_server_started_total",
+            {**labels, "grpc_service": "boneyard.v1.LobbyService", "grpc_method": "WatchTurns",
+             "transport": "grpc"},
+        )
+        client.close()
+    finally:
+        server.close()
