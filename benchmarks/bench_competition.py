@@ -1,12 +1,18 @@
-"""Competition speed: a duplicate tournament played by account bots, how fast tables form
-from seeks, and how late the clock keeper applies a timeout.
+"""Competition speed: a duplicate tournament played by account bots, one deal at a time and
+many games at once; how fast tables form from seeks; how late the clock keeper applies a
+timeout.
 
 Starts its own ``boneyard-server`` subprocess on a temporary SQLite file, makes accounts in
 its database (as ``boneyard-server admin create-bot`` does), and runs the bots in this process (one
 ``Competitor`` per account, as ``boneyard bot --key`` runs):
 
-1. tournament: ``--deals`` deals of Texas 42, duplicate, four heuristic entrants (two games a
-   deal); wall time from StartTournament to FINISHED, games and actions per second;
+1. tournament, twice on the same server: ``--deals`` deals of Texas 42, duplicate, four
+   heuristic entrants (two one-hand games a deal); first with ``max_games_per_entrant`` 1 (one
+   deal at a time, as before issue 35) and bots that hold a stream per game, then with
+   ``--max-games`` (8) and bots reading every turn on one stream and deciding
+   ``--concurrency`` (8) turns at once (``boneyard bot --concurrency 8``). Each: wall time from
+   StartTournament to FINISHED, games and events per second, and the CPU the server process
+   and this process (the bots) used over that time, in cores (from /proc: Linux);
 2. seek: ``--tables`` times, three accounts seek a Moon table at once; time from the last Seek
    call to the last seat told;
 3. clock: ``--timeouts`` timeouts of a 100 ms per-move clock (the shortest a server allows) nobody answers; how long after the
@@ -18,6 +24,7 @@ its database (as ``boneyard-server admin create-bot`` does), and runs the bots i
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import statistics
 import subprocess
@@ -93,7 +100,23 @@ def bearer(key: str) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {key}"),)
 
 
-def tournament(address: str, accounts: list[tuple[str, str]], organiser: str, deals: int) -> str:
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU a process has used (``/proc/PID/stat``: Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def tournament(
+    address: str,
+    accounts: list[tuple[str, str]],
+    organiser: str,
+    deals: int,
+    server_pid: int,
+    max_games: int,
+    concurrency: int | None,
+) -> tuple[float, float]:
+    """One tournament played to its end: its one-hand games a second and the server's CPU in
+    cores over the run."""
     channel = grpc.insecure_channel(address)
     stub = competition_pb2_grpc.TournamentServiceStub(channel)
     created = stub.CreateTournament(
@@ -103,12 +126,16 @@ def tournament(address: str, accounts: list[tuple[str, str]], organiser: str, de
             entrants=[n for n, _ in accounts],
             deals=deals,
             duplicate=True,
+            max_games_per_entrant=max_games,
         ),
         metadata=bearer(organiser),
         timeout=TIMEOUT,
     ).tournament
     clients = [Client(address) for _ in accounts]
-    competitors = [Competitor(c, key, "heuristic", seed=i) for i, (c, (_, key)) in enumerate(zip(clients, accounts, strict=True))]
+    competitors = [
+        Competitor(c, key, "heuristic", seed=i, concurrency=concurrency)
+        for i, (c, (_, key)) in enumerate(zip(clients, accounts, strict=True))
+    ]
     threads = [threading.Thread(target=c.run, daemon=True) for c in competitors]
     for t in threads:
         t.start()
@@ -117,6 +144,7 @@ def tournament(address: str, accounts: list[tuple[str, str]], organiser: str, de
     progress = competition_pb2.GetTournamentRequest(
         tournament_id=created.tournament_id, view=competition_pb2.TOURNAMENT_VIEW_BASIC
     )
+    server_cpu, bots_cpu = cpu_seconds(server_pid), time.process_time()
     began = time.perf_counter()
     stub.StartTournament(
         competition_pb2.StartTournamentRequest(tournament_id=created.tournament_id),
@@ -129,11 +157,15 @@ def tournament(address: str, accounts: list[tuple[str, str]], organiser: str, de
             break
         time.sleep(0.05)
     elapsed = time.perf_counter() - began
+    server_cores = (cpu_seconds(server_pid) - server_cpu) / elapsed
+    bots_cores = (time.process_time() - bots_cpu) / elapsed
     summary = stub.GetTournament(
         competition_pb2.GetTournamentRequest(tournament_id=created.tournament_id), timeout=TIMEOUT
     )
     for c in competitors:
         c.stop()
+    for t in threads:
+        t.join(timeout=TIMEOUT)
     games = summary.tournament.games_finished
     game_stub = game_service_pb2_grpc.GameServiceStub(channel)
     events = sum(
@@ -143,11 +175,18 @@ def tournament(address: str, accounts: list[tuple[str, str]], organiser: str, de
     for c in clients:
         c.close()
     channel.close()
-    print(
-        f"tournament: {games} games ({deals} deals, duplicate, 4 heuristic entrants) in "
-        f"{elapsed:.1f} s: {games / elapsed:.2f} games/s, {events / elapsed:.0f} events/s"
+    how = (
+        f"--concurrency {concurrency} (one turn stream a bot)"
+        if concurrency
+        else "a stream per game"
     )
-    return f"{games / elapsed:.2f} games/s"
+    print(
+        f"tournament, up to {max_games} game{'s' if max_games > 1 else ''} an entrant at once, "
+        f"bots with {how}: {games} games ({deals} deals, duplicate, 4 heuristic entrants) in "
+        f"{elapsed:.1f} s: {games / elapsed:.2f} games/s, {events / elapsed:.0f} events/s; "
+        f"CPU: server {server_cores:.2f} cores, bots {bots_cores:.2f}"
+    )
+    return games / elapsed, server_cores
 
 
 def seeks(address: str, accounts: list[tuple[str, str]], tables: int) -> str:
@@ -236,6 +275,8 @@ def clocks(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=16)
+    parser.add_argument("--max-games", type=int, default=8, help="max_games_per_entrant")
+    parser.add_argument("--concurrency", type=int, default=8, help="each bot's --concurrency")
     parser.add_argument("--tables", type=int, default=10)
     parser.add_argument("--timeouts", type=int, default=200)
     args = parser.parse_args()
@@ -245,8 +286,16 @@ def main() -> None:
         organiser = make_accounts(url, 1, "organiser", "player")[0][1]
         proc, address = start_server(url, Path(tmp) / "server.log")
         try:
+            before, _ = tournament(address, accounts, organiser, args.deals, proc.pid, 1, None)
+            after, cores = tournament(
+                address, accounts, organiser, args.deals, proc.pid, args.max_games, args.concurrency
+            )
             parts = [
-                tournament(address, accounts, organiser, args.deals),
+                f"{before:.2f} games/s one deal at a time",
+                (
+                    f"{after:.2f} games/s {args.max_games} games an entrant at once "
+                    f"({after / before:.1f} x, server {cores:.2f} cores)"
+                ),
                 seeks(address, accounts, args.tables),
                 clocks(address, accounts, organiser, args.timeouts, url),
             ]
