@@ -182,7 +182,6 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
         finally:
             self._seats.unfollow(account.id, wake)
 
-
     async def WatchTurns(
         self, request: competition_pb2.WatchTurnsRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[competition_pb2.WatchTurnsResponse]:
