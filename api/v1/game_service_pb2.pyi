@@ -352,9 +352,9 @@ class TakeSeatRequest(_message.Message):
     player_name: _builtins.str
     """The player's name, shown to the table. Required; at most 100 characters."""
     request_id: _builtins.str
-    """Optional: a client id of this request (a UUID, at most 100 characters). A retry with the
-    same id gets the seat the first attempt took, never a second seat; its token is issued
-    anew (tokens are kept only as hashes), and the first attempt's token stops working.
+    """Optional: a client id of this request (a new random UUID, at most 100 characters, kept
+    secret). A retry with the same id gets the seat and the token the first attempt got (the
+    token is derived from the id and a server secret): never a second seat, nothing revoked.
     """
     def __init__(
         self,

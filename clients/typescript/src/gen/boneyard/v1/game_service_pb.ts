@@ -365,9 +365,9 @@ export type TakeSeatRequest = Message<"boneyard.v1.TakeSeatRequest"> & {
   playerName: string;
 
   /**
-   * Optional: a client id of this request (a UUID, at most 100 characters). A retry with the
-   * same id gets the seat the first attempt took, never a second seat; its token is issued
-   * anew (tokens are kept only as hashes), and the first attempt's token stops working.
+   * Optional: a client id of this request (a new random UUID, at most 100 characters, kept
+   * secret). A retry with the same id gets the seat and the token the first attempt got (the
+   * token is derived from the id and a server secret): never a second seat, nothing revoked.
    *
    * @generated from field: string request_id = 4;
    */
