@@ -86,6 +86,7 @@ NOT_TILES = frozenset(
         "games_finished",
         "games",
         "wins",
+        "max_games_per_entrant",
     }
 )
 """Every other uint32 field the API sends (a new one fails the guard test below until it is

@@ -804,7 +804,9 @@ def test_a_tournaments_page_follows_it_from_before_its_start_to_its_end(
 
     made = cli(
         "tournament", "create", "--name", f"Browser cup {tag}", "--game", "texas42", "--deals", "2",
-        "--option", "hand_limit=1", *(a for e in entrants for a in ("--entrant", e)), "--key", organiser,
+        "--option", "hand_limit=1", *(a for e in entrants for a in ("--entrant", e)),
+        # Two games at once: a deal's two playings, deal after deal, so each stage is seen.
+        "--max-games-per-entrant", "2", "--key", organiser,
     )
     found = re.search(r"^tournament (\S+)$", made, re.MULTILINE)
     assert found, made
