@@ -291,6 +291,7 @@ class Boneyard:
                 on_game=self._changed_elsewhere,
                 on_lobby=self._lobby_changed,
                 on_reconnect=self._reconnected,
+                on_listening=self.app.keys.listening,
             )
             if postgresql
             else None
@@ -401,6 +402,7 @@ class Boneyard:
         """Stop the house bots' workers, commit what the writer holds, close the database."""
         self.house.close()
         self.writer.close()
+        self.app.keys.close()
         self.store.close()
 
     def _count_actions(self, game: LiveGame, events: tuple[Event, ...]) -> None:
@@ -455,9 +457,11 @@ class Boneyard:
             self.host.evict(value)
             self.feed.publish(value)
         elif kind == "r":
-            # An account's key was revoked or rotated (boneyard-server admin): its streams
-            # look again, find the key refused and end UNAUTHENTICATED. Seeks are not kept by
-            # account, so every seek here looks (revocations are rare).
+            # An account's key was revoked or rotated (boneyard-server admin): the keys
+            # remembered here are forgotten first, then its streams look again, find the key
+            # refused and end UNAUTHENTICATED. Seeks are not kept by account, so every seek
+            # here looks (revocations are rare).
+            self.app.keys.forget()
             self.seats.changed(value)
             self.lobby.changed_all()
 

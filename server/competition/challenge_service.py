@@ -48,7 +48,7 @@ _PAGE = 100
 
 
 async def _account(app: GameApp) -> Account:
-    account = await asyncio.to_thread(app.account_for, credentials())
+    account = await app.keys.account(credentials())
     logs.known(account=account.name)
     return account
 
@@ -176,7 +176,7 @@ class AccountServicer(challenges_pb2_grpc.AccountServiceServicer):
                     continue
                 await wake.wait()  # until something is written for the account
                 # A key revoked or rotated since the stream opened ends it (as WatchSeats).
-                await asyncio.to_thread(self._app.account_for, key)
+                await self._app.keys.account(key)
         finally:
             self._seats.unfollow(account.id, wake)
 

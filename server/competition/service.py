@@ -68,7 +68,7 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
         self._games = games
 
     async def _account(self, context: grpc.aio.ServicerContext) -> Account:
-        account = await asyncio.to_thread(self._app.account_for, credentials())
+        account = await self._app.keys.account(credentials())
         logs.known(account=account.name)
         return account
 
@@ -77,7 +77,7 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
         rotated since: a stream looks again whenever it is woken, and a revocation wakes
         the account's streams in every process on PostgreSQL (``"r:"`` notifications). On
         SQLite the operator's command cannot wake them: they end at their next wake-up."""
-        await asyncio.to_thread(self._app.account_for, key)
+        await self._app.keys.account(key)
 
     async def _assignment(
         self, game_id: str, seat: int, tournament: str | None = None
@@ -210,7 +210,7 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
     async def CreateTournament(
         self, request: competition_pb2.CreateTournamentRequest, context: grpc.aio.ServicerContext
     ) -> competition_pb2.CreateTournamentResponse:
-        organiser = await asyncio.to_thread(self._app.organiser_for, credentials())
+        organiser = await self._app.keys.organiser(credentials())
         name = request.name.strip()
         if not name or len(name) > MAX_NAME:
             raise InvalidArgument(f"a tournament needs a name of at most {MAX_NAME} characters")
@@ -244,7 +244,7 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
     async def StartTournament(
         self, request: competition_pb2.StartTournamentRequest, context: grpc.aio.ServicerContext
     ) -> competition_pb2.StartTournamentResponse:
-        caller = await asyncio.to_thread(self._app.organiser_for, credentials())
+        caller = await self._app.keys.organiser(credentials())
         tournament_id = _check_tournament_id(request.tournament_id)
         await asyncio.to_thread(self._director.start, tournament_id, caller)
         self._director.wake()
@@ -254,7 +254,7 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
     async def CancelTournament(
         self, request: competition_pb2.CancelTournamentRequest, context: grpc.aio.ServicerContext
     ) -> competition_pb2.CancelTournamentResponse:
-        caller = await asyncio.to_thread(self._app.organiser_for, credentials())
+        caller = await self._app.keys.organiser(credentials())
         tournament_id = _check_tournament_id(request.tournament_id)
         await asyncio.to_thread(self._director.cancel, tournament_id, caller)
         self._director.wake()

@@ -24,12 +24,12 @@ from boneyard.engine import Event, GameState
 from boneyard.records.hashing import chain_head, hash_token
 from boneyard.server.competition import account_events
 from boneyard.server.competition.accounts import is_api_key, key_hash
+from boneyard.server.competition.key_cache import KeyCache, bad_key, missing_key
 from boneyard.server.competition.ratings import game_type_of
 from boneyard.server.errors import (
     InvalidArgument,
     NotFound,
     PermissionDenied,
-    Unauthenticated,
 )
 from boneyard.server.games.dealing import deal_hands
 from boneyard.server.games.live import LiveGame, turn_of
@@ -89,6 +89,8 @@ class GameApp:
         self._started_at = self._now()
         """Clocks do not count the time the server was down: a turn begun before this
         process started is timed from its start."""
+        self.keys = KeyCache(self._competition, store.engine)
+        """The accounts of API keys, for calls on the event loop (``await keys.account(key)``)."""
         self.seat_tokens = SeatTokens(KeyStore(store))
         """The tokens of seats taken with a request id (the same for every retry)."""
         self._secrets: _Memo[bytes | None] = _Memo()
@@ -239,36 +241,13 @@ class GameApp:
         return game_id, True
 
     def account_for(self, key: str | None) -> Account:
-        """The account an API key belongs to."""
+        """The account an API key belongs to, asked of the database now (for worker threads;
+        a call on the event loop asks ``keys``, which remembers)."""
         if key is None:
-            raise Unauthenticated(
-                "this call needs an account's API key: 'authorization: Bearer <key>'",
-                reason="API_KEY_REQUIRED",
-            )
-        # Asked of the database on every call, not remembered: a key revoked or rotated by
-        # `boneyard-server admin` (another process, perhaps on another machine) must fail at
-        # once in every server process. One indexed query on a worker thread, about 1.3x a
-        # bare `SELECT 1` round trip (benchmarks/bench_key_lookup.py: ~90 us on SQLite, ~0.7
-        # ms on PostgreSQL over loopback); seat tokens, most games' credentials, skip it.
+            raise missing_key()
         account = self._competition.account_for_key(key_hash(key)) if is_api_key(key) else None
         if account is None:
-            raise Unauthenticated(
-                "this API key belongs to no account, or was revoked or replaced "
-                "(boneyard-server admin rotate NAME gives an account a new key)",
-                reason="BAD_API_KEY",
-            )
-        return account
-
-    def organiser_for(self, key: str | None) -> Account:
-        """The account an API key belongs to, if it may organise (make games for other
-        accounts, make and start tournaments): a player's account, never a bot's."""
-        account = self.account_for(key)
-        if account.kind != "player":
-            raise PermissionDenied(
-                f"{account.name!r} is a bot account: only a player's account organises games "
-                f"and tournaments for others (boneyard-server admin create-player NAME)",
-                reason="NOT_AN_ORGANISER",
-            )
+            raise bad_key()
         return account
 
     # ------------------------------------------------------------ reading

@@ -180,7 +180,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             return None
         account = None
         if is_api_key(token):
-            account = await self._call(self._app.account_for, token)
+            account = await self._app.keys.account(token)
         try:
             seat = await self._host.seat_for(game_id, token, account.id if account else None)
         except PermissionDenied:
@@ -239,13 +239,13 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         if not self._quotas.open_games or (key is not None and is_api_key(key)):
             # --open-games=false: only accounts create games; an account's key counts
             # against its own quota too.
-            creator = await self._call(self._app.account_for, key)
+            creator = await self._app.keys.account(key)
         self._quotas.creating_game(peer_of(context.peer()), creator.id if creator else None)
         reservations = []
         if request.reservations:
             # Reserving seats hands accounts games they must play (their bots follow
             # WatchSeats): only an organiser (a player's account) may do that.
-            await self._call(self._app.organiser_for, credentials())
+            await self._app.keys.organiser(credentials())
             reservations = await self._call(self._reservations, request.reservations)
         _check_request_id(request.request_id)
         served = None

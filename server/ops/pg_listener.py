@@ -43,8 +43,12 @@ class Listener:
         on_game: Callable[[str, int], None],
         on_lobby: Callable[[str], None],
         on_reconnect: Callable[[], None],
+        on_listening: Callable[[bool], None] | None = None,
     ) -> None:
+        """``on_listening(connected)``: told each time the connection is made (``True``,
+        before any notification it brings) and each time it is lost (``False``)."""
         self._url = url
+        self._on_listening = on_listening
         self._on_game = on_game
         self._on_lobby = on_lobby
         self._on_reconnect = on_reconnect
@@ -59,6 +63,8 @@ class Listener:
                 async with await AsyncPgListener.open(
                     self._url, NOTIFY_CHANNEL, LOBBY_CHANNEL
                 ) as listener:
+                    if self._on_listening is not None:
+                        self._on_listening(True)
                     if connected_before:
                         self._on_reconnect()
                     connected_before = True
@@ -66,13 +72,20 @@ class Listener:
                     self.ready.set()
                     async for channel, payload in listener.notifications():
                         self._dispatch(channel, payload)
+                self._lost()  # (the connection ended without an error)
             except asyncio.CancelledError:
+                self._lost()
                 raise
             except Exception:
+                self._lost()
                 log.warning("listening for other processes' changes failed; reconnecting",
                             exc_info=log.isEnabledFor(logging.DEBUG))
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, 5.0)
+
+    def _lost(self) -> None:
+        if self._on_listening is not None:
+            self._on_listening(False)
 
     def _dispatch(self, channel: str, payload: str) -> None:
         try:
