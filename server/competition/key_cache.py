@@ -158,8 +158,10 @@ class KeyCache:
         try:
             row = self._checker().execute(_CHECK, (digest,)).fetchone()
         except sqlite3.Error:
-            log.warning("confirming an API key on the event loop failed; asking on a thread",
-                        exc_info=log.isEnabledFor(logging.DEBUG))
+            log.warning(
+                "confirming an API key on the event loop failed; asking on a thread",
+                exc_info=log.isEnabledFor(logging.DEBUG),
+            )
             self.close()
             return None
         return row is not None
@@ -189,6 +191,11 @@ def _mode_of(engine: Engine) -> Mode:
     if dialect == "postgresql":
         return "listened"
     database = engine.url.database
-    if dialect == "sqlite" and database and database != ":memory:" and "mode=memory" not in database:
+    if (
+        dialect == "sqlite"
+        and database
+        and database != ":memory:"
+        and "mode=memory" not in database
+    ):
         return "checked"
     return "uncached"

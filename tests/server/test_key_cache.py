@@ -52,7 +52,9 @@ def pg_store(postgres_url: str) -> Iterator[EventStore]:
 def _bot(competition: CompetitionStore, kind: str = "bot") -> tuple[str, str]:
     """A new account: its id and its key."""
     key = new_api_key()
-    account = competition.create_account(str(uuid.uuid4()), f"a-{uuid.uuid4().hex[:8]}", kind, key_hash(key))  # type: ignore[arg-type]
+    account = competition.create_account(
+        str(uuid.uuid4()), f"a-{uuid.uuid4().hex[:8]}", kind, key_hash(key)
+    )  # type: ignore[arg-type]
     return account.id, key
 
 
@@ -137,7 +139,7 @@ def test_on_postgresql_keys_are_remembered_only_while_the_listener_is_connected(
 ) -> None:
     competition = Counted(pg_store)
     cache = KeyCache(competition, pg_store.engine)
-    account_id, key = _bot(competition)
+    _, key = _bot(competition)
     assert cache.mode == "listened"
     asyncio.run(cache.account(key))
     asyncio.run(cache.account(key))
