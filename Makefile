@@ -5,7 +5,7 @@ PYTHON ?= python3
 PYTEST_ARGS ?=
 
 .DELETE_ON_ERROR:
-.PHONY: setup setup-web test stress lint dist typecheck-tree proto web web-gen bench-browser bench-asgi bench-engine bench-engine-instructions bench-server bench-fanout bench-listing bench-verify bench-solver bench-sampler bench-bots bench-competition run clean FORCE demo
+.PHONY: setup setup-web test stress lint dist typecheck-tree proto web web-gen bench-browser bench-asgi profile-server bench-engine bench-engine-instructions bench-server bench-fanout bench-listing bench-verify bench-solver bench-sampler bench-bots bench-competition run clean FORCE demo
 
 setup: $(VENV)/.installed
 
@@ -128,6 +128,12 @@ $(VENV)/.bench-installed: $(VENV)/.installed
 
 bench-asgi: $(VENV)/.bench-installed
 	$(PY) benchmarks/bench_asgi.py $(BENCH_ASGI_ARGS)
+
+# Where the server's CPU goes under bench-server's load (py-spy, the GIL's samples): the top
+# functions of Boneyard with seat tokens, with API keys, and of the anchor.
+# PROFILE_ARGS='--boneyard-server OTHER/.venv/bin/boneyard-server' profiles another commit.
+profile-server: $(VENV)/.bench-installed
+	$(PY) benchmarks/profile_server.py --systems boneyard,boneyard-key,anchor $(PROFILE_ARGS)
 
 # Random hands through decide/evolve; headline: every trick played, alternating with a bare
 # bitmask playout (benchmarks/bare_playout.py); last lines `texas42: N hands/s, ratio R to the

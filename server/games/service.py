@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import re
 import unicodedata
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterable
@@ -91,7 +92,14 @@ def check_account_name_given(name: str, what: str) -> None:
         raise InvalidArgument(f"{what} is no account name: {error}") from None
 
 
+_CANONICAL_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
 def check_game_id(game_id: str) -> str:
+    """The game id in its canonical form (the one the server hands out); ``InvalidArgument``
+    for anything that is not a UUID."""
+    if _CANONICAL_ID.fullmatch(game_id):
+        return game_id  # as every client sends it: one match instead of a parse and a format
     try:
         return str(uuid.UUID(game_id))
     except ValueError:

@@ -19,7 +19,6 @@ import json
 import logging
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -46,17 +45,35 @@ LOG_FORMATS = ("text", "json")
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
-@dataclass(slots=True)
 class CallFields:
     """What the log knows of the call being handled. Changed in place: a call's work may run
     in tasks of its own (the drain races each stream message against the shutdown), whose
-    copies of the context hold this same object, so what they learn reaches the access line."""
+    copies of the context hold this same object, so what they learn reaches the access line.
 
-    request_id: str
-    game: str | None = None
-    seat: int | None = None
-    account: str | None = None
-    """The account's name (never its key)."""
+    A call the client did not name gets its request id when something first asks for it (a
+    line written, an INTERNAL answer): most calls are never asked, and making one costs a
+    read of the system's random source."""
+
+    __slots__ = ("_request_id", "account", "game", "seat")
+
+    def __init__(
+        self,
+        request_id: str | None = None,
+        game: str | None = None,
+        seat: int | None = None,
+        account: str | None = None,
+    ) -> None:
+        self._request_id = request_id
+        self.game = game
+        self.seat = seat
+        self.account = account
+        """The account's name (never its key)."""
+
+    @property
+    def request_id(self) -> str:
+        if self._request_id is None:
+            self._request_id = new_request_id()
+        return self._request_id
 
 
 _call: contextvars.ContextVar[CallFields | None] = contextvars.ContextVar(
@@ -71,27 +88,50 @@ def current() -> CallFields | None:
 
 def request_id_of(metadata: Any) -> str:
     """The client's ``x-request-id`` if it is a valid one, else a new id."""
+    return _named(metadata) or new_request_id()
+
+
+def new_request_id() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+def _named(metadata: Any) -> str | None:
+    """The client's ``x-request-id``, if it sent a valid one."""
     for key, value in metadata or ():
         if key == REQUEST_ID_HEADER:
             text = value if isinstance(value, str) else value.decode("ascii", "replace")
             if 0 < len(text) <= 64 and text.isprintable():
                 return text
-    return uuid.uuid4().hex[:16]
+    return None
 
 
 @contextlib.contextmanager
 def call_scope(metadata: Any, game: str | None = None) -> Iterator[CallFields]:
     """Run a call with its request id (and the game its request names) in the log's
     context; yields the fields as they stand at the start."""
-    fields = CallFields(request_id_of(metadata), game=game or None)
-    token = _call.set(fields)
+    fields, token = enter_call(metadata, game)
     try:
         yield fields
     finally:
-        # A stream closed by the loop's shutdown (not by its own task) ends in another
-        # context, where there is nothing to restore.
-        with contextlib.suppress(ValueError):
-            _call.reset(token)
+        leave_call(token)
+
+
+def enter_call(metadata: Any, game: str | None = None) -> tuple[CallFields, Any]:
+    """``call_scope``'s start, for a caller that keeps the token itself (the observer of
+    every call, where a generator's frames would cost more than the rest): the fields, and
+    the token ``leave_call`` takes."""
+    fields = CallFields(_named(metadata), game=game or None)
+    return fields, _call.set(fields)
+
+
+def leave_call(token: Any) -> None:
+    """``call_scope``'s end."""
+    # A stream closed by the loop's shutdown (not by its own task) ends in another context,
+    # where there is nothing to restore.
+    try:
+        _call.reset(token)
+    except ValueError:
+        pass
 
 
 def known(*, game: str | None = None, seat: int | None = None, account: str | None = None) -> None:
@@ -108,9 +148,11 @@ def known(*, game: str | None = None, seat: int | None = None, account: str | No
         fields.account = account
 
 
-_RESERVED = frozenset(
-    logging.LogRecord("", 0, "", 0, "", None, None).__dict__
-) | {"message", "asctime", "taskName"}
+_RESERVED = frozenset(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {
+    "message",
+    "asctime",
+    "taskName",
+}
 """The attributes every record has: anything else on a record came in ``extra=``."""
 
 

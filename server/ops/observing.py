@@ -7,19 +7,18 @@ and one access line at INFO when it ends. The one pipeline
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
-from collections.abc import Iterator
+from types import TracebackType
 from typing import Any
 
 import grpc
 from prometheus_client import Counter
 
 from boneyard.server.ops import logs
-from boneyard.server.ops.metrics import Metrics
+from boneyard.server.ops.metrics import CallMetrics, Metrics
 
-__all__ = ["CallObserver", "Outcome", "game_of"]
+__all__ = ["CallObserver", "Observed", "Outcome", "game_of"]
 
 access_log = logging.getLogger("boneyard.access")
 
@@ -52,7 +51,6 @@ class CallObserver:
     def __init__(self, metrics: Metrics) -> None:
         self._metrics = metrics
 
-    @contextlib.contextmanager
     def observe(
         self,
         method: str,
@@ -62,46 +60,102 @@ class CallObserver:
         request: Any,
         peer: str,
         streaming: bool,
-    ) -> Iterator[Outcome]:
-        """Run one call inside: the caller sets ``Outcome.code`` when it learns the call's
-        status; an exception leaving the block unexplained is CANCELLED (the client went
-        away) or UNKNOWN."""
-        series = self._metrics.call(method, transport, streaming)
-        outcome = Outcome(series.sent if streaming else None)
-        with logs.call_scope(metadata, game_of(request)):
-            started = time.perf_counter()
-            series.started.inc()
-            series.received.inc()
-            series.in_flight.inc()
-            try:
-                yield outcome
-            except (asyncio.CancelledError, GeneratorExit):
-                if outcome.code is grpc.StatusCode.OK:
-                    outcome.code = grpc.StatusCode.CANCELLED
-                raise
-            except BaseException:
-                if outcome.code is grpc.StatusCode.OK:
-                    outcome.code = grpc.StatusCode.UNKNOWN
-                raise
-            finally:
-                seconds = time.perf_counter() - started
-                series.in_flight.dec()
-                code = outcome.code.name
-                if not streaming and outcome.code is grpc.StatusCode.OK:
-                    series.sent.inc()  # the answer
-                series.handled(code).inc()
-                series.seconds.observe(seconds)
+    ) -> Observed:
+        """Run one call inside (``with``): the caller sets ``Outcome.code`` when it learns
+        the call's status; an exception leaving the block unexplained is CANCELLED (the client
+        went away) or UNKNOWN."""
+        return Observed(
+            self._metrics.call(method, transport, streaming),
+            method,
+            transport,
+            metadata,
+            game_of(request),
+            peer,
+            streaming,
+        )
+
+
+class Observed:
+    """One call being observed: a context manager written out as a class, not a generator,
+    since every call of both doors goes through it."""
+
+    __slots__ = (
+        "_game",
+        "_metadata",
+        "_method",
+        "_outcome",
+        "_peer",
+        "_series",
+        "_started",
+        "_streaming",
+        "_token",
+        "_transport",
+    )
+
+    def __init__(
+        self,
+        series: CallMetrics,
+        method: str,
+        transport: str,
+        metadata: Any,
+        game: str | None,
+        peer: str,
+        streaming: bool,
+    ) -> None:
+        self._series = series
+        self._method = method
+        self._transport = transport
+        self._metadata = metadata
+        self._game = game
+        self._peer = peer
+        self._streaming = streaming
+        self._outcome = Outcome(series.sent if streaming else None)
+        self._token: Any = None
+        self._started = 0.0
+
+    def __enter__(self) -> Outcome:
+        _, self._token = logs.enter_call(self._metadata, self._game)
+        self._started = time.perf_counter()
+        series = self._series
+        series.started.inc()
+        series.received.inc()
+        series.in_flight.inc()
+        return self._outcome
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        try:
+            outcome = self._outcome
+            if kind is not None and outcome.code is grpc.StatusCode.OK:
+                cancelled = issubclass(kind, (asyncio.CancelledError, GeneratorExit))
+                outcome.code = grpc.StatusCode.CANCELLED if cancelled else grpc.StatusCode.UNKNOWN
+            seconds = time.perf_counter() - self._started
+            series = self._series
+            series.in_flight.dec()
+            code = outcome.code.name
+            if not self._streaming and outcome.code is grpc.StatusCode.OK:
+                series.sent.inc()  # the answer
+            series.handled(code).inc()
+            series.seconds.observe(seconds)
+            # Only a line that will be written is made (the fields, its extras).
+            if access_log.isEnabledFor(logging.INFO):
                 access_log.info(
                     "%s %s %.1f ms from %s",
-                    method,
+                    self._method,
                     code,
                     seconds * 1000,
-                    peer,
+                    self._peer,
                     extra={
-                        "method": method,
+                        "method": self._method,
                         "code": code,
                         "duration_ms": round(seconds * 1000, 3),
-                        "peer": peer,
-                        "transport": transport,
+                        "peer": self._peer,
+                        "transport": self._transport,
                     },
                 )
+        finally:
+            logs.leave_call(self._token)

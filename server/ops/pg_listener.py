@@ -78,8 +78,10 @@ class Listener:
                 raise
             except Exception:
                 self._lost()
-                log.warning("listening for other processes' changes failed; reconnecting",
-                            exc_info=log.isEnabledFor(logging.DEBUG))
+                log.warning(
+                    "listening for other processes' changes failed; reconnecting",
+                    exc_info=log.isEnabledFor(logging.DEBUG),
+                )
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, 5.0)
 
