@@ -16,9 +16,11 @@ does on start. A key is printed once and never again: the database keeps only it
 server: it prints the public key of that file, or else of the database's key pair (made now if
 the database has none, as the server's first start would).
 
-A revoked or rotated key is refused at once by every server process on the database: the
-servers look a key up on every call, and on PostgreSQL the command also tells them (a
-notification) so that streams opened with the key end UNAUTHENTICATED.
+A revoked or rotated key is refused at once by every server process on the database: on SQLite
+the servers confirm each use of a key they remember with a read of its row; on PostgreSQL the
+command tells them (a notification, sent in its transaction), so that they forget the keys they
+remember and streams opened with the key end UNAUTHENTICATED
+(``boneyard.server.competition.key_cache``).
 
 They belong to the server's own entry point (``boneyard.server.main``): the ``boneyard``
 clients speak only the API and never import the server.

@@ -70,7 +70,8 @@ _accounts = AccountRow.__table__.c
 _KEY_QUERY = select(
     _accounts.id, _accounts.name, _accounts.kind, _accounts.created_at, _accounts.key_hash
 ).where(_accounts.key_hash == bindparam("key_hash"), _accounts.key_revoked_at.is_(None))
-"""The account a key authenticates, built once: it runs on every call made with a key."""
+"""The account a key authenticates, built once: it runs whenever a server does not remember
+the key (``boneyard.server.competition.key_cache``)."""
 
 
 class AccountExists(StoreError):
@@ -168,8 +169,8 @@ class CompetitionStore:
 
     def account_for_key(self, key_hash: str) -> Account | None:
         """The account a key authenticates: ``None`` for an unknown key and for a revoked
-        one. Asked on every call made with a key (nothing caches it, so a revocation holds at
-        once in every process): one indexed Core query, no ORM objects."""
+        one. Asked whenever a server does not remember the key (``KeyCache``, which forgets
+        on every revocation): one indexed Core query, no ORM objects."""
         if not is_token_hash(key_hash):
             return None
         with self._store.engine.connect() as conn:

@@ -19,12 +19,30 @@ from connectrpc.codec import Codec, proto_binary_codec, proto_json_codec
 from connectrpc.compat import google_protobuf_codecs
 from connectrpc.errors import ConnectError
 
-__all__ = ["api_codecs", "reflection_codecs", "sayable"]
+__all__ = ["Encoded", "api_codecs", "reflection_codecs", "sayable"]
+
+_BINARY = "proto"
+"""The name of the binary protobuf codec (Connect's ``application/proto``, gRPC's default)."""
 
 
 def sayable(text: str) -> str:
     """``text`` with what UTF-8 cannot encode (lone surrogates) written as escapes."""
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+class Encoded:
+    """A message a handler encoded once (WatchGame's for all its watchers, SubmitAction's kept
+    for retries): the binary codec sends these very bytes; the JSON codec parses them back
+    (``message_class``) to write them as JSON."""
+
+    __slots__ = ("data", "message_class")
+
+    def __init__(self, data: bytes, message_class: type[Any]) -> None:
+        self.data = data
+        self.message_class = message_class
+
+    def message(self) -> Any:
+        return self.message_class.FromString(self.data)
 
 
 class _Sayable(Codec[Any, Any]):
@@ -33,11 +51,16 @@ class _Sayable(Codec[Any, Any]):
 
     def __init__(self, codec: Codec[Any, Any]) -> None:
         self._codec = codec
+        self._binary = codec.name() == _BINARY
 
     def name(self) -> str:
         return self._codec.name()
 
     def encode(self, message: Any) -> bytes:
+        if type(message) is Encoded:
+            if self._binary:
+                return message.data
+            message = message.message()
         return self._codec.encode(message)
 
     def decode(self, data: bytes | bytearray, message_class: type[Any]) -> Any:

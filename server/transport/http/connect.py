@@ -64,6 +64,7 @@ from boneyard.api.v1 import (
     ratings_pb2,
 )
 from boneyard.server.transport.http import caching, codecs
+from boneyard.server.transport.http.codecs import Encoded
 from boneyard.server.transport.http.door import DEFAULT_BODY_TIMEOUT, Door
 from boneyard.server.transport.pipeline import Caller, Pipeline, Refused
 from boneyard.server.transport.reflection import reflection_services
@@ -248,8 +249,8 @@ def _unary(
                 path, credentials=sent
             )
             ctx.response_headers["vary"] = "Authorization"
-        # An answer encoded once (SubmitAction's): connectrpc encodes messages itself.
-        return output.FromString(answer) if type(answer) is bytes else answer
+        # An answer encoded once (SubmitAction's): sent as these bytes by the binary codec.
+        return Encoded(answer, output) if type(answer) is bytes else answer
 
     return call
 
@@ -269,8 +270,9 @@ def _streaming(
             async for message in piped(
                 request, context, Caller(context.invocation_metadata(), context.peer())
             ):
-                # WatchGame's messages are encoded once for every watcher (bytes).
-                yield output.FromString(message) if type(message) is bytes else message
+                # WatchGame's messages are encoded once for every watcher (bytes), and sent
+                # as they are by the binary codec.
+                yield Encoded(message, output) if type(message) is bytes else message
         except Refused as refused:
             raise _connect_error(refused.refusal) from None
 
