@@ -25,28 +25,19 @@ read the key before its revocation.
 from __future__ import annotations
 
 import asyncio
-import logging
-import sqlite3
 from typing import Literal
-
-from sqlalchemy.engine import Engine
 
 from boneyard.server.competition.accounts import is_api_key, key_hash
 from boneyard.server.errors import PermissionDenied, Unauthenticated
 from boneyard.server.store.competition import Account, CompetitionStore
-from boneyard.server.store.models import AccountRow
+from boneyard.server.store.key_check import SqliteKeyCheck, is_local_file
+from boneyard.server.store.repository import EventStore
 
 __all__ = ["MAX_REMEMBERED", "KeyCache", "bad_key", "not_an_organiser"]
-
-log = logging.getLogger(__name__)
 
 MAX_REMEMBERED = 10_000
 """Keys remembered at most (only keys that opened an account are; past this the cache starts
 again empty rather than grow with the accounts of a large server)."""
-
-_CHECK_TIMEOUT_MS = 100
-"""How long the confirming read may wait for SQLite's lock (it never does in WAL mode but
-while a crashed writer's log is recovered); past it the call asks on a worker thread."""
 
 Mode = Literal["checked", "listened", "uncached"]
 
@@ -77,15 +68,14 @@ def not_an_organiser(account: Account) -> PermissionDenied:
 class KeyCache:
     """The accounts of API keys for one server process (the module's doc)."""
 
-    def __init__(self, competition: CompetitionStore, engine: Engine) -> None:
+    def __init__(self, competition: CompetitionStore, store: EventStore) -> None:
         self._competition = competition
         self._accounts: dict[str, Account] = {}
         self._generation = 0
         """Moved by every ``forget``: a lookup begun before it is not remembered."""
         self._listening = False
-        self._engine = engine
-        self._check: sqlite3.Connection | None = None
-        self.mode: Mode = _mode_of(engine)
+        self.mode: Mode = _mode_of(store)
+        self._check = SqliteKeyCheck(store.engine) if self.mode == "checked" else None
 
     # --- what the server tells it ---------------------------------------------------------
 
@@ -139,7 +129,6 @@ class KeyCache:
     def close(self) -> None:
         if self._check is not None:
             self._check.close()
-            self._check = None
 
     # --- inside -----------------------------------------------------------------------------
 
@@ -153,49 +142,12 @@ class KeyCache:
         when only the database on a worker thread can say."""
         if self.mode == "listened":
             return True if self._listening else None
-        if self.mode != "checked":
-            return None
-        try:
-            row = self._checker().execute(_CHECK, (digest,)).fetchone()
-        except sqlite3.Error:
-            log.warning(
-                "confirming an API key on the event loop failed; asking on a thread",
-                exc_info=log.isEnabledFor(logging.DEBUG),
-            )
-            self.close()
-            return None
-        return row is not None
-
-    def _checker(self) -> sqlite3.Connection:
         if self._check is None:
-            # The dialect's own reading of the URL (a path, a file: URI), on a connection in
-            # autocommit mode: each read sees the latest commit and holds no snapshot.
-            args, kwargs = self._engine.dialect.create_connect_args(self._engine.url)
-            kwargs["check_same_thread"] = False
-            conn = sqlite3.connect(*args, **kwargs)
-            conn.isolation_level = None
-            conn.execute(f"PRAGMA busy_timeout = {_CHECK_TIMEOUT_MS}")
-            self._check = conn
-        return self._check
+            return None
+        return self._check.current(digest)
 
 
-_ACCOUNTS = AccountRow.__table__
-_CHECK = (
-    f"SELECT 1 FROM {_ACCOUNTS.name} WHERE {_ACCOUNTS.c.key_hash.name} = ? "
-    f"AND {_ACCOUNTS.c.key_revoked_at.name} IS NULL"
-)
-
-
-def _mode_of(engine: Engine) -> Mode:
-    dialect = engine.dialect.name
-    if dialect == "postgresql":
+def _mode_of(store: EventStore) -> Mode:
+    if store.engine.dialect.name == "postgresql":
         return "listened"
-    database = engine.url.database
-    if (
-        dialect == "sqlite"
-        and database
-        and database != ":memory:"
-        and "mode=memory" not in database
-    ):
-        return "checked"
-    return "uncached"
+    return "checked" if is_local_file(store.engine) else "uncached"

@@ -89,7 +89,7 @@ class GameApp:
         self._started_at = self._now()
         """Clocks do not count the time the server was down: a turn begun before this
         process started is timed from its start."""
-        self.keys = KeyCache(self._competition, store.engine)
+        self.keys = KeyCache(self._competition, store)
         """The accounts of API keys, for calls on the event loop (``await keys.account(key)``)."""
         self.seat_tokens = SeatTokens(KeyStore(store))
         """The tokens of seats taken with a request id (the same for every retry)."""

@@ -68,7 +68,7 @@ def test_on_a_sqlite_file_a_key_seen_once_is_not_looked_up_on_a_thread_again(
     sqlite_store: EventStore,
 ) -> None:
     competition = Counted(sqlite_store)
-    cache = KeyCache(competition, sqlite_store.engine)
+    cache = KeyCache(competition, sqlite_store)
     account_id, key = _bot(competition)
     assert cache.mode == "checked"
     for _ in range(5):
@@ -81,7 +81,7 @@ def test_on_a_sqlite_file_a_remembered_key_revoked_by_another_process_is_refused
     sqlite_store: EventStore, tmp_path: Path
 ) -> None:
     competition = Counted(sqlite_store)
-    cache = KeyCache(competition, sqlite_store.engine)
+    cache = KeyCache(competition, sqlite_store)
     account_id, key = _bot(competition)
     asyncio.run(cache.account(key))
     # Another process on the same file (boneyard-server admin), which cannot tell the server.
@@ -99,7 +99,7 @@ def test_on_a_sqlite_file_a_rotated_key_is_refused_and_the_new_one_opens_the_acc
     sqlite_store: EventStore,
 ) -> None:
     competition = Counted(sqlite_store)
-    cache = KeyCache(competition, sqlite_store.engine)
+    cache = KeyCache(competition, sqlite_store)
     account_id, old = _bot(competition)
     asyncio.run(cache.account(old))
     new = new_api_key()
@@ -113,7 +113,7 @@ def test_no_key_an_unknown_key_and_a_seat_token_are_refused_and_nothing_is_remem
     sqlite_store: EventStore,
 ) -> None:
     competition = Counted(sqlite_store)
-    cache = KeyCache(competition, sqlite_store.engine)
+    cache = KeyCache(competition, sqlite_store)
     assert _refused(cache, None) == "API_KEY_REQUIRED"
     assert _refused(cache, new_api_key()) == "BAD_API_KEY"
     assert _refused(cache, new_api_key()) == "BAD_API_KEY"
@@ -124,7 +124,7 @@ def test_no_key_an_unknown_key_and_a_seat_token_are_refused_and_nothing_is_remem
 
 def test_only_a_players_account_organises(sqlite_store: EventStore) -> None:
     competition = Counted(sqlite_store)
-    cache = KeyCache(competition, sqlite_store.engine)
+    cache = KeyCache(competition, sqlite_store)
     _, bot = _bot(competition)
     player_id, player = _bot(competition, "player")
     assert asyncio.run(cache.organiser(player)).id == player_id
@@ -138,7 +138,7 @@ def test_on_postgresql_keys_are_remembered_only_while_the_listener_is_connected(
     pg_store: EventStore,
 ) -> None:
     competition = Counted(pg_store)
-    cache = KeyCache(competition, pg_store.engine)
+    cache = KeyCache(competition, pg_store)
     _, key = _bot(competition)
     assert cache.mode == "listened"
     asyncio.run(cache.account(key))
@@ -158,7 +158,7 @@ def test_on_postgresql_a_revocation_the_listener_tells_is_refused_at_the_next_ca
     pg_store: EventStore,
 ) -> None:
     competition = Counted(pg_store)
-    cache = KeyCache(competition, pg_store.engine)
+    cache = KeyCache(competition, pg_store)
     cache.listening(True)
     account_id, key = _bot(competition)
     asyncio.run(cache.account(key))
@@ -172,7 +172,7 @@ def test_on_postgresql_a_lookup_in_flight_when_a_revocation_is_told_is_not_remem
     pg_store: EventStore,
 ) -> None:
     competition = Counted(pg_store)
-    cache = KeyCache(competition, pg_store.engine)
+    cache = KeyCache(competition, pg_store)
     cache.listening(True)
     account_id, key = _bot(competition)
 
