@@ -56,7 +56,8 @@ class LobbyService(Protocol):
     def watch_seats(self, request: WatchSeatsRequest, ctx: RequestContext[WatchSeatsRequest, WatchSeatsResponse], /) -> AsyncIterator[WatchSeatsResponse]:
         """
         The account's seats in games that are not over: first those that exist, then each new one
-        as it is reserved (by a tournament, a seek or CreateGame), until the client cancels.
+        as it is reserved (by a tournament, a match, a seek or CreateGame), until the client
+        cancels. A match's entrant holds both seats of its partnership: each is sent.
 
         Refusals: API_KEY_REQUIRED, BAD_API_KEY, QUOTA_EXCEEDED.
         """
@@ -204,7 +205,8 @@ class LobbyServiceClient(ConnectClient):
     ) -> AsyncIterator[WatchSeatsResponse]:
         """
         The account's seats in games that are not over: first those that exist, then each new one
-        as it is reserved (by a tournament, a seek or CreateGame), until the client cancels.
+        as it is reserved (by a tournament, a match, a seek or CreateGame), until the client
+        cancels. A match's entrant holds both seats of its partnership: each is sent.
 
         Refusals: API_KEY_REQUIRED, BAD_API_KEY, QUOTA_EXCEEDED.
         """

@@ -71,7 +71,8 @@ class LobbyServiceServicer:
 
     def WatchSeats(self, request, context):
         """The account's seats in games that are not over: first those that exist, then each new one
-        as it is reserved (by a tournament, a seek or CreateGame), until the client cancels.
+        as it is reserved (by a tournament, a match, a seek or CreateGame), until the client
+        cancels. A match's entrant holds both seats of its partnership: each is sent.
 
         Refusals: API_KEY_REQUIRED, BAD_API_KEY, QUOTA_EXCEEDED.
         """

@@ -52,7 +52,8 @@ class LobbyServiceStub:
     """
     WatchSeats: _grpc.UnaryStreamMultiCallable[_competition_pb2.WatchSeatsRequest, _competition_pb2.WatchSeatsResponse]
     """The account's seats in games that are not over: first those that exist, then each new one
-    as it is reserved (by a tournament, a seek or CreateGame), until the client cancels.
+    as it is reserved (by a tournament, a match, a seek or CreateGame), until the client
+    cancels. A match's entrant holds both seats of its partnership: each is sent.
 
     Refusals: API_KEY_REQUIRED, BAD_API_KEY, QUOTA_EXCEEDED.
     """
@@ -86,7 +87,8 @@ class LobbyServiceAsyncStub(LobbyServiceStub):
     """
     WatchSeats: _aio.UnaryStreamMultiCallable[_competition_pb2.WatchSeatsRequest, _competition_pb2.WatchSeatsResponse]  # type: ignore[assignment]
     """The account's seats in games that are not over: first those that exist, then each new one
-    as it is reserved (by a tournament, a seek or CreateGame), until the client cancels.
+    as it is reserved (by a tournament, a match, a seek or CreateGame), until the client
+    cancels. A match's entrant holds both seats of its partnership: each is sent.
 
     Refusals: API_KEY_REQUIRED, BAD_API_KEY, QUOTA_EXCEEDED.
     """
@@ -129,7 +131,8 @@ class LobbyServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_competition_pb2.WatchSeatsResponse], _abc.AsyncIterator[_competition_pb2.WatchSeatsResponse]]:
         """The account's seats in games that are not over: first those that exist, then each new one
-        as it is reserved (by a tournament, a seek or CreateGame), until the client cancels.
+        as it is reserved (by a tournament, a match, a seek or CreateGame), until the client
+        cancels. A match's entrant holds both seats of its partnership: each is sent.
 
         Refusals: API_KEY_REQUIRED, BAD_API_KEY, QUOTA_EXCEEDED.
         """
