@@ -381,8 +381,15 @@ class Client:
         resign = actions_pb2.Action(resign=actions_pb2.Resign())
         return self.submit(game_id, token, expected_version, resign, request_id)
 
-    def view(self, game_id: str, token: str | None = None, timeout: float | None = None) -> view_pb2.SeatView:
-        request = game_service_pb2.GetViewRequest(game_id=game_id)
+    def view(
+        self,
+        game_id: str,
+        token: str | None = None,
+        timeout: float | None = None,
+        seat: int | None = None,
+    ) -> view_pb2.SeatView:
+        """The seat's view (``seat``: which, for a key that holds several seats of the game)."""
+        request = game_service_pb2.GetViewRequest(game_id=game_id, seat=seat)
         return self._stub.GetView(request, metadata=self._auth(token), timeout=timeout).view
 
     def submit(
@@ -393,21 +400,29 @@ class Client:
         action: actions_pb2.Action,
         request_id: str | None = None,
         timeout: float | None = None,
+        seat: int | None = None,
     ) -> game_service_pb2.SubmitActionResponse:
         request = game_service_pb2.SubmitActionRequest(
             game_id=game_id,
             expected_version=expected_version,
             request_id=request_id or str(uuid.uuid4()),
             action=action,
+            seat=seat,
         )
         return self._stub.SubmitAction(request, metadata=self._auth(token), timeout=timeout)
 
     def watch(
-        self, game_id: str, token: str | None = None, from_version: int = 0
+        self,
+        game_id: str,
+        token: str | None = None,
+        from_version: int = 0,
+        seat: int | None = None,
     ) -> Stream[game_service_pb2.WatchGameResponse]:
         """The game's events after ``from_version`` and then live ones; cancel by closing the
         returned iterator (``.cancel()``)."""
-        request = game_service_pb2.WatchGameRequest(game_id=game_id, from_version=from_version)
+        request = game_service_pb2.WatchGameRequest(
+            game_id=game_id, from_version=from_version, seat=seat
+        )
         return self._stub.WatchGame(request, metadata=self._auth(token))
 
     # --- the lobby (account key) -------------------------------------------------------
