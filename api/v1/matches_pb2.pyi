@@ -122,7 +122,9 @@ Global___MatchVerdict: _TypeAlias = MatchVerdict  # noqa: Y015
 @_typing.final
 class MatchSprt(_message.Message):
     """A sequential probability ratio test between H0 "A is no better: mean figure per deal = m0"
-    and H1 "A is better: mean = m1", in the scoring's unit per deal.
+    and H1 "A is better: mean = m1", in the scoring's unit per deal. The log-likelihood ratio is
+    fishtest's normal approximation with the deals' observed variance; the test decides nothing
+    before 30 deals (the variance of fewer is no measure of their spread).
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -551,7 +553,7 @@ class Match(_message.Message):
     llr_upper_bound: _builtins.float
     """SPRT: ln((1 - beta) / alpha); at or above it H1 is accepted."""
     verdict: Global___MatchVerdict.ValueType
-    """SPRT: the verdict, fixed the moment the LLR first left its bounds."""
+    """SPRT: the verdict, fixed the moment the LLR first left its bounds (from 30 deals on)."""
     deals_at_verdict: _builtins.int
     """SPRT: the deals counted when the verdict was reached (0 while undecided). The deals then
     in flight are played out and counted in every figure above, not in the verdict.

@@ -104,6 +104,13 @@ def test_an_llr_at_the_lower_bound_says_a_is_not_stronger() -> None:
     assert state.verdict is Verdict.NOT_STRONGER
 
 
+def test_the_test_decides_nothing_before_30_deals_whatever_the_llr() -> None:
+    # A random player losing by 2 and 3 marks: an LLR far past the bound, from two deals.
+    early = sprt_state(Tally.of([-2, -3]), Sprt(0, 0.25))
+    assert early.llr < early.lower and early.verdict is Verdict.UNDECIDED
+    assert sprt_state(Tally.of([-2, -3] * 15), Sprt(0, 0.25)).verdict is Verdict.NOT_STRONGER
+
+
 def test_an_llr_between_the_bounds_is_undecided() -> None:
     state = sprt_state(Tally.of(FIGURES), Sprt(0, 0.1))
     assert state.lower < state.llr < state.upper and state.verdict is Verdict.UNDECIDED

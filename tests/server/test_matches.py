@@ -33,6 +33,7 @@ from boneyard.clients.api import Client as ApiClient
 from boneyard.clients.api import refusal
 from boneyard.clients.competitor import Competitor
 from boneyard.records.verify import verify_record
+from boneyard.server.competition.match_stats import MIN_DEALS
 from tests.server.api_helpers import (
     RPC_TIMEOUT,
     Client,
@@ -222,7 +223,7 @@ def test_an_sprt_match_of_the_heuristic_against_random_stops_once_it_decides(
     assert done.verdict == matches_pb2.MATCH_VERDICT_A_STRONGER
     assert done.llr_at_verdict >= done.llr_upper_bound
     # Stopped early: the deals in flight at the verdict were played out and counted, no more.
-    assert 0 < done.deals_at_verdict <= done.deals_finished == done.deals_started
+    assert MIN_DEALS <= done.deals_at_verdict <= done.deals_finished == done.deals_started
     assert done.deals_started <= done.deals_at_verdict + done.max_games_in_flight // 2
     assert done.deals_started < 200
     assert len(every_deal(stub, made.match_id)) == done.deals_started

@@ -38,7 +38,9 @@ export const file_boneyard_v1_matches: GenFile = /*@__PURE__*/
 
 /**
  * A sequential probability ratio test between H0 "A is no better: mean figure per deal = m0"
- * and H1 "A is better: mean = m1", in the scoring's unit per deal.
+ * and H1 "A is better: mean = m1", in the scoring's unit per deal. The log-likelihood ratio is
+ * fishtest's normal approximation with the deals' observed variance; the test decides nothing
+ * before 30 deals (the variance of fewer is no measure of their spread).
  *
  * @generated from message boneyard.v1.MatchSprt
  */
@@ -608,7 +610,7 @@ export type Match = Message<"boneyard.v1.Match"> & {
   llrUpperBound: number;
 
   /**
-   * SPRT: the verdict, fixed the moment the LLR first left its bounds.
+   * SPRT: the verdict, fixed the moment the LLR first left its bounds (from 30 deals on).
    *
    * @generated from field: boneyard.v1.MatchVerdict verdict = 27;
    */
