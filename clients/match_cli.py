@@ -152,14 +152,36 @@ def _retrying(call: Callable[[], _T]) -> _T:
 
 
 def _follow(client: Client, match_id: str) -> matches_pb2.Match:
-    """Redraw the match until it is over."""
+    """Redraw the match until it is over (piped: a line each time deals are counted, then the
+    match as it ended)."""
     current = _retrying(lambda: client.match(match_id, timeout=10))
+    if not console.is_terminal:
+        told = -1
+        while current.status not in _OVER:
+            if current.deals_finished != told:
+                told = current.deals_finished
+                print(_progress(current), flush=True)
+            time.sleep(POLL_SECONDS)
+            current = _retrying(lambda: client.match(match_id, timeout=10))
+        for line in match_lines(current):
+            print(line, flush=True)
+        return current
     with Live(Text("\n".join(match_lines(current))), console=console, auto_refresh=False) as live:
         while current.status not in _OVER:
             time.sleep(POLL_SECONDS)
             current = _retrying(lambda: client.match(match_id, timeout=10))
             live.update(Text("\n".join(match_lines(current))), refresh=True)
     return current
+
+
+def _progress(m: matches_pb2.Match) -> str:
+    """One line of a match being played."""
+    line = f"{m.deals_finished} deals counted, {m.deals_started} started"
+    if m.deals_finished:
+        line += f"; A minus B a deal {m.mean:+.3f} {_unit(m)}"
+    if m.HasField("sprt"):
+        line += f"; LLR {m.llr:+.3f} in [{m.llr_lower_bound:+.2f}, {m.llr_upper_bound:+.2f}]"
+    return line
 
 
 def _deals_table(client: Client, match_id: str) -> Table:
