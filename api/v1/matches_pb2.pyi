@@ -135,9 +135,9 @@ class MatchSprt(_message.Message):
     BETA_FIELD_NUMBER: _builtins.int
     MAX_DEALS_FIELD_NUMBER: _builtins.int
     m0: _builtins.float
-    """H0's mean figure per deal (A minus B); e.g. 0."""
+    """H0's mean figure per deal (A minus B); e.g. 0. In -1000..1000."""
     m1: _builtins.float
-    """H1's mean; more than m0, e.g. 0.1 (marks a deal). At most 100 apart from m0."""
+    """H1's mean; more than m0, e.g. 0.1 (marks a deal). At most 100 above m0, and 1000."""
     alpha: _builtins.float
     """The chance of accepting H1 when H0 holds; 0 for 0.05. In (0, 0.5]."""
     beta: _builtins.float

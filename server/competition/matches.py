@@ -34,7 +34,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import math
 import secrets
 import uuid
 from collections.abc import Callable, Sequence
@@ -89,6 +88,8 @@ MIN_IN_FLIGHT = 2
 MAX_IN_FLIGHT = 64
 MAX_HYPOTHESIS_GAP = 100.0
 """``m1 - m0`` at most, in marks (or points) a deal: more is no question a match answers."""
+MAX_HYPOTHESIS = 1000.0
+"""``|m0|`` and ``|m1|`` at most: no deal's figure comes near it."""
 MAX_ERROR_RATE = 0.5
 DEFAULT_ERROR_RATE = 0.05
 
@@ -192,7 +193,9 @@ class MatchDirector:
         for name in (entrant_a, entrant_b):
             account = self._app.competition.account_named(name)
             if account is None:
-                raise NotFound(f"no account named {name!r}", reason="ACCOUNT_NOT_FOUND", account=name)
+                raise NotFound(
+                    f"no account named {name!r}", reason="ACCOUNT_NOT_FOUND", account=name
+                )
             accounts.append(account)
         match = Match(
             id=str(uuid.uuid4()),
@@ -215,7 +218,10 @@ class MatchDirector:
         )
         self._matches.create(match)
         log.info(
-            "match %s: %s against %s, %s", match.id, entrant_a, entrant_b,
+            "match %s: %s against %s, %s",
+            match.id,
+            entrant_a,
+            entrant_b,
             f"{deals} deals" if deals is not None else f"SPRT of at most {limit} deals",
         )
         return match
@@ -376,7 +382,10 @@ class MatchDirector:
         if self._matches.decide(match.id, state.verdict.value, tally.deals, state.llr):
             log.info(
                 "match %s: %s after %d deals (LLR %.3f)",
-                match.id, state.verdict.value, tally.deals, state.llr,
+                match.id,
+                state.verdict.value,
+                tally.deals,
+                state.llr,
             )
         return self.get(match.id)
 
@@ -386,7 +395,9 @@ class MatchDirector:
         if playing == 1:
             first, second = second, first
         rules = rules_for(match.preset, match.options)
-        seating = [(seat, first if rules.team_of[seat] == 0 else second) for seat in range(rules.players)]
+        seating = [
+            (seat, first if rules.team_of[seat] == 0 else second) for seat in range(rules.players)
+        ]
         try:
             game_id, _ = self._app.create_game(
                 match.preset,
@@ -464,10 +475,13 @@ def check_sprt(m0: float, m1: float, alpha: float, beta: float) -> Sprt:
     saying what is wrong."""
     alpha = alpha or DEFAULT_ERROR_RATE
     beta = beta or DEFAULT_ERROR_RATE
-    if not (math.isfinite(m0) and math.isfinite(m1) and m0 < m1 <= m0 + MAX_HYPOTHESIS_GAP):
+    if not (
+        -MAX_HYPOTHESIS <= m0 < m1 <= min(m0 + MAX_HYPOTHESIS_GAP, MAX_HYPOTHESIS)
+    ):  # NaN fails every comparison
         raise InvalidArgument(
-            f"an SPRT needs finite m0 < m1 <= m0 + {MAX_HYPOTHESIS_GAP:g} (marks or points a "
-            f"deal), not m0={m0}, m1={m1}"
+            f"an SPRT needs m0 < m1 <= m0 + {MAX_HYPOTHESIS_GAP:g}, both in "
+            f"-{MAX_HYPOTHESIS:g}..{MAX_HYPOTHESIS:g} (marks or points a deal), not m0={m0}, "
+            f"m1={m1}"
         )
     if not (0 < alpha <= MAX_ERROR_RATE and 0 < beta <= MAX_ERROR_RATE):
         raise InvalidArgument(

@@ -388,6 +388,12 @@ REFUSED = [
         id="sprt-hypotheses-too-far-apart",
     ),
     pytest.param(
+        _set(sprt=matches_pb2.MatchSprt(m0=1e300, m1=1e300 + 1e290)),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "BAD_ARGUMENT",
+        id="sprt-hypotheses-out-of-bounds",
+    ),
+    pytest.param(
         _set(sprt=matches_pb2.MatchSprt(m0=0, m1=0.1, alpha=0.6)),
         grpc.StatusCode.INVALID_ARGUMENT,
         "BAD_ARGUMENT",

@@ -46,14 +46,14 @@ export const file_boneyard_v1_matches: GenFile = /*@__PURE__*/
  */
 export type MatchSprt = Message<"boneyard.v1.MatchSprt"> & {
   /**
-   * H0's mean figure per deal (A minus B); e.g. 0.
+   * H0's mean figure per deal (A minus B); e.g. 0. In -1000..1000.
    *
    * @generated from field: double m0 = 1;
    */
   m0: number;
 
   /**
-   * H1's mean; more than m0, e.g. 0.1 (marks a deal). At most 100 apart from m0.
+   * H1's mean; more than m0, e.g. 0.1 (marks a deal). At most 100 above m0, and 1000.
    *
    * @generated from field: double m1 = 2;
    */
