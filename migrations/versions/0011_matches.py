@@ -94,7 +94,9 @@ def upgrade() -> None:
         sa.ForeignKeyConstraint(
             ["match_id"], ["matches.id"], name=op.f("fk_match_games_match_id_matches")
         ),
-        sa.ForeignKeyConstraint(["game_id"], ["games.id"], name=op.f("fk_match_games_game_id_games")),
+        sa.ForeignKeyConstraint(
+            ["game_id"], ["games.id"], name=op.f("fk_match_games_game_id_games")
+        ),
         sa.UniqueConstraint("game_id", name=op.f("uq_match_games_game_id")),
         sa.CheckConstraint("playing IN (0, 1)", name=op.f("ck_match_games_playing")),
     )

@@ -152,7 +152,9 @@ class MatchServicer(matches_pb2_grpc.MatchServiceServicer):
         return self._messages(self._director.reports(matches)), last
 
     def _messages(self, reports: list[MatchReport]) -> list[matches_pb2.Match]:
-        ids = {a for r in reports for a in (r.match.organiser_id, r.match.entrant_a, r.match.entrant_b)}
+        ids = {
+            a for r in reports for a in (r.match.organiser_id, r.match.entrant_a, r.match.entrant_b)
+        }
         names = {a.id: a.name for a in self._app.competition.accounts(sorted(ids)).values()}
         return [_match_to_proto(r, names) for r in reports]
 
@@ -168,7 +170,9 @@ class MatchServicer(matches_pb2_grpc.MatchServiceServicer):
         for g in games:
             deal = by_deal.setdefault(g.deal, matches_pb2.MatchDeal(deal=g.deal))
             deal.game_ids.append(g.game_id)
-            deal.statuses.append(GAME_STATUS_TO_PROTO.get(g.status, game_pb2.GAME_STATUS_UNSPECIFIED))
+            deal.statuses.append(
+                GAME_STATUS_TO_PROTO.get(g.status, game_pb2.GAME_STATUS_UNSPECIFIED)
+            )
         for number, scores in counted.items():
             deal = by_deal.setdefault(number, matches_pb2.MatchDeal(deal=number))
             deal.counted = True

@@ -172,7 +172,8 @@ class MatchStore:
         if after is not None:
             at, match_id = after
             query = query.where(
-                (MatchRow.created_at < at) | ((MatchRow.created_at == at) & (MatchRow.id < match_id))
+                (MatchRow.created_at < at)
+                | ((MatchRow.created_at == at) & (MatchRow.id < match_id))
             )
         with self._store.reading() as session:
             return [_match(r) for r in session.scalars(query.limit(limit)).all()]
@@ -222,7 +223,9 @@ class MatchStore:
         )
         with self._store.reading() as session:
             rows = session.execute(
-                select(MatchGameRow.deal, MatchGameRow.playing, MatchGameRow.game_id, GameRow.status)
+                select(
+                    MatchGameRow.deal, MatchGameRow.playing, MatchGameRow.game_id, GameRow.status
+                )
                 .join(GameRow, GameRow.id == MatchGameRow.game_id)
                 .where(MatchGameRow.match_id == match_id, ~counted)
                 .order_by(MatchGameRow.deal, MatchGameRow.playing)
@@ -233,7 +236,9 @@ class MatchStore:
         """The games of deals ``first`` to ``first + limit - 1``."""
         with self._store.reading() as session:
             rows = session.execute(
-                select(MatchGameRow.deal, MatchGameRow.playing, MatchGameRow.game_id, GameRow.status)
+                select(
+                    MatchGameRow.deal, MatchGameRow.playing, MatchGameRow.game_id, GameRow.status
+                )
                 .join(GameRow, GameRow.id == MatchGameRow.game_id)
                 .where(
                     MatchGameRow.match_id == match_id,
@@ -268,9 +273,7 @@ class MatchStore:
         (PostgreSQL), so that processes making its games take turns; SQLite's single writer
         does the same."""
         match = session.execute(
-            select(
-                MatchRow.status, MatchRow.verdict, MatchRow.max_deals, MatchRow.max_in_flight
-            )
+            select(MatchRow.status, MatchRow.verdict, MatchRow.max_deals, MatchRow.max_in_flight)
             .where(MatchRow.id == match_id)
             .with_for_update()
         ).one()
