@@ -18,7 +18,11 @@ It lives through a server restart: a dropped stream is reopened with a backoff, 
 reopened, first sends again every seat of a game that is not over; a game already being played
 (or played to its end) is not started a second time. Each ``Bot`` resumes its own game (see
 ``boneyard.clients.bot``); a reopened WatchTurns tells again each seat to act, and the end of
-each game the competitor was playing that ended meanwhile.
+each game the competitor was playing that ended meanwhile (for each of its seats there).
+
+A match's entrant holds both seats of its Texas 42 partnership: in either mode each seat is
+played on its own (a ``Bot``, or a strategy in the turn workers), names its seat in every call
+(a key holding two seats of a game must: SEAT_REQUIRED) and ends with a result of its own.
 """
 
 from __future__ import annotations
