@@ -17,6 +17,7 @@ from boneyard.clients.match_cli import llr_bar
 from tests.clients.cli_helpers import Background, run_cli
 from tests.clients.test_competition_cli import Site, table_rows, unique
 from tests.server.process_helpers import ServerProcess
+from tests.server.test_competition import wait_for
 
 MATCH_LINE = re.compile(r"^match (?P<id>[0-9a-f-]{36})$", re.MULTILINE)
 
@@ -78,6 +79,44 @@ def test_an_sprt_match_followed_from_the_command_line_names_the_stronger_bot(
     listed = run_cli("match", "list", "--server", site.address)
     assert listed.returncode == 0 and match.match_id in listed.stdout, listed.explain()
     assert "A stronger" in listed.stdout, listed.explain()
+
+
+def test_a_match_is_played_by_bots_deciding_turns_at_once_on_one_stream(
+    site: Site,
+    api: Client,
+    background: Callable[..., Background],
+) -> None:
+    """``boneyard bot --concurrency N``: each entrant's two seats of a game come on its one
+    turn stream, each answered naming its seat."""
+    a, a_key, b, b_key = _entrants(site)
+    bots = [
+        background(
+            "bot", "--server", site.address, "--key", key, "--strategy", "heuristic",
+            "--concurrency", "4",
+        )
+        for key in (a_key, b_key)
+    ]  # fmt: skip
+    made = run_cli(
+        "match", "create", a, b, "--deals", "3", "--key", site.organiser,
+        "--server", site.address, "--follow",
+    )  # fmt: skip
+    assert made.returncode == 0, made.explain() + "\n".join(bot.explain() for bot in bots)
+    found = MATCH_LINE.search(made.stdout)
+    assert found, made.explain()
+    match = api.match(found["id"], timeout=30)
+    assert match.status == matches_pb2.MATCH_STATUS_FINISHED
+    assert match.deals_started == match.deals_finished == 3
+    assert "deals: 3 counted, 3 started" in made.stdout, made.explain()
+    # Each bot told the end of each of its seats (two a game, six games), none stopped (a
+    # turn answered without its seat is refused SEAT_REQUIRED: "game ... stopped").
+    for bot in bots:
+        wait_for(
+            lambda b=bot: sum(" over: " in line for line in b.lines) == 12,
+            f"12 seats' ends told:\n{bot.explain()}",
+        )
+        assert not any(" stopped: " in line for line in bot.lines), bot.explain()
+        started = [line for line in bot.lines if " started: seat " in line]
+        assert started and len(started) == len(set(started)), bot.explain()
 
 
 def test_a_match_is_cancelled_by_its_organiser_only(site: Site) -> None:

@@ -67,23 +67,26 @@ def create_request(a: str, b: str, **fields: Any) -> matches_pb2.CreateMatchRequ
 
 
 @contextmanager
-def bots(server: RunningServer, players: dict[str, str]) -> Iterator[None]:
+def bots(
+    server: RunningServer, players: dict[str, str], concurrency: int | None = None
+) -> Iterator[list[Competitor]]:
     """A ``Competitor`` per account key (``key -> strategy``), playing every seat reserved
-    for it until the block ends."""
+    for it until the block ends; with ``concurrency``, every turn on one WatchTurns stream
+    (``boneyard bot --concurrency N``)."""
     stop = threading.Event()
     clients = [ApiClient(server.address) for _ in players]
-    threads = [
-        threading.Thread(
-            target=Competitor(client, key, strategy, patience=60).run,
-            kwargs={"until": stop.is_set},
-            daemon=True,
-        )
+    competitors = [
+        Competitor(client, key, strategy, patience=60, concurrency=concurrency)
         for client, (key, strategy) in zip(clients, players.items(), strict=True)
+    ]
+    threads = [
+        threading.Thread(target=c.run, kwargs={"until": stop.is_set}, daemon=True)
+        for c in competitors
     ]
     for thread in threads:
         thread.start()
     try:
-        yield
+        yield competitors
     finally:
         stop.set()
         for thread in threads:
@@ -202,6 +205,43 @@ def test_a_match_between_two_account_bots_finishes_with_the_right_totals(
     assert done.mean_interval.low <= done.mean <= done.mean_interval.high
     assert done.win_rate_interval.low <= done.win_rate <= done.win_rate_interval.high
     assert done.verdict == matches_pb2.MATCH_VERDICT_UNSPECIFIED and not done.HasField("sprt")
+
+
+def test_a_match_played_by_bots_answering_turns_on_one_stream_plays_both_seats_of_each(
+    server: RunningServer, client: Client
+) -> None:
+    """``boneyard bot --concurrency N``: each entrant's seats, two a game, told on one turn
+    stream and answered naming the seat; each seat of each game is a result of its own."""
+    (a, a_key), (b, b_key) = account(server), account(server)
+    key = organiser(server)
+    stub = matches(client)
+    with bots(server, {a_key: "heuristic", b_key: "random"}, concurrency=4) as competitors:
+        made = stub.CreateMatch(
+            create_request(a, b, deals=3, max_games_in_flight=4),
+            metadata=bearer(key),
+            timeout=RPC_TIMEOUT,
+        ).match
+        done = finished(stub, made.match_id)
+        deals = every_deal(stub, made.match_id)
+        games = [g for d in deals for g in d.game_ids]
+        for competitor in competitors:
+            wait_for(lambda c=competitor: c.games_over == len(games), "every game's end told")
+    assert done.deals_started == done.deals_finished == 3 and len(games) == 6
+    assert all(d.counted for d in deals)
+    for competitor, first_seats in zip(competitors, ((0, 2), (1, 3)), strict=True):
+        results = competitor.results
+        # A result for each seat of each game, none twice, each played to the end.
+        assert all(r.over and r.error is None for r in results), results
+        seats = sorted((r.game_id, r.assignment.seat) for r in results)
+        expected = []
+        for deal in deals:
+            first, second = deal.game_ids
+            other = tuple(sorted({0, 1, 2, 3} - set(first_seats)))
+            expected += [(first, s) for s in first_seats] + [(second, s) for s in other]
+        assert seats == sorted(expected)
+        assert all(r.view.seat == r.assignment.seat for r in results)
+    for game_id in games:
+        assert client.game(game_id).status == game_pb2.GAME_STATUS_FINISHED
 
 
 def test_an_sprt_match_of_the_heuristic_against_random_stops_once_it_decides(
