@@ -105,8 +105,8 @@ class TurnWatch:
             told: dict[tuple[str, int], int] = {}
             """The version each seat was last told at."""
             look: set[str] = set()
-            for game_id, held in playing.items():
-                seats[game_id] = sorted(held)
+            for game_id, named in playing.items():
+                seats[game_id] = sorted(named)
                 changes.choose(game_id)
                 look.add(game_id)
             reserved: asyncio.Task[bool] | None = None
@@ -119,14 +119,14 @@ class TurnWatch:
                         for game_id, seat in await asyncio.to_thread(
                             self._competition.open_seats_of, account.id
                         ):
-                            held = seats.get(game_id)
-                            if held is None:
+                            known = seats.get(game_id)
+                            if known is None:
                                 seats[game_id] = [seat]
                                 changes.choose(game_id)
                                 look.add(game_id)
-                            elif seat not in held:
-                                held.append(seat)
-                                held.sort()
+                            elif seat not in known:
+                                known.append(seat)
+                                known.sort()
                                 look.add(game_id)
                     for game_id in [g for g in seats if g in look]:
                         turns = await self._look(game_id, seats[game_id], told)
