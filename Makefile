@@ -5,7 +5,7 @@ PYTHON ?= python3
 PYTEST_ARGS ?=
 
 .DELETE_ON_ERROR:
-.PHONY: setup setup-web test stress lint dist typecheck-tree proto web web-gen bench-browser bench-asgi profile-server bench-engine bench-engine-instructions bench-server bench-fanout bench-listing bench-verify bench-solver bench-sampler bench-bots bench-competition run clean FORCE demo
+.PHONY: setup setup-web test stress lint dist typecheck-tree proto web web-gen bench-browser bench-asgi profile-server bench-engine bench-engine-instructions bench-server bench-fanout bench-listing bench-verify bench-solver bench-sampler bench-bots bench-competition bench-match run clean FORCE demo
 
 setup: $(VENV)/.installed
 
@@ -175,6 +175,16 @@ bench-sampler: setup
 # `competition: N games/s, table formed in N ms, timeouts N ms late (p50)`.
 bench-competition: setup
 	$(PY) benchmarks/bench_competition.py
+	$(PY) benchmarks/bench_match.py $(BENCH_MATCH_ARGS)
+
+# A 1,000-deal duplicate Texas 42 match between two heuristic bot accounts over the network
+# (benchmarks/bench_match.py): deals/s, games/s, the server's CPU, and the match's answer (the
+# mean marks a deal with its interval, the win rate, the SPRT's LLR between its bounds); last
+# line `match: N deals in S s, D deals/s; ...`. Also the last part of bench-competition.
+# BENCH_MATCH_ARGS, e.g. --deals 40, or --a heuristic --b random --sprt.
+BENCH_MATCH_ARGS ?=
+bench-match: setup
+	$(PY) benchmarks/bench_match.py $(BENCH_MATCH_ARGS)
 
 # The heuristic bot against random play, whole Texas 42 and Moon games in process: win rates
 # with 95% Wilson intervals; fails unless the heuristic is clearly better than random (~30 s).

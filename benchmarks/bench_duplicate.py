@@ -6,8 +6,9 @@ is handed); its command goes to ``engine.decide``. This is bench_sampler.py with
 the games and the budgets chosen on the command line.
 
 A *deal* is the first hand of a new game dealt from one seed, played from the deal through the
-auction, the widow and the declaration to its ``HandScored``, once for each seating, so that
-the luck of the tiles cancels out:
+auction, the widow and the declaration to its ``HandScored`` (``boneyard.bots.duplicate``, which
+the tests' seeded matches play too), once for each seating, so that the luck of the tiles
+cancels out:
 
 - A Texas 42 preset (4 players, two partnerships): the hero team in seats 0 & 2 against the
   other team, then the same deal with the teams swapped. The deal's score is the marks (points
@@ -56,17 +57,14 @@ from dataclasses import dataclass, field
 from intervals import Z95, wilson
 
 from boneyard import engine
-from boneyard.bots import Strategy, strategy, strategy_names
+from boneyard.bots import Strategy, duplicate, strategy, strategy_names
 from boneyard.engine import (
     AllPassed,
     AuctionWon,
     BidKind,
     ContractDeclared,
     ContractKind,
-    Deal,
-    HandScored,
     Pass,
-    Phase,
     PlaceBid,
     PlayTile,
     Ruleset,
@@ -74,10 +72,6 @@ from boneyard.engine import (
 
 HERO, AGAINST = "hero", "against"
 """The two sides, by role: the same strategy may play both."""
-
-MAX_REDEALS = 20
-"""A deal everyone keeps passing is scored 0 after this many redeals (it never happens with
-bots that bid, but a pair of strategies that always pass must not hang the benchmark)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,63 +145,55 @@ def contract_row(won: AuctionWon, declared: ContractDeclared | None) -> str:
 def play_hand(
     preset: str, sides: tuple[Side, ...], roles: tuple[str, ...], seed: int, outcome: Outcome
 ) -> tuple[int, ...]:
-    """Play the first hand of a game dealt from ``seed``, ``sides[seat]`` in each seat: each
-    team's score change (marks, or points). Counts the contract and the decision times in
-    ``outcome`` under each seat's role."""
+    """Play the first hand of a game dealt from ``seed``, ``sides[seat]`` in each seat
+    (``boneyard.bots.duplicate.play_hand``): each team's score change (marks, or points).
+    Counts the contract and the decision times in ``outcome`` under each seat's role."""
     rules = engine.ruleset(preset)
     rng = random.Random(seed)
     bots = [make(side.name, rng.randrange(2**31), side.move_ms) for side in sides]
-    state = engine.replay(engine.start(rules))
-    deals = 0
     won: AuctionWon | None = None
     declared: ContractDeclared | None = None
     auction: list[tuple[str, str]] = []
-    while True:
-        if state.phase is Phase.DEAL:
-            digest = hashlib.sha256(f"{seed}/{deals}".encode()).digest()
-            command: engine.Command = Deal(digest[:16])
-            deals += 1
-        else:
-            assert state.hand is not None and state.hand.turn is not None
-            seat = state.hand.turn
-            view = engine.view(state, seat)
-            started = time.perf_counter()
-            command = bots[seat].choose(view)
-            spent = time.perf_counter() - started
-            if len(view.legal) > 1:
-                outcome.time(
-                    roles[seat], "play" if isinstance(command, PlayTile) else "setup", spent
-                )
+
+    def choose(seat: int, view: engine.SeatView) -> engine.SeatCommand:
+        started = time.perf_counter()
+        command = bots[seat].choose(view)
+        spent = time.perf_counter() - started
+        if len(view.legal) > 1:
+            outcome.time(roles[seat], "play" if isinstance(command, PlayTile) else "setup", spent)
         if isinstance(command, PlaceBid | Pass):
             said = "pass" if isinstance(command, Pass) else engine.bid_text(command.bid, rules)
             auction.append((roles[seat], said))
-        for event in engine.decide(state, command):
-            state = engine.evolve(state, event)
-            if isinstance(event, AllPassed):
-                auction.clear()
-            if isinstance(event, AuctionWon):
-                won = event
-            elif isinstance(event, ContractDeclared):
-                declared = event
-            elif isinstance(event, HandScored):
-                assert won is not None
-                row = (roles[event.bidder], contract_row(won, declared))
-                outcome.bids[row] += 1
-                outcome.made[row] += event.made
-                outcome.plays.append(
-                    {
-                        "auction": auction,
-                        "bidder": roles[event.bidder],
-                        "contract": row[1],
-                        "declared": str(declared.contract) if declared is not None else None,
-                        "made": event.made,
-                        "taken": _by_role(rules, roles, event.taken),
-                        "changes": _by_role(rules, roles, event.changes),
-                    }
-                )
-                return event.changes
-            elif isinstance(event, AllPassed) and deals > MAX_REDEALS:
-                return (0,) * len(rules.teams)
+        return command
+
+    def observe(event: engine.Event) -> None:
+        nonlocal won, declared
+        if isinstance(event, AllPassed):
+            auction.clear()
+        elif isinstance(event, AuctionWon):
+            won = event
+        elif isinstance(event, ContractDeclared):
+            declared = event
+
+    scored = duplicate.play_hand(rules, choose, seed, observe)
+    if scored is None:
+        return (0,) * len(rules.teams)
+    assert won is not None
+    row = (roles[scored.bidder], contract_row(won, declared))
+    outcome.bids[row] += 1
+    outcome.made[row] += scored.made
+    outcome.plays.append(
+        {
+            "auction": auction,
+            "bidder": roles[scored.bidder],
+            "contract": row[1],
+            "declared": str(declared.contract) if declared is not None else None,
+            "made": scored.made,
+            "taken": _by_role(rules, roles, scored.taken),
+            "changes": _by_role(rules, roles, scored.changes),
+        }
+    )
+    return scored.changes
 
 
 def _by_role(rules: Ruleset, roles: tuple[str, ...], values: tuple[int, ...]) -> dict[str, int]:

@@ -26,6 +26,8 @@ from boneyard.api.v1 import (
     game_pb2,
     game_service_pb2,
     game_service_pb2_grpc,
+    matches_pb2,
+    matches_pb2_grpc,
     ratings_pb2,
     ratings_pb2_grpc,
     rules_pb2,
@@ -216,7 +218,14 @@ def _unary_methods() -> list[dict[str, str]]:
     """Every unary method of the API's services (streams are left out: see below)."""
     return [
         {"service": service.full_name, "method": method.name}
-        for module in (game_service_pb2, competition_pb2, archive_pb2, challenges_pb2, ratings_pb2)
+        for module in (
+            game_service_pb2,
+            competition_pb2,
+            archive_pb2,
+            challenges_pb2,
+            ratings_pb2,
+            matches_pb2,
+        )
         for service in module.DESCRIPTOR.services_by_name.values()
         for method in service.methods
         if not method.server_streaming
@@ -286,6 +295,7 @@ class Client:
         self._challenges = challenges_pb2_grpc.ChallengeServiceStub(self._channel)
         self._account = challenges_pb2_grpc.AccountServiceStub(self._channel)
         self._ratings = ratings_pb2_grpc.RatingServiceStub(self._channel)
+        self._matches = matches_pb2_grpc.MatchServiceStub(self._channel)
 
     @property
     def channel(self) -> grpc.Channel:
@@ -381,8 +391,15 @@ class Client:
         resign = actions_pb2.Action(resign=actions_pb2.Resign())
         return self.submit(game_id, token, expected_version, resign, request_id)
 
-    def view(self, game_id: str, token: str | None = None, timeout: float | None = None) -> view_pb2.SeatView:
-        request = game_service_pb2.GetViewRequest(game_id=game_id)
+    def view(
+        self,
+        game_id: str,
+        token: str | None = None,
+        timeout: float | None = None,
+        seat: int | None = None,
+    ) -> view_pb2.SeatView:
+        """The seat's view (``seat``: which, for a key that holds several seats of the game)."""
+        request = game_service_pb2.GetViewRequest(game_id=game_id, seat=seat)
         return self._stub.GetView(request, metadata=self._auth(token), timeout=timeout).view
 
     def submit(
@@ -393,21 +410,29 @@ class Client:
         action: actions_pb2.Action,
         request_id: str | None = None,
         timeout: float | None = None,
+        seat: int | None = None,
     ) -> game_service_pb2.SubmitActionResponse:
         request = game_service_pb2.SubmitActionRequest(
             game_id=game_id,
             expected_version=expected_version,
             request_id=request_id or str(uuid.uuid4()),
             action=action,
+            seat=seat,
         )
         return self._stub.SubmitAction(request, metadata=self._auth(token), timeout=timeout)
 
     def watch(
-        self, game_id: str, token: str | None = None, from_version: int = 0
+        self,
+        game_id: str,
+        token: str | None = None,
+        from_version: int = 0,
+        seat: int | None = None,
     ) -> Stream[game_service_pb2.WatchGameResponse]:
         """The game's events after ``from_version`` and then live ones; cancel by closing the
         returned iterator (``.cancel()``)."""
-        request = game_service_pb2.WatchGameRequest(game_id=game_id, from_version=from_version)
+        request = game_service_pb2.WatchGameRequest(
+            game_id=game_id, from_version=from_version, seat=seat
+        )
         return self._stub.WatchGame(request, metadata=self._auth(token))
 
     # --- the lobby (account key) -------------------------------------------------------
@@ -573,6 +598,66 @@ class Client:
         """Every tournament, newest first."""
         response = self._tournaments.ListTournaments(competition_pb2.ListTournamentsRequest())
         return list(response.tournaments)
+
+    # --- matches -------------------------------------------------------------------------
+
+    def create_match(
+        self,
+        key: str,
+        entrant_a: str,
+        entrant_b: str,
+        preset: str,
+        *,
+        options: Mapping[str, str] | None = None,
+        deals: int | None = None,
+        sprt: matches_pb2.MatchSprt | None = None,
+        scoring: matches_pb2.MatchScoring.ValueType = matches_pb2.MATCH_SCORING_MARKS,
+        time_control: game_pb2.TimeControl | None = None,
+        max_games_in_flight: int = 0,
+        timeout: float | None = None,
+    ) -> matches_pb2.Match:
+        """Make and start a match (the organiser's key): ``deals`` deals, or an ``sprt``."""
+        request = matches_pb2.CreateMatchRequest(
+            entrant_a=entrant_a,
+            entrant_b=entrant_b,
+            rules=ruleset_request(preset, options or {}),
+            scoring=scoring,
+            max_games_in_flight=max_games_in_flight,
+        )
+        if deals is not None:
+            request.deals = deals
+        if sprt is not None:
+            request.sprt.CopyFrom(sprt)
+        if time_control is not None:
+            request.time_control.CopyFrom(time_control)
+        return self._matches.CreateMatch(request, metadata=self._auth(key), timeout=timeout).match
+
+    def match(self, match_id: str, timeout: float | None = None) -> matches_pb2.Match:
+        request = matches_pb2.GetMatchRequest(match_id=match_id)
+        return self._matches.GetMatch(request, timeout=timeout).match
+
+    def matches(
+        self, page_size: int = 0, page_token: str = "", timeout: float | None = None
+    ) -> matches_pb2.ListMatchesResponse:
+        """One page of the matches, newest first."""
+        request = matches_pb2.ListMatchesRequest(page_size=page_size, page_token=page_token)
+        return self._matches.ListMatches(request, timeout=timeout)
+
+    def match_deals(
+        self, match_id: str, page_size: int = 0, page_token: str = "", timeout: float | None = None
+    ) -> matches_pb2.ListMatchDealsResponse:
+        """One page of a match's deals, by deal number."""
+        request = matches_pb2.ListMatchDealsRequest(
+            match_id=match_id, page_size=page_size, page_token=page_token
+        )
+        return self._matches.ListMatchDeals(request, timeout=timeout)
+
+    def cancel_match(
+        self, key: str, match_id: str, timeout: float | None = None
+    ) -> matches_pb2.Match:
+        """Start no more deals of the match (its organiser's key)."""
+        request = matches_pb2.CancelMatchRequest(match_id=match_id)
+        return self._matches.CancelMatch(request, metadata=self._auth(key), timeout=timeout).match
 
     # ------------------------------------------------------------ ratings
 

@@ -55,10 +55,14 @@ class Bot:
         patience: float = 60.0,
         on_view: Callable[[view_pb2.SeatView], None] | None = None,
         stop: threading.Event | None = None,
+        seat: int | None = None,
     ) -> None:
+        """``seat``: the seat to play, named in every call; needed where ``token`` is an
+        account's key holding several seats of the game (a match's partnership)."""
         self.client = client
         self.game_id = game_id
         self.token = token
+        self.seat = seat
         self.strategy = strategy
         self.patience = patience
         self.on_view = on_view
@@ -72,13 +76,13 @@ class Bot:
         down_since: float | None = None
         while not self.stop.is_set():
             try:
-                view = self.client.view(self.game_id, self.token, timeout=10)
+                view = self.client.view(self.game_id, self.token, timeout=10, seat=self.seat)
                 down_since = None
                 self._seen(view)
                 if view.phase == _GAME_OVER:
                     return view
                 self._maybe_act(view)
-                stream = self.client.watch(self.game_id, self.token, view.version)
+                stream = self.client.watch(self.game_id, self.token, view.version, self.seat)
                 try:
                     for message in stream:
                         if self.stop.is_set():
@@ -123,7 +127,9 @@ class Bot:
         action = codec.action_to_proto(self.strategy.choose(codec.view_from_proto(view)))
         request_id = f"{self.game_id}:{view.seat}:{view.version}"
         try:
-            self.client.submit(self.game_id, self.token, view.version, action, request_id, timeout=10)
+            self.client.submit(
+                self.game_id, self.token, view.version, action, request_id, 10, self.seat
+            )
             self.actions_sent += 1
             self._acted_at.add(view.version)
         except grpc.RpcError as error:

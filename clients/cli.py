@@ -13,6 +13,7 @@
     boneyard challenge NAME[@SEAT] ... --key KEY [--preset P] [--option NAME=VALUE ...]
                        [--seat N] [--play [--move-ms N]] [--rated] [--expires SECONDS] [clock options]
     boneyard tournament create | run | standings | list      (clients/tournament_cli.py)
+    boneyard match create | show | list | cancel             (clients/match_cli.py)
 
 Every command takes ``--server ADDR`` (default 127.0.0.1:50051, env BONEYARD_SERVER). An
 account's API key (``--key``) also comes from env BONEYARD_KEY; the operator makes accounts
@@ -66,6 +67,7 @@ from boneyard.clients.cli_common import (
 )
 from boneyard.clients.competitor import MAX_CONCURRENCY, Competitor, GameResult, SeekPlan
 from boneyard.clients.describe import event_text, final_score_text
+from boneyard.clients.match_cli import MATCH_COMMANDS
 from boneyard.clients.play import TableSession, start_bots
 from boneyard.clients.rating_cli import RATING_COMMANDS
 from boneyard.clients.reach import connect
@@ -658,7 +660,13 @@ def _bot_for_account(
     say(f"done: {over} games over")
 
 
-for _command in [*ARCHIVE_COMMANDS, *TOURNAMENT_COMMANDS, *CHALLENGE_COMMANDS, *RATING_COMMANDS]:
+for _command in [
+    *ARCHIVE_COMMANDS,
+    *TOURNAMENT_COMMANDS,
+    *MATCH_COMMANDS,
+    *CHALLENGE_COMMANDS,
+    *RATING_COMMANDS,
+]:
     main.add_command(_command)
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """An account's bot in competitions: play every seat reserved for the account, and seek tables.
 
 A ``Competitor`` follows the account's seats (LobbyService.WatchSeats) and starts one ``Bot``
-thread per game it is seated in: by a tournament, by a seek, by a challenge it accepted, or by
-CreateGame's reservations. Asked to accept challenges of some presets, it also follows the
+thread per seat it holds: by a tournament, by a seek, by a challenge it accepted, by
+CreateGame's reservations, or by a match (whose entrant holds both seats of its partnership,
+each played by a ``Bot`` of its own that names its seat). Asked to accept challenges of some presets, it also follows the
 account's events (AccountService.WatchAccount) and answers each challenge received.
 It may also seek tables itself (LobbyService.Seek), one seek open at a time, seeking again each
 time a table forms, until it has played the games it was asked to.
@@ -17,7 +18,11 @@ It lives through a server restart: a dropped stream is reopened with a backoff, 
 reopened, first sends again every seat of a game that is not over; a game already being played
 (or played to its end) is not started a second time. Each ``Bot`` resumes its own game (see
 ``boneyard.clients.bot``); a reopened WatchTurns tells again each seat to act, and the end of
-each game the competitor was playing that ended meanwhile.
+each game the competitor was playing that ended meanwhile (for each of its seats there).
+
+A match's entrant holds both seats of its Texas 42 partnership: in either mode each seat is
+played on its own (a ``Bot``, or a strategy in the turn workers), names its seat in every call
+(a key holding two seats of a game must: SEAT_REQUIRED) and ends with a result of its own.
 """
 
 from __future__ import annotations
@@ -113,11 +118,13 @@ class _Backoff:
 
 @dataclass
 class _State:
-    active: dict[str, threading.Thread | None] = field(default_factory=dict)
-    """Games being played: each with its ``Bot``'s thread (``None``: its turns come on the
-    turn stream)."""
-    started: set[str] = field(default_factory=set)
-    """Games whose start was told (``on_start``)."""
+    active: dict[tuple[str, int], threading.Thread | None] = field(default_factory=dict)
+    """Seats being played, (game id, seat): each with its ``Bot``'s thread (``None``: its turns
+    come on the turn stream). A match's entrant holds two seats of a game."""
+    started: set[tuple[str, int]] = field(default_factory=set)
+    """Seats whose start was told (``on_start``)."""
+    ended: set[tuple[str, int]] = field(default_factory=set)
+    """Turn mode: seats whose game's end was told (a reopened stream may tell it again)."""
     over: set[str] = field(default_factory=set)
     results: list[GameResult] = field(default_factory=list)
     tables_found: int = 0
@@ -192,8 +199,8 @@ class Competitor:
         self._state = _State()
         self._calls: set[Any] = set()
         self._threads: list[threading.Thread] = []
-        self._assignments: dict[str, competition_pb2.SeatAssignment] = {}
-        """Turn mode: the seat told of each game being played."""
+        self._assignments: dict[tuple[str, int], competition_pb2.SeatAssignment] = {}
+        """Turn mode: the assignment told of each seat being played."""
         self._answerer = (
             TurnAnswerer(
                 client,
@@ -220,7 +227,7 @@ class Competitor:
     def playing(self) -> list[str]:
         """Games being played now."""
         with self._lock:
-            return list(self._state.active)
+            return list(dict.fromkeys(game_id for game_id, _ in self._state.active))
 
     @property
     def games_over(self) -> int:
@@ -391,7 +398,7 @@ class Competitor:
         if self.games is None:
             return True
         with self._lock:
-            return len(self._state.over) + len(self._state.active) < self.games
+            return len(self._state.over | {g for g, _ in self._state.active}) < self.games
 
     def _seek_tables(self) -> None:
         plan = self.seek
@@ -447,12 +454,13 @@ class Competitor:
             self._follow_game(assignment)
             return
         game_id = assignment.game_id
+        seat = (game_id, assignment.seat)
         with self._lock:
             if (
                 self._stop.is_set()
-                or game_id in self._state.active
+                or seat in self._state.active
                 or game_id in self._state.over
-                or any(a.game_id == game_id for a in self._pending)
+                or any((a.game_id, a.seat) == seat for a in self._pending)
             ):
                 return
             self._pending.append(assignment)
@@ -472,13 +480,13 @@ class Competitor:
                     name=f"game-{game_id[:8]}-seat-{assignment.seat}",
                     daemon=True,
                 )
-                self._state.active[game_id] = thread
+                self._state.active[game_id, assignment.seat] = thread
                 self._running += 1
             try:
                 thread.start()
             except RuntimeError as error:  # no more threads: the competitor cannot go on
                 with self._lock:
-                    self._state.active.pop(game_id, None)
+                    self._state.active.pop((game_id, assignment.seat), None)
                     self._running -= 1
                 self._fail(error)
                 return
@@ -506,6 +514,7 @@ class Competitor:
                 load_strategy(self.strategy_name, self.seed + assignment.seat, self.move_ms),
                 patience=self.patience,
                 stop=self._stop,
+                seat=assignment.seat,
             )
             view = bot.run()
         except BotGaveUp as gave_up:
@@ -516,7 +525,7 @@ class Competitor:
                 log.warning("game %s: the bot stopped: %s", game_id, _describe(failure))
         result = GameResult(assignment, view, error)
         with self._lock:
-            self._state.active.pop(game_id, None)
+            self._state.active.pop((game_id, assignment.seat), None)
             if result.over:
                 self._state.over.add(game_id)
             self._state.results.append(result)
@@ -526,18 +535,18 @@ class Competitor:
         if self.on_end is not None:
             self.on_end(result)
 
-
     # --- turn mode: every game's turns on one stream --------------------------------------
 
     def _follow_turns(self) -> None:
         """Read the account's turn stream; hand each turn to the workers, tell each end. A
-        reopened stream names the games being played, to be told those that ended meanwhile."""
+        reopened stream names the games being played, to be told those that ended meanwhile
+        (the server follows again every seat of the account in each: both of a partnership)."""
         assert self._answerer is not None
         backoff = _Backoff("turns", self.client.address, self.patience)
         while not self._stop.is_set():
             with self._lock:
-                playing = list(self._state.active)[-_MAX_NAMED:]
-            call = self.client.watch_turns(self.key, playing)
+                games = dict.fromkeys(game_id for game_id, _ in self._state.active)
+            call = self.client.watch_turns(self.key, list(games)[-_MAX_NAMED:])
             self._open(call)
             opened = time.monotonic()
             try:
@@ -568,33 +577,36 @@ class Competitor:
             self._stop.wait(pause)
 
     def _follow_game(self, assignment: competition_pb2.SeatAssignment, tell: bool = True) -> None:
-        """Turn mode: a game being played. ``tell``: the assignment is the server's word (from
-        WatchSeats or a seek), and its start is told once; a game first seen by a turn is
+        """Turn mode: a seat being played. ``tell``: the assignment is the server's word (from
+        WatchSeats or a seek), and its start is told once; a seat first seen by a turn is
         followed without it until then."""
-        game_id = assignment.game_id
+        seat = (assignment.game_id, assignment.seat)
         with self._lock:
-            if self._stop.is_set() or game_id in self._state.over:
+            if self._stop.is_set() or seat in self._state.ended:
                 return
-            self._state.active.setdefault(game_id, None)
+            self._state.active.setdefault(seat, None)
             if not tell:
-                self._assignments.setdefault(game_id, assignment)
+                self._assignments.setdefault(seat, assignment)
                 return
-            self._assignments[game_id] = assignment
-            if game_id in self._state.started:
+            self._assignments[seat] = assignment
+            if seat in self._state.started:
                 return
-            self._state.started.add(game_id)
-        log.info("game %s: playing seat %d", game_id, assignment.seat)
+            self._state.started.add(seat)
+        log.info("game %s: playing seat %d", assignment.game_id, assignment.seat)
         if self.on_start is not None:
             self.on_start(assignment)
 
     def _turns_over(self, message: competition_pb2.WatchTurnsResponse) -> None:
+        """A seat's game ended: its result (each seat of a partnership has its own)."""
         assert self._answerer is not None
-        self._answerer.forget(message.game_id)
+        seat = (message.game_id, message.seat)
+        self._answerer.forget(message.game_id, message.seat)
         with self._lock:
-            if message.game_id in self._state.over:
+            if seat in self._state.ended:
                 return
-            assignment = self._assignments.pop(message.game_id, None)
-            self._state.active.pop(message.game_id, None)
+            assignment = self._assignments.pop(seat, None)
+            self._state.active.pop(seat, None)
+            self._state.ended.add(seat)
             self._state.over.add(message.game_id)
             result = GameResult(
                 assignment
@@ -607,14 +619,20 @@ class Competitor:
             self.on_end(result)
 
     def _turn_failed(self, turn: competition_pb2.WatchTurnsResponse, error: BaseException) -> None:
-        """A turn could not be answered (from a worker): the game is reported stopped, as a
+        """A turn could not be answered (from a worker): the seat is reported stopped, as a
         ``Bot`` that failed is; a later turn of it is answered again."""
         if not isinstance(error, TurnGaveUp):
-            log.warning("game %s: a turn was not answered: %s", turn.game_id, _describe(error))
+            log.warning(
+                "game %s: a turn of seat %d was not answered: %s",
+                turn.game_id,
+                turn.seat,
+                _describe(error),
+            )
+        seat = (turn.game_id, turn.seat)
         with self._lock:
-            assignment = self._assignments.pop(turn.game_id, None)
-            self._state.active.pop(turn.game_id, None)
-            self._state.started.discard(turn.game_id)
+            assignment = self._assignments.pop(seat, None)
+            self._state.active.pop(seat, None)
+            self._state.started.discard(seat)
             result = GameResult(
                 assignment or competition_pb2.SeatAssignment(game_id=turn.game_id, seat=turn.seat),
                 turn.view,

@@ -2,8 +2,8 @@
 
 ``boneyard bot --key K --concurrency N`` reads every turn of the account's seats, across all
 its games, on one ``LobbyService.WatchTurns`` stream (``boneyard.clients.competitor``) and hands
-each here: ``N`` worker threads decide (the strategy of the game's seat, made once a game) and
-answer with ``SubmitAction`` (the account's key, the turn's version). The view to decide on
+each here: ``N`` worker threads decide (the strategy of the game's seat, made once a seat) and
+answer with ``SubmitAction`` (the account's key, the seat, the turn's version). The view to decide on
 comes with the turn, so a turn costs one call; a bot in ``N`` games at once holds no stream per
 game, and ``N`` decisions are in flight at once while the others wait in the queue.
 
@@ -50,7 +50,8 @@ class TurnGaveUp(RuntimeError):
 
 @dataclass
 class _Seat:
-    """The account's seat in one game, as the workers answer it."""
+    """One of the account's seats in a game, as the workers answer it (a match's entrant holds
+    two seats of a game: each has its own strategy and answers naming its seat)."""
 
     strategy: Strategy
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -86,7 +87,7 @@ class TurnAnswerer:
         self._stop = stop
         self._on_failed = on_failed
         self._turns: queue.SimpleQueue[Turn | None] = queue.SimpleQueue()
-        self._seats: dict[str, _Seat] = {}
+        self._seats: dict[tuple[str, int], _Seat] = {}
         self._lock = threading.Lock()
         self._threads = [
             threading.Thread(target=self._work, name=f"turns-{i}", daemon=True)
@@ -103,10 +104,10 @@ class TurnAnswerer:
         """Queue a turn (from the stream's thread)."""
         self._turns.put(turn)
 
-    def forget(self, game_id: str) -> None:
-        """The game is over: its seat's state goes."""
+    def forget(self, game_id: str, seat: int) -> None:
+        """The seat's game is over: the seat's state goes."""
         with self._lock:
-            self._seats.pop(game_id, None)
+            self._seats.pop((game_id, seat), None)
 
     def close(self, timeout: float = 5.0) -> None:
         """Stop the workers (``stop`` is set: a retry in progress gives up) and wait for them."""
@@ -131,9 +132,10 @@ class TurnAnswerer:
 
     def _seat(self, turn: Turn) -> _Seat:
         with self._lock:
-            seat = self._seats.get(turn.game_id)
+            key = (turn.game_id, turn.seat)
+            seat = self._seats.get(key)
             if seat is None:
-                seat = self._seats[turn.game_id] = _Seat(self._strategy_for(turn.seat))
+                seat = self._seats[key] = _Seat(self._strategy_for(turn.seat))
             return seat
 
     def _answer(self, turn: Turn) -> None:
@@ -153,8 +155,9 @@ class TurnAnswerer:
         attempts = 0
         while True:
             try:
+                # The seat named: a key holding several seats of the game must (SEAT_REQUIRED).
                 self._client.submit(
-                    turn.game_id, self._key, turn.version, action, request_id, timeout=10
+                    turn.game_id, self._key, turn.version, action, request_id, 10, turn.seat
                 )
                 with self._lock:
                     self.answers += 1

@@ -25,6 +25,8 @@ from boneyard.api.v1 import (
     competition_pb2_grpc,
     game_service_pb2,
     game_service_pb2_grpc,
+    matches_pb2,
+    matches_pb2_grpc,
     ratings_pb2_grpc,
 )
 from boneyard.engine import ClockExpired, Event
@@ -36,6 +38,8 @@ from boneyard.server.competition.challenge_service import AccountServicer, Chall
 from boneyard.server.competition.challenges import ChallengeBook
 from boneyard.server.competition.house_bots import HouseBots
 from boneyard.server.competition.lobby import Lobby, SeatWatch
+from boneyard.server.competition.match_service import MatchServicer
+from boneyard.server.competition.matches import MatchDirector
 from boneyard.server.competition.rating_service import RATING_SERVICE_NAME, RatingServicer
 from boneyard.server.competition.ratings import Rater
 from boneyard.server.competition.service import LobbyServicer, TournamentServicer
@@ -81,6 +85,7 @@ LOBBY_SERVICE_NAME = competition_pb2.DESCRIPTOR.services_by_name["LobbyService"]
 TOURNAMENT_SERVICE_NAME = competition_pb2.DESCRIPTOR.services_by_name["TournamentService"].full_name
 CHALLENGE_SERVICE_NAME = challenges_pb2.DESCRIPTOR.services_by_name["ChallengeService"].full_name
 ACCOUNT_SERVICE_NAME = challenges_pb2.DESCRIPTOR.services_by_name["AccountService"].full_name
+MATCH_SERVICE_NAME = matches_pb2.DESCRIPTOR.services_by_name["MatchService"].full_name
 
 TRANSPORT_LIMIT = 8 * 1024 * 1024
 """The bytes of a message gRPC reads at all: twice the largest request a method takes
@@ -165,6 +170,8 @@ async def create_server(
     archive_service = ARCHIVE_SERVICE_NAME
     ratings = RatingServicer(store)
     ratings_pb2_grpc.add_RatingServiceServicer_to_server(ratings, server)
+    matches = MatchServicer(parts.app, parts.matches)
+    matches_pb2_grpc.add_MatchServiceServicer_to_server(matches, server)
     health_servicer = parts.health
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     services = (
@@ -175,6 +182,7 @@ async def create_server(
         CHALLENGE_SERVICE_NAME,
         ACCOUNT_SERVICE_NAME,
         RATING_SERVICE_NAME,
+        MATCH_SERVICE_NAME,
     )
     enable_reflection((*services, health.SERVICE_NAME), server)
     try:
@@ -193,7 +201,15 @@ async def create_server(
     await server.start()
     if http_listen:
         services_over_http = Services(
-            parts.games, lobby, tournaments, archive, health_servicer, challenges, accounts, ratings
+            parts.games,
+            lobby,
+            tournaments,
+            archive,
+            health_servicer,
+            challenges,
+            accounts,
+            ratings,
+            matches,
         )
         app = http_app(
             services_over_http,
@@ -278,6 +294,9 @@ class Boneyard:
         self.rater = Rater(store, on_rated=self.seats.reserved)
         self.host.on_commit(self.rater.game_committed)
         self.director.on_published = self.rater.wake_threadsafe
+        self.matches = MatchDirector(self.app)
+        self.host.on_commit(self.matches.game_committed)
+        self.matches.on_published = self.rater.wake_threadsafe
         self.host.on_commit(self._count_actions)
         self.host.on_commit(self._tell_game_over)
         self.quotas = quotas
@@ -324,6 +343,7 @@ class Boneyard:
         jobs = [
             self.clocks.run(),
             self.director.run(),
+            self.matches.run(),
             self.rater.run(),
             self.lobby.keep_alive(),
             self.sweeper.run(),
@@ -471,6 +491,7 @@ class Boneyard:
         self.lobby.changed_all()
         self.seats.changed_all()  # an account event may have been written meanwhile
         self.director.wake()
+        self.matches.wake()
         self.rater.wake()
         self.house.rescan()
 

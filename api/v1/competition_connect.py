@@ -56,7 +56,8 @@ class LobbyService(Protocol):
     def watch_seats(self, request: WatchSeatsRequest, ctx: RequestContext[WatchSeatsRequest, WatchSeatsResponse], /) -> AsyncIterator[WatchSeatsResponse]:
         """
         The account's seats in games that are not over: first those that exist, then each new one
-        as it is reserved (by a tournament, a seek or CreateGame), until the client cancels.
+        as it is reserved (by a tournament, a match, a seek or CreateGame), until the client
+        cancels. A match's entrant holds both seats of its partnership: each is sent.
 
         Refusals: API_KEY_REQUIRED, BAD_API_KEY, QUOTA_EXCEEDED.
         """
@@ -67,10 +68,12 @@ class LobbyService(Protocol):
         The turns of every seat of the account, across all its games, on one stream: first one
         message for each of its seats that is to act now, then one each time one of its seats
         comes to act (at a new version of its game), with the seat's view to decide on; and one
-        when a game of the account ends while the stream is open (`game_over`). A bot playing
-        many games at once answers each turn with SubmitAction (the account's key,
-        `expected_version` = `version`) and needs no stream per game. New games of the account
-        are followed as they are made, until the client cancels. At most
+        for each of its seats when a game of the account ends while the stream is open
+        (`game_over`). A bot playing many games at once answers each turn with SubmitAction (the
+        account's key, `expected_version` = `version`, and `seat` = `seat`: a match's entrant
+        holds both seats of its partnership, and each is told and answered naming it) and needs
+        no stream per game. New games of the account are followed as they are made, until the
+        client cancels. At most
         `--max-turn-streams-per-account` (4) such streams per account at once.
 
         Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_GAME_ID, GAME_NOT_FOUND,
@@ -204,7 +207,8 @@ class LobbyServiceClient(ConnectClient):
     ) -> AsyncIterator[WatchSeatsResponse]:
         """
         The account's seats in games that are not over: first those that exist, then each new one
-        as it is reserved (by a tournament, a seek or CreateGame), until the client cancels.
+        as it is reserved (by a tournament, a match, a seek or CreateGame), until the client
+        cancels. A match's entrant holds both seats of its partnership: each is sent.
 
         Refusals: API_KEY_REQUIRED, BAD_API_KEY, QUOTA_EXCEEDED.
         """
@@ -232,10 +236,12 @@ class LobbyServiceClient(ConnectClient):
         The turns of every seat of the account, across all its games, on one stream: first one
         message for each of its seats that is to act now, then one each time one of its seats
         comes to act (at a new version of its game), with the seat's view to decide on; and one
-        when a game of the account ends while the stream is open (`game_over`). A bot playing
-        many games at once answers each turn with SubmitAction (the account's key,
-        `expected_version` = `version`) and needs no stream per game. New games of the account
-        are followed as they are made, until the client cancels. At most
+        for each of its seats when a game of the account ends while the stream is open
+        (`game_over`). A bot playing many games at once answers each turn with SubmitAction (the
+        account's key, `expected_version` = `version`, and `seat` = `seat`: a match's entrant
+        holds both seats of its partnership, and each is told and answered naming it) and needs
+        no stream per game. New games of the account are followed as they are made, until the
+        client cancels. At most
         `--max-turn-streams-per-account` (4) such streams per account at once.
 
         Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_GAME_ID, GAME_NOT_FOUND,

@@ -290,7 +290,8 @@ class WatchTurnsRequest(_message.Message):
     @_builtins.property
     def game_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Games of the account the client is playing, when it opens the stream again after losing
-        it: each that ended meanwhile is told at once (`game_over`), so that no end is missed. At
+        it: each that ended meanwhile is told at once (`game_over`, for each of the account's
+        seats in it), so that no end is missed; every seat of the account in each is followed. At
         most 1,000; each must hold a seat of the account (else NOT_YOUR_SEAT; an unknown game:
         GAME_NOT_FOUND). Empty on a first opening.
         """
@@ -322,13 +323,15 @@ class WatchTurnsResponse(_message.Message):
     game_id: _builtins.str
     """The game."""
     seat: _builtins.int
-    """The account's seat in it."""
+    """The account's seat in it: the one to act (an account holding two seats of the game, a
+    match's partnership, is told each seat's turns apart), or whose end this is.
+    """
     version: _builtins.int
     """The game's version the seat is to act at: SubmitActionRequest.expected_version."""
     game_over: _builtins.bool
-    """The game is over: `view` is its end and there is nothing to act on. Told once per stream
-    for each game of the account that ends while it is open (or that the request names and
-    ended before).
+    """The game is over: `view` is the seat's view of its end and there is nothing to act on.
+    Told once per stream for each seat of the account in a game that ends while it is open
+    (or that the request names and ended before).
     """
     @_builtins.property
     def view(self) -> _view_pb2.SeatView:

@@ -212,6 +212,26 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """WatchAccount from a sequence number the account has not reached (OUT_OF_RANGE); metadata
     `current_sequence`.
     """
+    ERROR_REASON_MATCH_NOT_FOUND: _ErrorReason.ValueType  # 70
+    """Matches, and the seats an account holds several of.
+
+    No such match (NOT_FOUND); metadata `match_id`.
+    """
+    ERROR_REASON_NOT_YOUR_MATCH: _ErrorReason.ValueType  # 71
+    """The match is not the caller's to manage (PERMISSION_DENIED); metadata `match_id`."""
+    ERROR_REASON_MATCH_STATUS: _ErrorReason.ValueType  # 72
+    """The match cannot do that in its status (cancel one that is over) (FAILED_PRECONDITION);
+    metadata `match_id`, `status`.
+    """
+    ERROR_REASON_MATCH_RULES: _ErrorReason.ValueType  # 73
+    """Rules a match cannot be played under: a match is two partnerships, and these rules seat
+    players otherwise (Moon: three players, each alone) (INVALID_ARGUMENT); metadata `preset`.
+    """
+    ERROR_REASON_SEAT_REQUIRED: _ErrorReason.ValueType  # 74
+    """The caller's account holds several seats of the game (a match's partnership) and the
+    request does not say which it is for (INVALID_ARGUMENT); metadata `game_id`, `seats`
+    (comma-separated).
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """The `ErrorInfo.reason` of a refusal (without the `ERROR_REASON_` prefix).
@@ -398,5 +418,25 @@ ERROR_REASON_NOT_CHALLENGED: ErrorReason.ValueType  # 66
 ERROR_REASON_SEQUENCE_OUT_OF_RANGE: ErrorReason.ValueType  # 67
 """WatchAccount from a sequence number the account has not reached (OUT_OF_RANGE); metadata
 `current_sequence`.
+"""
+ERROR_REASON_MATCH_NOT_FOUND: ErrorReason.ValueType  # 70
+"""Matches, and the seats an account holds several of.
+
+No such match (NOT_FOUND); metadata `match_id`.
+"""
+ERROR_REASON_NOT_YOUR_MATCH: ErrorReason.ValueType  # 71
+"""The match is not the caller's to manage (PERMISSION_DENIED); metadata `match_id`."""
+ERROR_REASON_MATCH_STATUS: ErrorReason.ValueType  # 72
+"""The match cannot do that in its status (cancel one that is over) (FAILED_PRECONDITION);
+metadata `match_id`, `status`.
+"""
+ERROR_REASON_MATCH_RULES: ErrorReason.ValueType  # 73
+"""Rules a match cannot be played under: a match is two partnerships, and these rules seat
+players otherwise (Moon: three players, each alone) (INVALID_ARGUMENT); metadata `preset`.
+"""
+ERROR_REASON_SEAT_REQUIRED: ErrorReason.ValueType  # 74
+"""The caller's account holds several seats of the game (a match's partnership) and the
+request does not say which it is for (INVALID_ARGUMENT); metadata `game_id`, `seats`
+(comma-separated).
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -98,7 +98,8 @@ class GameService(Protocol):
         """
         What the token's seat may know now; without a token, what a spectator may know.
 
-        Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, EMBARGOED.
+        Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, SEAT_REQUIRED,
+        EMBARGOED.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -108,7 +109,7 @@ class GameService(Protocol):
         answer and applied once.
 
         Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, TOKEN_REQUIRED, BAD_TOKEN, BAD_API_KEY,
-        NOT_YOUR_SEAT, STALE_VERSION, GAME_NOT_STARTED, GAME_OVER, WRONG_PHASE, NOT_YOUR_TURN,
+        NOT_YOUR_SEAT, SEAT_REQUIRED, STALE_VERSION, GAME_NOT_STARTED, GAME_OVER, WRONG_PHASE, NOT_YOUR_TURN,
         BID_TOO_LOW, BID_NOT_ALLOWED, MUST_BID, ILLEGAL_DISCARD, ILLEGAL_CONTRACT, TILE_NOT_IN_HAND,
         MUST_FOLLOW_SUIT, MUST_LEAD_TRUMP, MUST_PLAY_NEAREST_SEVEN.
         """
@@ -120,8 +121,8 @@ class GameService(Protocol):
         it, with the view after it; then every new event as it happens, until the client cancels.
         The stream ends after the event that ends the game.
 
-        Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, EMBARGOED,
-        VERSION_OUT_OF_RANGE, QUOTA_EXCEEDED.
+        Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, SEAT_REQUIRED,
+        EMBARGOED, VERSION_OUT_OF_RANGE, QUOTA_EXCEEDED.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -477,7 +478,8 @@ class GameServiceClient(ConnectClient):
         """
         What the token's seat may know now; without a token, what a spectator may know.
 
-        Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, EMBARGOED.
+        Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, SEAT_REQUIRED,
+        EMBARGOED.
         """
         return await self.execute_unary(
             request=request,
@@ -505,7 +507,7 @@ class GameServiceClient(ConnectClient):
         answer and applied once.
 
         Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, TOKEN_REQUIRED, BAD_TOKEN, BAD_API_KEY,
-        NOT_YOUR_SEAT, STALE_VERSION, GAME_NOT_STARTED, GAME_OVER, WRONG_PHASE, NOT_YOUR_TURN,
+        NOT_YOUR_SEAT, SEAT_REQUIRED, STALE_VERSION, GAME_NOT_STARTED, GAME_OVER, WRONG_PHASE, NOT_YOUR_TURN,
         BID_TOO_LOW, BID_NOT_ALLOWED, MUST_BID, ILLEGAL_DISCARD, ILLEGAL_CONTRACT, TILE_NOT_IN_HAND,
         MUST_FOLLOW_SUIT, MUST_LEAD_TRUMP, MUST_PLAY_NEAREST_SEVEN.
         """
@@ -534,8 +536,8 @@ class GameServiceClient(ConnectClient):
         it, with the view after it; then every new event as it happens, until the client cancels.
         The stream ends after the event that ends the game.
 
-        Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, EMBARGOED,
-        VERSION_OUT_OF_RANGE, QUOTA_EXCEEDED.
+        Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, SEAT_REQUIRED,
+        EMBARGOED, VERSION_OUT_OF_RANGE, QUOTA_EXCEEDED.
         """
         return self.execute_server_stream(
             request=request,

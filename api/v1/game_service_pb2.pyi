@@ -8,7 +8,9 @@ request metadata as `authorization: Bearer <token>`. GetView and WatchGame witho
 see as a spectator; SubmitAction without one is UNAUTHENTICATED. An account's API key (made by
 `boneyard admin create-bot NAME`) works in place of a seat token in every game where a seat
 is reserved for the account: a key the server does not know is UNAUTHENTICATED, a key of an
-account that holds no seat in the game PERMISSION_DENIED.
+account that holds no seat in the game PERMISSION_DENIED. An account that holds several seats
+of a game (a match's entrant holds its partnership's) names the seat in each request's `seat`
+field (without it: INVALID_ARGUMENT, SEAT_REQUIRED).
 
 STATUS CODES (every RPC). A rejected request changes nothing.
 - INVALID_ARGUMENT: a malformed request (no action set, a tile out of 0..27, an unknown enum

@@ -8,7 +8,9 @@ request metadata as `authorization: Bearer <token>`. GetView and WatchGame witho
 see as a spectator; SubmitAction without one is UNAUTHENTICATED. An account's API key (made by
 `boneyard admin create-bot NAME`) works in place of a seat token in every game where a seat
 is reserved for the account: a key the server does not know is UNAUTHENTICATED, a key of an
-account that holds no seat in the game PERMISSION_DENIED.
+account that holds no seat in the game PERMISSION_DENIED. An account that holds several seats
+of a game (a match's entrant holds its partnership's) names the seat in each request's `seat`
+field (without it: INVALID_ARGUMENT, SEAT_REQUIRED).
 
 STATUS CODES (every RPC). A rejected request changes nothing.
 - INVALID_ARGUMENT: a malformed request (no action set, a tile out of 0..27, an unknown enum
@@ -93,14 +95,15 @@ class GameServiceStub:
     GetView: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetViewRequest, _game_service_pb2.GetViewResponse]
     """What the token's seat may know now; without a token, what a spectator may know.
 
-    Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, EMBARGOED.
+    Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, SEAT_REQUIRED,
+    EMBARGOED.
     """
     SubmitAction: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.SubmitActionRequest, _game_service_pb2.SubmitActionResponse]
     """Act for the token's seat. A retry with the same request_id is answered with the first
     answer and applied once.
 
     Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, TOKEN_REQUIRED, BAD_TOKEN, BAD_API_KEY,
-    NOT_YOUR_SEAT, STALE_VERSION, GAME_NOT_STARTED, GAME_OVER, WRONG_PHASE, NOT_YOUR_TURN,
+    NOT_YOUR_SEAT, SEAT_REQUIRED, STALE_VERSION, GAME_NOT_STARTED, GAME_OVER, WRONG_PHASE, NOT_YOUR_TURN,
     BID_TOO_LOW, BID_NOT_ALLOWED, MUST_BID, ILLEGAL_DISCARD, ILLEGAL_CONTRACT, TILE_NOT_IN_HAND,
     MUST_FOLLOW_SUIT, MUST_LEAD_TRUMP, MUST_PLAY_NEAREST_SEVEN.
     """
@@ -109,8 +112,8 @@ class GameServiceStub:
     it, with the view after it; then every new event as it happens, until the client cancels.
     The stream ends after the event that ends the game.
 
-    Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, EMBARGOED,
-    VERSION_OUT_OF_RANGE, QUOTA_EXCEEDED.
+    Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, SEAT_REQUIRED,
+    EMBARGOED, VERSION_OUT_OF_RANGE, QUOTA_EXCEEDED.
     """
     WatchLobby: _grpc.UnaryStreamMultiCallable[_game_service_pb2.WatchLobbyRequest, _game_service_pb2.WatchLobbyResponse]
     """The lobby, live: first the games a lobby shows (those of the statuses asked for, oldest
@@ -168,14 +171,15 @@ class GameServiceAsyncStub(GameServiceStub):
     GetView: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetViewRequest, _game_service_pb2.GetViewResponse]  # type: ignore[assignment]
     """What the token's seat may know now; without a token, what a spectator may know.
 
-    Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, EMBARGOED.
+    Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, SEAT_REQUIRED,
+    EMBARGOED.
     """
     SubmitAction: _aio.UnaryUnaryMultiCallable[_game_service_pb2.SubmitActionRequest, _game_service_pb2.SubmitActionResponse]  # type: ignore[assignment]
     """Act for the token's seat. A retry with the same request_id is answered with the first
     answer and applied once.
 
     Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, TOKEN_REQUIRED, BAD_TOKEN, BAD_API_KEY,
-    NOT_YOUR_SEAT, STALE_VERSION, GAME_NOT_STARTED, GAME_OVER, WRONG_PHASE, NOT_YOUR_TURN,
+    NOT_YOUR_SEAT, SEAT_REQUIRED, STALE_VERSION, GAME_NOT_STARTED, GAME_OVER, WRONG_PHASE, NOT_YOUR_TURN,
     BID_TOO_LOW, BID_NOT_ALLOWED, MUST_BID, ILLEGAL_DISCARD, ILLEGAL_CONTRACT, TILE_NOT_IN_HAND,
     MUST_FOLLOW_SUIT, MUST_LEAD_TRUMP, MUST_PLAY_NEAREST_SEVEN.
     """
@@ -184,8 +188,8 @@ class GameServiceAsyncStub(GameServiceStub):
     it, with the view after it; then every new event as it happens, until the client cancels.
     The stream ends after the event that ends the game.
 
-    Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, EMBARGOED,
-    VERSION_OUT_OF_RANGE, QUOTA_EXCEEDED.
+    Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, SEAT_REQUIRED,
+    EMBARGOED, VERSION_OUT_OF_RANGE, QUOTA_EXCEEDED.
     """
     WatchLobby: _aio.UnaryStreamMultiCallable[_game_service_pb2.WatchLobbyRequest, _game_service_pb2.WatchLobbyResponse]  # type: ignore[assignment]
     """The lobby, live: first the games a lobby shows (those of the statuses asked for, oldest
@@ -282,7 +286,8 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_game_service_pb2.GetViewResponse, _abc.Awaitable[_game_service_pb2.GetViewResponse]]:
         """What the token's seat may know now; without a token, what a spectator may know.
 
-        Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, EMBARGOED.
+        Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, SEAT_REQUIRED,
+        EMBARGOED.
         """
 
     @_abc_1.abstractmethod
@@ -295,7 +300,7 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         answer and applied once.
 
         Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, TOKEN_REQUIRED, BAD_TOKEN, BAD_API_KEY,
-        NOT_YOUR_SEAT, STALE_VERSION, GAME_NOT_STARTED, GAME_OVER, WRONG_PHASE, NOT_YOUR_TURN,
+        NOT_YOUR_SEAT, SEAT_REQUIRED, STALE_VERSION, GAME_NOT_STARTED, GAME_OVER, WRONG_PHASE, NOT_YOUR_TURN,
         BID_TOO_LOW, BID_NOT_ALLOWED, MUST_BID, ILLEGAL_DISCARD, ILLEGAL_CONTRACT, TILE_NOT_IN_HAND,
         MUST_FOLLOW_SUIT, MUST_LEAD_TRUMP, MUST_PLAY_NEAREST_SEVEN.
         """
@@ -310,8 +315,8 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         it, with the view after it; then every new event as it happens, until the client cancels.
         The stream ends after the event that ends the game.
 
-        Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, EMBARGOED,
-        VERSION_OUT_OF_RANGE, QUOTA_EXCEEDED.
+        Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, SEAT_REQUIRED,
+        EMBARGOED, VERSION_OUT_OF_RANGE, QUOTA_EXCEEDED.
         """
 
     @_abc_1.abstractmethod

@@ -138,10 +138,15 @@ def game_started(
     ]
 
 
-def game_finished(game_id: str, state: GameState, accounts: dict[str, int]) -> list[NewAccountEvent]:
-    """A game over, told to each account that held a seat of it (``account id -> seat``)."""
+def game_finished(
+    game_id: str, state: GameState, accounts: Mapping[str, tuple[int, ...]]
+) -> list[NewAccountEvent]:
+    """A game over, told once to each account that held seats of it (``account id -> seats``,
+    lowest first: an account holding a partnership's seats is told of its lowest, the team
+    being the same)."""
     events = []
-    for account_id, seat in sorted(accounts.items()):
+    for account_id, seats in sorted(accounts.items()):
+        seat = seats[0]
         team = state.rules.team_of[seat]
         if state.winner is None:
             outcome = challenges_pb2.GAME_OUTCOME_ABANDONED

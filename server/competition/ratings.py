@@ -18,7 +18,9 @@ at other tables is rated when its deal is published (its result is their secret 
 ``PlackettLuce`` model with OpenSkill's defaults, the teams ranked by ``finishing_order`` (the
 winner first, the others by score), each team the list of its members' ratings, so both
 Texas 42 partners are credited (or debited) together, and each Moon player is a team alone.
-The ordinal (``mu - 3 * sigma``) orders the leaderboard. An account is **provisional** until
+A match's entrant holds both seats of its partnership: its team is two copies of its
+rating, and the account is rated once, as one member of it. The ordinal (``mu - 3 * sigma``)
+orders the leaderboard. An account is **provisional** until
 ``PROVISIONAL_GAMES`` rated games of a type: its sigma is still wide, and the leaderboard says
 so.
 

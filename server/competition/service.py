@@ -166,14 +166,15 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
         account = await self._account(context)
         wake = self._seats.follow(account.id)
         try:
-            told: set[str] = set()
+            told: set[tuple[str, int]] = set()
             while True:
                 wake.clear()
                 seats = await asyncio.to_thread(self._app.competition.open_seats_of, account.id)
                 for game_id, seat in seats:
-                    if game_id in told:
+                    # Each seat: a match's entrant holds both seats of its partnership.
+                    if (game_id, seat) in told:
                         continue
-                    told.add(game_id)
+                    told.add((game_id, seat))
                     yield competition_pb2.WatchSeatsResponse(
                         assignment=await self._assignment(game_id, seat)
                     )

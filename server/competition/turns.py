@@ -4,7 +4,8 @@ A bot account in a tournament that lets it play many games at once would otherwi
 ``WatchGame`` stream per game to learn when each of its seats is to act. ``TurnWatch`` tells it
 on one stream instead: first each of its seats that is to act now, then each time one comes to
 act, with the seat's view (the engine's, what ``GetView`` with the account's key answers);
-and once when one of its games ends.
+and once for each of its seats when one of its games ends. An account may hold two seats of a
+game (a match's entrant holds its Texas 42 partnership): each seat's turns are told naming it.
 
 Nothing polls. The account's games not over are read from the database when the stream opens
 and again whenever a seat is reserved for the account (``SeatWatch`` wakes the account's
@@ -62,46 +63,50 @@ class TurnWatch:
         self._seats = seats
         self._competition = competition
 
-    async def seats_in(self, account: Account, game_ids: Sequence[str]) -> dict[str, int]:
-        """The account's seat in each of ``game_ids`` (games a reopened stream was playing).
+    async def seats_in(
+        self, account: Account, game_ids: Sequence[str]
+    ) -> dict[str, tuple[int, ...]]:
+        """The account's seats in each of ``game_ids`` (games a reopened stream was playing):
+        every one it holds, so that a partnership's two seats are followed again together.
         ``InvalidArgument`` for too many, ``NotFound`` for an unknown game,
         ``PermissionDenied`` for a game without a seat of the account's."""
         if len(game_ids) > MAX_GAME_IDS:
             raise InvalidArgument(f"at most {MAX_GAME_IDS} game_ids, not {len(game_ids)}")
         games = await self._host.get_many(list(dict.fromkeys(game_ids)))
-        seats: dict[str, int] = {}
+        seats: dict[str, tuple[int, ...]] = {}
         for game_id in game_ids:
             game = games.get(game_id)
             if game is None:
                 raise NotFound(f"no game {game_id}", game_id=game_id)
-            seat = game.accounts.get(account.id)
-            if seat is None:
+            held = game.accounts.get(account.id)
+            if not held:
                 raise PermissionDenied(
                     f"account {account.name!r} holds no seat of game {game_id}", game_id=game_id
                 )
-            seats[game_id] = seat
+            seats[game_id] = held
         return seats
 
     async def follow(
         self,
         account: Account,
-        playing: Mapping[str, int],
+        playing: Mapping[str, Sequence[int]],
         still_valid: Callable[[], Awaitable[None]],
     ) -> AsyncIterator[SeatTurn]:
         """The account's turns until the caller stops: first of the games in ``playing``
-        (game -> seat, from ``seats_in``: those over are told so) and of every game of the
+        (game -> seats, from ``seats_in``: those over are told so) and of every game of the
         account not over, then as they come. ``still_valid()`` is awaited whenever the
         account's seats change (a revoked key's streams are woken so): it raises to end the
         stream."""
         wake = self._seats.follow(account.id)
         with self._feed.follow_chosen() as changes:
-            seats: dict[str, int] = {}
-            """The games followed (not over as last seen), in the order first known."""
-            told: dict[str, int] = {}
-            """The version each game was last told at."""
+            seats: dict[str, list[int]] = {}
+            """The games followed (not over as last seen), in the order first known, with the
+            account's seats in each (two for a match's partnership)."""
+            told: dict[tuple[str, int], int] = {}
+            """The version each seat was last told at."""
             look: set[str] = set()
-            for game_id, seat in playing.items():
-                seats[game_id] = seat
+            for game_id, named in playing.items():
+                seats[game_id] = sorted(named)
                 changes.choose(game_id)
                 look.add(game_id)
             reserved: asyncio.Task[bool] | None = None
@@ -114,19 +119,23 @@ class TurnWatch:
                         for game_id, seat in await asyncio.to_thread(
                             self._competition.open_seats_of, account.id
                         ):
-                            if game_id not in seats:
-                                seats[game_id] = seat
+                            known = seats.get(game_id)
+                            if known is None:
+                                seats[game_id] = [seat]
                                 changes.choose(game_id)
                                 look.add(game_id)
+                            elif seat not in known:
+                                known.append(seat)
+                                known.sort()
+                                look.add(game_id)
                     for game_id in [g for g in seats if g in look]:
-                        turn = await self._look(game_id, seats[game_id], told)
-                        if turn is None:
-                            continue
-                        if turn.over:
-                            del seats[game_id]
-                            told.pop(game_id, None)
+                        turns = await self._look(game_id, seats[game_id], told)
+                        if turns and turns[0].over:
+                            for seat in seats.pop(game_id):
+                                told.pop((game_id, seat), None)
                             changes.drop(game_id)
-                        yield turn
+                        for turn in turns:
+                            yield turn
                     look.clear()
                     if reserved is None:
                         reserved = asyncio.ensure_future(wake.wait())
@@ -149,20 +158,26 @@ class TurnWatch:
                             await task
                 self._seats.unfollow(account.id, wake)
 
-    async def _look(self, game_id: str, seat: int, told: dict[str, int]) -> SeatTurn | None:
-        """What to tell of a game that may have moved: the seat's turn at a version not told
-        yet, or the game's end; ``None`` for nothing."""
+    async def _look(
+        self, game_id: str, seats: Sequence[int], told: dict[tuple[str, int], int]
+    ) -> list[SeatTurn]:
+        """What to tell of a game that may have moved, where the account holds ``seats``: the
+        turn of the seat to act at a version not told yet, or the game's end for each seat;
+        nothing (``[]``) otherwise."""
         try:
             game: LiveGame = await self._host.get(game_id)
         except NotFound:
-            return None
+            return []
         version = game.version
         if game.over:
-            return SeatTurn(game_id, seat, version, engine.view(game.state, seat))
-        if turn_of(game.state) != seat or told.get(game_id) == version:
-            return None
+            return [
+                SeatTurn(game_id, seat, version, engine.view(game.state, seat)) for seat in seats
+            ]
+        seat = turn_of(game.state)
+        if seat is None or seat not in seats or told.get((game_id, seat)) == version:
+            return []
         view = engine.view(game.state, seat)
         if not view.legal:
-            return None
-        told[game_id] = version
-        return SeatTurn(game_id, seat, version, view)
+            return []
+        told[game_id, seat] = version
+        return [SeatTurn(game_id, seat, version, view)]

@@ -32,7 +32,7 @@ from boneyard.server.errors import (
     PermissionDenied,
 )
 from boneyard.server.games.dealing import deal_hands
-from boneyard.server.games.live import LiveGame, turn_of
+from boneyard.server.games.live import LiveGame, account_seats, turn_of
 from boneyard.server.games.seat_tokens import SeatTokens
 from boneyard.server.store import errors as store_errors
 from boneyard.server.store.account_events import append_account_events
@@ -123,6 +123,7 @@ class GameApp:
         also: Callable[[Transaction, str], None] | None = None,
         request_id: str = "",
         rated: bool = False,
+        partnerships: bool = False,
     ) -> tuple[str, bool]:
         """Make a game and deal its first hand; its id, and whether it is new (``False``: the
         game an earlier attempt with this ``request_id`` made). ``reservations`` keep seats
@@ -130,7 +131,9 @@ class GameApp:
         bots, in the same transaction as the game; ``deal_secret`` fixes the deals
         (``deal_seed``); ``also`` writes more in the same transaction (a seek's or
         tournament's bookkeeping); ``rated`` marks it rated (``boneyard.server.competition.ratings``), in
-        that transaction too: only a table whose every seat is reserved for an account."""
+        that transaction too: only a table whose every seat is reserved for an account.
+        ``partnerships``: an account may hold every seat of one team (a match's entrant is its
+        partnership); otherwise an account holds one seat of a game."""
         if request_id:
             made = self._store.game_of_request(CREATE_REQUEST + request_id)
             if made is not None:
@@ -144,9 +147,7 @@ class GameApp:
         if len(set(seats)) != len(seats):
             raise InvalidArgument(f"a seat is reserved twice: {sorted(seats)}")
         check_house_bots(rules, house_bots, seats)
-        holders = [account.id for _, account in reservations]
-        if len(set(holders)) != len(holders):
-            raise InvalidArgument("an account may hold only one seat of a game")
+        _check_holders(rules, reservations, partnerships)
         if rated and len(reservations) != rules.players:
             raise InvalidArgument(
                 f"only accounts have ratings: a rated {rules.name} game reserves all "
@@ -229,7 +230,7 @@ class GameApp:
                 events=events,
                 seats={r.seat: r.player_name for r in setup.seats},
                 tokens={r.token_hash: r.seat for r in setup.seats},
-                accounts={r.account_id: r.seat for r in setup.reservations},
+                accounts=account_seats((r.account_id, r.seat) for r in setup.reservations),
                 requests={},
                 clock=None
                 if clock is None
@@ -305,6 +306,24 @@ def _and_rated(
         mark_rated(session, game_id, game_type, now)
 
     return write
+
+
+def _check_holders(
+    rules: engine.Ruleset, reservations: Sequence[tuple[int, Account]], partnerships: bool
+) -> None:
+    """An account holds one seat of a game; with ``partnerships``, the seats of one team."""
+    seats_of: dict[str, list[int]] = {}
+    for seat, account in reservations:
+        seats_of.setdefault(account.id, []).append(seat)
+    for seats in seats_of.values():
+        if len(seats) == 1:
+            continue
+        if not partnerships:
+            raise InvalidArgument("an account may hold only one seat of a game")
+        if len({rules.team_of[seat] for seat in seats}) != 1:
+            raise InvalidArgument(
+                f"an account may hold several seats only of one team, not seats {sorted(seats)}"
+            )
 
 
 def new_seat_token() -> str:

@@ -130,8 +130,12 @@ class GameHost:
 
     # ------------------------------------------------------------ seats
 
-    async def seat_for(self, game_id: str, token: str, account_id: str | None) -> int:
-        """The seat a seat token (or, given ``account_id``, an account's key) opens."""
+    async def seat_for(
+        self, game_id: str, token: str, account_id: str | None, asked: int | None = None
+    ) -> int:
+        """The seat a seat token (or, given ``account_id``, an account's key) opens. An account
+        holding several seats (a match's partnership) opens the one ``asked`` for, and must
+        ask."""
         game = await self.get(game_id)
         if account_id is not None:
             held = game.accounts.get(account_id)
@@ -139,7 +143,25 @@ class GameHost:
                 raise PermissionDenied(
                     f"this account holds no seat of game {game_id}", game_id=game_id
                 )
-            return held
+            if len(held) == 1:
+                return held[0]
+            seats = ", ".join(map(str, held))
+            if asked is None:
+                raise InvalidArgument(
+                    f"this account holds seats {seats} of game {game_id}: say which seat "
+                    f"the call is for (its seat field)",
+                    reason="SEAT_REQUIRED",
+                    game_id=game_id,
+                    seats=seats,
+                )
+            if asked not in held:
+                raise PermissionDenied(
+                    f"this account holds seats {seats} of game {game_id}, not seat {asked}",
+                    game_id=game_id,
+                    seat=held[0],
+                    asked=asked,
+                )
+            return asked
         seat = game.tokens.get(hash_token(token))
         if seat is None:
             # Perhaps seated through another process: the database knows.
@@ -444,7 +466,7 @@ class GameHost:
         play it to its end for nobody (the lock is held)."""
         absence = game.absence
         players = [seat for seat in range(game.players) if seat not in game.house]
-        if set(players) <= set(game.accounts.values()):
+        if set(players) <= {seat for held in game.accounts.values() for seat in held}:
             # Every seat is an account's (a tournament's, a challenge's, a seek's table): each
             # answers for its own seats, and the clock plays the game to its end as it always did.
             return

@@ -10,6 +10,7 @@ is made and encoded once. What a watcher may see is the engine's (``engine.view_
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -21,7 +22,15 @@ from boneyard.records.hashing import GENESIS_HASH
 from boneyard.server.store.game_setup import GameClock
 from boneyard.server.store.repository import GameSnapshot, RequestRecord
 
-__all__ = ["LiveGame", "Submitted", "face_down_through", "live_game", "stream_message", "turn_of"]
+__all__ = [
+    "LiveGame",
+    "Submitted",
+    "account_seats",
+    "face_down_through",
+    "live_game",
+    "stream_message",
+    "turn_of",
+]
 
 _RECENT = 16
 """States (and stream messages) kept for the latest versions, shared by every watcher."""
@@ -54,8 +63,9 @@ class LiveGame:
     """Seat -> player name."""
     tokens: dict[str, int]
     """Token hash -> seat."""
-    accounts: dict[str, int]
-    """Account id -> its reserved seat."""
+    accounts: dict[str, tuple[int, ...]]
+    """Account id -> its reserved seats, lowest first: one, or (a match's entrant) its
+    partnership's (``account_seats``)."""
     requests: dict[str, RequestRecord]
     clock: GameClock | None
     deal_secret: bytes | None
@@ -150,6 +160,14 @@ def stream_message(
 def face_down_through(game: LiveGame) -> int:
     """``engine.face_down_through`` of the game as this process holds it."""
     return engine.face_down_through(game.events, game.state)
+
+
+def account_seats(held: Iterable[tuple[str, int]]) -> dict[str, tuple[int, ...]]:
+    """``(account id, seat)`` pairs as each account's seats, lowest first."""
+    seats: dict[str, list[int]] = {}
+    for account_id, seat in held:
+        seats.setdefault(account_id, []).append(seat)
+    return {account_id: tuple(sorted(mine)) for account_id, mine in seats.items()}
 
 
 def turn_of(state: GameState) -> int | None:

@@ -120,7 +120,7 @@ def summary(game: LiveGame, embargoed: bool, deadline: datetime | None) -> game_
     """What anybody may know of a game (an embargoed one's score and length are another
     table's secrets: its players see them in their views)."""
     state = game.state
-    accounts = set(game.accounts.values())
+    accounts = {seat for held in game.accounts.values() for seat in held}
     message = game_pb2.GameSummary(
         game_id=game.id,
         name=game.name,
@@ -190,9 +190,13 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         if is_api_key(token):
             account = await self._app.keys.account(token)
         try:
-            seat = await self._host.seat_for(game_id, token, account.id if account else None)
-        except PermissionDenied:
+            seat = await self._host.seat_for(
+                game_id, token, account.id if account else None, asked
+            )
+        except PermissionDenied as denied:
             assert account is not None
+            if "asked" in denied.metadata:  # holds other seats of the game
+                raise
             raise PermissionDenied(
                 f"account {account.name!r} holds no seat of game {game_id}", game_id=game_id
             ) from None

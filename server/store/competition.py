@@ -267,7 +267,7 @@ class CompetitionStore:
                     SeatAccountRow.account_id == account_id,
                     GameRow.status.in_(("open", "playing")),
                 )
-                .order_by(GameRow.created_at, GameRow.id)
+                .order_by(GameRow.created_at, GameRow.id, SeatAccountRow.seat)
             ).all()
         return [(r.game_id, int(r.seat)) for r in rows]
 

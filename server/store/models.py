@@ -44,6 +44,9 @@ __all__ = [
     "GameRow",
     "HandSeedRow",
     "HouseBotRow",
+    "MatchDealRow",
+    "MatchGameRow",
+    "MatchRow",
     "RatedGameRow",
     "RatingChangeRow",
     "RatingRow",
@@ -245,8 +248,9 @@ class AccountRow(Base):
 
 
 class SeatAccountRow(Base):
-    """A seat reserved for an account: the account's key acts for it. An account holds at
-    most one seat of a game."""
+    """A seat reserved for an account: the account's key acts for it. An account holds one
+    seat of a game, or (a match's entrant, migration 0011) its partnership's seats, the key
+    then naming the seat it acts for."""
 
     __tablename__ = "seat_accounts"
 
@@ -254,10 +258,7 @@ class SeatAccountRow(Base):
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"), index=True)
 
-    __table_args__ = (
-        ForeignKeyConstraint(["game_id", "seat"], ["seats.game_id", "seats.seat"]),
-        UniqueConstraint("game_id", "account_id"),
-    )
+    __table_args__ = (ForeignKeyConstraint(["game_id", "seat"], ["seats.game_id", "seats.seat"]),)
 
 
 class HouseBotRow(Base):
@@ -525,3 +526,75 @@ class RatingChangeRow(Base):
         UniqueConstraint("game_id", "account_id"),
         Index(None, "account_id", "game_type", "id"),
     )
+
+
+# --- matches (migration 0011) -------------------------------------------------------------
+
+
+class MatchRow(Base):
+    """A match between two accounts on duplicate deals. ``max_deals`` is the deals asked for,
+    or an SPRT match's cap; the ``sprt_*`` columns are set together, for an SPRT match only.
+    ``verdict`` is written once (``UPDATE ... WHERE verdict IS NULL``), with the deals and the
+    LLR it was reached at."""
+
+    __tablename__ = "matches"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    organiser_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"))
+    entrant_a: Mapped[str] = mapped_column(ForeignKey("accounts.id"))
+    entrant_b: Mapped[str] = mapped_column(ForeignKey("accounts.id"))
+    preset: Mapped[str] = mapped_column(String(64))
+    options: Mapped[dict[str, Any]]
+    time_control: Mapped[dict[str, Any]]
+    scoring: Mapped[str] = mapped_column(String(8))
+    max_deals: Mapped[int] = mapped_column(Integer)
+    sprt_m0: Mapped[float | None] = mapped_column(Double)
+    sprt_m1: Mapped[float | None] = mapped_column(Double)
+    sprt_alpha: Mapped[float | None] = mapped_column(Double)
+    sprt_beta: Mapped[float | None] = mapped_column(Double)
+    max_in_flight: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    verdict: Mapped[str | None] = mapped_column(String(16))
+    deals_at_verdict: Mapped[int | None] = mapped_column(Integer)
+    llr_at_verdict: Mapped[float | None] = mapped_column(Double)
+    secret: Mapped[bytes]
+    """Seeds every deal (``sha256(secret || deal)`` is both its games' deal secret); never
+    shown."""
+    created_at: Mapped[datetime]
+
+    __table_args__ = (
+        CheckConstraint("status IN ('running', 'finished', 'cancelled')", name="status"),
+        CheckConstraint("scoring IN ('marks', 'points')", name="scoring"),
+        CheckConstraint("verdict IN ('stronger', 'not_stronger')", name="verdict"),
+        CheckConstraint("max_deals >= 1", name="max_deals"),
+        CheckConstraint("max_in_flight >= 2", name="max_in_flight"),
+        CheckConstraint("entrant_a <> entrant_b", name="entrants"),
+        Index(None, "created_at", "id"),
+    )
+
+
+class MatchGameRow(Base):
+    """One playing of a match's deal (``playing`` 0: A in team 0's seats; 1: B there), written
+    in the transaction that makes its game: the key makes each playing's game unique."""
+
+    __tablename__ = "match_games"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    deal: Mapped[int] = mapped_column(Integer, primary_key=True)
+    playing: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), unique=True)
+
+    __table_args__ = (CheckConstraint("playing IN (0, 1)", name="playing"),)
+
+
+class MatchDealRow(Base):
+    """A deal counted: both its playings over, what each entrant scored over them. The key
+    makes counting a deal twice impossible, whatever the processes or restarts."""
+
+    __tablename__ = "match_deals"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    deal: Mapped[int] = mapped_column(Integer, primary_key=True)
+    score_a: Mapped[int] = mapped_column(Integer)
+    score_b: Mapped[int] = mapped_column(Integer)
+    counted_at: Mapped[datetime]

@@ -162,6 +162,8 @@ class RatingStore:
         rated_at: datetime,
         now: datetime,
     ) -> dict[str, Rated]:
+        # An account holding a partnership's seats (a match's entrant) is rated once.
+        accounts = sorted(set(accounts))
         rows = {
             row.account_id: row
             for row in session.scalars(

@@ -163,8 +163,8 @@ class GameSnapshot:
     events: list[StoredEvent]
     seats: dict[int, tuple[str, str]]
     """Seat -> (player name, token hash)."""
-    accounts: dict[str, int]
-    """Account id -> the seat reserved for it."""
+    accounts: dict[str, tuple[int, ...]]
+    """Account id -> the seats reserved for it (one, or a match's partnership), lowest first."""
     requests: dict[str, RequestRecord]
     clock: GameClock | None
     deal_secret: bytes | None
@@ -421,13 +421,14 @@ class EventStore:
                 ).where(SeatRow.game_id.in_(ids))
             ):
                 seats[seat.game_id][int(seat.seat)] = (seat.player_name, seat.token_hash)
-            accounts: dict[str, dict[str, int]] = {game_id: {} for game_id in ids}
+            accounts: dict[str, dict[str, tuple[int, ...]]] = {game_id: {} for game_id in ids}
             for held in session.execute(
-                select(
-                    SeatAccountRow.game_id, SeatAccountRow.account_id, SeatAccountRow.seat
-                ).where(SeatAccountRow.game_id.in_(ids))
+                select(SeatAccountRow.game_id, SeatAccountRow.account_id, SeatAccountRow.seat)
+                .where(SeatAccountRow.game_id.in_(ids))
+                .order_by(SeatAccountRow.game_id, SeatAccountRow.seat)
             ):
-                accounts[held.game_id][held.account_id] = int(held.seat)
+                of_game = accounts[held.game_id]
+                of_game[held.account_id] = (*of_game.get(held.account_id, ()), int(held.seat))
             requests: dict[str, dict[str, RequestRecord]] = {game_id: {} for game_id in ids}
             for request in session.execute(
                 select(

@@ -31,6 +31,7 @@ from boneyard.api.v1 import (
     competition_pb2,
     game_service_pb2,
     game_service_pb2_grpc,
+    matches_pb2,
     ratings_pb2,
 )
 from boneyard.server.transport.http import caching
@@ -317,6 +318,13 @@ class _NotInPolicies:
 def _services() -> list[ServiceDescriptor]:
     return [
         service
-        for module in (game_service_pb2, archive_pb2, challenges_pb2, competition_pb2, ratings_pb2)
+        for module in (
+            game_service_pb2,
+            archive_pb2,
+            challenges_pb2,
+            competition_pb2,
+            ratings_pb2,
+            matches_pb2,
+        )
         for service in module.DESCRIPTOR.services_by_name.values()
     ]

@@ -69,6 +69,17 @@ TESTED_ELSEWHERE = {
     "test_watching_an_account_past_its_last_event_is_out_of_range",
     "HAND_NOT_FOUND": "tests/server/test_hand_analysis.py: "
     "test_analysis_of_an_unknown_hand_is_not_found (it needs a finished game)",
+    "MATCH_NOT_FOUND": "tests/server/test_matches.py: "
+    "test_an_unknown_match_is_not_found_and_a_malformed_id_is_invalid",
+    "NOT_YOUR_MATCH": "tests/server/test_matches.py: "
+    "test_a_cancelled_match_starts_no_more_deals_and_counts_those_in_flight",
+    "MATCH_STATUS": "tests/server/test_matches.py: "
+    "test_a_cancelled_match_starts_no_more_deals_and_counts_those_in_flight",
+    "MATCH_RULES": "tests/server/test_matches.py: "
+    "test_a_match_that_cannot_be_played_is_refused_and_nothing_is_stored[moon]",
+    "SEAT_REQUIRED": "tests/server/test_matches.py: "
+    "test_a_deal_is_closed_until_both_playings_are_over_and_a_key_with_two_seats_names_one "
+    "(it needs a match's game, whose entrant holds two seats)",
 }
 """Reasons a request draws only from a server in a state this module's server is never put in."""
 

@@ -48,6 +48,9 @@ from boneyard.api.v1 import (
     game_service_connect,
     game_service_pb2,
     game_service_pb2_grpc,
+    matches_connect,
+    matches_pb2,
+    matches_pb2_grpc,
     ratings_connect,
     ratings_pb2,
     ratings_pb2_grpc,
@@ -64,6 +67,7 @@ SERVICES = {
     "ChallengeService": challenges_pb2.DESCRIPTOR.services_by_name["ChallengeService"],
     "AccountService": challenges_pb2.DESCRIPTOR.services_by_name["AccountService"],
     "RatingService": ratings_pb2.DESCRIPTOR.services_by_name["RatingService"],
+    "MatchService": matches_pb2.DESCRIPTOR.services_by_name["MatchService"],
 }
 EVERY_RPC = {f"{s}.{m.name}" for s, d in SERVICES.items() for m in d.methods}
 CALLED: set[str] = set()
@@ -142,6 +146,7 @@ class GrpcDoor(Door):
             "ChallengeService": challenges_pb2_grpc.ChallengeServiceStub(self._channel),
             "AccountService": challenges_pb2_grpc.AccountServiceStub(self._channel),
             "RatingService": ratings_pb2_grpc.RatingServiceStub(self._channel),
+            "MatchService": matches_pb2_grpc.MatchServiceStub(self._channel),
         }
 
     def _method(self, rpc: str) -> Any:
@@ -193,6 +198,7 @@ class ConnectDoor(Door):
             "ChallengeService": challenges_connect.ChallengeServiceClient(address, **options),
             "AccountService": challenges_connect.AccountServiceClient(address, **options),
             "RatingService": ratings_connect.RatingServiceClient(address, **options),
+            "MatchService": matches_connect.MatchServiceClient(address, **options),
         }
 
     def _method(self, rpc: str) -> Any:
@@ -650,6 +656,38 @@ def test_tournaments_through_every_door(world: World) -> None:
         world,
         lambda d: d.call("TournamentService.ListTournaments", competition_pb2.ListTournamentsRequest()),
         settling=True,
+    )
+
+
+def test_matches_through_every_door(world: World) -> None:
+    organiser = world.account("player")[1]
+    a, b = world.account()[0], world.account()[0]
+    for door in world.doors:
+        made = door.call(
+            "MatchService.CreateMatch",
+            matches_pb2.CreateMatchRequest(
+                entrant_a=a,
+                entrant_b=b,
+                rules=rules_pb2.Ruleset(preset="texas42"),
+                sprt=matches_pb2.MatchSprt(m0=0, m1=0.1, max_deals=3),
+            ),
+            organiser,
+        ).match
+        assert made.status == matches_pb2.MATCH_STATUS_RUNNING
+        ask = matches_pb2.GetMatchRequest(match_id=made.match_id)
+        cancelled = door.call(
+            "MatchService.CancelMatch",
+            matches_pb2.CancelMatchRequest(match_id=made.match_id),
+            organiser,
+        ).match
+        assert cancelled.status == matches_pb2.MATCH_STATUS_CANCELLED
+        assert_same_everywhere(world, lambda d, ask=ask: d.call("MatchService.GetMatch", ask))
+        deals = matches_pb2.ListMatchDealsRequest(match_id=made.match_id)
+        assert_same_everywhere(
+            world, lambda d, deals=deals: d.call("MatchService.ListMatchDeals", deals), settling=True
+        )
+    assert_same_everywhere(
+        world, lambda d: d.call("MatchService.ListMatches", matches_pb2.ListMatchesRequest())
     )
 
 

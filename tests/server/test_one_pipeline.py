@@ -26,6 +26,7 @@ from boneyard.api.v1 import (
     challenges_pb2,
     competition_pb2,
     game_service_pb2,
+    matches_pb2,
     ratings_pb2,
 )
 from boneyard.server.archive.service import REQUEST_LIMITS
@@ -33,7 +34,14 @@ from boneyard.server.transport.pipeline import DEFAULT_REQUEST_LIMIT
 
 METHODS = [
     method
-    for module in (game_service_pb2, competition_pb2, archive_pb2, challenges_pb2, ratings_pb2)
+    for module in (
+        game_service_pb2,
+        competition_pb2,
+        archive_pb2,
+        challenges_pb2,
+        ratings_pb2,
+        matches_pb2,
+    )
     for service in module.DESCRIPTOR.services_by_name.values()
     for method in service.methods
 ]

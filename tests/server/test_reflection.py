@@ -33,6 +33,7 @@ SERVICES = {
     "boneyard.v1.ChallengeService",
     "boneyard.v1.AccountService",
     "boneyard.v1.RatingService",
+    "boneyard.v1.MatchService",
 }
 needs_buf = pytest.mark.skipif(not BUF.exists(), reason="buf is an npm package: make setup-web")
 

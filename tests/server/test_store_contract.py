@@ -261,6 +261,10 @@ class StoreContract:
                 "rated_games",
                 "ratings",
                 "rating_changes",
+                # 0011: matches
+                "matches",
+                "match_games",
+                "match_deals",
             }
             upgrade(empty_url)  # already at head: nothing to do
             assert current_revision(eng) == head

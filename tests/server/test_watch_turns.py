@@ -25,7 +25,16 @@ from api_helpers import (
 )
 
 from boneyard import engine
-from boneyard.api.v1 import actions_pb2, competition_pb2, game_pb2, game_service_pb2, view_pb2
+from boneyard.api.v1 import (
+    actions_pb2,
+    competition_pb2,
+    game_pb2,
+    game_service_pb2,
+    matches_pb2,
+    matches_pb2_grpc,
+    rules_pb2,
+    view_pb2,
+)
 from boneyard.server.competition.accounts import new_api_key
 from boneyard.server.quotas import Quotas
 from tests.server.test_competition import account, lobby, organiser, reserved_game, wait_for
@@ -72,6 +81,7 @@ class Turns:
                 expected_version=turn.version,
                 request_id=f"{turn.game_id}:{turn.seat}:{turn.version}",
                 action=turn.view.legal_actions[0],
+                seat=turn.seat,  # a key holding two seats of the game must name the one
             ),
             metadata=bearer(self.key),
             timeout=RPC_TIMEOUT,
@@ -201,9 +211,7 @@ def test_a_game_made_for_the_account_while_the_stream_is_open_is_followed(
             s.stop()
 
 
-def finished_game(
-    server: RunningServer, client: Client, four: list[tuple[str, str]]
-) -> str:
+def finished_game(server: RunningServer, client: Client, four: list[tuple[str, str]]) -> str:
     """A game reserved for the four accounts (seat ``i``: ``four[i]``), over: seat 0 resigned."""
     table = reserved_game(server, client, four, hand_limit=1)
     _, resigning = four[0]
@@ -236,6 +244,76 @@ def test_a_reopened_stream_is_told_the_end_of_a_game_it_was_playing(
         assert end.version == client.game(game_id).version
     finally:
         turns.stop()
+
+
+# ---------------------------------------------------------------- a partnership's two seats
+
+
+def match_playings(server: RunningServer, client: Client, a: str, b: str) -> tuple[str, str]:
+    """A one-deal match of ``a`` against ``b``: its two playings, ``a`` holding seats 0 and 2
+    of the first and 1 and 3 of the second."""
+    stub = matches_pb2_grpc.MatchServiceStub(client.channel)
+    request = matches_pb2.CreateMatchRequest(
+        entrant_a=a,
+        entrant_b=b,
+        rules=rules_pb2.Ruleset(preset="texas42"),
+        deals=1,
+        max_games_in_flight=2,
+    )
+    made = stub.CreateMatch(request, metadata=bearer(organiser(server)), timeout=RPC_TIMEOUT)
+    deals = matches_pb2.ListMatchDealsRequest(match_id=made.match.match_id)
+    deal = wait_for(
+        lambda: (
+            (d := stub.ListMatchDeals(deals, timeout=RPC_TIMEOUT).deals)
+            and len(d[0].game_ids) == 2
+            and d[0]
+        ),
+        "both playings made",
+    )
+    first, second = deal.game_ids
+    return first, second
+
+
+def test_each_seat_of_a_partnership_is_told_its_turns_and_its_end_naming_it_and_resumed(
+    server: RunningServer, client: Client
+) -> None:
+    (a, a_key), (b, b_key) = account(server), account(server)
+    streams = [Turns(client, a_key, answer=True), Turns(client, b_key, answer=True)]
+    try:
+        first, second = match_playings(server, client, a, b)
+        for game_id in (first, second):
+            wait_for(
+                lambda g=game_id: status(client, g) == game_pb2.GAME_STATUS_FINISHED,
+                f"game {game_id} played to its end by the turn streams alone",
+                timeout=120,
+            )
+        held = {a_key: {first: (0, 2), second: (1, 3)}, b_key: {first: (1, 3), second: (0, 2)}}
+        for stream in streams:
+            for game_id, seats in held[stream.key].items():
+                wait_for(lambda s=stream, g=game_id: len(s.ends(g)) == 2, "both ends told")
+                told = [m for m in list(stream.messages) if m.game_id == game_id]
+                for seat in seats:
+                    mine = [m.version for m in told if m.seat == seat and not m.game_over]
+                    assert mine == turns_in_log(server, game_id, seat), (game_id, seat)
+                    assert all(m.view.seat == seat for m in told if m.seat == seat)
+                ends = stream.ends(game_id)
+                assert sorted(m.seat for m in ends) == list(seats)
+                assert all(m.view.phase == view_pb2.PHASE_GAME_OVER for m in ends)
+                assert {m.seat for m in told} == set(seats)
+    finally:
+        for s in streams:
+            s.stop()
+    # A stream opened again naming both games (ended since): each seat's end, at once; the
+    # account's seats in a game named are all followed, not its first alone.
+    reopened = Turns(client, a_key, game_ids=(first, second))
+    try:
+        wait_for(lambda: len(reopened.messages) == 4, "the four ends told at once")
+        assert all(m.game_over for m in reopened.messages)
+        assert sorted((m.game_id, m.seat) for m in reopened.messages) == sorted(
+            [(first, 0), (first, 2), (second, 1), (second, 3)]
+        )
+    finally:
+        reopened.stop()
 
 
 # ---------------------------------------------------------------- refusals

@@ -115,6 +115,11 @@ const WORDS: Readonly<Record<Reason, string>> = {
   CHALLENGE_NOT_OPEN: "The challenge is over, or you have answered it",
   NOT_CHALLENGED: "That challenge is not to you",
   SEQUENCE_OUT_OF_RANGE: "The account's stream has not come that far",
+  MATCH_NOT_FOUND: "There is no such match",
+  NOT_YOUR_MATCH: "That match is not yours to manage",
+  MATCH_STATUS: "The match cannot do that now",
+  MATCH_RULES: "A match is played by two partnerships: not under those rules",
+  SEAT_REQUIRED: "Your account holds several seats of that game: say which",
 };
 
 /** A reason in words, as a person reads it ("You must follow suit"); "" for UNSPECIFIED (or

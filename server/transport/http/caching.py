@@ -10,7 +10,8 @@ Each read says how its answer ages:
   signature, and a day bounds how long a cache hands out the old key's;
 - what changes with a release or an operator's hand (the presets, the signing key): minutes;
 - rankings and the list of finished games change as games end: seconds;
-- what changes with every move or seat (a game, the lobby's games, a view, a tournament):
+- what changes with every move or seat (a game, the lobby's games, a view, a tournament, a
+  match):
   ``no-cache``: a cache may keep it, but asks the server again each time;
 - an answer to a call with credentials (a seat's view with its hand, an account's challenges)
   is the caller's alone: ``private, no-store``, whatever the method.
@@ -67,6 +68,9 @@ POLICIES = MappingProxyType(
         "/boneyard.v1.ArchiveService/GetSigningKey": RELEASE,
         "/boneyard.v1.TournamentService/GetTournament": LIVE,
         "/boneyard.v1.TournamentService/ListTournaments": LIVE,
+        "/boneyard.v1.MatchService/GetMatch": LIVE,
+        "/boneyard.v1.MatchService/ListMatches": LIVE,
+        "/boneyard.v1.MatchService/ListMatchDeals": LIVE,
         "/boneyard.v1.RatingService/GetLeaderboard": SECONDS,
         "/boneyard.v1.RatingService/GetRating": SECONDS,
         # An account's own: always with its key.

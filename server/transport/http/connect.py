@@ -60,6 +60,8 @@ from boneyard.api.v1 import (
     competition_pb2,
     game_service_connect,
     game_service_pb2,
+    matches_connect,
+    matches_pb2,
     ratings_connect,
     ratings_pb2,
 )
@@ -291,10 +293,18 @@ class Services:
     challenges: object | None = None
     accounts: object | None = None
     ratings: object | None = None
+    matches: object | None = None
 
 
 def _descriptor(name: str) -> ServiceDescriptor:
-    for pb2 in (game_service_pb2, competition_pb2, archive_pb2, challenges_pb2, ratings_pb2):
+    for pb2 in (
+        game_service_pb2,
+        competition_pb2,
+        archive_pb2,
+        challenges_pb2,
+        ratings_pb2,
+        matches_pb2,
+    ):
         if name in pb2.DESCRIPTOR.services_by_name:
             return pb2.DESCRIPTOR.services_by_name[name]
     raise LookupError(name)
@@ -332,6 +342,7 @@ def http_app(
         (challenges_connect, "ChallengeService", services.challenges),
         (challenges_connect, "AccountService", services.accounts),
         (ratings_connect, "RatingService", services.ratings),
+        (matches_connect, "MatchService", services.matches),
     ):
         if servicer is None:
             continue

@@ -208,7 +208,8 @@ export const WatchSeatsResponseSchema: GenMessage<WatchSeatsResponse> = /*@__PUR
 export type WatchTurnsRequest = Message<"boneyard.v1.WatchTurnsRequest"> & {
   /**
    * Games of the account the client is playing, when it opens the stream again after losing
-   * it: each that ended meanwhile is told at once (`game_over`), so that no end is missed. At
+   * it: each that ended meanwhile is told at once (`game_over`, for each of the account's
+   * seats in it), so that no end is missed; every seat of the account in each is followed. At
    * most 1,000; each must hold a seat of the account (else NOT_YOUR_SEAT; an unknown game:
    * GAME_NOT_FOUND). Empty on a first opening.
    *
@@ -238,7 +239,8 @@ export type WatchTurnsResponse = Message<"boneyard.v1.WatchTurnsResponse"> & {
   gameId: string;
 
   /**
-   * The account's seat in it.
+   * The account's seat in it: the one to act (an account holding two seats of the game, a
+   * match's partnership, is told each seat's turns apart), or whose end this is.
    *
    * @generated from field: uint32 seat = 2;
    */
@@ -260,9 +262,9 @@ export type WatchTurnsResponse = Message<"boneyard.v1.WatchTurnsResponse"> & {
   view?: SeatView | undefined;
 
   /**
-   * The game is over: `view` is its end and there is nothing to act on. Told once per stream
-   * for each game of the account that ends while it is open (or that the request names and
-   * ended before).
+   * The game is over: `view` is the seat's view of its end and there is nothing to act on.
+   * Told once per stream for each seat of the account in a game that ends while it is open
+   * (or that the request names and ended before).
    *
    * @generated from field: bool game_over = 5;
    */
@@ -966,7 +968,8 @@ export const LobbyService: GenService<{
   },
   /**
    * The account's seats in games that are not over: first those that exist, then each new one
-   * as it is reserved (by a tournament, a seek or CreateGame), until the client cancels.
+   * as it is reserved (by a tournament, a match, a seek or CreateGame), until the client
+   * cancels. A match's entrant holds both seats of its partnership: each is sent.
    *
    * Refusals: API_KEY_REQUIRED, BAD_API_KEY, QUOTA_EXCEEDED.
    *
@@ -981,10 +984,12 @@ export const LobbyService: GenService<{
    * The turns of every seat of the account, across all its games, on one stream: first one
    * message for each of its seats that is to act now, then one each time one of its seats
    * comes to act (at a new version of its game), with the seat's view to decide on; and one
-   * when a game of the account ends while the stream is open (`game_over`). A bot playing
-   * many games at once answers each turn with SubmitAction (the account's key,
-   * `expected_version` = `version`) and needs no stream per game. New games of the account
-   * are followed as they are made, until the client cancels. At most
+   * for each of its seats when a game of the account ends while the stream is open
+   * (`game_over`). A bot playing many games at once answers each turn with SubmitAction (the
+   * account's key, `expected_version` = `version`, and `seat` = `seat`: a match's entrant
+   * holds both seats of its partnership, and each is told and answered naming it) and needs
+   * no stream per game. New games of the account are followed as they are made, until the
+   * client cancels. At most
    * `--max-turn-streams-per-account` (4) such streams per account at once.
    *
    * Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_GAME_ID, GAME_NOT_FOUND,

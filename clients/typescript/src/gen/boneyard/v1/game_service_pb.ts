@@ -5,7 +5,9 @@
 // see as a spectator; SubmitAction without one is UNAUTHENTICATED. An account's API key (made by
 // `boneyard admin create-bot NAME`) works in place of a seat token in every game where a seat
 // is reserved for the account: a key the server does not know is UNAUTHENTICATED, a key of an
-// account that holds no seat in the game PERMISSION_DENIED.
+// account that holds no seat in the game PERMISSION_DENIED. An account that holds several seats
+// of a game (a match's entrant holds its partnership's) names the seat in each request's `seat`
+// field (without it: INVALID_ARGUMENT, SEAT_REQUIRED).
 //
 // STATUS CODES (every RPC). A rejected request changes nothing.
 // - INVALID_ARGUMENT: a malformed request (no action set, a tile out of 0..27, an unknown enum
@@ -822,7 +824,8 @@ export const GameService: GenService<{
   /**
    * What the token's seat may know now; without a token, what a spectator may know.
    *
-   * Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, EMBARGOED.
+   * Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, SEAT_REQUIRED,
+   * EMBARGOED.
    *
    * @generated from rpc boneyard.v1.GameService.GetView
    */
@@ -836,7 +839,7 @@ export const GameService: GenService<{
    * answer and applied once.
    *
    * Refusals: BAD_GAME_ID, BAD_ARGUMENT, GAME_NOT_FOUND, TOKEN_REQUIRED, BAD_TOKEN, BAD_API_KEY,
-   * NOT_YOUR_SEAT, STALE_VERSION, GAME_NOT_STARTED, GAME_OVER, WRONG_PHASE, NOT_YOUR_TURN,
+   * NOT_YOUR_SEAT, SEAT_REQUIRED, STALE_VERSION, GAME_NOT_STARTED, GAME_OVER, WRONG_PHASE, NOT_YOUR_TURN,
    * BID_TOO_LOW, BID_NOT_ALLOWED, MUST_BID, ILLEGAL_DISCARD, ILLEGAL_CONTRACT, TILE_NOT_IN_HAND,
    * MUST_FOLLOW_SUIT, MUST_LEAD_TRUMP, MUST_PLAY_NEAREST_SEVEN.
    *
@@ -852,8 +855,8 @@ export const GameService: GenService<{
    * it, with the view after it; then every new event as it happens, until the client cancels.
    * The stream ends after the event that ends the game.
    *
-   * Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, EMBARGOED,
-   * VERSION_OUT_OF_RANGE, QUOTA_EXCEEDED.
+   * Refusals: BAD_GAME_ID, GAME_NOT_FOUND, BAD_TOKEN, BAD_API_KEY, NOT_YOUR_SEAT, SEAT_REQUIRED,
+   * EMBARGOED, VERSION_OUT_OF_RANGE, QUOTA_EXCEEDED.
    *
    * @generated from rpc boneyard.v1.GameService.WatchGame
    */
