@@ -272,7 +272,7 @@ class TournamentService(Protocol):
         a bot's account: PERMISSION_DENIED).
 
         Refusals: API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER, BAD_ARGUMENT, BAD_RULESET,
-        ACCOUNT_NOT_FOUND.
+        SWISS_RULES, ACCOUNT_NOT_FOUND.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -436,7 +436,7 @@ class TournamentServiceClient(ConnectClient):
         a bot's account: PERMISSION_DENIED).
 
         Refusals: API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER, BAD_ARGUMENT, BAD_RULESET,
-        ACCOUNT_NOT_FOUND.
+        SWISS_RULES, ACCOUNT_NOT_FOUND.
         """
         return await self.execute_unary(
             request=request,

@@ -43,6 +43,15 @@ class _TournamentFormatEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Tour
     """Every way of seating the entrants at a table (which entrants play, and in Texas 42 who
     partners whom) in turn, deal after deal.
     """
+    TOURNAMENT_FORMAT_SWISS: _TournamentFormat.ValueType  # 2
+    """Texas 42 only: rounds in which entrants are paired by score, each pairing playing a
+    duplicate mini-match (each deal twice, the two partnerships swapping seats; an entrant's
+    account holds both seats of its partnership). A round is paired when the one before is
+    over: by score groups, top half against bottom half, floaters moved down; no rematch and
+    no second bye where avoidable; with an odd field, a bye (scored as a win) to the
+    lowest-ranked entrant without one. Standings: score, Buchholz, marks difference, name.
+    See docs/competitions.md. Other rules: BAD_ARGUMENT (SWISS_RULES).
+    """
 
 class TournamentFormat(_TournamentFormat, metaclass=_TournamentFormatEnumTypeWrapper):
     """How a tournament's tables are made."""
@@ -52,6 +61,15 @@ TOURNAMENT_FORMAT_UNSPECIFIED: TournamentFormat.ValueType  # 0
 TOURNAMENT_FORMAT_ROUND_ROBIN: TournamentFormat.ValueType  # 1
 """Every way of seating the entrants at a table (which entrants play, and in Texas 42 who
 partners whom) in turn, deal after deal.
+"""
+TOURNAMENT_FORMAT_SWISS: TournamentFormat.ValueType  # 2
+"""Texas 42 only: rounds in which entrants are paired by score, each pairing playing a
+duplicate mini-match (each deal twice, the two partnerships swapping seats; an entrant's
+account holds both seats of its partnership). A round is paired when the one before is
+over: by score groups, top half against bottom half, floaters moved down; no rematch and
+no second bye where avoidable; with an odd field, a bye (scored as a win) to the
+lowest-ranked entrant without one. Standings: score, Buchholz, marks difference, name.
+See docs/competitions.md. Other rules: BAD_ARGUMENT (SWISS_RULES).
 """
 Global___TournamentFormat: _TypeAlias = TournamentFormat  # noqa: Y015
 
@@ -370,6 +388,7 @@ class CreateTournamentRequest(_message.Message):
     TIME_CONTROL_FIELD_NUMBER: _builtins.int
     FORMAT_FIELD_NUMBER: _builtins.int
     MAX_GAMES_PER_ENTRANT_FIELD_NUMBER: _builtins.int
+    ROUNDS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """A name for people; at most 200 characters."""
     deals: _builtins.int
@@ -386,6 +405,11 @@ class CreateTournamentRequest(_message.Message):
     playings of a deal start together, so a deal starts only if they all fit; a deal whose
     playings alone are more starts when its entrants have no other game). 1..64; 0: 8. 1 is
     one deal at a time.
+    """
+    rounds: _builtins.int
+    """SWISS: the number of rounds, 1..32 (`deals` is then the deals each pairing plays in a
+    round, each twice: `duplicate` is implied). 0 for ROUND_ROBIN (another number:
+    BAD_ARGUMENT).
     """
     @_builtins.property
     def rules(self) -> _rules_pb2.Ruleset:
@@ -412,10 +436,11 @@ class CreateTournamentRequest(_message.Message):
         time_control: _game_pb2.TimeControl | None = ...,
         format: Global___TournamentFormat.ValueType = ...,
         max_games_per_entrant: _builtins.int = ...,
+        rounds: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["deals", b"deals", "duplicate", b"duplicate", "entrants", b"entrants", "format", b"format", "max_games_per_entrant", b"max_games_per_entrant", "name", b"name", "rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deals", b"deals", "duplicate", b"duplicate", "entrants", b"entrants", "format", b"format", "max_games_per_entrant", b"max_games_per_entrant", "name", b"name", "rounds", b"rounds", "rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -573,6 +598,8 @@ class GetTournamentResponse(_message.Message):
     GAMES_FIELD_NUMBER: _builtins.int
     INDIVIDUALS_FIELD_NUMBER: _builtins.int
     PARTNERSHIPS_FIELD_NUMBER: _builtins.int
+    ROUNDS_FIELD_NUMBER: _builtins.int
+    SWISS_STANDINGS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def tournament(self) -> Global___Tournament:
         """The tournament."""
@@ -587,7 +614,19 @@ class GetTournamentResponse(_message.Message):
 
     @_builtins.property
     def partnerships(self) -> _containers.RepeatedCompositeFieldContainer[Global___Standing]:
-        """Texas 42: each partnership that played together, best first (FULL view)."""
+        """Texas 42: each partnership that played together, best first (FULL view). Empty for a
+        SWISS tournament, whose entrants are partnerships: see swiss_standings.
+        """
+
+    @_builtins.property
+    def rounds(self) -> _containers.RepeatedCompositeFieldContainer[Global___SwissRound]:
+        """SWISS: the rounds paired so far, in order (FULL view)."""
+
+    @_builtins.property
+    def swiss_standings(self) -> _containers.RepeatedCompositeFieldContainer[Global___SwissStanding]:
+        """SWISS: every entrant, in order: score, then Buchholz, then marks difference, then name
+        (FULL view). `individuals` is empty for a SWISS tournament.
+        """
 
     def __init__(
         self,
@@ -596,14 +635,142 @@ class GetTournamentResponse(_message.Message):
         games: _abc.Iterable[Global___TournamentGame] | None = ...,
         individuals: _abc.Iterable[Global___Standing] | None = ...,
         partnerships: _abc.Iterable[Global___Standing] | None = ...,
+        rounds: _abc.Iterable[Global___SwissRound] | None = ...,
+        swiss_standings: _abc.Iterable[Global___SwissStanding] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["tournament", b"tournament"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["games", b"games", "individuals", b"individuals", "partnerships", b"partnerships", "tournament", b"tournament"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["games", b"games", "individuals", b"individuals", "partnerships", b"partnerships", "rounds", b"rounds", "swiss_standings", b"swiss_standings", "tournament", b"tournament"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetTournamentResponse: _TypeAlias = GetTournamentResponse  # noqa: Y015
+
+@_typing.final
+class SwissRound(_message.Message):
+    """A round of a SWISS tournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ROUND_FIELD_NUMBER: _builtins.int
+    PAIRINGS_FIELD_NUMBER: _builtins.int
+    BYE_FIELD_NUMBER: _builtins.int
+    round: _builtins.int
+    """Its number, from 1."""
+    bye: _builtins.str
+    """The entrant who sits out the round, scoring as a win; empty for none."""
+    @_builtins.property
+    def pairings(self) -> _containers.RepeatedCompositeFieldContainer[Global___SwissPairing]:
+        """Its pairings, best-ranked first."""
+
+    def __init__(
+        self,
+        *,
+        round: _builtins.int = ...,
+        pairings: _abc.Iterable[Global___SwissPairing] | None = ...,
+        bye: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bye", b"bye", "pairings", b"pairings", "round", b"round"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SwissRound: _TypeAlias = SwissRound  # noqa: Y015
+
+@_typing.final
+class SwissPairing(_message.Message):
+    """Two entrants paired in a SWISS round: a duplicate mini-match, every deal of the round
+    played twice, `first` holding the first team's seats at each deal's first playing.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FIRST_FIELD_NUMBER: _builtins.int
+    SECOND_FIELD_NUMBER: _builtins.int
+    OVER_FIELD_NUMBER: _builtins.int
+    FIRST_MARKS_FIELD_NUMBER: _builtins.int
+    SECOND_MARKS_FIELD_NUMBER: _builtins.int
+    first: _builtins.str
+    """The higher-ranked entrant when the round was paired."""
+    second: _builtins.str
+    """Its opponent."""
+    over: _builtins.bool
+    """Every game of it is over and its deals are over at every table: the marks are final."""
+    first_marks: _builtins.int
+    """The marks `first`'s partnership scored over the pairing's games (once over)."""
+    second_marks: _builtins.int
+    """The marks `second`'s partnership scored (once over)."""
+    def __init__(
+        self,
+        *,
+        first: _builtins.str = ...,
+        second: _builtins.str = ...,
+        over: _builtins.bool = ...,
+        first_marks: _builtins.int = ...,
+        second_marks: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["first", b"first", "first_marks", b"first_marks", "over", b"over", "second", b"second", "second_marks", b"second_marks"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SwissPairing: _TypeAlias = SwissPairing  # noqa: Y015
+
+@_typing.final
+class SwissStanding(_message.Message):
+    """An entrant's line in a SWISS tournament's standings."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    SCORE_FIELD_NUMBER: _builtins.int
+    BUCHHOLZ_FIELD_NUMBER: _builtins.int
+    MARKS_FOR_FIELD_NUMBER: _builtins.int
+    MARKS_AGAINST_FIELD_NUMBER: _builtins.int
+    WINS_FIELD_NUMBER: _builtins.int
+    DRAWS_FIELD_NUMBER: _builtins.int
+    LOSSES_FIELD_NUMBER: _builtins.int
+    BYES_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The entrant's account name."""
+    score: _builtins.float
+    """Points: 1 for a pairing won (more marks over its games) or a bye, 0.5 for a draw."""
+    buchholz: _builtins.float
+    """The sum of the scores of the opponents it met (a bye adds nothing): the first tie-break."""
+    marks_for: _builtins.int
+    """Marks its partnership scored over its pairings."""
+    marks_against: _builtins.int
+    """Marks its opponents scored against it."""
+    wins: _builtins.int
+    """Pairings won, drawn and lost."""
+    draws: _builtins.int
+    """Pairings drawn."""
+    losses: _builtins.int
+    """Pairings lost."""
+    byes: _builtins.int
+    """Byes had."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        score: _builtins.float = ...,
+        buchholz: _builtins.float = ...,
+        marks_for: _builtins.int = ...,
+        marks_against: _builtins.int = ...,
+        wins: _builtins.int = ...,
+        draws: _builtins.int = ...,
+        losses: _builtins.int = ...,
+        byes: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["buchholz", b"buchholz", "byes", b"byes", "draws", b"draws", "losses", b"losses", "marks_against", b"marks_against", "marks_for", b"marks_for", "name", b"name", "score", b"score", "wins", b"wins"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SwissStanding: _TypeAlias = SwissStanding  # noqa: Y015
 
 @_typing.final
 class ListTournamentsRequest(_message.Message):
@@ -667,6 +834,8 @@ class Tournament(_message.Message):
     ORGANISER_FIELD_NUMBER: _builtins.int
     TEAMS_FIELD_NUMBER: _builtins.int
     MAX_GAMES_PER_ENTRANT_FIELD_NUMBER: _builtins.int
+    ROUNDS_FIELD_NUMBER: _builtins.int
+    ROUNDS_PAIRED_FIELD_NUMBER: _builtins.int
     tournament_id: _builtins.str
     """Its id."""
     name: _builtins.str
@@ -689,6 +858,10 @@ class Tournament(_message.Message):
     """The most unfinished games of the tournament an entrant may be in at once (see
     CreateTournamentRequest.max_games_per_entrant).
     """
+    rounds: _builtins.int
+    """SWISS: the rounds it plays; 0 for ROUND_ROBIN."""
+    rounds_paired: _builtins.int
+    """SWISS: the rounds paired so far (a round is paired when the one before is over)."""
     @_builtins.property
     def rules(self) -> _rules_pb2.Ruleset:
         """The complete ruleset of its games."""
@@ -729,10 +902,12 @@ class Tournament(_message.Message):
         organiser: _builtins.str = ...,
         teams: _abc.Iterable[_view_pb2.Team] | None = ...,
         max_games_per_entrant: _builtins.int = ...,
+        rounds: _builtins.int = ...,
+        rounds_paired: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "deals", b"deals", "duplicate", b"duplicate", "entrants", b"entrants", "format", b"format", "games_finished", b"games_finished", "games_total", b"games_total", "max_games_per_entrant", b"max_games_per_entrant", "name", b"name", "organiser", b"organiser", "rules", b"rules", "status", b"status", "teams", b"teams", "time_control", b"time_control", "tournament_id", b"tournament_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "deals", b"deals", "duplicate", b"duplicate", "entrants", b"entrants", "format", b"format", "games_finished", b"games_finished", "games_total", b"games_total", "max_games_per_entrant", b"max_games_per_entrant", "name", b"name", "organiser", b"organiser", "rounds", b"rounds", "rounds_paired", b"rounds_paired", "rules", b"rules", "status", b"status", "teams", b"teams", "time_control", b"time_control", "tournament_id", b"tournament_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -752,6 +927,7 @@ class TournamentGame(_message.Message):
     STATUS_FIELD_NUMBER: _builtins.int
     SCORES_FIELD_NUMBER: _builtins.int
     WINNER_FIELD_NUMBER: _builtins.int
+    ROUND_FIELD_NUMBER: _builtins.int
     number: _builtins.int
     """Its place in the schedule, from 0."""
     deal: _builtins.int
@@ -764,6 +940,8 @@ class TournamentGame(_message.Message):
     """Where the game is; unspecified until it is made."""
     winner: _builtins.int
     """The winning team, once over."""
+    round: _builtins.int
+    """SWISS: its round, from 1; 0 for ROUND_ROBIN."""
     @_builtins.property
     def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The entrant in each seat, by seat."""
@@ -783,10 +961,11 @@ class TournamentGame(_message.Message):
         status: _game_pb2.GameStatus.ValueType = ...,
         scores: _abc.Iterable[_builtins.int] | None = ...,
         winner: _builtins.int | None = ...,
+        round: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_winner", b"_winner", "winner", b"winner"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_winner", b"_winner", "deal", b"deal", "game_id", b"game_id", "number", b"number", "rotation", b"rotation", "scores", b"scores", "seats", b"seats", "status", b"status", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_winner", b"_winner", "deal", b"deal", "game_id", b"game_id", "number", b"number", "rotation", b"rotation", "round", b"round", "scores", b"scores", "seats", b"seats", "status", b"status", "winner", b"winner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__winner: _TypeAlias = _typing.Literal["winner"]  # noqa: Y015
     _WhichOneofArgType__winner: _TypeAlias = _typing.Literal["_winner", b"_winner"]  # noqa: Y015

@@ -259,7 +259,7 @@ class TournamentServiceServicer:
         a bot's account: PERMISSION_DENIED).
 
         Refusals: API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER, BAD_ARGUMENT, BAD_RULESET,
-        ACCOUNT_NOT_FOUND.
+        SWISS_RULES, ACCOUNT_NOT_FOUND.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

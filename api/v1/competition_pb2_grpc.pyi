@@ -178,7 +178,7 @@ class TournamentServiceStub:
     a bot's account: PERMISSION_DENIED).
 
     Refusals: API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER, BAD_ARGUMENT, BAD_RULESET,
-    ACCOUNT_NOT_FOUND.
+    SWISS_RULES, ACCOUNT_NOT_FOUND.
     """
     StartTournament: _grpc.UnaryUnaryMultiCallable[_competition_pb2.StartTournamentRequest, _competition_pb2.StartTournamentResponse]
     """Start (or resume) a tournament; the server plays it to the end, across restarts. Its
@@ -218,7 +218,7 @@ class TournamentServiceAsyncStub(TournamentServiceStub):
     a bot's account: PERMISSION_DENIED).
 
     Refusals: API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER, BAD_ARGUMENT, BAD_RULESET,
-    ACCOUNT_NOT_FOUND.
+    SWISS_RULES, ACCOUNT_NOT_FOUND.
     """
     StartTournament: _aio.UnaryUnaryMultiCallable[_competition_pb2.StartTournamentRequest, _competition_pb2.StartTournamentResponse]  # type: ignore[assignment]
     """Start (or resume) a tournament; the server plays it to the end, across restarts. Its
@@ -261,7 +261,7 @@ class TournamentServiceServicer(metaclass=_abc_1.ABCMeta):
         a bot's account: PERMISSION_DENIED).
 
         Refusals: API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER, BAD_ARGUMENT, BAD_RULESET,
-        ACCOUNT_NOT_FOUND.
+        SWISS_RULES, ACCOUNT_NOT_FOUND.
         """
 
     @_abc_1.abstractmethod

@@ -232,6 +232,11 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     request does not say which it is for (INVALID_ARGUMENT); metadata `game_id`, `seats`
     (comma-separated).
     """
+    ERROR_REASON_SWISS_RULES: _ErrorReason.ValueType  # 75
+    """Rules a SWISS tournament cannot be played under: its pairings are two partnerships, and
+    these rules seat players otherwise (Moon: three players, each alone) (INVALID_ARGUMENT);
+    metadata `preset`.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """The `ErrorInfo.reason` of a refusal (without the `ERROR_REASON_` prefix).
@@ -438,5 +443,10 @@ ERROR_REASON_SEAT_REQUIRED: ErrorReason.ValueType  # 74
 """The caller's account holds several seats of the game (a match's partnership) and the
 request does not say which it is for (INVALID_ARGUMENT); metadata `game_id`, `seats`
 (comma-separated).
+"""
+ERROR_REASON_SWISS_RULES: ErrorReason.ValueType  # 75
+"""Rules a SWISS tournament cannot be played under: its pairings are two partnerships, and
+these rules seat players otherwise (Moon: three players, each alone) (INVALID_ARGUMENT);
+metadata `preset`.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

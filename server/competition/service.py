@@ -17,7 +17,13 @@ from boneyard.api import codec
 from boneyard.api.v1 import competition_pb2, competition_pb2_grpc, game_pb2, view_pb2
 from boneyard.server.competition.lobby import Lobby, SeatWatch
 from boneyard.server.competition.standings import Standing
-from boneyard.server.competition.tournaments import DEFAULT_GAMES_PER_ENTRANT, TournamentDirector
+from boneyard.server.competition.swiss import SwissStanding
+from boneyard.server.competition.tournaments import (
+    DEFAULT_GAMES_PER_ENTRANT,
+    SwissRoundReport,
+    TournamentDirector,
+    swiss_games,
+)
 from boneyard.server.competition.turns import MAX_GAME_IDS, TurnWatch
 from boneyard.server.errors import InvalidArgument
 from boneyard.server.games.app import GameApp
@@ -47,6 +53,15 @@ _TOURNAMENT_STATUS = {
     "cancelled": competition_pb2.TOURNAMENT_STATUS_CANCELLED,
 }
 _VIEWS = frozenset(competition_pb2.TournamentView.values())
+_FORMATS = {
+    competition_pb2.TOURNAMENT_FORMAT_UNSPECIFIED: "round_robin",
+    competition_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN: "round_robin",
+    competition_pb2.TOURNAMENT_FORMAT_SWISS: "swiss",
+}
+_FORMAT_TO_PROTO = {
+    "round_robin": competition_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN,
+    "swiss": competition_pb2.TOURNAMENT_FORMAT_SWISS,
+}
 MAX_ENTRANTS = 64
 
 
@@ -222,10 +237,8 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
             check_account_name_given(entrant, "an entrant")
         preset, options = codec.rules_overrides_from_proto(request.rules)
         control = time_control_from_proto(request.time_control, request.HasField("time_control"))
-        if request.format not in (
-            competition_pb2.TOURNAMENT_FORMAT_UNSPECIFIED,
-            competition_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN,
-        ):
+        format = _FORMATS.get(request.format)
+        if format is None:
             raise InvalidArgument(f"unknown tournament format {request.format}")
         tournament = await asyncio.to_thread(
             self._director.create,
@@ -237,10 +250,12 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
             request.deals,
             request.duplicate,
             control,
+            format=format,
             max_games_per_entrant=request.max_games_per_entrant or DEFAULT_GAMES_PER_ENTRANT,
+            rounds=request.rounds,
         )
-        message, _, _, _ = await asyncio.to_thread(self._describe, tournament.id, False)
-        return competition_pb2.CreateTournamentResponse(tournament=message)
+        described = await asyncio.to_thread(self._describe, tournament.id, False)
+        return competition_pb2.CreateTournamentResponse(tournament=described.tournament)
 
     async def StartTournament(
         self, request: competition_pb2.StartTournamentRequest, context: grpc.aio.ServicerContext
@@ -249,8 +264,8 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
         tournament_id = _check_tournament_id(request.tournament_id)
         await asyncio.to_thread(self._director.start, tournament_id, caller)
         self._director.wake()
-        message, _, _, _ = await asyncio.to_thread(self._describe, tournament_id, False)
-        return competition_pb2.StartTournamentResponse(tournament=message)
+        described = await asyncio.to_thread(self._describe, tournament_id, False)
+        return competition_pb2.StartTournamentResponse(tournament=described.tournament)
 
     async def CancelTournament(
         self, request: competition_pb2.CancelTournamentRequest, context: grpc.aio.ServicerContext
@@ -259,8 +274,8 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
         tournament_id = _check_tournament_id(request.tournament_id)
         await asyncio.to_thread(self._director.cancel, tournament_id, caller)
         self._director.wake()
-        message, _, _, _ = await asyncio.to_thread(self._describe, tournament_id, False)
-        return competition_pb2.CancelTournamentResponse(tournament=message)
+        described = await asyncio.to_thread(self._describe, tournament_id, False)
+        return competition_pb2.CancelTournamentResponse(tournament=described.tournament)
 
     async def GetTournament(
         self, request: competition_pb2.GetTournamentRequest, context: grpc.aio.ServicerContext
@@ -268,14 +283,8 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
         tournament_id = _check_tournament_id(request.tournament_id)
         if request.view not in _VIEWS:
             raise InvalidArgument(f"unknown tournament view {request.view}")
-        message, games, individuals, partnerships = await asyncio.to_thread(
+        return await asyncio.to_thread(
             self._describe, tournament_id, request.view != competition_pb2.TOURNAMENT_VIEW_BASIC
-        )
-        return competition_pb2.GetTournamentResponse(
-            tournament=message,
-            games=games,
-            individuals=individuals,
-            partnerships=partnerships,
         )
 
     async def ListTournaments(
@@ -284,12 +293,15 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
         tournaments = await asyncio.to_thread(self._app.competition.tournaments)
         messages = []
         for t in tournaments:
-            message, _, _, _ = await asyncio.to_thread(self._describe, t.id, False)
-            messages.append(message)
+            described = await asyncio.to_thread(self._describe, t.id, False)
+            messages.append(described.tournament)
         return competition_pb2.ListTournamentsResponse(tournaments=messages)
 
-    def _describe(self, tournament_id: str, full: bool) -> tuple[Any, list[Any], list[Any], list[Any]]:
+    def _describe(self, tournament_id: str, full: bool) -> competition_pb2.GetTournamentResponse:
+        """GetTournament's answer: the tournament alone, or (``full``) with its games, its
+        standings and, Swiss, its rounds."""
         tournament = self._director.get(tournament_id)
+        swiss = tournament.format == "swiss"
         competition = self._app.competition
         names = {
             a.id: a.name
@@ -304,19 +316,23 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
             entrants=[names[a] for a in tournament.entrants],
             deals=tournament.deals,
             duplicate=tournament.duplicate,
-            format=competition_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN,
+            format=_FORMAT_TO_PROTO[tournament.format],
             status=_TOURNAMENT_STATUS[tournament.status],
-            games_total=len(schedule),
+            games_total=swiss_games(len(tournament.entrants), tournament.rounds, tournament.deals)
+            if swiss
+            else len(schedule),
             games_finished=sum(1 for g in schedule if g.status == "finished"),
             organiser=names.get(tournament.organiser_id, ""),
             teams=[view_pb2.Team(seats=team) for team in rules.teams],
             max_games_per_entrant=tournament.max_games_per_entrant,
+            rounds=tournament.rounds,
+            rounds_paired=len(competition.swiss_rounds(tournament_id)) if swiss else 0,
         )
         if tournament.time_control is not None:
             message.time_control.CopyFrom(time_control_to_proto(tournament.time_control))
         message.create_time.FromDatetime(tournament.created_at)
         if not full:
-            return message, [], [], []
+            return competition_pb2.GetTournamentResponse(tournament=message)
         results = self._director.results(tournament)
         # Only the deals whose playings are all over count: the others' results are the other
         # tables' secrets.
@@ -335,6 +351,7 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
                 number=g.number,
                 deal=g.deal,
                 rotation=g.rotation,
+                round=g.round,
                 seats=[names[a] for a in g.seating],
                 game_id=g.game_id or "",
                 status=GAME_STATUS_TO_PROTO.get(g.status or "", game_pb2.GAME_STATUS_UNSPECIFIED),
@@ -344,8 +361,18 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
                 if state.winner is not None:
                     entry.winner = state.winner
             games.append(entry)
+        response = competition_pb2.GetTournamentResponse(tournament=message, games=games)
+        if swiss:
+            # A deal is secret until every table's playings of it are over (abandoned ones too).
+            hidden = {g.deal for g, _ in results if g.status not in ("finished", "abandoned")}
+            rounds, table = self._director.swiss_report(tournament, hidden)
+            response.rounds.extend(_swiss_round(r) for r in rounds)
+            response.swiss_standings.extend(_swiss_standing(s) for s in table)
+            return response
         individuals, partnerships = self._director.standings(tournament, results)
-        return message, games, [_standing(s) for s in individuals], [_standing(s) for s in partnerships]
+        response.individuals.extend(_standing(s) for s in individuals)
+        response.partnerships.extend(_standing(s) for s in partnerships)
+        return response
 
 
 def _check_tournament_id(tournament_id: str) -> str:
@@ -353,6 +380,37 @@ def _check_tournament_id(tournament_id: str) -> str:
         return str(uuid.UUID(tournament_id))
     except ValueError:
         raise InvalidArgument(f"not a tournament id: {tournament_id[:40]!r}") from None
+
+
+def _swiss_round(r: SwissRoundReport) -> competition_pb2.SwissRound:
+    return competition_pb2.SwissRound(
+        round=r.round,
+        bye=r.bye or "",
+        pairings=[
+            competition_pb2.SwissPairing(
+                first=b.bout.entrants[0],
+                second=b.bout.entrants[1],
+                over=b.over,
+                first_marks=b.bout.marks[0] if b.over else 0,
+                second_marks=b.bout.marks[1] if b.over else 0,
+            )
+            for b in r.bouts
+        ],
+    )
+
+
+def _swiss_standing(s: SwissStanding) -> competition_pb2.SwissStanding:
+    return competition_pb2.SwissStanding(
+        name=s.name,
+        score=s.score,
+        buchholz=s.buchholz,
+        marks_for=s.marks_for,
+        marks_against=s.marks_against,
+        wins=s.wins,
+        draws=s.draws,
+        losses=s.losses,
+        byes=s.byes,
+    )
 
 
 def _standing(s: Standing) -> competition_pb2.Standing:

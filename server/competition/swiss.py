@@ -109,7 +109,7 @@ def standings(
 ) -> list[SwissStanding]:
     """Every entrant's line after these bouts (the finished ones) and byes (an entrant once
     per bye), ordered by score, Buchholz, marks difference, name."""
-    points: Counter[str] = Counter()
+    points: dict[str, float] = dict.fromkeys(entrants, 0.0)
     marks_for: Counter[str] = Counter()
     marks_against: Counter[str] = Counter()
     results: dict[str, Counter[str]] = {e: Counter() for e in entrants}
@@ -117,19 +117,19 @@ def standings(
     for bout in sorted(bouts, key=lambda b: b.round):
         for side, entrant in enumerate(bout.entrants):
             won = bout.points(side)
-            points[entrant] += won
+            points[entrant] = points.get(entrant, 0.0) + won
             marks_for[entrant] += bout.marks[side]
             marks_against[entrant] += bout.marks[1 - side]
             results[entrant]["win" if won == 1 else "draw" if won else "loss"] += 1
             opponents[entrant].append(bout.entrants[1 - side])
     bye_count = Counter(byes)
     for entrant, count in bye_count.items():
-        points[entrant] += BYE_POINTS * count
+        points[entrant] = points.get(entrant, 0.0) + BYE_POINTS * count
     lines = [
         SwissStanding(
             name=e,
             score=points[e],
-            buchholz=sum(points[o] for o in opponents[e]),
+            buchholz=sum(points.get(o, 0.0) for o in opponents[e]),
             marks_for=marks_for[e],
             marks_against=marks_against[e],
             wins=results[e]["win"],

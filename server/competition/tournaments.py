@@ -36,11 +36,15 @@ import math
 import secrets
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from boneyard import engine
+from boneyard.api import codec
+from boneyard.server.competition import swiss
+from boneyard.server.competition.matches import playing_scores
 from boneyard.server.competition.standings import GameResult, Standing, standings
 from boneyard.server.errors import InvalidArgument, NotFound, PermissionDenied, PreconditionFailed
 from boneyard.server.games.app import GameApp, check_time_control, rules_for
@@ -59,16 +63,26 @@ __all__ = [
     "DEFAULT_GAMES_PER_ENTRANT",
     "FORMATS",
     "MAX_GAMES_PER_ENTRANT",
+    "MAX_ROUNDS",
+    "SwissBout",
+    "SwissRoundReport",
     "TournamentDirector",
+    "check_swiss",
     "schedule",
     "seating_count",
     "seatings",
+    "swiss_games",
+    "swiss_schedule",
 ]
 
 log = logging.getLogger(__name__)
 
-FORMATS = ("round_robin",)
+FORMATS = ("round_robin", "swiss")
 MAX_DEALS = 10_000
+MAX_ROUNDS = 32
+"""The most rounds of a Swiss tournament (pairing 64 entrants for 32 rounds takes half a
+second in all; more rounds than entrants is a round robin's business)."""
+_OVER = ("finished", "abandoned")
 MAX_GAMES = 100_000
 DEFAULT_GAMES_PER_ENTRANT = 8
 """Games of a tournament an entrant may be in at once unless its organiser says: four deals
@@ -136,6 +150,69 @@ def schedule(
     return games
 
 
+def check_swiss(rules: engine.Ruleset, entrants: int, rounds: int, deals: int) -> None:
+    """Refuse a Swiss tournament that cannot be played: its pairings are two partnerships
+    (Texas 42), at least two entrants, 1..32 rounds."""
+    teams = rules.teams
+    if len(teams) != 2 or len(teams[0]) != len(teams[1]):
+        raise InvalidArgument(
+            f"a Swiss round pairs two entrants, each a partnership; {rules.name} seats "
+            f"{len(teams)} teams of {', '.join(str(len(t)) for t in teams)}: in Moon every "
+            f"player is alone, so a pairing would need a third entrant whose play weighs on "
+            f"both sides' results (a round robin ranks such players)",
+            reason="SWISS_RULES",
+            preset=rules.name,
+        )
+    if entrants < 2:
+        raise InvalidArgument(f"a Swiss tournament needs at least 2 entrants; {entrants} given")
+    if not 1 <= rounds <= MAX_ROUNDS:
+        raise InvalidArgument(f"a Swiss tournament's rounds must be 1..{MAX_ROUNDS}, not {rounds}")
+    if not 1 <= deals <= MAX_DEALS:
+        raise InvalidArgument(f"deals must be 1..{MAX_DEALS}, not {deals}")
+    if rounds * (entrants // 2) * deals * 2 > MAX_GAMES:
+        raise InvalidArgument(f"that many rounds and deals make more than {MAX_GAMES} games")
+
+
+def swiss_games(entrants: int, rounds: int, deals: int) -> int:
+    """How many games a Swiss tournament plays: each round's pairings, each deal twice."""
+    return rounds * (entrants // 2) * deals * 2
+
+
+def swiss_schedule(
+    rules: engine.Ruleset, round: int, deals: int, pairs: Sequence[tuple[str, str]]
+) -> list[tuple[int, int, tuple[str, ...]]]:
+    """``(deal, rotation, seating)`` of a Swiss round's games, in playing order: deal after
+    deal (every pairing plays the round's deals, the same hands at every table), each pair's
+    first entrant holding team 0's seats at the deal's first playing (rotation 0) and team 1's
+    at its second, the same hands dealt again."""
+    games: list[tuple[int, int, tuple[str, ...]]] = []
+    for k in range(deals):
+        deal = (round - 1) * deals + k
+        for first, second in pairs:
+            for rotation in (0, 1):
+                sides = (first, second) if rotation == 0 else (second, first)
+                seating = tuple(sides[rules.team_of[seat]] for seat in range(rules.players))
+                games.append((deal, rotation, seating))
+    return games
+
+
+@dataclass(frozen=True, slots=True)
+class SwissBout:
+    """A pairing of a Swiss round as it stands: its marks so far, and whether it is over."""
+
+    bout: swiss.Bout
+    over: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SwissRoundReport:
+    """A Swiss round paired: its bouts and its bye (an entrant's name, or ``None``)."""
+
+    round: int
+    bouts: tuple[SwissBout, ...]
+    bye: str | None
+
+
 def deal_secret(tournament_secret: bytes, deal: int) -> bytes:
     return hashlib.sha256(tournament_secret + b"deal" + deal.to_bytes(4, "big")).digest()
 
@@ -167,9 +244,12 @@ class TournamentDirector:
         time_control: TimeControl | None,
         format: str = "round_robin",
         max_games_per_entrant: int = DEFAULT_GAMES_PER_ENTRANT,
+        rounds: int = 0,
     ) -> Tournament:
         """Make a tournament (not started). ``max_games_per_entrant``: 1..64, the most
-        unfinished games of it an entrant may be in at once."""
+        unfinished games of it an entrant may be in at once. A ``swiss`` one plays ``rounds``
+        rounds (1..32; 0 for a round robin), each pairing playing ``deals`` deals, each deal
+        twice (``duplicate`` is implied)."""
         options = dict(options)
         # Each deal is a game of its own unless the organiser says otherwise.
         options.setdefault("hand_limit", 1)
@@ -188,7 +268,15 @@ class TournamentDirector:
             )
         if len(set(entrant_names)) != len(entrant_names):
             raise InvalidArgument(f"an entrant is named twice: {sorted(entrant_names)}")
-        if len(entrant_names) < rules.players:
+        if format == "swiss":
+            check_swiss(rules, len(entrant_names), rounds, deals)
+            duplicate = True  # each pairing's deals are played twice, the seats swapped
+        elif rounds:
+            raise InvalidArgument(
+                f"rounds are for a Swiss tournament; a {format} one plays its deals ({rounds} "
+                f"rounds given)"
+            )
+        elif len(entrant_names) < rules.players:
             raise InvalidArgument(
                 f"a {rules.name} table needs {rules.players} entrants; {len(entrant_names)} given"
             )
@@ -203,7 +291,9 @@ class TournamentDirector:
         ids = [a.id for a in accounts]
         if deals * (len(rules.teams) if duplicate else 1) > MAX_GAMES:
             raise InvalidArgument(f"that many deals make more than {MAX_GAMES} games")
-        games = schedule(rules, ids, deals, duplicate)
+        # A Swiss tournament's games are made round by round, each paired when the one before
+        # is over.
+        games = schedule(rules, ids, deals, duplicate) if format != "swiss" else []
         tournament = Tournament(
             id=str(uuid.uuid4()),
             name=name,
@@ -219,6 +309,7 @@ class TournamentDirector:
             entrants=tuple(ids),
             created_at=datetime.now(UTC),
             max_games_per_entrant=max_games_per_entrant,
+            rounds=rounds if format == "swiss" else 0,
         )
         self._competition.create_tournament(tournament, games)
         log.info("tournament %s (%s): %d games", tournament.id, name, len(games))
@@ -301,11 +392,16 @@ class TournamentDirector:
 
     def _advance(self, tournament: Tournament) -> list[str]:
         games = self._competition.tournament_games(tournament.id)
+        swiss_done = False
+        if tournament.format == "swiss":
+            games, swiss_done = self._swiss_round(tournament, games)
         by_deal: dict[int, list[TournamentGame]] = {}
         for g in games:
             by_deal.setdefault(g.deal, []).append(g)
         self._publish_finished_deals(tournament, by_deal)
-        if all(g.status == "finished" for g in games):
+        if swiss_done or (
+            tournament.format != "swiss" and all(g.status == "finished" for g in games)
+        ):
             self._competition.set_tournament_status(tournament.id, "finished")
             log.info("tournament %s finished", tournament.id)
             return []
@@ -316,10 +412,10 @@ class TournamentDirector:
         for playings in by_deal.values():
             begun = any(g.game_id is not None for g in playings)
             for g in playings:
-                if (g.game_id is not None and g.status != "finished") or (
+                if (g.game_id is not None and g.status not in _OVER) or (
                     g.game_id is None and begun
                 ):
-                    in_play.update(g.seating)
+                    in_play.update(set(g.seating))  # games: a partnership's entrant sits twice
         accounts = self._competition.accounts(tournament.entrants)
         made: list[str] = []
         for playings in by_deal.values():  # in schedule order: deal after deal
@@ -327,7 +423,7 @@ class TournamentDirector:
             if not waiting:
                 continue
             if not any(g.game_id is not None for g in playings):
-                need = Counter(a for g in playings for a in g.seating)
+                need = Counter(a for g in playings for a in set(g.seating))
                 if not deal_fits(need, in_play, limit):
                     continue
                 in_play.update(need)
@@ -337,6 +433,119 @@ class TournamentDirector:
                 if game_id is not None:
                     made.append(game_id)
         return made
+
+    # ------------------------------------------------------------ Swiss
+
+    def _swiss_round(
+        self, tournament: Tournament, games: list[TournamentGame]
+    ) -> tuple[list[TournamentGame], bool]:
+        """Pair the next round of a Swiss tournament if the round before is over (every game
+        of it made and over; or none paired yet). Returns the tournament's games (with the
+        new round's, if paired) and whether the tournament is over: its last round paired and
+        played. Two processes racing pair a round once (``pair_swiss_round``)."""
+        paired = self._competition.swiss_rounds(tournament.id)
+        current = len(paired)
+        if current and not all(g.status in _OVER for g in games if g.round == current):
+            return games, False
+        if current >= tournament.rounds:
+            return games, True
+        rules = rules_for(tournament.preset, tournament.options)
+        names = {a.id: a.name for a in self._competition.accounts(tournament.entrants).values()}
+        ids = {name: i for i, name in names.items()}
+        bouts = [b for b in self.bouts(tournament, games, rules, names) if b.over]
+        byes = [names[r.bye] for r in paired if r.bye is not None]
+        entrants = [names[e] for e in tournament.entrants]
+        table = swiss.standings(entrants, [b.bout for b in bouts], byes)
+        pairing = swiss.pair(
+            [s.name for s in table],
+            {s.name: s.score for s in table},
+            [b.bout.entrants for b in bouts],
+            byes,
+        )
+        number = current + 1
+        schedule = swiss_schedule(
+            rules, number, tournament.deals, [(ids[a], ids[b]) for a, b in pairing.pairs]
+        )
+        bye = None if pairing.bye is None else ids[pairing.bye]
+        if self._competition.pair_swiss_round(tournament.id, number, bye, schedule):
+            log.info(
+                "tournament %s: round %d paired: %s%s",
+                tournament.id,
+                number,
+                ", ".join(f"{a} v {b}" for a, b in pairing.pairs),
+                f"; bye {pairing.bye}" if pairing.bye else "",
+            )
+        return self._competition.tournament_games(tournament.id), False
+
+    def bouts(
+        self,
+        tournament: Tournament,
+        games: Sequence[TournamentGame],
+        rules: engine.Ruleset,
+        names: Mapping[str, str],
+        hidden: Collection[int] = (),
+    ) -> list[SwissBout]:
+        """Each pairing of each Swiss round (by entrant name), in round order, its marks
+        summed over its games over; ``over`` once every game of it is, and none of its deals
+        is in ``hidden`` (deals still being played at another table: their results are
+        secret)."""
+        found: dict[tuple[int, frozenset[str]], SwissBout] = {}
+        first_team = rules.teams[0][0]
+        for g in games:
+            if not g.round:
+                continue
+            a, b = names[g.seating[first_team]], names[g.seating[rules.teams[1][0]]]
+            if g.rotation:
+                a, b = b, a  # the second playing seats the pairing's first entrant in team 1
+            key = (g.round, frozenset((a, b)))
+            bout = found.get(key) or SwissBout(swiss.Bout(g.round, (a, b), (0, 0)), True)
+            marks = bout.bout.marks
+            over = bout.over and g.status in _OVER and g.game_id is not None
+            if over and g.deal not in hidden:
+                assert g.game_id is not None
+                mine, theirs = self._playing_marks(g.game_id, g.rotation)
+                marks = (marks[0] + mine, marks[1] + theirs)
+            else:
+                over = False
+            found[key] = SwissBout(swiss.Bout(g.round, (a, b), marks), over)
+        return list(found.values())
+
+    def _playing_marks(self, game_id: str, a_team: int) -> tuple[int, int]:
+        """The marks of the pairing's first entrant (in team ``a_team``) and of the second at
+        one playing, as a match counts them (a resignation or a forfeit on time credits the
+        winner with the hand it did not play)."""
+        events = [codec.decode_event(r.payload) for r in self._app.store.load_events(game_id)]
+        state = engine.replay(events)
+        unscored_win = (
+            len(events) >= 2
+            and isinstance(events[-1], engine.GameWon)
+            and isinstance(events[-2], engine.Resigned | engine.ClockExpired)
+        )
+        return playing_scores(state, unscored_win, a_team, "marks")
+
+    def swiss_report(
+        self, tournament: Tournament, hidden: Collection[int] = ()
+    ) -> tuple[list[SwissRoundReport], list[swiss.SwissStanding]]:
+        """The rounds paired (their pairings and byes) and the standings after the bouts over
+        and public (``hidden``: deals still being played somewhere)."""
+        rules = rules_for(tournament.preset, tournament.options)
+        names = {a.id: a.name for a in self._competition.accounts(tournament.entrants).values()}
+        games = self._competition.tournament_games(tournament.id)
+        bouts = self.bouts(tournament, games, rules, names, hidden)
+        rounds = []
+        for paired in self._competition.swiss_rounds(tournament.id):
+            rounds.append(
+                SwissRoundReport(
+                    paired.round,
+                    tuple(b for b in bouts if b.bout.round == paired.round),
+                    None if paired.bye is None else names[paired.bye],
+                )
+            )
+        byes = [r.bye for r in rounds if r.bye is not None]
+        table = swiss.standings(
+            [names[e] for e in tournament.entrants], [b.bout for b in bouts if b.over], byes
+        )
+        return rounds, table
 
     def _publish_finished_deals(
         self, tournament: Tournament, by_deal: Mapping[int, list[TournamentGame]]
@@ -363,12 +572,18 @@ class TournamentDirector:
         by id): its id, or ``None`` if it may not be made now (made already, here or by
         another process, or its deal does not fit an entrant's ``max_games_per_entrant``,
         as counted in the creating transaction)."""
-        rotation = f", rotation {game.rotation + 1}" if tournament.duplicate else ""
+        swiss = tournament.format == "swiss"
+        if swiss:
+            deal = game.deal - (game.round - 1) * tournament.deals
+            label = f"round {game.round}, deal {deal + 1}, playing {game.rotation + 1}"
+        else:
+            rotation = f", rotation {game.rotation + 1}" if tournament.duplicate else ""
+            label = f"deal {game.deal + 1}{rotation}"
         try:
             game_id, _ = self._app.create_game(
                 tournament.preset,
                 tournament.options,
-                f"{tournament.name}: deal {game.deal + 1}{rotation}"[:200],
+                f"{tournament.name}: {label}"[:200],
                 time_control=tournament.time_control,
                 reservations=[(seat, accounts[a]) for seat, a in enumerate(game.seating)],
                 # Fixed deals (and the embargo that comes with them) only where a deal is
@@ -380,6 +595,7 @@ class TournamentDirector:
                     session, tournament.id, game.number, game.deal, game.seating, game_id
                 ),
                 rated=True,  # every tournament game is a rated game
+                partnerships=swiss,  # a Swiss entrant holds both seats of its partnership
             )
         except GameAlreadyMade:
             return None  # another server process made it, or an entrant became busy

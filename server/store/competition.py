@@ -41,6 +41,7 @@ from boneyard.server.store.models import (
     SeekRow,
     TournamentEntrantRow,
     TournamentGameRow,
+    TournamentRoundRow,
     TournamentRow,
 )
 from boneyard.server.store.notify import LOBBY_CHANNEL, notify
@@ -57,6 +58,7 @@ __all__ = [
     "GameSetup",
     "Reservation",
     "Seek",
+    "SwissRound",
     "TimeControl",
     "Tournament",
     "TournamentGame",
@@ -126,6 +128,8 @@ class Tournament:
     max_games_per_entrant: int = 1
     """The most unfinished games of the tournament an entrant may be in at once (1: one deal
     at a time)."""
+    rounds: int = 0
+    """A Swiss tournament's rounds (its ``format`` is ``"swiss"``); 0 for a round robin."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +142,16 @@ class TournamentGame:
     game_id: str | None
     status: str | None
     """The game's status once made."""
+    round: int = 0
+    """The Swiss round, from 1; 0 in a round robin."""
+
+
+@dataclass(frozen=True, slots=True)
+class SwissRound:
+    """A Swiss round paired: its number (from 1) and its bye's account id (``None``: none)."""
+
+    round: int
+    bye: str | None
 
 
 class CompetitionStore:
@@ -474,6 +488,7 @@ class CompetitionStore:
                     secret=tournament.secret,
                     created_at=tournament.created_at,
                     max_games_per_entrant=tournament.max_games_per_entrant,
+                    rounds=tournament.rounds,
                 )
             )
             session.flush()
@@ -484,20 +499,21 @@ class CompetitionStore:
                     for i, a in enumerate(tournament.entrants)
                 ],
             )
-            session.execute(
-                insert(TournamentGameRow),
-                [
-                    {
-                        "tournament_id": tournament.id,
-                        "number": n,
-                        "deal": deal,
-                        "rotation": rotation,
-                        "seating": list(seating),
-                        "game_id": None,
-                    }
-                    for n, (deal, rotation, seating) in enumerate(schedule)
-                ],
-            )
+            if schedule:  # a Swiss tournament's games are written round by round
+                session.execute(
+                    insert(TournamentGameRow),
+                    [
+                        {
+                            "tournament_id": tournament.id,
+                            "number": n,
+                            "deal": deal,
+                            "rotation": rotation,
+                            "seating": list(seating),
+                            "game_id": None,
+                        }
+                        for n, (deal, rotation, seating) in enumerate(schedule)
+                    ],
+                )
 
     def tournament(self, tournament_id: str) -> Tournament | None:
         with self._store.reading() as session:
@@ -539,9 +555,89 @@ class CompetitionStore:
                 .order_by(TournamentGameRow.number)
             ).all()
         return [
-            TournamentGame(r[0].number, r[0].deal, r[0].rotation, tuple(r[0].seating), r[0].game_id, r[1])
+            TournamentGame(
+                r[0].number,
+                r[0].deal,
+                r[0].rotation,
+                tuple(r[0].seating),
+                r[0].game_id,
+                r[1],
+                r[0].round,
+            )
             for r in rows
         ]
+
+    def swiss_rounds(self, tournament_id: str) -> list[SwissRound]:
+        """The rounds of a Swiss tournament paired so far, in order."""
+        with self._store.reading() as session:
+            rows = session.execute(
+                select(TournamentRoundRow.round, TournamentRoundRow.bye_id)
+                .where(TournamentRoundRow.tournament_id == tournament_id)
+                .order_by(TournamentRoundRow.round)
+            ).all()
+        return [SwissRound(int(r.round), r.bye_id) for r in rows]
+
+    def pair_swiss_round(
+        self,
+        tournament_id: str,
+        round: int,
+        bye: str | None,
+        games: Sequence[tuple[int, int, Sequence[str]]],
+    ) -> bool:
+        """Write a Swiss round's pairing: its bye and its games (``(deal, rotation,
+        seating)`` in playing order, numbered after the tournament's games so far). ``False``
+        (writing nothing) if the round is paired already, or the tournament is not running:
+        another process paired it first, or it was cancelled meanwhile. As
+        ``link_tournament_game``, the tournament's row is locked first (PostgreSQL: ``SELECT
+        ... FOR UPDATE``; SQLite: the writer's ``BEGIN IMMEDIATE``), so that processes pairing
+        it take turns and each sees the rounds the one before it committed; the key of
+        ``tournament_rounds`` is the last word."""
+        with self._store.writing() as session:
+            status = session.scalar(
+                select(TournamentRow.status)
+                .where(TournamentRow.id == tournament_id)
+                .with_for_update()
+            )
+            if status != "running":
+                return False
+            paired = session.scalar(
+                select(func.count())
+                .select_from(TournamentRoundRow)
+                .where(TournamentRoundRow.tournament_id == tournament_id)
+            )
+            if paired != round - 1:
+                return False
+            number = session.scalar(
+                select(func.count())
+                .select_from(TournamentGameRow)
+                .where(TournamentGameRow.tournament_id == tournament_id)
+            )
+            session.add(
+                TournamentRoundRow(
+                    tournament_id=tournament_id,
+                    round=round,
+                    bye_id=bye,
+                    paired_at=self._store.now(),
+                )
+            )
+            session.flush()
+            if games:
+                session.execute(
+                    insert(TournamentGameRow),
+                    [
+                        {
+                            "tournament_id": tournament_id,
+                            "number": int(number or 0) + n,
+                            "deal": deal,
+                            "rotation": rotation,
+                            "seating": list(seating),
+                            "game_id": None,
+                            "round": round,
+                        }
+                        for n, (deal, rotation, seating) in enumerate(games)
+                    ],
+                )
+        return True
 
     @staticmethod
     def made_for(session: Transaction, game_id: str) -> tuple[str | None, str | None]:
@@ -595,7 +691,8 @@ class CompetitionStore:
                 GameRow.status.in_(("open", "playing")),
             )
         ).scalars()
-        in_play = Counter(entrant for seats in playing for entrant in seats)
+        # Games, not seats: a Swiss entrant holds both seats of its partnership.
+        in_play = Counter(entrant for seats in playing for entrant in set(seats))
         need = Counter(
             entrant
             for seats in session.execute(
@@ -604,7 +701,7 @@ class CompetitionStore:
                     TournamentGameRow.deal == deal,
                 )
             ).scalars()
-            for entrant in seats
+            for entrant in set(seats)
         )
         if not deal_fits({e: need[e] for e in seating}, in_play, int(limit)):
             raise GameAlreadyMade(tournament_id, number)
@@ -747,4 +844,5 @@ def _tournament(row: TournamentRow, entrants: tuple[str, ...]) -> Tournament:
         entrants,
         row.created_at,
         row.max_games_per_entrant,
+        row.rounds,
     )

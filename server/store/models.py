@@ -57,6 +57,7 @@ __all__ = [
     "SigningKeyRow",
     "TournamentEntrantRow",
     "TournamentGameRow",
+    "TournamentRoundRow",
     "TournamentRow",
     "UTCDateTime",
     "table_of",
@@ -352,6 +353,8 @@ class TournamentRow(Base):
     max_games_per_entrant: Mapped[int] = mapped_column(Integer, server_default=text("1"))
     """The most unfinished games of the tournament an entrant may be in at once (migration
     0010; the tournaments made before it play one deal at a time: 1)."""
+    rounds: Mapped[int] = mapped_column(Integer, server_default=text("0"))
+    """The rounds of a Swiss tournament (migration 0012); 0: a round robin."""
 
     __table_args__ = (
         CheckConstraint(
@@ -383,6 +386,23 @@ class TournamentGameRow(Base):
     rotation: Mapped[int] = mapped_column(Integer)
     seating: Mapped[list[str]] = mapped_column(JSON)
     game_id: Mapped[str | None] = mapped_column(ForeignKey("games.id"), unique=True)
+    round: Mapped[int] = mapped_column(Integer, server_default=text("0"))
+    """The Swiss round, from 1 (migration 0012); 0: a round robin's game."""
+
+
+class TournamentRoundRow(Base):
+    """A Swiss round paired, with its bye (``None``: nobody sits out), written in the
+    transaction that writes the round's games: the key makes pairing a round twice
+    impossible (migration 0012)."""
+
+    __tablename__ = "tournament_rounds"
+
+    tournament_id: Mapped[str] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    round: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bye_id: Mapped[str | None] = mapped_column(ForeignKey("accounts.id"))
+    paired_at: Mapped[datetime]
+
+    __table_args__ = (CheckConstraint("round >= 1", name="round"),)
 
 
 # --- signed records (migration 0005) ----------------------------------------------------

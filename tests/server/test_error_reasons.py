@@ -77,6 +77,7 @@ TESTED_ELSEWHERE = {
     "test_a_cancelled_match_starts_no_more_deals_and_counts_those_in_flight",
     "MATCH_RULES": "tests/server/test_matches.py: "
     "test_a_match_that_cannot_be_played_is_refused_and_nothing_is_stored[moon]",
+    "SWISS_RULES": "tests/server/test_swiss.py: test_swiss_is_refused_for_moon_and_nothing_is_stored",
     "SEAT_REQUIRED": "tests/server/test_matches.py: "
     "test_a_deal_is_closed_until_both_playings_are_over_and_a_key_with_two_seats_names_one "
     "(it needs a match's game, whose entrant holds two seats)",

@@ -265,6 +265,8 @@ class StoreContract:
                 "matches",
                 "match_games",
                 "match_deals",
+                # 0012: Swiss tournaments
+                "tournament_rounds",
             }
             upgrade(empty_url)  # already at head: nothing to do
             assert current_revision(eng) == head
