@@ -27,7 +27,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file boneyard/v1/competition.proto.
  */
 export const file_boneyard_v1_competition: GenFile = /*@__PURE__*/
-  fileDesc("Ch1ib25leWFyZC92MS9jb21wZXRpdGlvbi5wcm90bxILYm9uZXlhcmQudjEiYgoLU2Vla1JlcXVlc3QSIwoFcnVsZXMYASABKAsyFC5ib25leWFyZC52MS5SdWxlc2V0Ei4KDHRpbWVfY29udHJvbBgCIAEoCzIYLmJvbmV5YXJkLnYxLlRpbWVDb250cm9sInIKDFNlZWtSZXNwb25zZRIrCgd3YWl0aW5nGAEgASgLMhguYm9uZXlhcmQudjEuU2Vla1dhaXRpbmdIABItCgZzZWF0ZWQYAiABKAsyGy5ib25leWFyZC52MS5TZWF0QXNzaWdubWVudEgAQgYKBGtpbmQiLwoLU2Vla1dhaXRpbmcSDwoHc2Vla2VycxgBIAEoDRIPCgdwbGF5ZXJzGAIgASgNIm4KDlNlYXRBc3NpZ25tZW50Eg8KB2dhbWVfaWQYASABKAkSDAoEc2VhdBgCIAEoDRImCgRnYW1lGAMgASgLMhguYm9uZXlhcmQudjEuR2FtZVN1bW1hcnkSFQoNdG91cm5hbWVudF9pZBgEIAEoCSITChFXYXRjaFNlYXRzUmVxdWVzdCJFChJXYXRjaFNlYXRzUmVzcG9uc2USLwoKYXNzaWdubWVudBgBIAEoCzIbLmJvbmV5YXJkLnYxLlNlYXRBc3NpZ25tZW50IiUKEVdhdGNoVHVybnNSZXF1ZXN0EhAKCGdhbWVfaWRzGAEgAygJInwKEldhdGNoVHVybnNSZXNwb25zZRIPCgdnYW1lX2lkGAEgASgJEgwKBHNlYXQYAiABKA0SDwoHdmVyc2lvbhgDIAEoBBIjCgR2aWV3GAQgASgLMhUuYm9uZXlhcmQudjEuU2VhdFZpZXcSEQoJZ2FtZV9vdmVyGAUgASgIIv4BChdDcmVhdGVUb3VybmFtZW50UmVxdWVzdBIMCgRuYW1lGAEgASgJEiMKBXJ1bGVzGAIgASgLMhQuYm9uZXlhcmQudjEuUnVsZXNldBIQCghlbnRyYW50cxgDIAMoCRINCgVkZWFscxgEIAEoDRIRCglkdXBsaWNhdGUYBSABKAgSLgoMdGltZV9jb250cm9sGAYgASgLMhguYm9uZXlhcmQudjEuVGltZUNvbnRyb2wSLQoGZm9ybWF0GAcgASgOMh0uYm9uZXlhcmQudjEuVG91cm5hbWVudEZvcm1hdBIdChVtYXhfZ2FtZXNfcGVyX2VudHJhbnQYCCABKA0iRwoYQ3JlYXRlVG91cm5hbWVudFJlc3BvbnNlEisKCnRvdXJuYW1lbnQYASABKAsyFy5ib25leWFyZC52MS5Ub3VybmFtZW50Ii8KFlN0YXJ0VG91cm5hbWVudFJlcXVlc3QSFQoNdG91cm5hbWVudF9pZBgBIAEoCSJGChdTdGFydFRvdXJuYW1lbnRSZXNwb25zZRIrCgp0b3VybmFtZW50GAEgASgLMhcuYm9uZXlhcmQudjEuVG91cm5hbWVudCIwChdDYW5jZWxUb3VybmFtZW50UmVxdWVzdBIVCg10b3VybmFtZW50X2lkGAEgASgJIkcKGENhbmNlbFRvdXJuYW1lbnRSZXNwb25zZRIrCgp0b3VybmFtZW50GAEgASgLMhcuYm9uZXlhcmQudjEuVG91cm5hbWVudCJYChRHZXRUb3VybmFtZW50UmVxdWVzdBIVCg10b3VybmFtZW50X2lkGAEgASgJEikKBHZpZXcYAiABKA4yGy5ib25leWFyZC52MS5Ub3VybmFtZW50VmlldyLJAQoVR2V0VG91cm5hbWVudFJlc3BvbnNlEisKCnRvdXJuYW1lbnQYASABKAsyFy5ib25leWFyZC52MS5Ub3VybmFtZW50EioKBWdhbWVzGAIgAygLMhsuYm9uZXlhcmQudjEuVG91cm5hbWVudEdhbWUSKgoLaW5kaXZpZHVhbHMYAyADKAsyFS5ib25leWFyZC52MS5TdGFuZGluZxIrCgxwYXJ0bmVyc2hpcHMYBCADKAsyFS5ib25leWFyZC52MS5TdGFuZGluZyIYChZMaXN0VG91cm5hbWVudHNSZXF1ZXN0IkcKF0xpc3RUb3VybmFtZW50c1Jlc3BvbnNlEiwKC3RvdXJuYW1lbnRzGAEgAygLMhcuYm9uZXlhcmQudjEuVG91cm5hbWVudCLKAwoKVG91cm5hbWVudBIVCg10b3VybmFtZW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkSIwoFcnVsZXMYAyABKAsyFC5ib25leWFyZC52MS5SdWxlc2V0EhAKCGVudHJhbnRzGAQgAygJEg0KBWRlYWxzGAUgASgNEhEKCWR1cGxpY2F0ZRgGIAEoCBIuCgx0aW1lX2NvbnRyb2wYByABKAsyGC5ib25leWFyZC52MS5UaW1lQ29udHJvbBItCgZmb3JtYXQYCCABKA4yHS5ib25leWFyZC52MS5Ub3VybmFtZW50Rm9ybWF0Ei0KBnN0YXR1cxgJIAEoDjIdLmJvbmV5YXJkLnYxLlRvdXJuYW1lbnRTdGF0dXMSEwoLZ2FtZXNfdG90YWwYCiABKA0SFgoOZ2FtZXNfZmluaXNoZWQYCyABKA0SLwoLY3JlYXRlX3RpbWUYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCW9yZ2FuaXNlchgNIAEoCRIgCgV0ZWFtcxgOIAMoCzIRLmJvbmV5YXJkLnYxLlRlYW0SHQoVbWF4X2dhbWVzX3Blcl9lbnRyYW50GA8gASgNIrkBCg5Ub3VybmFtZW50R2FtZRIOCgZudW1iZXIYASABKA0SDAoEZGVhbBgCIAEoDRIQCghyb3RhdGlvbhgDIAEoDRINCgVzZWF0cxgEIAMoCRIPCgdnYW1lX2lkGAUgASgJEicKBnN0YXR1cxgGIAEoDjIXLmJvbmV5YXJkLnYxLkdhbWVTdGF0dXMSDgoGc2NvcmVzGAcgAygFEhMKBndpbm5lchgIIAEoDUgAiAEBQgkKB193aW5uZXIipgEKCFN0YW5kaW5nEgwKBG5hbWUYASABKAkSDwoHbWVtYmVycxgCIAMoCRIOCgZyYXRpbmcYAyABKAESEwoLdW5jZXJ0YWludHkYBCABKAESDwoHb3JkaW5hbBgFIAEoARINCgVnYW1lcxgGIAEoDRIMCgR3aW5zGAcgASgNEhEKCXNjb3JlX2ZvchgIIAEoAxIVCg1zY29yZV9hZ2FpbnN0GAkgASgDKlgKEFRvdXJuYW1lbnRGb3JtYXQSIQodVE9VUk5BTUVOVF9GT1JNQVRfVU5TUEVDSUZJRUQQABIhCh1UT1VSTkFNRU5UX0ZPUk1BVF9ST1VORF9ST0JJThABKrQBChBUb3VybmFtZW50U3RhdHVzEiEKHVRPVVJOQU1FTlRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASHQoZVE9VUk5BTUVOVF9TVEFUVVNfQ1JFQVRFRBABEh0KGVRPVVJOQU1FTlRfU1RBVFVTX1JVTk5JTkcQAhIeChpUT1VSTkFNRU5UX1NUQVRVU19GSU5JU0hFRBADEh8KG1RPVVJOQU1FTlRfU1RBVFVTX0NBTkNFTExFRBAEKmYKDlRvdXJuYW1lbnRWaWV3Eh8KG1RPVVJOQU1FTlRfVklFV19VTlNQRUNJRklFRBAAEhkKFVRPVVJOQU1FTlRfVklFV19CQVNJQxABEhgKFFRPVVJOQU1FTlRfVklFV19GVUxMEAIy7wEKDExvYmJ5U2VydmljZRI9CgRTZWVrEhguYm9uZXlhcmQudjEuU2Vla1JlcXVlc3QaGS5ib25leWFyZC52MS5TZWVrUmVzcG9uc2UwARJPCgpXYXRjaFNlYXRzEh4uYm9uZXlhcmQudjEuV2F0Y2hTZWF0c1JlcXVlc3QaHy5ib25leWFyZC52MS5XYXRjaFNlYXRzUmVzcG9uc2UwARJPCgpXYXRjaFR1cm5zEh4uYm9uZXlhcmQudjEuV2F0Y2hUdXJuc1JlcXVlc3QaHy5ib25leWFyZC52MS5XYXRjaFR1cm5zUmVzcG9uc2UwATLzAwoRVG91cm5hbWVudFNlcnZpY2USXwoQQ3JlYXRlVG91cm5hbWVudBIkLmJvbmV5YXJkLnYxLkNyZWF0ZVRvdXJuYW1lbnRSZXF1ZXN0GiUuYm9uZXlhcmQudjEuQ3JlYXRlVG91cm5hbWVudFJlc3BvbnNlElwKD1N0YXJ0VG91cm5hbWVudBIjLmJvbmV5YXJkLnYxLlN0YXJ0VG91cm5hbWVudFJlcXVlc3QaJC5ib25leWFyZC52MS5TdGFydFRvdXJuYW1lbnRSZXNwb25zZRJfChBDYW5jZWxUb3VybmFtZW50EiQuYm9uZXlhcmQudjEuQ2FuY2VsVG91cm5hbWVudFJlcXVlc3QaJS5ib25leWFyZC52MS5DYW5jZWxUb3VybmFtZW50UmVzcG9uc2USWwoNR2V0VG91cm5hbWVudBIhLmJvbmV5YXJkLnYxLkdldFRvdXJuYW1lbnRSZXF1ZXN0GiIuYm9uZXlhcmQudjEuR2V0VG91cm5hbWVudFJlc3BvbnNlIgOQAgESYQoPTGlzdFRvdXJuYW1lbnRzEiMuYm9uZXlhcmQudjEuTGlzdFRvdXJuYW1lbnRzUmVxdWVzdBokLmJvbmV5YXJkLnYxLkxpc3RUb3VybmFtZW50c1Jlc3BvbnNlIgOQAgFiBnByb3RvMw", [file_boneyard_v1_game, file_boneyard_v1_rules, file_boneyard_v1_view, file_google_protobuf_timestamp]);
+  fileDesc("Ch1ib25leWFyZC92MS9jb21wZXRpdGlvbi5wcm90bxILYm9uZXlhcmQudjEiYgoLU2Vla1JlcXVlc3QSIwoFcnVsZXMYASABKAsyFC5ib25leWFyZC52MS5SdWxlc2V0Ei4KDHRpbWVfY29udHJvbBgCIAEoCzIYLmJvbmV5YXJkLnYxLlRpbWVDb250cm9sInIKDFNlZWtSZXNwb25zZRIrCgd3YWl0aW5nGAEgASgLMhguYm9uZXlhcmQudjEuU2Vla1dhaXRpbmdIABItCgZzZWF0ZWQYAiABKAsyGy5ib25leWFyZC52MS5TZWF0QXNzaWdubWVudEgAQgYKBGtpbmQiLwoLU2Vla1dhaXRpbmcSDwoHc2Vla2VycxgBIAEoDRIPCgdwbGF5ZXJzGAIgASgNIm4KDlNlYXRBc3NpZ25tZW50Eg8KB2dhbWVfaWQYASABKAkSDAoEc2VhdBgCIAEoDRImCgRnYW1lGAMgASgLMhguYm9uZXlhcmQudjEuR2FtZVN1bW1hcnkSFQoNdG91cm5hbWVudF9pZBgEIAEoCSITChFXYXRjaFNlYXRzUmVxdWVzdCJFChJXYXRjaFNlYXRzUmVzcG9uc2USLwoKYXNzaWdubWVudBgBIAEoCzIbLmJvbmV5YXJkLnYxLlNlYXRBc3NpZ25tZW50IiUKEVdhdGNoVHVybnNSZXF1ZXN0EhAKCGdhbWVfaWRzGAEgAygJInwKEldhdGNoVHVybnNSZXNwb25zZRIPCgdnYW1lX2lkGAEgASgJEgwKBHNlYXQYAiABKA0SDwoHdmVyc2lvbhgDIAEoBBIjCgR2aWV3GAQgASgLMhUuYm9uZXlhcmQudjEuU2VhdFZpZXcSEQoJZ2FtZV9vdmVyGAUgASgIIo4CChdDcmVhdGVUb3VybmFtZW50UmVxdWVzdBIMCgRuYW1lGAEgASgJEiMKBXJ1bGVzGAIgASgLMhQuYm9uZXlhcmQudjEuUnVsZXNldBIQCghlbnRyYW50cxgDIAMoCRINCgVkZWFscxgEIAEoDRIRCglkdXBsaWNhdGUYBSABKAgSLgoMdGltZV9jb250cm9sGAYgASgLMhguYm9uZXlhcmQudjEuVGltZUNvbnRyb2wSLQoGZm9ybWF0GAcgASgOMh0uYm9uZXlhcmQudjEuVG91cm5hbWVudEZvcm1hdBIdChVtYXhfZ2FtZXNfcGVyX2VudHJhbnQYCCABKA0SDgoGcm91bmRzGAkgASgNIkcKGENyZWF0ZVRvdXJuYW1lbnRSZXNwb25zZRIrCgp0b3VybmFtZW50GAEgASgLMhcuYm9uZXlhcmQudjEuVG91cm5hbWVudCIvChZTdGFydFRvdXJuYW1lbnRSZXF1ZXN0EhUKDXRvdXJuYW1lbnRfaWQYASABKAkiRgoXU3RhcnRUb3VybmFtZW50UmVzcG9uc2USKwoKdG91cm5hbWVudBgBIAEoCzIXLmJvbmV5YXJkLnYxLlRvdXJuYW1lbnQiMAoXQ2FuY2VsVG91cm5hbWVudFJlcXVlc3QSFQoNdG91cm5hbWVudF9pZBgBIAEoCSJHChhDYW5jZWxUb3VybmFtZW50UmVzcG9uc2USKwoKdG91cm5hbWVudBgBIAEoCzIXLmJvbmV5YXJkLnYxLlRvdXJuYW1lbnQiWAoUR2V0VG91cm5hbWVudFJlcXVlc3QSFQoNdG91cm5hbWVudF9pZBgBIAEoCRIpCgR2aWV3GAIgASgOMhsuYm9uZXlhcmQudjEuVG91cm5hbWVudFZpZXcipwIKFUdldFRvdXJuYW1lbnRSZXNwb25zZRIrCgp0b3VybmFtZW50GAEgASgLMhcuYm9uZXlhcmQudjEuVG91cm5hbWVudBIqCgVnYW1lcxgCIAMoCzIbLmJvbmV5YXJkLnYxLlRvdXJuYW1lbnRHYW1lEioKC2luZGl2aWR1YWxzGAMgAygLMhUuYm9uZXlhcmQudjEuU3RhbmRpbmcSKwoMcGFydG5lcnNoaXBzGAQgAygLMhUuYm9uZXlhcmQudjEuU3RhbmRpbmcSJwoGcm91bmRzGAUgAygLMhcuYm9uZXlhcmQudjEuU3dpc3NSb3VuZBIzCg9zd2lzc19zdGFuZGluZ3MYBiADKAsyGi5ib25leWFyZC52MS5Td2lzc1N0YW5kaW5nIlUKClN3aXNzUm91bmQSDQoFcm91bmQYASABKA0SKwoIcGFpcmluZ3MYAiADKAsyGS5ib25leWFyZC52MS5Td2lzc1BhaXJpbmcSCwoDYnllGAMgASgJImYKDFN3aXNzUGFpcmluZxINCgVmaXJzdBgBIAEoCRIOCgZzZWNvbmQYAiABKAkSDAoEb3ZlchgDIAEoCBITCgtmaXJzdF9tYXJrcxgEIAEoBRIUCgxzZWNvbmRfbWFya3MYBSABKAUiowEKDVN3aXNzU3RhbmRpbmcSDAoEbmFtZRgBIAEoCRINCgVzY29yZRgCIAEoARIQCghidWNoaG9sehgDIAEoARIRCgltYXJrc19mb3IYBCABKAMSFQoNbWFya3NfYWdhaW5zdBgFIAEoAxIMCgR3aW5zGAYgASgNEg0KBWRyYXdzGAcgASgNEg4KBmxvc3NlcxgIIAEoDRIMCgRieWVzGAkgASgNIhgKFkxpc3RUb3VybmFtZW50c1JlcXVlc3QiRwoXTGlzdFRvdXJuYW1lbnRzUmVzcG9uc2USLAoLdG91cm5hbWVudHMYASADKAsyFy5ib25leWFyZC52MS5Ub3VybmFtZW50IvEDCgpUb3VybmFtZW50EhUKDXRvdXJuYW1lbnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIjCgVydWxlcxgDIAEoCzIULmJvbmV5YXJkLnYxLlJ1bGVzZXQSEAoIZW50cmFudHMYBCADKAkSDQoFZGVhbHMYBSABKA0SEQoJZHVwbGljYXRlGAYgASgIEi4KDHRpbWVfY29udHJvbBgHIAEoCzIYLmJvbmV5YXJkLnYxLlRpbWVDb250cm9sEi0KBmZvcm1hdBgIIAEoDjIdLmJvbmV5YXJkLnYxLlRvdXJuYW1lbnRGb3JtYXQSLQoGc3RhdHVzGAkgASgOMh0uYm9uZXlhcmQudjEuVG91cm5hbWVudFN0YXR1cxITCgtnYW1lc190b3RhbBgKIAEoDRIWCg5nYW1lc19maW5pc2hlZBgLIAEoDRIvCgtjcmVhdGVfdGltZRgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJb3JnYW5pc2VyGA0gASgJEiAKBXRlYW1zGA4gAygLMhEuYm9uZXlhcmQudjEuVGVhbRIdChVtYXhfZ2FtZXNfcGVyX2VudHJhbnQYDyABKA0SDgoGcm91bmRzGBAgASgNEhUKDXJvdW5kc19wYWlyZWQYESABKA0iyAEKDlRvdXJuYW1lbnRHYW1lEg4KBm51bWJlchgBIAEoDRIMCgRkZWFsGAIgASgNEhAKCHJvdGF0aW9uGAMgASgNEg0KBXNlYXRzGAQgAygJEg8KB2dhbWVfaWQYBSABKAkSJwoGc3RhdHVzGAYgASgOMhcuYm9uZXlhcmQudjEuR2FtZVN0YXR1cxIOCgZzY29yZXMYByADKAUSEwoGd2lubmVyGAggASgNSACIAQESDQoFcm91bmQYCSABKA1CCQoHX3dpbm5lciKmAQoIU3RhbmRpbmcSDAoEbmFtZRgBIAEoCRIPCgdtZW1iZXJzGAIgAygJEg4KBnJhdGluZxgDIAEoARITCgt1bmNlcnRhaW50eRgEIAEoARIPCgdvcmRpbmFsGAUgASgBEg0KBWdhbWVzGAYgASgNEgwKBHdpbnMYByABKA0SEQoJc2NvcmVfZm9yGAggASgDEhUKDXNjb3JlX2FnYWluc3QYCSABKAMqdQoQVG91cm5hbWVudEZvcm1hdBIhCh1UT1VSTkFNRU5UX0ZPUk1BVF9VTlNQRUNJRklFRBAAEiEKHVRPVVJOQU1FTlRfRk9STUFUX1JPVU5EX1JPQklOEAESGwoXVE9VUk5BTUVOVF9GT1JNQVRfU1dJU1MQAiq0AQoQVG91cm5hbWVudFN0YXR1cxIhCh1UT1VSTkFNRU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEh0KGVRPVVJOQU1FTlRfU1RBVFVTX0NSRUFURUQQARIdChlUT1VSTkFNRU5UX1NUQVRVU19SVU5OSU5HEAISHgoaVE9VUk5BTUVOVF9TVEFUVVNfRklOSVNIRUQQAxIfChtUT1VSTkFNRU5UX1NUQVRVU19DQU5DRUxMRUQQBCpmCg5Ub3VybmFtZW50VmlldxIfChtUT1VSTkFNRU5UX1ZJRVdfVU5TUEVDSUZJRUQQABIZChVUT1VSTkFNRU5UX1ZJRVdfQkFTSUMQARIYChRUT1VSTkFNRU5UX1ZJRVdfRlVMTBACMu8BCgxMb2JieVNlcnZpY2USPQoEU2VlaxIYLmJvbmV5YXJkLnYxLlNlZWtSZXF1ZXN0GhkuYm9uZXlhcmQudjEuU2Vla1Jlc3BvbnNlMAESTwoKV2F0Y2hTZWF0cxIeLmJvbmV5YXJkLnYxLldhdGNoU2VhdHNSZXF1ZXN0Gh8uYm9uZXlhcmQudjEuV2F0Y2hTZWF0c1Jlc3BvbnNlMAESTwoKV2F0Y2hUdXJucxIeLmJvbmV5YXJkLnYxLldhdGNoVHVybnNSZXF1ZXN0Gh8uYm9uZXlhcmQudjEuV2F0Y2hUdXJuc1Jlc3BvbnNlMAEy8wMKEVRvdXJuYW1lbnRTZXJ2aWNlEl8KEENyZWF0ZVRvdXJuYW1lbnQSJC5ib25leWFyZC52MS5DcmVhdGVUb3VybmFtZW50UmVxdWVzdBolLmJvbmV5YXJkLnYxLkNyZWF0ZVRvdXJuYW1lbnRSZXNwb25zZRJcCg9TdGFydFRvdXJuYW1lbnQSIy5ib25leWFyZC52MS5TdGFydFRvdXJuYW1lbnRSZXF1ZXN0GiQuYm9uZXlhcmQudjEuU3RhcnRUb3VybmFtZW50UmVzcG9uc2USXwoQQ2FuY2VsVG91cm5hbWVudBIkLmJvbmV5YXJkLnYxLkNhbmNlbFRvdXJuYW1lbnRSZXF1ZXN0GiUuYm9uZXlhcmQudjEuQ2FuY2VsVG91cm5hbWVudFJlc3BvbnNlElsKDUdldFRvdXJuYW1lbnQSIS5ib25leWFyZC52MS5HZXRUb3VybmFtZW50UmVxdWVzdBoiLmJvbmV5YXJkLnYxLkdldFRvdXJuYW1lbnRSZXNwb25zZSIDkAIBEmEKD0xpc3RUb3VybmFtZW50cxIjLmJvbmV5YXJkLnYxLkxpc3RUb3VybmFtZW50c1JlcXVlc3QaJC5ib25leWFyZC52MS5MaXN0VG91cm5hbWVudHNSZXNwb25zZSIDkAIBYgZwcm90bzM", [file_boneyard_v1_game, file_boneyard_v1_rules, file_boneyard_v1_view, file_google_protobuf_timestamp]);
 
 /**
  * Request of LobbyService.Seek.
@@ -345,6 +345,15 @@ export type CreateTournamentRequest = Message<"boneyard.v1.CreateTournamentReque
    * @generated from field: uint32 max_games_per_entrant = 8;
    */
   maxGamesPerEntrant: number;
+
+  /**
+   * SWISS: the number of rounds, 1..32 (`deals` is then the deals each pairing plays in a
+   * round, each twice: `duplicate` is implied). 0 for ROUND_ROBIN (another number:
+   * BAD_ARGUMENT).
+   *
+   * @generated from field: uint32 rounds = 9;
+   */
+  rounds: number;
 };
 
 /**
@@ -515,11 +524,27 @@ export type GetTournamentResponse = Message<"boneyard.v1.GetTournamentResponse">
   individuals: Standing[];
 
   /**
-   * Texas 42: each partnership that played together, best first (FULL view).
+   * Texas 42: each partnership that played together, best first (FULL view). Empty for a
+   * SWISS tournament, whose entrants are partnerships: see swiss_standings.
    *
    * @generated from field: repeated boneyard.v1.Standing partnerships = 4;
    */
   partnerships: Standing[];
+
+  /**
+   * SWISS: the rounds paired so far, in order (FULL view).
+   *
+   * @generated from field: repeated boneyard.v1.SwissRound rounds = 5;
+   */
+  rounds: SwissRound[];
+
+  /**
+   * SWISS: every entrant, in order: score, then Buchholz, then marks difference, then name
+   * (FULL view). `individuals` is empty for a SWISS tournament.
+   *
+   * @generated from field: repeated boneyard.v1.SwissStanding swiss_standings = 6;
+   */
+  swissStandings: SwissStanding[];
 };
 
 /**
@@ -528,6 +553,168 @@ export type GetTournamentResponse = Message<"boneyard.v1.GetTournamentResponse">
  */
 export const GetTournamentResponseSchema: GenMessage<GetTournamentResponse> = /*@__PURE__*/
   messageDesc(file_boneyard_v1_competition, 15);
+
+/**
+ * A round of a SWISS tournament.
+ *
+ * @generated from message boneyard.v1.SwissRound
+ */
+export type SwissRound = Message<"boneyard.v1.SwissRound"> & {
+  /**
+   * Its number, from 1.
+   *
+   * @generated from field: uint32 round = 1;
+   */
+  round: number;
+
+  /**
+   * Its pairings, best-ranked first.
+   *
+   * @generated from field: repeated boneyard.v1.SwissPairing pairings = 2;
+   */
+  pairings: SwissPairing[];
+
+  /**
+   * The entrant who sits out the round, scoring as a win; empty for none.
+   *
+   * @generated from field: string bye = 3;
+   */
+  bye: string;
+};
+
+/**
+ * Describes the message boneyard.v1.SwissRound.
+ * Use `create(SwissRoundSchema)` to create a new message.
+ */
+export const SwissRoundSchema: GenMessage<SwissRound> = /*@__PURE__*/
+  messageDesc(file_boneyard_v1_competition, 16);
+
+/**
+ * Two entrants paired in a SWISS round: a duplicate mini-match, every deal of the round
+ * played twice, `first` holding the first team's seats at each deal's first playing.
+ *
+ * @generated from message boneyard.v1.SwissPairing
+ */
+export type SwissPairing = Message<"boneyard.v1.SwissPairing"> & {
+  /**
+   * The higher-ranked entrant when the round was paired.
+   *
+   * @generated from field: string first = 1;
+   */
+  first: string;
+
+  /**
+   * Its opponent.
+   *
+   * @generated from field: string second = 2;
+   */
+  second: string;
+
+  /**
+   * Every game of it is over and its deals are over at every table: the marks are final.
+   *
+   * @generated from field: bool over = 3;
+   */
+  over: boolean;
+
+  /**
+   * The marks `first`'s partnership scored over the pairing's games (once over).
+   *
+   * @generated from field: int32 first_marks = 4;
+   */
+  firstMarks: number;
+
+  /**
+   * The marks `second`'s partnership scored (once over).
+   *
+   * @generated from field: int32 second_marks = 5;
+   */
+  secondMarks: number;
+};
+
+/**
+ * Describes the message boneyard.v1.SwissPairing.
+ * Use `create(SwissPairingSchema)` to create a new message.
+ */
+export const SwissPairingSchema: GenMessage<SwissPairing> = /*@__PURE__*/
+  messageDesc(file_boneyard_v1_competition, 17);
+
+/**
+ * An entrant's line in a SWISS tournament's standings.
+ *
+ * @generated from message boneyard.v1.SwissStanding
+ */
+export type SwissStanding = Message<"boneyard.v1.SwissStanding"> & {
+  /**
+   * The entrant's account name.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Points: 1 for a pairing won (more marks over its games) or a bye, 0.5 for a draw.
+   *
+   * @generated from field: double score = 2;
+   */
+  score: number;
+
+  /**
+   * The sum of the scores of the opponents it met (a bye adds nothing): the first tie-break.
+   *
+   * @generated from field: double buchholz = 3;
+   */
+  buchholz: number;
+
+  /**
+   * Marks its partnership scored over its pairings.
+   *
+   * @generated from field: int64 marks_for = 4;
+   */
+  marksFor: bigint;
+
+  /**
+   * Marks its opponents scored against it.
+   *
+   * @generated from field: int64 marks_against = 5;
+   */
+  marksAgainst: bigint;
+
+  /**
+   * Pairings won, drawn and lost.
+   *
+   * @generated from field: uint32 wins = 6;
+   */
+  wins: number;
+
+  /**
+   * Pairings drawn.
+   *
+   * @generated from field: uint32 draws = 7;
+   */
+  draws: number;
+
+  /**
+   * Pairings lost.
+   *
+   * @generated from field: uint32 losses = 8;
+   */
+  losses: number;
+
+  /**
+   * Byes had.
+   *
+   * @generated from field: uint32 byes = 9;
+   */
+  byes: number;
+};
+
+/**
+ * Describes the message boneyard.v1.SwissStanding.
+ * Use `create(SwissStandingSchema)` to create a new message.
+ */
+export const SwissStandingSchema: GenMessage<SwissStanding> = /*@__PURE__*/
+  messageDesc(file_boneyard_v1_competition, 18);
 
 /**
  * Request of TournamentService.ListTournaments.
@@ -542,7 +729,7 @@ export type ListTournamentsRequest = Message<"boneyard.v1.ListTournamentsRequest
  * Use `create(ListTournamentsRequestSchema)` to create a new message.
  */
 export const ListTournamentsRequestSchema: GenMessage<ListTournamentsRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 16);
+  messageDesc(file_boneyard_v1_competition, 19);
 
 /**
  * Response of TournamentService.ListTournaments.
@@ -563,7 +750,7 @@ export type ListTournamentsResponse = Message<"boneyard.v1.ListTournamentsRespon
  * Use `create(ListTournamentsResponseSchema)` to create a new message.
  */
 export const ListTournamentsResponseSchema: GenMessage<ListTournamentsResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 17);
+  messageDesc(file_boneyard_v1_competition, 20);
 
 /**
  * A tournament.
@@ -677,6 +864,20 @@ export type Tournament = Message<"boneyard.v1.Tournament"> & {
    * @generated from field: uint32 max_games_per_entrant = 15;
    */
   maxGamesPerEntrant: number;
+
+  /**
+   * SWISS: the rounds it plays; 0 for ROUND_ROBIN.
+   *
+   * @generated from field: uint32 rounds = 16;
+   */
+  rounds: number;
+
+  /**
+   * SWISS: the rounds paired so far (a round is paired when the one before is over).
+   *
+   * @generated from field: uint32 rounds_paired = 17;
+   */
+  roundsPaired: number;
 };
 
 /**
@@ -684,7 +885,7 @@ export type Tournament = Message<"boneyard.v1.Tournament"> & {
  * Use `create(TournamentSchema)` to create a new message.
  */
 export const TournamentSchema: GenMessage<Tournament> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 18);
+  messageDesc(file_boneyard_v1_competition, 21);
 
 /**
  * One game of a tournament.
@@ -747,6 +948,13 @@ export type TournamentGame = Message<"boneyard.v1.TournamentGame"> & {
    * @generated from field: optional uint32 winner = 8;
    */
   winner?: number | undefined;
+
+  /**
+   * SWISS: its round, from 1; 0 for ROUND_ROBIN.
+   *
+   * @generated from field: uint32 round = 9;
+   */
+  round: number;
 };
 
 /**
@@ -754,7 +962,7 @@ export type TournamentGame = Message<"boneyard.v1.TournamentGame"> & {
  * Use `create(TournamentGameSchema)` to create a new message.
  */
 export const TournamentGameSchema: GenMessage<TournamentGame> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 19);
+  messageDesc(file_boneyard_v1_competition, 22);
 
 /**
  * An entrant's (or a partnership's) place in the standings.
@@ -831,7 +1039,7 @@ export type Standing = Message<"boneyard.v1.Standing"> & {
  * Use `create(StandingSchema)` to create a new message.
  */
 export const StandingSchema: GenMessage<Standing> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 20);
+  messageDesc(file_boneyard_v1_competition, 23);
 
 /**
  * How a tournament's tables are made.
@@ -853,6 +1061,19 @@ export enum TournamentFormat {
    * @generated from enum value: TOURNAMENT_FORMAT_ROUND_ROBIN = 1;
    */
   ROUND_ROBIN = 1,
+
+  /**
+   * Texas 42 only: rounds in which entrants are paired by score, each pairing playing a
+   * duplicate mini-match (each deal twice, the two partnerships swapping seats; an entrant's
+   * account holds both seats of its partnership). A round is paired when the one before is
+   * over: by score groups, top half against bottom half, floaters moved down; no rematch and
+   * no second bye where avoidable; with an odd field, a bye (scored as a win) to the
+   * lowest-ranked entrant without one. Standings: score, Buchholz, marks difference, name.
+   * See docs/competitions.md. Other rules: BAD_ARGUMENT (SWISS_RULES).
+   *
+   * @generated from enum value: TOURNAMENT_FORMAT_SWISS = 2;
+   */
+  SWISS = 2,
 }
 
 /**
@@ -1017,7 +1238,7 @@ export const TournamentService: GenService<{
    * a bot's account: PERMISSION_DENIED).
    *
    * Refusals: API_KEY_REQUIRED, BAD_API_KEY, NOT_AN_ORGANISER, BAD_ARGUMENT, BAD_RULESET,
-   * ACCOUNT_NOT_FOUND.
+   * SWISS_RULES, ACCOUNT_NOT_FOUND.
    *
    * @generated from rpc boneyard.v1.TournamentService.CreateTournament
    */
