@@ -547,17 +547,23 @@ class Client:
         duplicate: bool = True,
         time_control: game_pb2.TimeControl | None = None,
         max_games_per_entrant: int = 0,
+        swiss_rounds: int = 0,
     ) -> competition_pb2.Tournament:
         """Make a tournament (the organiser's key); ``max_games_per_entrant``: the most
-        unfinished games of it an entrant may be in at once (0: the server's default, 8)."""
+        unfinished games of it an entrant may be in at once (0: the server's default, 8).
+        ``swiss_rounds``: a Swiss tournament of that many rounds, each pairing playing
+        ``deals`` deals twice (0: a round robin)."""
         request = competition_pb2.CreateTournamentRequest(
             name=name,
             rules=ruleset_request(preset, options or {}),
             entrants=list(entrants),
             deals=deals,
             duplicate=duplicate,
-            format=competition_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN,
+            format=competition_pb2.TOURNAMENT_FORMAT_SWISS
+            if swiss_rounds
+            else competition_pb2.TOURNAMENT_FORMAT_ROUND_ROBIN,
             max_games_per_entrant=max_games_per_entrant,
+            rounds=swiss_rounds,
         )
         if time_control is not None:
             request.time_control.CopyFrom(time_control)

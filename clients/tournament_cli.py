@@ -1,13 +1,20 @@
 """Tournaments from the command line: make one, run it with a progress bar, read its standings.
 
     boneyard tournament create --name NAME --game PRESET [--option NAME=VALUE ...]
-                               --entrant NAME ... --deals N [--duplicate/--no-duplicate]
+                               --entrant NAME ... [--format round_robin|swiss]
+                               [--deals N] [--rounds N] [--duplicate/--no-duplicate]
                                [--max-games-per-entrant N]
                                [--per-move-ms N [--bank-ms N] [--policy auto_play|forfeit]]
                                --key KEY
     boneyard tournament run ID --key KEY [--detach]
+    boneyard tournament show ID
     boneyard tournament standings ID [--games]
     boneyard tournament list
+
+A Swiss tournament (``--format swiss --rounds N``, Texas 42) pairs its entrants round by round
+by score, each pairing playing ``--deals`` deals (1 unless given) twice with the seats
+swapped; ``show`` prints its rounds, pairings and byes and its standings with their
+tie-breaks.
 
 The server plays a tournament by itself once it is started: it makes each game and reserves
 its seats for the entrants, whose bots (``boneyard bot --key KEY``) play them. ``run`` starts it
@@ -48,7 +55,10 @@ from boneyard.clients.cli_common import (
 from boneyard.clients.describe import side_text
 from boneyard.clients.reach import connect
 
-__all__ = ["MAX_GAMES_PER_ENTRANT", "TOURNAMENT_COMMANDS", "print_standings"]
+__all__ = ["MAX_GAMES_PER_ENTRANT", "MAX_ROUNDS", "TOURNAMENT_COMMANDS", "print_standings"]
+
+MAX_ROUNDS = 32
+"""The server's bound of ``--rounds`` (CreateTournamentRequest's)."""
 
 MAX_GAMES_PER_ENTRANT = 64
 """The server's bound of ``--max-games-per-entrant`` (CreateTournamentRequest's): checked here
@@ -90,11 +100,23 @@ def _at_once_text(t: competition_pb2.Tournament) -> str:
     return f", up to {n} game{'s' if n != 1 else ''} an entrant at once"
 
 
+def _is_swiss(t: competition_pb2.Tournament) -> bool:
+    return t.format == competition_pb2.TOURNAMENT_FORMAT_SWISS
+
+
 def _describe(t: competition_pb2.Tournament) -> str:
     kind = "duplicate" if t.duplicate else "not duplicate"
     clock = _clock_text(t.time_control) if t.HasField("time_control") else "no clock"
+    if _is_swiss(t):
+        deals = f"{t.deals} deal{'s' if t.deals != 1 else ''}"
+        shape = (
+            f"Swiss, {t.rounds} rounds ({t.rounds_paired} paired), {deals} a pairing, each "
+            f"played twice"
+        )
+    else:
+        shape = f"{t.deals} deals ({kind})"
     return (
-        f"{t.name!r}: {t.rules.preset}, {len(t.entrants)} entrants, {t.deals} deals ({kind}), "
+        f"{t.name!r}: {t.rules.preset}, {len(t.entrants)} entrants, {shape}, "
         f"{clock}{_at_once_text(t)}; {t.games_finished}/{t.games_total} games, "
         f"{_status(t.status)}"
     )
@@ -132,6 +154,69 @@ def _standings_table(title: str, standings: Sequence[competition_pb2.Standing]) 
     return table
 
 
+def _points_text(points: float) -> str:
+    return f"{points:g}" if points != int(points) else str(int(points))
+
+
+def _swiss_rounds_table(rounds: Sequence[competition_pb2.SwissRound]) -> Table:
+    """Each round's pairings (marks once over) and its bye."""
+    table = Table(
+        Column("round", justify="right"),
+        Column("first", no_wrap=True),
+        Column("second", no_wrap=True),
+        Column("marks", justify="center"),
+        "result",
+        title="rounds",
+        title_justify="left",
+    )
+    for r in rounds:
+        for p in r.pairings:
+            if not p.over:
+                marks, result = "", "playing"
+            else:
+                marks = f"{p.first_marks}-{p.second_marks}"
+                result = (
+                    f"{p.first} won"
+                    if p.first_marks > p.second_marks
+                    else f"{p.second} won"
+                    if p.second_marks > p.first_marks
+                    else "drawn"
+                )
+            table.add_row(str(r.round), p.first, p.second, marks, result)
+        if r.bye:
+            table.add_row(str(r.round), r.bye, "(bye)", "", "bye: scores as a win")
+    return table
+
+
+def _swiss_standings_table(standings: Sequence[competition_pb2.SwissStanding]) -> Table:
+    table = Table(
+        Column("#", justify="right"),
+        Column("name", no_wrap=True),
+        Column("score", justify="right"),
+        Column("buchholz", justify="right"),
+        Column("marks +/-", justify="right"),
+        Column("for", justify="right"),
+        Column("against", justify="right"),
+        Column("W-D-L", justify="center"),
+        Column("byes", justify="right"),
+        title="standings (score, then Buchholz, then marks difference, then name)",
+        title_justify="left",
+    )
+    for place, s in enumerate(standings, 1):
+        table.add_row(
+            str(place),
+            s.name,
+            _points_text(s.score),
+            _points_text(s.buchholz),
+            f"{s.marks_for - s.marks_against:+d}",
+            str(s.marks_for),
+            str(s.marks_against),
+            f"{s.wins}-{s.draws}-{s.losses}",
+            str(s.byes),
+        )
+    return table
+
+
 def _teams(rules: rules_pb2.Ruleset) -> tuple[tuple[int, ...], ...]:
     """The seats of each team at the tournament's tables (none known for rules this client's
     engine cannot read: its winners are then named by team)."""
@@ -150,6 +235,7 @@ def _games_table(
 ) -> Table:
     table = Table(
         Column("#", justify="right"),
+        *(["round"] if any(g.round for g in games) else []),
         "deal",
         "rotation",
         "seats",
@@ -163,6 +249,7 @@ def _games_table(
     for g in games:
         table.add_row(
             str(g.number),
+            *([str(g.round)] if any(g.round for g in games) else []),
             str(g.deal),
             str(g.rotation),
             ", ".join(g.seats),
@@ -178,16 +265,26 @@ def print_standings(
     response: competition_pb2.GetTournamentResponse,
     *,
     games: bool = False,
+    rounds: bool = False,
     out: Console | None = None,
 ) -> None:
-    """The tournament's line, optionally its games, and its standings tables."""
+    """The tournament's line, optionally its rounds (Swiss) and its games, and its standings
+    tables."""
     out = out or _wide()
     t = response.tournament
     out.print(f"tournament {t.tournament_id}: {_describe(t)}")
+    if rounds and _is_swiss(t):
+        if response.rounds:
+            out.print(_swiss_rounds_table(response.rounds))
+        else:
+            out.print("no round paired yet")
     if games and response.games:
         out.print(_games_table(response.games, _teams(t.rules)))
     elif games:
         out.print("no games made yet")
+    if _is_swiss(t):
+        out.print(_swiss_standings_table(response.swiss_standings))
+        return
     out.print(_standings_table("individuals", response.individuals))
     if response.partnerships:
         out.print(_standings_table("partnerships", response.partnerships))
@@ -221,7 +318,29 @@ def tournament() -> None:
     metavar="NAME",
     help="An entrant's account name (repeatable; at least a table's players).",
 )
-@click.option("--deals", type=click.IntRange(min=1), required=True, help="The number of deals.")
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(["round_robin", "swiss"]),
+    default="round_robin",
+    show_default=True,
+    help="round_robin: every seating of the entrants in turn, deal after deal. swiss (Texas "
+    "42): rounds paired by score, each pairing a duplicate mini-match of partnerships.",
+)
+@click.option(
+    "--deals",
+    type=click.IntRange(min=1),
+    default=None,
+    help="The number of deals (round_robin: required); swiss: the deals each pairing plays "
+    "in a round, each twice (default 1).",
+)
+@click.option(
+    "--rounds",
+    type=click.IntRange(1, MAX_ROUNDS),
+    default=None,
+    metavar="N",
+    help=f"swiss: the number of rounds (1..{MAX_ROUNDS}; required).",
+)
 @click.option(
     "--duplicate/--no-duplicate",
     default=True,
@@ -246,7 +365,9 @@ def create(
     preset: str,
     options: tuple[str, ...],
     entrants: tuple[str, ...],
-    deals: int,
+    format_: str,
+    deals: int | None,
+    rounds: int | None,
     duplicate: bool,
     max_games_per_entrant: int | None,
     per_move_ms: int | None,
@@ -255,6 +376,12 @@ def create(
     key: str,
 ) -> None:
     """Make a tournament (not started: see `boneyard tournament run`)."""
+    if format_ == "swiss" and rounds is None:
+        raise click.UsageError("a Swiss tournament needs --rounds N")
+    if format_ != "swiss" and rounds is not None:
+        raise click.UsageError("--rounds is for --format swiss")
+    if format_ != "swiss" and deals is None:
+        raise click.UsageError("a round robin needs --deals N")
     clock = parse_time_control(per_move_ms, bank_ms, policy)
     with connect(server) as client:
         made = client.create_tournament(
@@ -262,11 +389,12 @@ def create(
             name,
             preset,
             entrants,
-            deals,
+            deals or 1,
             options=parse_options(options),
             duplicate=duplicate,
             time_control=clock,
             max_games_per_entrant=max_games_per_entrant or 0,
+            swiss_rounds=rounds or 0,
         )
     print(f"tournament {made.tournament_id}", flush=True)
     print(f"{made.games_total} games: {_describe(made)}", flush=True)
@@ -368,10 +496,22 @@ def _follow(
 @tournament.command()
 @server_option
 @click.argument("tournament_id")
+@guard
+def show(server: str, tournament_id: str) -> None:
+    """A tournament whole: its rounds, pairings and byes (Swiss), its games and its
+    standings with their tie-breaks."""
+    with connect(server) as client:
+        print_standings(client.tournament(tournament_id), games=True, rounds=True)
+
+
+@tournament.command()
+@server_option
+@click.argument("tournament_id")
 @click.option("--games", "show_games", is_flag=True, help="Also list the tournament's games.")
 @guard
 def standings(server: str, tournament_id: str, show_games: bool) -> None:
-    """A tournament's standings: individuals and partnerships."""
+    """A tournament's standings: individuals and partnerships (Swiss: its entrants, with their
+    tie-breaks)."""
     with connect(server) as client:
         print_standings(client.tournament(tournament_id), games=show_games)
 
@@ -420,7 +560,8 @@ def list_(server: str) -> None:
             t.name,
             t.rules.preset,
             str(len(t.entrants)),
-            f"{t.deals}{' dup' if t.duplicate else ''}",
+            f"{t.deals}{' dup' if t.duplicate else ''}"
+            + (f", swiss {t.rounds_paired}/{t.rounds} rounds" if _is_swiss(t) else ""),
             str(t.max_games_per_entrant or ""),
             _status(t.status),
             f"{t.games_finished}/{t.games_total}",

@@ -580,3 +580,64 @@ def test_tournament_run_follows_through_a_server_restart(
     finally:
         for s in servers:
             s.kill()
+
+
+def test_a_swiss_tournament_from_the_command_line_shows_its_rounds_byes_and_tie_breaks(
+    site: Site, api: Client, background: Callable[..., Background]
+) -> None:
+    """Three entrants (one sits out each round), two rounds of one deal a pairing, played
+    twice: ``create --format swiss --rounds 2``, ``run``, then ``show``."""
+    entrants = _entrants(site, "swiss", count=3)
+    bots = {
+        name: background("bot", "--server", site.address, "--key", key, "--seed", str(i))
+        for i, (name, key) in enumerate(entrants.items())
+    }
+    args = ["tournament", "create", "--server", site.address, "--name", unique("swiss")]
+    args += ["--game", "texas42", "--format", "swiss", "--rounds", "2", "--key", site.organiser]
+    for entrant in entrants:
+        args += ["--entrant", entrant]
+    made = run_cli(*args, timeout=60)
+    assert made.returncode == 0, made.explain()
+    assert "Swiss, 2 rounds (0 paired), 1 deal a pairing, each played twice" in made.stdout
+    tid, total = TOURNAMENT_LINE.search(made.stdout), GAMES_LINE.search(made.stdout)
+    assert tid and total and int(total["games"]) == 4, made.explain()
+    ran = run_cli("tournament", "run", tid["id"], "--server", site.address, "--key", site.organiser)
+    assert ran.returncode == 0, ran.explain() + "\n" + "\n".join(b.explain() for b in bots.values())
+    shown = run_cli("tournament", "show", tid["id"], "--server", site.address, timeout=60)
+    assert shown.returncode == 0, shown.explain()
+    got = api.tournament(tid["id"], timeout=30)
+    assert got.tournament.status == competition_pb2.TOURNAMENT_STATUS_FINISHED
+    rounds = table_rows(shown.stdout, "rounds")
+    # Each round: one pairing and one bye, as the server says.
+    expected = []
+    for r in got.rounds:
+        for p in r.pairings:
+            marks = f"{p.first_marks}-{p.second_marks}"
+            expected.append([str(r.round), p.first, p.second, marks])
+        expected.append([str(r.round), r.bye, "(bye)", ""])
+    assert [row[:4] for row in rounds] == expected, shown.stdout
+    assert len({r.bye for r in got.rounds}) == 2, "no second bye"
+    title = "standings (score, then Buchholz, then marks difference, then name)"
+    table = table_rows(shown.stdout, title)
+    assert [row[1] for row in table] == [s.name for s in got.swiss_standings], shown.stdout
+    assert sum(float(row[2]) for row in table) == 2 + 2  # a point a pairing, one a bye
+    games = table_rows(shown.stdout, "games")  # #, round, deal, rotation, seats, game ...
+    assert {row[5] for row in games} == {g.game_id for g in got.games}, shown.stdout
+    assert sorted(int(row[1]) for row in games) == [1, 1, 2, 2]
+
+
+def test_a_swiss_tournament_is_checked_at_the_command_line_and_refused_for_moon(
+    site: Site,
+) -> None:
+    entrants = _entrants(site, "swissbad", count=3)
+    args = ["tournament", "create", "--server", site.address, "--name", "bad swiss"]
+    args += ["--key", site.organiser, "--format", "swiss"]
+    for entrant in entrants:
+        args += ["--entrant", entrant]
+    no_rounds = run_cli(*args, "--game", "texas42", timeout=60)
+    assert no_rounds.returncode == 2 and "--rounds" in no_rounds.stderr, no_rounds.explain()
+    too_many = run_cli(*args, "--game", "texas42", "--rounds", "33", timeout=60)
+    assert too_many.returncode == 2 and "--rounds" in too_many.stderr, too_many.explain()
+    moon = run_cli(*args, "--game", "moon", "--rounds", "2", timeout=60)
+    assert moon.returncode == 1 and "INVALID_ARGUMENT" in moon.stdout, moon.explain()
+    assert "partnership" in moon.stdout, moon.explain()
