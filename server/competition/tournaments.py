@@ -456,6 +456,10 @@ class TournamentDirector:
         byes = [names[r.bye] for r in paired if r.bye is not None]
         entrants = [names[e] for e in tournament.entrants]
         table = swiss.standings(entrants, [b.bout for b in bouts], byes)
+        # Ranked as the standings are, but equal lines in entry order (the organiser's
+        # seeding) rather than by name: the first round pairs the entrants as entered.
+        seed = {name: i for i, name in enumerate(entrants)}
+        table.sort(key=lambda s: (-s.score, -s.buchholz, -s.marks_difference, seed[s.name]))
         pairing = swiss.pair(
             [s.name for s in table],
             {s.name: s.score for s in table},
