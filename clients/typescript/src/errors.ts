@@ -120,6 +120,7 @@ const WORDS: Readonly<Record<Reason, string>> = {
   MATCH_STATUS: "The match cannot do that now",
   MATCH_RULES: "A match is played by two partnerships: not under those rules",
   SEAT_REQUIRED: "Your account holds several seats of that game: say which",
+  SWISS_RULES: "A Swiss tournament pairs two partnerships: not under those rules (Texas 42 only)",
 };
 
 /** A reason in words, as a person reads it ("You must follow suit"); "" for UNSPECIFIED (or
