@@ -920,6 +920,82 @@ def test_a_tournaments_page_follows_it_from_before_its_start_to_its_end(
     assert len(report["checked"]) == 14, sorted(report["checked"])
 
 
+def test_a_swiss_tournaments_page_shows_its_rounds_byes_and_tie_breaks(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    """Texas 42, three bot entrants (``boneyard bot --key`` processes, each holding both seats
+    of its partnership), two Swiss rounds of one deal a pairing, played to the end; then its
+    page on a desktop and a phone: the winner, the standings in the server's order with their
+    tie-breaks, each round's pairing with its marks and its bye, the games deal by deal."""
+    database = _database_url(server)
+    tag = uuid.uuid4().hex[:6]
+    organiser = _account(database, "player", f"swiss-organiser-{tag}")
+    entrants = [f"{who}-{tag}" for who in ("ann", "bob", "cy")]
+    keys = {name: _account(database, "bot", name) for name in entrants}
+
+    def cli(*args: str) -> str:
+        done = subprocess.run(
+            [str(BOT), *args, "--server", server.address],
+            check=False, capture_output=True, text=True, timeout=300, env=clean_env(), stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    made = cli(
+        "tournament", "create", "--name", f"Swiss cup {tag}", "--game", "texas42", "--format", "swiss",
+        "--rounds", "2", *(a for e in entrants for a in ("--entrant", e)), "--key", organiser,
+    )
+    found = re.search(r"^tournament (\S+)$", made, re.MULTILINE)
+    assert found, made
+    tournament_id = found.group(1)
+    bots = []
+    try:
+        for name in entrants:
+            with open(tmp_path / f"bot-{name}.log", "ab") as log:
+                bots.append(subprocess.Popen(
+                    [str(BOT), "bot", "--server", server.address, "--key", keys[name], "--strategy", "heuristic"],
+                    stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=clean_env(),
+                ))
+        cli("tournament", "run", tournament_id, "--key", organiser)
+    finally:
+        for proc in bots:
+            proc.kill()
+            proc.wait(timeout=30)
+    done = competition_pb2_grpc.TournamentServiceStub(server.channel()).GetTournament(
+        competition_pb2.GetTournamentRequest(tournament_id=tournament_id), timeout=60
+    )
+    assert done.tournament.status == competition_pb2.TOURNAMENT_STATUS_FINISHED
+    report = _ok(run_script("swiss.mjs", server.http_url, tmp_path, env={"TOURNAMENT_ID": tournament_id}))
+
+    def pts(x: float) -> str:
+        whole = int(x)
+        return f"{whole or ''}½" if x - whole >= 0.5 else str(whole)
+
+    for screen, seen in report["seen"].items():
+        assert seen["meta"].startswith("Texas 42 (texas42), each game one hand · Swiss, 2 rounds of 1 deal a pairing"), seen
+        assert "Finished · 4 of 4 games over · round 2 of 2" in seen["stateLine"], seen
+        top = done.swiss_standings[0]
+        assert seen["winner"] == f"{top.name} won the tournament", screen
+        assert seen["head"][1:] == ["Entrant", "Score", "Buchholz", "Marks +/−", "Won", "Drawn", "Lost", "Byes"]
+        assert seen["standings"] == [
+            [str(i), s.name, pts(s.score), pts(s.buchholz),
+             f"{s.marks_for - s.marks_against:+d}" if s.marks_for != s.marks_against else "0",
+             str(s.wins), str(s.draws), str(s.losses), str(s.byes)]
+            for i, s in enumerate(done.swiss_standings, 1)
+        ], screen
+        assert [r["title"] for r in seen["rounds"]] == ["Round 1", "Round 2"]
+        for shown, r in zip(seen["rounds"], done.rounds, strict=True):
+            assert shown["bye"] == r.bye
+            assert [(p["first"], p["second"], p["state"]) for p in shown["pairings"]] == [
+                (p.first, p.second, "over") for p in r.pairings
+            ]
+            for p, text in zip(r.pairings, (p["text"] for p in shown["pairings"]), strict=True):
+                assert f"{p.first_marks}–{p.second_marks} marks" in text, text
+        assert seen["deals"] == ["Deal 1 (round 1) · over", "Deal 2 (round 2) · over"]
+        assert seen["games"] == 4
+    assert len(report["checked"]) == 2, sorted(report["checked"])
+
+
 @pytest.fixture(scope="module")
 def finished_moon(server: ServerProcess) -> str:
     """A Moon game played to its end by three bot processes."""

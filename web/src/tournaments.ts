@@ -1,6 +1,7 @@
 // Tournaments: the list (TournamentService.ListTournaments), and a tournament's page
-// (GetTournament): where it is, its standings (each entrant, and in Texas 42 each partnership)
-// and its games, each linking to its table or its replay.
+// (GetTournament): where it is, its standings (each entrant, and in Texas 42 each partnership;
+// a Swiss tournament's by score with its tie-breaks, and its rounds' pairings and byes) and its
+// games, each linking to its table or its replay.
 //
 // The server runs a tournament by itself; the page follows it without a click. The API has
 // no stream of a tournament, so the page asks (tournament_poll.ts): the cheap BASIC view
@@ -12,8 +13,8 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { refusal, tournaments } from "./api";
 import { announce, h, redraw, type Child } from "./dom";
 import {
-  GameStatus, type GetTournamentResponse, type Standing, TimeoutPolicy, type Tournament,
-  type TournamentGame, TournamentStatus,
+  GameStatus, type GetTournamentResponse, type Standing, type SwissRound, type SwissStanding,
+  TimeoutPolicy, type Tournament, TournamentFormat, type TournamentGame, TournamentStatus,
 } from "@boneyard/client";
 import { followTournament, pollList, type Following } from "./tournament_poll";
 import { count, gameTitle, scoreText, scoreUnit } from "./words";
@@ -28,6 +29,16 @@ const STATES: Record<TournamentStatus, string> = {
 
 function isOver(t: Tournament | undefined): boolean {
   return t?.status === TournamentStatus.FINISHED || t?.status === TournamentStatus.CANCELLED;
+}
+
+function isSwiss(t: Tournament | undefined): boolean {
+  return t?.format === TournamentFormat.SWISS;
+}
+
+/** A Swiss score as people write it: "2", "1½". */
+function points(x: number): string {
+  const whole = Math.floor(x);
+  return x - whole >= 0.5 ? `${whole || ""}½` : String(whole);
 }
 
 /** "1 entrant", "4 entrants". */
@@ -166,14 +177,17 @@ class TournamentView {
 
   private teamName(g: TournamentGame, team: number): string {
     const seats = this.answer?.tournament?.teams[team]?.seats ?? [];
-    return seats.map((s) => g.seats[s] ?? `seat ${s}`).join(" & ");
+    // Each name once: a Swiss entrant's account holds both seats of its partnership.
+    return [...new Set(seats.map((s) => g.seats[s] ?? `seat ${s}`))].join(" & ");
   }
 
   private stateLine(answer: GetTournamentResponse): string {
     const t = answer.tournament!;
     const deals = dealsOf(answer);
     const done = deals.filter((d) => d.state === "over").length;
-    const progress = `${gamesOver(t)} · ${done} of ${count(t.deals, "deal")} done`;
+    const progress = isSwiss(t)
+      ? `${gamesOver(t)} · round ${t.roundsPaired} of ${t.rounds}`
+      : `${gamesOver(t)} · ${done} of ${count(t.deals, "deal")} done`;
     switch (t.status) {
       case TournamentStatus.CREATED:
         return "Not started yet: its organiser starts it, and then the server plays it by itself.";
@@ -207,6 +221,17 @@ class TournamentView {
   private winner(): HTMLElement | null {
     const answer = this.answer!;
     const t = answer.tournament!;
+    if (isSwiss(t)) {
+      const top = answer.swissStandings[0];
+      if (!isOver(t) || !top || !answer.rounds.length) return null;
+      const finished = t.status === TournamentStatus.FINISHED;
+      return h(
+        "section",
+        { class: "t-winner", aria: { label: "winner" } },
+        h("h2", {}, finished ? `${top.name} won the tournament` : `${top.name} led when it was stopped`),
+        h("p", {}, `${points(top.score)} of ${t.roundsPaired} (${top.wins} won, ${top.draws} drawn, ${top.losses} lost${top.byes ? `, ${count(top.byes, "bye")}` : ""}), Buchholz ${points(top.buchholz)}.`),
+      );
+    }
     const first = answer.individuals[0];
     if (!isOver(t) || !first) return null;
     const pair = answer.partnerships[0];
@@ -250,6 +275,64 @@ class TournamentView {
         h("td", { class: "num", data: { label: `${unit} for` } }, String(s.scoreFor)),
         h("td", { class: "num", data: { label: "against" } }, String(s.scoreAgainst)),
       ))),
+    );
+  }
+
+  /** A Swiss tournament's standings: score, then its tie-breaks (docs/competitions.md). */
+  private swissStandings(list: readonly SwissStanding[]): HTMLElement {
+    return h(
+      "table",
+      { class: "standings", aria: { label: "standings of the entrants" } },
+      h("thead", {}, h("tr", {},
+        h("th", { scope: "col", class: "num" }, h("span", { class: "sr-only" }, "Place"), h("span", { aria: { hidden: "true" } }, "#")),
+        h("th", { scope: "col" }, "Entrant"),
+        h("th", { scope: "col", class: "num" }, "Score"),
+        h("th", { scope: "col", class: "num" }, "Buchholz"),
+        h("th", { scope: "col", class: "num" }, "Marks +/−"),
+        h("th", { scope: "col", class: "num" }, "Won"),
+        h("th", { scope: "col", class: "num" }, "Drawn"),
+        h("th", { scope: "col", class: "num" }, "Lost"),
+        h("th", { scope: "col", class: "num" }, "Byes"),
+      )),
+      h("tbody", {}, list.map((s, i) => h(
+        "tr",
+        { data: { name: s.name } },
+        h("td", { class: "num place" }, String(i + 1)),
+        h("th", { scope: "row", class: "who" }, s.name),
+        // (class ordinal: the figure the rows are ordered by, on the first line on a phone)
+        h("td", { class: "num ordinal", data: { label: "score" } }, points(s.score)),
+        h("td", { class: "num", data: { label: "Buchholz" } }, points(s.buchholz)),
+        h("td", { class: "num", data: { label: "marks +/−" } }, (d => (d > 0 ? `+${d}` : String(d)))(Number(s.marksFor - s.marksAgainst))),
+        h("td", { class: "num", data: { label: "won" } }, String(s.wins)),
+        h("td", { class: "num", data: { label: "drawn" } }, String(s.draws)),
+        h("td", { class: "num", data: { label: "lost" } }, String(s.losses)),
+        h("td", { class: "num", data: { label: "byes" } }, String(s.byes)),
+      ))),
+    );
+  }
+
+  /** A Swiss tournament's rounds: each pairing with its marks once over, and the bye. */
+  private roundsSection(rounds: readonly SwissRound[]): HTMLElement {
+    return h(
+      "section",
+      { class: "t-rounds", aria: { label: "rounds" } },
+      h("h2", {}, "Rounds"),
+      rounds.map((r) => h(
+        "section",
+        { class: "t-round", aria: { label: `round ${r.round}` } },
+        h("h3", {}, `Round ${r.round}`),
+        h("ul", {},
+          r.pairings.map((p) => h(
+            "li",
+            { class: "t-pairing", data: { first: p.first, second: p.second, state: p.over ? "over" : "playing" } },
+            `${p.first} v ${p.second}: `,
+            p.over
+              ? `${p.firstMarks}–${p.secondMarks} marks, ${p.firstMarks > p.secondMarks ? `${p.first} won` : p.secondMarks > p.firstMarks ? `${p.second} won` : "drawn"}`
+              : "being played",
+          )),
+          r.bye ? h("li", { class: "t-bye", data: { bye: r.bye } }, `${r.bye} sits out: a bye, scored as a win`) : null,
+        ),
+      )),
     );
   }
 
@@ -314,7 +397,7 @@ class TournamentView {
       dealsOf(answer).map((deal) => h(
         "section",
         { class: `t-deal t-deal-${deal.state.replace(" ", "-")}`, aria: { label: `deal ${deal.number + 1}` } },
-        h("h3", {}, `Deal ${deal.number + 1}`, h("span", { class: "t-deal-state" }, ` · ${said[deal.state]}`)),
+        h("h3", {}, `Deal ${deal.number + 1}`, isSwiss(t) && deal.games[0] ? ` (round ${deal.games[0].round})` : "", h("span", { class: "t-deal-state" }, ` · ${said[deal.state]}`)),
         h("ul", {}, deal.games.map((g) => this.gameLine(t, deal, g))),
       )),
     );
@@ -342,7 +425,7 @@ class TournamentView {
           { class: "t-head" },
           h("p", { class: "crumbs" }, h("a", { href: "#/tournaments" }, "Tournaments")),
           h("h1", {}, t.name),
-          h("p", { class: "meta" }, `${gameTitle(t.rules)}${hands} · ${count(t.deals, "deal")}${t.duplicate ? ", duplicate" : ""} · ${entrantsText(t)}: ${t.entrants.join(", ")}`),
+          h("p", { class: "meta" }, `${gameTitle(t.rules)}${hands} · ${isSwiss(t) ? `Swiss, ${count(t.rounds, "round")} of ${count(t.deals, "deal")} a pairing, each played twice` : `${count(t.deals, "deal")}${t.duplicate ? ", duplicate" : ""}`} · ${entrantsText(t)}: ${t.entrants.join(", ")}`),
           h("p", { class: "meta" }, `organised by ${t.organiser || "?"} · made ${when(t.createTime)}`, clock ? ` · ${clock}` : ""),
           this.connectionLine(),
         ),
@@ -353,7 +436,22 @@ class TournamentView {
           t.status === TournamentStatus.CREATED ? null : progressBar(t, "games over"),
         ),
         this.winner(),
-        h(
+        isSwiss(t)
+          ? [
+              h(
+                "section",
+                { class: "t-standings", aria: { label: "standings" } },
+                h("h2", {}, "Standings"),
+                answer.rounds.length
+                  ? [
+                      h("p", { class: "hint" }, "A pairing plays each deal of its round twice, the partnerships swapping seats; more marks over its games wins it: 1 point, a draw ½; a bye scores as a win. Ties are broken by Buchholz (the scores of the opponents met), then by the marks difference, then by name."),
+                      this.swissStandings(answer.swissStandings),
+                    ]
+                  : h("p", {}, t.status === TournamentStatus.CREATED ? "No game is played yet." : "No round is paired yet."),
+              ),
+              answer.rounds.length ? this.roundsSection(answer.rounds) : null,
+            ]
+          : h(
           "section",
           { class: "t-standings", aria: { label: "standings" } },
           h("h2", {}, "Standings"),
