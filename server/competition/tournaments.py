@@ -24,6 +24,17 @@ created in the same transaction that records it, and only if no game was recorde
 yet and the deal still fits its entrants' bound, counted in that transaction under the
 tournament row's lock (``CompetitionStore.link_tournament_game``): two processes racing never
 put an entrant over it.
+
+**Swiss** (``format="swiss"``, Texas 42 only: ``check_swiss``) is made round by round instead:
+its schedule is empty when it is made, and each round's games are written when the round is
+paired (``_swiss_round``), which is only once every game of the round before is over. The
+pairing is ``swiss.pair`` of the standings after the bouts over (``swiss.standings``; the
+rules and tie-breaks are that module's); each pair plays the round's deals, the same hands at
+every table, each deal twice with the pair's partnerships swapping seats (``swiss_schedule``),
+an entrant's account holding both seats of its team. The round's pairing and games are
+written in one transaction under the tournament row's lock (``pair_swiss_round``), so a
+restarted server carries on and two processes never pair a round twice; the games are then
+made as a round robin's are, deal after deal within ``max_games_per_entrant``.
 """
 
 from __future__ import annotations
