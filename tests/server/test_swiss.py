@@ -17,7 +17,11 @@ import pytest
 from boneyard import engine
 from boneyard.api.v1 import competition_pb2, game_pb2, rules_pb2
 from boneyard.clients.api import refusal
-from boneyard.server.competition.tournaments import TournamentDirector
+from boneyard.server.competition.tournaments import (
+    TournamentDirector,
+    swiss_games,
+    swiss_schedule,
+)
 from boneyard.server.store.competition import CompetitionStore
 from tests.server.api_helpers import RPC_TIMEOUT, Client, RunningServer, bearer, log_events
 from tests.server.test_competition import account, organiser, tournaments, wait_for
@@ -25,6 +29,22 @@ from tests.server.test_matches import bots, record_scores
 
 TOURNAMENT_TIMEOUT = 300.0
 """Seconds a small Swiss tournament of bots may take (generous: the machine may be loaded)."""
+
+
+def test_a_round_plays_its_deals_at_every_table_each_twice_with_the_seats_swapped() -> None:
+    rules = engine.ruleset("texas42", {"hand_limit": 1})
+    games = swiss_schedule(rules, 2, 2, [("a", "b"), ("c", "d")])
+    assert games == [
+        (2, 0, ("a", "b", "a", "b")),
+        (2, 1, ("b", "a", "b", "a")),
+        (2, 0, ("c", "d", "c", "d")),
+        (2, 1, ("d", "c", "d", "c")),
+        (3, 0, ("a", "b", "a", "b")),
+        (3, 1, ("b", "a", "b", "a")),
+        (3, 0, ("c", "d", "c", "d")),
+        (3, 1, ("d", "c", "d", "c")),
+    ]
+    assert swiss_games(entrants=5, rounds=3, deals=2) == 3 * 2 * 2 * 2
 
 
 def swiss_request(entrants: list[str], rounds: int, deals: int = 1, **fields: Any) -> Any:
