@@ -25,7 +25,7 @@ from boneyard.server.competition.tournaments import (
 from boneyard.server.store.competition import CompetitionStore
 from tests.server.api_helpers import RPC_TIMEOUT, Client, RunningServer, bearer, log_events
 from tests.server.test_competition import account, organiser, tournaments, wait_for
-from tests.server.test_matches import bots, record_scores
+from tests.server.test_matches import bots, play_out, record_scores
 
 TOURNAMENT_TIMEOUT = 300.0
 """Seconds a small Swiss tournament of bots may take (generous: the machine may be loaded)."""
@@ -149,6 +149,58 @@ def test_a_swiss_tournament_of_bots_plays_its_rounds_to_the_end(
     assert sum(s.score for s in table) == 3 * 2 + 3  # a point a pairing, one a bye
     assert all(s.wins + s.draws + s.losses + s.byes == 3 for s in table)
     assert not done.individuals and not done.partnerships
+
+
+def test_a_pairings_result_is_secret_while_its_deal_is_played_at_another_table(
+    server: RunningServer, client: Client
+) -> None:
+    """Every pairing of a round plays the same deal: a pairing whose games are over shows no
+    marks, and the standings count nothing, until the other table's playings are over too."""
+    entrants = dict(account(server) for _ in range(4))
+    key = organiser(server)
+    stub = tournaments(client)
+    tid = stub.CreateTournament(
+        swiss_request(list(entrants), rounds=1), metadata=bearer(key), timeout=RPC_TIMEOUT
+    ).tournament.tournament_id
+    stub.StartTournament(
+        competition_pb2.StartTournamentRequest(tournament_id=tid),
+        metadata=bearer(key),
+        timeout=RPC_TIMEOUT,
+    )
+    made = wait_for(
+        lambda: (
+            len([g for g in full(client, tid).games if g.game_id]) == 4 and full(client, tid).games
+        ),
+        "the round's four games made",
+    )
+    first = [g for g in made if set(g.seats) == set(made[0].seats)]
+    other = [g for g in made if g not in first]
+    assert len(first) == len(other) == 2 and {g.deal for g in made} == {0}
+
+    def play(games: list[competition_pb2.TournamentGame]) -> None:
+        for g in games:
+            play_out(server.address, g.game_id, {s: entrants[n] for s, n in enumerate(g.seats)})
+
+    play(first)
+    wait_for(
+        lambda: all(
+            g.status == game_pb2.GAME_STATUS_FINISHED
+            for g in full(client, tid).games
+            if g.game_id in {f.game_id for f in first}
+        ),
+        "the first table's playings over",
+    )
+    shown = full(client, tid)
+    assert [(p.over, p.first_marks, p.second_marks) for p in shown.rounds[0].pairings] == [
+        (False, 0, 0),
+        (False, 0, 0),
+    ]
+    assert all(s.score == 0 and s.marks_for == 0 for s in shown.swiss_standings)
+    assert all(not g.scores for g in shown.games)
+    play(other)
+    done = finished(client, tid)
+    assert all(p.over for p in done.rounds[0].pairings)
+    assert sum(s.score for s in done.swiss_standings) == 2
 
 
 def test_swiss_is_refused_for_moon_and_nothing_is_stored(
