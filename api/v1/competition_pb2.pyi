@@ -744,7 +744,7 @@ class SwissStanding(_message.Message):
     marks_against: _builtins.int
     """Marks its opponents scored against it."""
     wins: _builtins.int
-    """Pairings won, drawn and lost."""
+    """Pairings won."""
     draws: _builtins.int
     """Pairings drawn."""
     losses: _builtins.int

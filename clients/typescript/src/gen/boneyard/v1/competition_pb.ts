@@ -681,7 +681,7 @@ export type SwissStanding = Message<"boneyard.v1.SwissStanding"> & {
   marksAgainst: bigint;
 
   /**
-   * Pairings won, drawn and lost.
+   * Pairings won.
    *
    * @generated from field: uint32 wins = 6;
    */
