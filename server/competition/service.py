@@ -307,7 +307,12 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
             a.id: a.name
             for a in competition.accounts([*tournament.entrants, tournament.organiser_id]).values()
         }
-        schedule = competition.tournament_games(tournament_id)
+        if full:
+            schedule = competition.tournament_games(tournament_id)
+            scheduled = len(schedule)
+            finished = sum(1 for g in schedule if g.status == "finished")
+        else:  # counted in the database: pollers of the BASIC view ask many times a second
+            scheduled, finished = competition.tournament_progress(tournament_id)
         rules = engine.ruleset(tournament.preset, tournament.options)
         message = competition_pb2.Tournament(
             tournament_id=tournament.id,
@@ -320,8 +325,8 @@ class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):
             status=_TOURNAMENT_STATUS[tournament.status],
             games_total=swiss_games(len(tournament.entrants), tournament.rounds, tournament.deals)
             if swiss
-            else len(schedule),
-            games_finished=sum(1 for g in schedule if g.status == "finished"),
+            else scheduled,
+            games_finished=finished,
             organiser=names.get(tournament.organiser_id, ""),
             teams=[view_pb2.Team(seats=team) for team in rules.teams],
             max_games_per_entrant=tournament.max_games_per_entrant,

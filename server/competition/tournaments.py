@@ -382,13 +382,15 @@ class TournamentDirector:
                 made += self._advance(tournament)
             except Exception:  # one tournament's trouble must not stop the others
                 log.exception("tournament %s could not advance; trying again", tournament.id)
-        for tournament in self._competition.tournaments("cancelled"):
-            if tournament.id in self._settled:
-                continue
+        for tournament_id in self._competition.tournament_ids("cancelled"):
+            if tournament_id in self._settled:
+                continue  # (not read again: a server keeps every cancelled tournament)
             try:
-                self._settle(tournament)
+                cancelled = self._competition.tournament(tournament_id)
+                if cancelled is not None:
+                    self._settle(cancelled)
             except Exception:
-                log.exception("cancelled tournament %s could not settle; trying again", tournament.id)
+                log.exception("cancelled tournament %s could not settle; trying again", tournament_id)
         return made
 
     def _settle(self, tournament: Tournament) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, cast
 
-from sqlalchemy import CursorResult, bindparam, func, insert, select, update
+from sqlalchemy import CursorResult, Row, bindparam, case, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from boneyard.records.hashing import is_token_hash
@@ -43,6 +43,7 @@ from boneyard.server.store.models import (
     TournamentGameRow,
     TournamentRoundRow,
     TournamentRow,
+    table_of,
 )
 from boneyard.server.store.notify import LOBBY_CHANNEL, notify
 from boneyard.server.store.repository import EventStore
@@ -74,6 +75,56 @@ _KEY_QUERY = select(
 ).where(_accounts.key_hash == bindparam("key_hash"), _accounts.key_revoked_at.is_(None))
 """The account a key authenticates, built once: it runs whenever a server does not remember
 the key (``boneyard.server.competition.key_cache``)."""
+
+_TOURNAMENT_GAMES = table_of(TournamentGameRow)
+_GAMES = table_of(GameRow)
+# Built once: a statement reused keeps its compiled form.
+_SCHEDULE = (
+    select(
+        _TOURNAMENT_GAMES.c.number,
+        _TOURNAMENT_GAMES.c.deal,
+        _TOURNAMENT_GAMES.c.rotation,
+        _TOURNAMENT_GAMES.c.seating,
+        _TOURNAMENT_GAMES.c.game_id,
+        _GAMES.c.status,
+        _TOURNAMENT_GAMES.c.round,
+    )
+    .select_from(
+        _TOURNAMENT_GAMES.outerjoin(_GAMES, _GAMES.c.id == _TOURNAMENT_GAMES.c.game_id)
+    )
+    .where(_TOURNAMENT_GAMES.c.tournament_id == bindparam("t_id"))
+    .order_by(_TOURNAMENT_GAMES.c.number)
+)
+_TOURNAMENTS = table_of(TournamentRow)
+_TOURNAMENT = select(_TOURNAMENTS).where(_TOURNAMENTS.c.id == bindparam("t_id"))
+_ENTRANTS = table_of(TournamentEntrantRow)
+_ENTRANTS_OF = (
+    select(_ENTRANTS.c.account_id)
+    .where(_ENTRANTS.c.tournament_id == bindparam("t_id"))
+    .order_by(_ENTRANTS.c.position)
+)
+_SEAT_ACCOUNTS = table_of(SeatAccountRow)
+_OPEN_SEATS = (
+    select(_SEAT_ACCOUNTS.c.game_id, _SEAT_ACCOUNTS.c.seat)
+    .select_from(_SEAT_ACCOUNTS.join(_GAMES, _GAMES.c.id == _SEAT_ACCOUNTS.c.game_id))
+    .where(
+        _SEAT_ACCOUNTS.c.account_id == bindparam("account_id"),
+        _GAMES.c.status.in_(("open", "playing")),
+    )
+    .order_by(_GAMES.c.created_at, _GAMES.c.id, _SEAT_ACCOUNTS.c.seat)
+)
+"""An account's seats in games not over (every turn stream reads it when a seat is
+reserved for its account)."""
+_PROGRESS = (
+    select(
+        func.count(_TOURNAMENT_GAMES.c.number),
+        func.sum(case((_GAMES.c.status == "finished", 1), else_=0)),
+    )
+    .select_from(
+        _TOURNAMENT_GAMES.outerjoin(_GAMES, _GAMES.c.id == _TOURNAMENT_GAMES.c.game_id)
+    )
+    .where(_TOURNAMENT_GAMES.c.tournament_id == bindparam("t_id"))
+)
 
 
 class AccountExists(StoreError):
@@ -273,16 +324,8 @@ class CompetitionStore:
 
     def open_seats_of(self, account_id: str) -> list[tuple[str, int]]:
         """``(game_id, seat)`` of the account's seats in games not over, oldest game first."""
-        with self._store.reading() as session:
-            rows = session.execute(
-                select(SeatAccountRow.game_id, SeatAccountRow.seat)
-                .join(GameRow, GameRow.id == SeatAccountRow.game_id)
-                .where(
-                    SeatAccountRow.account_id == account_id,
-                    GameRow.status.in_(("open", "playing")),
-                )
-                .order_by(GameRow.created_at, GameRow.id, SeatAccountRow.seat)
-            ).all()
+        with self._store.reading_rows() as conn:
+            rows = conn.execute(_OPEN_SEATS, {"account_id": account_id}).all()
         return [(r.game_id, int(r.seat)) for r in rows]
 
     # --- clocks and deals --------------------------------------------------------------
@@ -516,26 +559,25 @@ class CompetitionStore:
                 )
 
     def tournament(self, tournament_id: str) -> Tournament | None:
-        with self._store.reading() as session:
-            row = session.get(TournamentRow, tournament_id)
+        with self._store.reading_rows() as conn:
+            row = conn.execute(_TOURNAMENT, {"t_id": tournament_id}).one_or_none()
             if row is None:
                 return None
-            entrants = session.scalars(
-                select(TournamentEntrantRow.account_id)
-                .where(TournamentEntrantRow.tournament_id == tournament_id)
-                .order_by(TournamentEntrantRow.position)
-            ).all()
+            entrants = conn.execute(_ENTRANTS_OF, {"t_id": tournament_id}).scalars().all()
             return _tournament(row, tuple(entrants))
 
     def tournaments(self, status: str | None = None) -> list[Tournament]:
+        """Newest first."""
+        found = (self.tournament(i) for i in self.tournament_ids(status))
+        return [t for t in found if t is not None]
+
+    def tournament_ids(self, status: str | None = None) -> list[str]:
         """Newest first."""
         query = select(TournamentRow.id).order_by(TournamentRow.created_at.desc(), TournamentRow.id)
         if status is not None:
             query = query.where(TournamentRow.status == status)
         with self._store.reading() as session:
-            ids = session.scalars(query).all()
-        found = (self.tournament(i) for i in ids)
-        return [t for t in found if t is not None]
+            return list(session.scalars(query).all())
 
     def set_tournament_status(self, tournament_id: str, status: str) -> None:
         with self._store.writing() as session:
@@ -547,25 +589,29 @@ class CompetitionStore:
             )
 
     def tournament_games(self, tournament_id: str) -> list[TournamentGame]:
-        with self._store.reading() as session:
-            rows = session.execute(
-                select(TournamentGameRow, GameRow.status)
-                .outerjoin(GameRow, GameRow.id == TournamentGameRow.game_id)
-                .where(TournamentGameRow.tournament_id == tournament_id)
-                .order_by(TournamentGameRow.number)
-            ).all()
+        # Columns, not row objects: the director reads the whole schedule at every game's
+        # end, and building an ORM instance a row made that quadratic cost most of its CPU.
+        with self._store.reading_rows() as conn:
+            rows = conn.execute(_SCHEDULE, {"t_id": tournament_id}).all()
         return [
             TournamentGame(
-                r[0].number,
-                r[0].deal,
-                r[0].rotation,
-                tuple(r[0].seating),
-                r[0].game_id,
-                r[1],
-                r[0].round,
+                int(r.number),
+                int(r.deal),
+                int(r.rotation),
+                tuple(r.seating),
+                r.game_id,
+                r.status,
+                int(r.round),
             )
             for r in rows
         ]
+
+    def tournament_progress(self, tournament_id: str) -> tuple[int, int]:
+        """The games of a tournament's schedule so far, and how many of them finished: what
+        a tournament's BASIC view tells, counted without reading the schedule."""
+        with self._store.reading_rows() as conn:
+            row = conn.execute(_PROGRESS, {"t_id": tournament_id}).one()
+        return int(row[0] or 0), int(row[1] or 0)
 
     def swiss_rounds(self, tournament_id: str) -> list[SwissRound]:
         """The rounds of a Swiss tournament paired so far, in order."""
@@ -828,7 +874,7 @@ def _seek(row: SeekRow) -> Seek:
     )
 
 
-def _tournament(row: TournamentRow, entrants: tuple[str, ...]) -> Tournament:
+def _tournament(row: TournamentRow | Row[Any], entrants: tuple[str, ...]) -> Tournament:
     return Tournament(
         row.id,
         row.name,

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, NamedTuple, cast, get_args
 
-from sqlalchemy import and_, case, delete, exists, insert, or_, select, update
-from sqlalchemy.engine import URL, CursorResult, Engine
+from sqlalchemy import and_, bindparam, case, delete, exists, insert, or_, select, update
+from sqlalchemy.engine import URL, Connection, CursorResult, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import sessionmaker
 
@@ -71,6 +71,7 @@ from boneyard.server.store.models import (
     SeatAccountRow,
     SeatRow,
     TournamentGameRow,
+    table_of,
 )
 from boneyard.server.store.notify import LOBBY_CHANNEL, NOTIFY_CHANNEL, notify
 from boneyard.server.store.paging import decode_time_token, encode_time_token
@@ -103,6 +104,29 @@ PendingRequest = tuple[str, int, bytes]
 #: A hand's seed to record with an append: ``(hand_number, seed, commitment)``.
 NewSeed = tuple[int, bytes, bytes]
 
+_GAMES = table_of(GameRow)
+_SEATS = table_of(SeatRow)
+_SEAT_GAME = (
+    select(_GAMES.c.players, _GAMES.c.seats_taken)
+    .where(_GAMES.c.id == bindparam("g_id"))
+    .with_for_update()
+)
+_SEAT_HOLDERS = select(_SEATS.c.seat).where(
+    _SEATS.c.game_id == bindparam("g_id"),
+    or_(_SEATS.c.seat == bindparam("seat"), _SEATS.c.token_hash == bindparam("token_hash")),
+)
+"""The seat asked for, if it is taken, and the seat the token holds, if any."""
+_INSERT_SEAT = insert(_SEATS)
+_INSERT_REQUEST = insert(table_of(RequestRow))
+_SEAT_TAKEN = (
+    update(_GAMES)
+    .where(_GAMES.c.id == bindparam("g_id"))
+    .values(seats_taken=_GAMES.c.seats_taken + 1, updated_at=bindparam("now"))
+)
+_SEAT_TAKEN_FULL = _SEAT_TAKEN.values(
+    status=case((_GAMES.c.status == "open", "playing"), else_=_GAMES.c.status)
+)
+"""The last seat: an open game starts, in the same transaction."""
 _MAX_PAGE_SIZE = 1000
 _IN_CHUNK = 500
 
@@ -223,6 +247,14 @@ class EventStore:
         """One transaction to read in (one snapshot on SQLite; committed at the end)."""
         with self._reader.begin() as session:
             yield session
+
+    @contextmanager
+    def reading_rows(self) -> Iterator[Connection]:
+        """One transaction to read in, as ``reading``, on a bare connection for statements built
+        once (Core, no ORM): the reads made at every game's end or every seat's reservation,
+        where a ``Session``'s own work was most of the call."""
+        with self._engine.connect() as conn, conn.begin():
+            yield conn
 
     @contextmanager
     def writing(self) -> Iterator[Transaction]:
@@ -632,50 +664,41 @@ class EventStore:
             )
         now = now or self._clock()
         with self.writing() as session:
-            game = session.execute(
-                select(GameRow.players, GameRow.seats_taken)
-                .where(GameRow.id == game_id)
-                .with_for_update()
-            ).one_or_none()
+            # Core statements built once, on the transaction's connection: a new game's four
+            # seats are taken at every table, and the ORM's work per call was most of it.
+            conn = session.connection()
+            game = conn.execute(_SEAT_GAME, {"g_id": game_id}).one_or_none()
             if game is None:
                 raise GameNotFound(game_id)
             if not 0 <= seat < game.players:
                 raise ValueError(
                     f"game {game_id!r}: seat {seat} is not at a table of {game.players}"
                 )
-            if session.get(SeatRow, (game_id, seat)) is not None:
+            held = conn.execute(
+                _SEAT_HOLDERS, {"g_id": game_id, "seat": seat, "token_hash": token_hash}
+            ).all()
+            if any(row.seat == seat for row in held):
                 raise SeatTaken(game_id, seat)
-            holder = session.scalar(
-                select(SeatRow.seat).where(
-                    SeatRow.game_id == game_id, SeatRow.token_hash == token_hash
-                )
-            )
-            if holder is not None:
-                raise DuplicateToken(game_id, holder)
+            if held:
+                raise DuplicateToken(game_id, held[0].seat)
             try:
-                session.execute(
-                    insert(SeatRow).values(
-                        game_id=game_id,
-                        seat=seat,
-                        player_name=player_name,
-                        token_hash=token_hash,
-                        created_at=now,
-                    )
+                conn.execute(
+                    _INSERT_SEAT,
+                    {
+                        "game_id": game_id,
+                        "seat": seat,
+                        "player_name": player_name,
+                        "token_hash": token_hash,
+                        "created_at": now,
+                    },
                 )
             except IntegrityError as exc:  # only if the row lock above did not serialise us
                 raise SeatTaken(game_id, seat) from exc
             if request_id is not None:
                 # (DuplicateRequest: a retry through another process, at once)
                 _insert_request(session, game_id, request_id, seat, 0, b"", now)
-            values: dict[str, Any] = {"seats_taken": GameRow.seats_taken + 1, "updated_at": now}
-            if playing_when_full and int(game.seats_taken) + 1 == game.players:
-                values["status"] = case((GameRow.status == "open", "playing"), else_=GameRow.status)
-            session.execute(
-                update(GameRow)
-                .where(GameRow.id == game_id)
-                .values(**values)
-                .execution_options(synchronize_session=False)
-            )
+            full = playing_when_full and int(game.seats_taken) + 1 == game.players
+            conn.execute(_SEAT_TAKEN_FULL if full else _SEAT_TAKEN, {"g_id": game_id, "now": now})
             # The other processes' copies (and lobbies) do not seat the player yet.
             notify(session, LOBBY_CHANNEL, f"s:{game_id}")
         return int(game.seats_taken) + 1
@@ -910,15 +933,16 @@ def _insert_request(
 ) -> None:
     """Remember an applied request, for its retries; ``DuplicateRequest`` if it was already."""
     try:
-        session.execute(
-            insert(RequestRow).values(
-                game_id=game_id,
-                request_id=request_id,
-                seat=seat,
-                result_version=result_version,
-                response=response,
-                created_at=now,
-            )
+        session.connection().execute(
+            _INSERT_REQUEST,
+            {
+                "game_id": game_id,
+                "request_id": request_id,
+                "seat": seat,
+                "result_version": result_version,
+                "response": response,
+                "created_at": now,
+            },
         )
     except IntegrityError as exc:
         raise DuplicateRequest(game_id, request_id) from exc
