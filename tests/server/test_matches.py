@@ -263,8 +263,11 @@ def test_an_sprt_match_of_the_heuristic_against_random_stops_once_it_decides(
     assert done.verdict == matches_pb2.MATCH_VERDICT_A_STRONGER
     assert done.llr_at_verdict >= done.llr_upper_bound
     # Stopped early: the deals in flight at the verdict were played out and counted, no more.
+    # The bound is on games: a deal whose first playing is over holds one game in flight, so
+    # as many deals as games may be open at the verdict (seen on a loaded machine: 35 started,
+    # 30 at the verdict, 8 games at once).
     assert MIN_DEALS <= done.deals_at_verdict <= done.deals_finished == done.deals_started
-    assert done.deals_started <= done.deals_at_verdict + done.max_games_in_flight // 2
+    assert done.deals_started <= done.deals_at_verdict + done.max_games_in_flight
     assert done.deals_started < 200
     assert len(every_deal(stub, made.match_id)) == done.deals_started
 
