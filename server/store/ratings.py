@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import delete, func, select, text, update
+from sqlalchemy import bindparam, delete, func, insert, select, text, update
 
 from boneyard.server.store.db import is_postgresql
 from boneyard.server.store.models import (
@@ -27,11 +27,45 @@ from boneyard.server.store.models import (
     RatingChangeRow,
     RatingRow,
     SeatAccountRow,
+    table_of,
 )
 from boneyard.server.store.repository import EventStore
 from boneyard.server.store.unit_of_work import Transaction
 
 __all__ = ["Rate", "Rated", "RatingHistory", "RatingStore", "StoredRating", "Tell", "mark_rated"]
+
+_RATINGS = table_of(RatingRow)
+_RATINGS_OF = select(_RATINGS.c.account_id, _RATINGS.c.mu, _RATINGS.c.sigma).where(
+    _RATINGS.c.game_type == bindparam("game_type"),
+    _RATINGS.c.account_id.in_(bindparam("accounts", expanding=True)),
+)
+_INSERT_RATING = insert(_RATINGS).values(
+    account_id=bindparam("a_id"),
+    game_type=bindparam("g_type"),
+    mu=bindparam("r_mu"),
+    sigma=bindparam("r_sigma"),
+    ordinal=bindparam("r_ordinal"),
+    games=1,
+    updated_at=bindparam("r_updated_at"),
+)
+_UPDATE_RATING = (
+    update(_RATINGS)
+    .where(_RATINGS.c.account_id == bindparam("a_id"), _RATINGS.c.game_type == bindparam("g_type"))
+    .values(
+        mu=bindparam("r_mu"),
+        sigma=bindparam("r_sigma"),
+        ordinal=bindparam("r_ordinal"),
+        games=_RATINGS.c.games + 1,
+        updated_at=bindparam("r_updated_at"),
+    )
+)
+_INSERT_CHANGE = insert(table_of(RatingChangeRow))
+_RATED_GAMES = table_of(RatedGameRow)
+_MARK_RATED = (
+    update(_RATED_GAMES)
+    .where(_RATED_GAMES.c.game_id == bindparam("g_id"))
+    .values(rated_at=bindparam("rated_at"))
+)
 
 Mu = float
 Sigma = float
@@ -164,54 +198,46 @@ class RatingStore:
     ) -> dict[str, Rated]:
         # An account holding a partnership's seats (a match's entrant) is rated once.
         accounts = sorted(set(accounts))
+        # Core statements built once (every finished game is rated here), not ORM objects.
+        conn = session.connection()
         rows = {
             row.account_id: row
-            for row in session.scalars(
-                select(RatingRow).where(
-                    RatingRow.game_type == game_type, RatingRow.account_id.in_(accounts)
-                )
-            )
+            for row in conn.execute(_RATINGS_OF, {"game_type": game_type, "accounts": accounts})
         }
         before = {a: (rows[a].mu, rows[a].sigma) if a in rows else None for a in accounts}
         after = rate(before)
+        changes = []
         for account in accounts:
             rated = after[account]
             mu, sigma = rated.after
-            ordinal = rated.ordinal
-            row = rows.get(account)
-            if row is None:
-                session.add(
-                    RatingRow(
-                        account_id=account,
-                        game_type=game_type,
-                        mu=mu,
-                        sigma=sigma,
-                        ordinal=ordinal,
-                        games=1,
-                        updated_at=now,
-                    )
-                )
+            values = {
+                "a_id": account,
+                "g_type": game_type,
+                "r_mu": mu,
+                "r_sigma": sigma,
+                "r_ordinal": rated.ordinal,
+                "r_updated_at": now,
+            }
+            if account in rows:
+                conn.execute(_UPDATE_RATING, values)
             else:
-                row.mu, row.sigma, row.ordinal = mu, sigma, ordinal
-                row.games += 1
-                row.updated_at = now
+                conn.execute(_INSERT_RATING, values)
             start = rated.before
-            session.add(
-                RatingChangeRow(
-                    game_id=game_id,
-                    account_id=account,
-                    game_type=game_type,
-                    mu_before=start[0],
-                    sigma_before=start[1],
-                    mu_after=mu,
-                    sigma_after=sigma,
-                    at=rated_at,
-                )
+            changes.append(
+                {
+                    "game_id": game_id,
+                    "account_id": account,
+                    "game_type": game_type,
+                    "mu_before": start[0],
+                    "sigma_before": start[1],
+                    "mu_after": mu,
+                    "sigma_after": sigma,
+                    "at": rated_at,
+                }
             )
-            session.flush()  # one row at a time: ids in the order written
-        session.execute(
-            update(RatedGameRow).where(RatedGameRow.game_id == game_id).values(rated_at=rated_at)
-        )
+        for change in changes:  # one row at a time: ids in the order written
+            conn.execute(_INSERT_CHANGE, change)
+        conn.execute(_MARK_RATED, {"g_id": game_id, "rated_at": rated_at})
         return after
 
     # --- rebuilding --------------------------------------------------------------------
