@@ -287,8 +287,7 @@ function llrMeter(m: Match): HTMLElement {
   );
 }
 
-/** What a playing of a deal shows: its state, and once its deal is counted, its replay and
- * each entrant's marks in it. */
+/** A playing of a deal: its game (empty while it is being made) and where that game is. */
 interface Playing {
   gameId: string;
   status: GameStatus;
@@ -471,7 +470,7 @@ class MatchView {
     return h("section", { class: "m-figures", aria: { label: "figures" } }, parts);
   }
 
-  private playingCell(m: Match, deal: MatchDeal, p: Playing | undefined, n: number): HTMLElement {
+  private playingCell(deal: MatchDeal, p: Playing | undefined, n: number): HTMLElement {
     const where = `deal ${deal.deal + 1}, playing ${n + 1}`;
     if (!p?.gameId) return h("td", { class: "m-playing", data: { label: `playing ${n + 1}`, state: "to-come" } }, "being made");
     if (!deal.counted) {
@@ -481,7 +480,7 @@ class MatchView {
     const summary = this.summaries.get(p.gameId);
     // A holds the first partnership's seats at playing 1, the second's at playing 2.
     const [mine, theirs] = n === 0 ? [0, 1] : [1, 0];
-    const marks = summary && summary.scores.length >= 2 ? `${m.entrantA} ${summary.scores[mine]} · ${m.entrantB} ${summary.scores[theirs]}` : null;
+    const marks = summary && summary.scores.length >= 2 ? `A ${summary.scores[mine]} · B ${summary.scores[theirs]}` : null;
     return h(
       "td",
       { class: "m-playing", data: { label: `playing ${n + 1}`, state: "counted", game: p.gameId } },
@@ -500,10 +499,10 @@ class MatchView {
         "tr",
         { data: { deal: d.deal, counted: String(d.counted) } },
         h("th", { scope: "row", class: "m-deal-no" }, h("span", { class: "m-phone-only" }, "Deal "), String(d.deal + 1)),
-        this.playingCell(m, d, playings[0], 0),
-        this.playingCell(m, d, playings[1], 1),
-        h("td", { class: "num m-score", data: { label: a } }, d.counted ? String(d.scoreA) : "—"),
-        h("td", { class: "num m-score", data: { label: b } }, d.counted ? String(d.scoreB) : "—"),
+        this.playingCell(d, playings[0], 0),
+        this.playingCell(d, playings[1], 1),
+        h("td", { class: "num m-score", data: { label: "A" } }, d.counted ? String(d.scoreA) : "—"),
+        h("td", { class: "num m-score", data: { label: "B" } }, d.counted ? String(d.scoreB) : "—"),
         h("td", { class: `num m-deal-figure${d.counted ? (figure > 0 ? " m-up" : figure < 0 ? " m-down" : "") : ""}`, data: { label: "A − B" } }, d.counted ? signed(figure, 0) : "—"),
       );
     });
@@ -511,18 +510,18 @@ class MatchView {
       "section",
       { class: "m-deals-section", aria: { label: "deals" } },
       h("h2", {}, "Deals"),
-      h("p", { class: "hint" }, `Each deal is played twice at once with the same hands: at playing 1 ${a} holds the first partnership's seats and ${b} the second's, at playing 2 they swap. A deal's playings are behind closed doors until both are over; then it is counted and its games are public, signed records. ${unit[0].toUpperCase()}${unit.slice(1)} over both playings.`),
+      h("p", { class: "hint" }, `A is ${a}, B ${b}. Each deal is played twice at once with the same hands: at playing 1 A holds the first partnership's seats and B the second's, at playing 2 they swap. A deal's playings are behind closed doors until both are over; then it is counted and its games are public, signed records. Each playing's ${unit}, and the deal's over both.`),
       this.deals.length
         ? h(
             "table",
             { class: "m-deals", aria: { label: "deals" } },
             h("thead", {}, h("tr", {},
-              h("th", { scope: "col", class: "num" }, "Deal"),
+              h("th", { scope: "col" }, "Deal"),
               h("th", { scope: "col" }, "Playing 1"),
               h("th", { scope: "col" }, "Playing 2"),
-              h("th", { scope: "col", class: "num" }, a),
-              h("th", { scope: "col", class: "num" }, b),
-              h("th", { scope: "col", class: "num" }, h("abbr", { title: `${a} minus ${b}` }, "A − B")),
+              h("th", { scope: "col", class: "num" }, "A"),
+              h("th", { scope: "col", class: "num" }, "B"),
+              h("th", { scope: "col", class: "num" }, "A − B"),
             )),
             h("tbody", {}, rows),
           )
