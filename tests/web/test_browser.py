@@ -28,6 +28,8 @@ from boneyard.api.v1 import (
     game_pb2,
     game_service_pb2,
     game_service_pb2_grpc,
+    matches_pb2,
+    matches_pb2_grpc,
     ratings_pb2,
     ratings_pb2_grpc,
     rules_pb2,
@@ -994,6 +996,187 @@ def test_a_swiss_tournaments_page_shows_its_rounds_byes_and_tie_breaks(
         assert seen["deals"] == ["Deal 1 (round 1) · over", "Deal 2 (round 2) · over"]
         assert seen["games"] == 4
     assert len(report["checked"]) == 2, sorted(report["checked"])
+
+
+def _signed(x: float, digits: int = 2) -> str:
+    """A figure as the match page writes it: its sign, a true minus, no sign on 0."""
+    shown = f"{abs(x):.{digits}f}"
+    return shown if not shown.strip("0.") else ("+" if x > 0 else "\u2212") + shown
+
+
+def _near(shown: str | None, value: float, digits: int = 2) -> bool:
+    """The page's rounding is the server's figure (to the last digit shown, either way at a
+    tie: JavaScript's toFixed and Python's format differ there)."""
+    assert shown is not None
+    number = float(shown.replace("\u2212", "-").replace("%", "").strip())
+    return abs(number - value) <= 0.5 * 10**-digits + 1e-9
+
+
+def test_a_matchs_page_follows_it_to_the_sprts_verdict_and_the_list_shows_every_answer(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    """Texas 42, one hand a playing: two bot accounts, the heuristic (A) against random play
+    (B), in an SPRT match, a match of three deals, and a match cancelled before its bots came.
+    The pages are open on a desktop and a phone before any bot plays (the deals behind closed
+    doors); then the bots (``boneyard bot --key`` processes) play, and the pages follow the SPRT
+    match to its verdict with no click and show the server's figures, its verdict in words,
+    and every deal's playings with their marks, linked to their replays."""
+    database = _database_url(server)
+    tag = uuid.uuid4().hex[:6]
+    organiser_name = f"match-organiser-{tag}"
+    organiser = _account(database, "player", organiser_name)
+    a, b = f"smart-{tag}", f"dice-{tag}"
+    keys = {a: _account(database, "bot", a), b: _account(database, "bot", b)}
+
+    def cli(*args: str) -> str:
+        done = subprocess.run(
+            [str(BOT), *args, "--server", server.address],
+            check=False, capture_output=True, text=True, timeout=120, env=clean_env(), stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    def create(*length: str) -> str:
+        made = cli("match", "create", a, b, *length, "--key", organiser)
+        found = re.search(r"^match (\S+)$", made, re.MULTILINE)
+        assert found, made
+        return found.group(1)
+
+    match_id = create("--sprt", "--m0", "0", "--m1", "0.1")
+    fixed_id = create("--deals", "3", "--in-flight", "2")
+    cancelled_id = create("--deals", "5", "--in-flight", "2")
+    cli("match", "cancel", cancelled_id, "--key", organiser)
+    bots: list[subprocess.Popen[bytes]] = []
+
+    def on_line(line: str) -> None:
+        if line != "watching":
+            return
+        for name, strategy in ((a, "heuristic"), (b, "random")):
+            with open(tmp_path / f"bot-{name}.log", "ab") as log:
+                bots.append(subprocess.Popen(
+                    [str(BOT), "bot", "--server", server.address, "--key", keys[name],
+                     "--strategy", strategy, "--concurrency", "8"],
+                    stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=clean_env(),
+                ))
+
+    try:
+        report = _ok(run_script(
+            "match.mjs", server.http_url, tmp_path, on_line=on_line,
+            env={"MATCH_ID": match_id, "FIXED_ID": fixed_id, "CANCELLED_ID": cancelled_id},
+        ))
+    finally:
+        for proc in bots:
+            proc.kill()
+            proc.wait(timeout=30)
+
+    stub = matches_pb2_grpc.MatchServiceStub(server.channel())
+    done = stub.GetMatch(matches_pb2.GetMatchRequest(match_id=match_id), timeout=60).match
+    deals = stub.ListMatchDeals(matches_pb2.ListMatchDealsRequest(match_id=match_id, page_size=200), timeout=60).deals
+    assert done.status == matches_pb2.MATCH_STATUS_FINISHED
+    assert done.verdict == matches_pb2.MATCH_VERDICT_A_STRONGER, done
+    games = server.stub()
+
+    # Before the bots: listed being played, undecided; its page, no deal counted, the deals
+    # started shown behind closed doors and not linked.
+    for screen, seen in report["listedBefore"].items():
+        line = seen[match_id]
+        assert line["state"] == "being played" and line["answer"] == "undecided", (screen, line)
+        assert line["line"] == "Undecided so far: LLR 0.00, bounds \u22122.94 and +2.94", line
+        assert "Texas 42 (texas42), each game one hand · SPRT: better by 0.1 marks a deal or no better, " \
+            "\u03b1 0.05, \u03b2 0.05, at most 10,000 deals" in line["text"], line
+        assert f"organised by {organiser_name}" in line["text"], line
+        assert seen[cancelled_id]["state"] == "cancelled", seen[cancelled_id]
+    for screen, seen in report["before"].items():
+        assert seen["title"] == f"{a} v {b}" and seen["status"] == "being played", (screen, seen)
+        assert seen["stateLine"].startswith("Being played · 0 deals counted, "), seen
+        assert seen["answer"]["kind"] == "undecided" and seen["answer"]["title"] == "Undecided so far", seen
+        assert seen["noFigures"] == "No deal is counted yet: a deal counts once both its playings are over."
+        assert seen["deals"] and all(not d["counted"] for d in seen["deals"]), seen["deals"]
+        for deal in seen["deals"]:
+            assert [p["link"] for p in deal["playings"]] == [None, None], deal
+            assert all("behind closed doors" in p["text"] or p["state"] == "to-come" for p in deal["playings"]), deal
+            assert deal["scores"] == ["\u2014", "\u2014"], deal
+        assert seen["meter"]["now"] == "0" and seen["connection"] == "live", seen
+
+    # The end, followed with no click, on each screen: the server's figures and verdict.
+    unit = "marks"
+    for screen, seen in report["final"].items():
+        assert seen["status"] == "finished" and seen["connection"] is None, (screen, seen)
+        assert seen["stateLine"] == f"Finished · {done.deals_finished} deals counted", seen
+        assert seen["answer"]["kind"] == "stronger", seen["answer"]
+        assert seen["answer"]["title"] == f"{a} is stronger than {b}", seen["answer"]
+        reached = re.search(rf"after {done.deals_at_verdict} deals: its LLR reached (\S+), ", seen["answer"]["detail"])
+        assert reached and _near(reached.group(1), done.llr_at_verdict), seen["answer"]
+        assert seen["totals"] == (
+            f"Over {done.deals_finished} deals ({2 * done.deals_finished} games): "
+            f"{a} {done.total_a} {unit}, {b} {done.total_b}."
+        ), seen["totals"]
+        assert _near(seen["mean"], done.mean), (seen["mean"], done.mean)
+        low, high = re.fullmatch(r"95% interval: (\S+) to (\S+)", seen["meanInterval"]).groups()  # type: ignore[union-attr]
+        assert _near(low, done.mean_interval.low) and _near(high, done.mean_interval.high), seen
+        assert _near(seen["winRate"], 100 * done.win_rate, 1), seen["winRate"]
+        low, high = re.fullmatch(r"95% Wilson interval: (\S+) to (\S+)", seen["winRateInterval"]).groups()  # type: ignore[union-attr]
+        assert _near(low, 100 * done.win_rate_interval.low, 1) and _near(high, 100 * done.win_rate_interval.high, 1)
+        assert seen["wdl"] == f"{done.wins} won, {done.draws} drawn, {done.losses} lost (a draw counts half)"
+        assert _near(seen["llr"], done.llr), (seen["llr"], done.llr)
+        # The meter: its bounds, the LLR kept between them, and in words the LLR itself.
+        meter = seen["meter"]
+        assert float(meter["min"]) == pytest.approx(done.llr_lower_bound)
+        assert float(meter["max"]) == pytest.approx(done.llr_upper_bound)
+        assert float(meter["now"]) == pytest.approx(min(max(done.llr, done.llr_lower_bound), done.llr_upper_bound))
+        assert meter["text"].startswith(f"LLR {seen['llr']}"), meter
+        assert "lower bound \u22122.94: not stronger; upper bound +2.94: stronger" in meter["text"], meter
+        assert seen["hypotheses"][:2] == [
+            f"{a} minus {b} is 0 marks a deal: {a} is no better",
+            f"{a} minus {b} is 0.1 marks a deal: better by 0.1",
+        ], seen["hypotheses"]
+        # Every deal: counted, its playings linked to their replays, each playing's marks
+        # (A's first) from its game, and the deal's scores and figure from the server.
+        assert [d["deal"] for d in seen["deals"]] == [d.deal for d in deals]
+        for shown, deal in zip(seen["deals"], deals, strict=True):
+            assert shown["counted"] and deal.counted, shown
+            assert [p["link"] for p in shown["playings"]] == [f"#/replay/{g}" for g in deal.game_ids], shown
+            marks = []
+            for n, game_id in enumerate(deal.game_ids):
+                scores = list(games.GetGame(game_service_pb2.GetGameRequest(game_id=game_id), timeout=30).game.scores)
+                mine, theirs = (scores[0], scores[1]) if n == 0 else (scores[1], scores[0])
+                marks.append(f"A {mine} · B {theirs}")
+            assert [p["marks"] for p in shown["playings"]] == marks, (shown, deal)
+            assert shown["scores"] == [str(deal.score_a), str(deal.score_b)], (shown, deal)
+            assert shown["figure"] == _signed(deal.score_a - deal.score_b, 0), (shown, deal)
+
+    # The list at the end: each match's answer in words.
+    fixed = stub.GetMatch(matches_pb2.GetMatchRequest(match_id=fixed_id), timeout=60).match
+    cancelled = stub.GetMatch(matches_pb2.GetMatchRequest(match_id=cancelled_id), timeout=60).match
+    assert fixed.status == matches_pb2.MATCH_STATUS_FINISHED and fixed.deals_finished == 3
+    assert cancelled.status == matches_pb2.MATCH_STATUS_CANCELLED
+    low, high = fixed.mean_interval.low, fixed.mean_interval.high
+    fixed_kind, fixed_title = (
+        ("stronger", f"{a} is stronger than {b}") if low > 0
+        else ("b-stronger", f"{b} is stronger than {a}") if high < 0
+        else ("no-difference", "No clear difference")
+    )
+    for screen, seen in report["after"].items():
+        line = seen[match_id]
+        assert line["state"] == "finished" and line["answer"] == "stronger", (screen, line)
+        assert line["line"] == f"{a} is stronger than {b} (after {done.deals_at_verdict} deals)", line
+        assert f"{done.deals_finished} deals counted" in line["text"], line
+        assert seen[fixed_id]["answer"] == fixed_kind and seen[fixed_id]["line"].startswith(f"{fixed_title}: "), seen[fixed_id]
+        assert "3 of 3 deals counted" in seen[fixed_id]["text"], seen[fixed_id]
+        assert seen[cancelled_id]["state"] == "cancelled", seen[cancelled_id]
+        assert f"{cancelled.deals_finished} of 5 deals counted" in seen[cancelled_id]["text"], seen[cancelled_id]
+    for screen, seen in report["fixed"].items():
+        assert seen["meta"][0] == "Texas 42 (texas42), each game one hand · duplicate deals · 3 deals", seen["meta"]
+        assert seen["stateLine"] == "Finished · 3 of 3 deals counted" and seen["progress"] == "3", seen
+        assert seen["answer"]["kind"] == fixed_kind and seen["answer"]["title"] == fixed_title, (screen, seen["answer"])
+        assert seen["meter"] is None and seen["llr"] is None, seen
+        assert len(seen["deals"]) == 3 and all(len(d["playings"]) == 2 for d in seen["deals"]), seen["deals"]
+    assert report["bad"] == {
+        "malformed": "This address does not name a match (not a match id: 'not-a-match').",
+        "unknown": "There is no such match on this server (no match 00000000-0000-4000-8000-000000000000).",
+    }, report["bad"]
+    assert report["small"] == [], report["small"]
+    assert len(report["checked"]) == 12, sorted(report["checked"])
 
 
 @pytest.fixture(scope="module")

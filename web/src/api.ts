@@ -4,8 +4,8 @@
 import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import {
-  AccountService, ArchiveService, ChallengeService, GameService, LobbyService, RatingService,
-  reasonWords, refusalOf, TournamentService,
+  AccountService, ArchiveService, ChallengeService, GameService, LobbyService, MatchService,
+  RatingService, reasonWords, refusalOf, TournamentService,
 } from "@boneyard/client";
 
 const transport = createConnectTransport({
@@ -23,6 +23,7 @@ export const accounts: Client<typeof AccountService> = createClient(AccountServi
 export const challenges: Client<typeof ChallengeService> = createClient(ChallengeService, transport);
 export const ratings: Client<typeof RatingService> = createClient(RatingService, transport);
 export const tournaments: Client<typeof TournamentService> = createClient(TournamentService, transport);
+export const matches: Client<typeof MatchService> = createClient(MatchService, transport);
 
 /** Call options that act (or see) as a seat. */
 export function asSeat(token: string | undefined, signal?: AbortSignal): { headers?: Record<string, string>; signal?: AbortSignal } {

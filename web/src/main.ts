@@ -8,6 +8,7 @@ import { gamePage } from "./game";
 import { helpPage } from "./help";
 import { leaderboardPage, playerPage } from "./leaderboard";
 import { lobbyPage } from "./lobby";
+import { matchesPage, matchPage } from "./matches";
 import { mePage } from "./me";
 import { archivePage, replayPage } from "./replay";
 import { tournamentPage, tournamentsPage } from "./tournaments";
@@ -27,6 +28,7 @@ function route(): void {
     h("a", { href: "#/" }, "Lobby"),
     h("a", { href: "#/archive" }, "Archive"),
     h("a", { href: "#/tournaments" }, "Tournaments"),
+    h("a", { href: "#/matches" }, "Matches"),
     h("a", { href: "#/leaderboard" }, "Leaderboard"),
     h("a", { href: "#/challenges" }, "Challenges"),
     h("a", { href: "#/help" }, "Help"),
@@ -43,6 +45,8 @@ function route(): void {
   else if (where === "challenges") challengesPage(page, id ? decodeURIComponent(id) : undefined, leave.signal);
   else if (where === "tournaments") tournamentsPage(page, leave.signal);
   else if (where === "tournament" && id) tournamentPage(page, decodeURIComponent(id), leave.signal);
+  else if (where === "matches") matchesPage(page, leave.signal);
+  else if (where === "match" && id) matchPage(page, decodeURIComponent(id), leave.signal);
   else lobbyPage(page, leave.signal);
 }
 

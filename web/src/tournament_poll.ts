@@ -40,7 +40,7 @@ export interface TournamentFollower {
 }
 
 /** Resolves once the page is shown (at once if it is), or `signal` aborts. */
-function shown(signal: AbortSignal): Promise<void> {
+export function shown(signal: AbortSignal): Promise<void> {
   if (!document.hidden || signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = (): void => {
@@ -55,7 +55,7 @@ function shown(signal: AbortSignal): Promise<void> {
 }
 
 /** Wait `ms`, less if `signal` aborts or the page is shown again after it was hidden. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const finish = (): void => {
       clearTimeout(timer);
@@ -70,7 +70,7 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 

@@ -14,7 +14,7 @@ import { refusal, tournaments } from "./api";
 import { announce, h, redraw, type Child } from "./dom";
 import {
   GameStatus, type GetTournamentResponse, type Standing, type SwissRound, type SwissStanding,
-  TimeoutPolicy, type Tournament, TournamentFormat, type TournamentGame, TournamentStatus,
+  type TimeControl, TimeoutPolicy, type Tournament, TournamentFormat, type TournamentGame, TournamentStatus,
 } from "@boneyard/client";
 import { followTournament, pollList, type Following } from "./tournament_poll";
 import { count, gameTitle, scoreText, scoreUnit } from "./words";
@@ -55,12 +55,12 @@ function progressBar(t: Tournament, label: string): HTMLElement {
   return h("progress", { max: String(Math.max(t.gamesTotal, 1)), value: String(t.gamesFinished), aria: { label } });
 }
 
-function when(t: { seconds: bigint } | undefined): string {
+export function when(t: { seconds: bigint } | undefined): string {
   return t ? new Date(Number(t.seconds) * 1000).toLocaleDateString(undefined, { day: "numeric", month: "short", year: "numeric" }) : "";
 }
 
-/** "clock: 5 s a move, 1:00 bank, then a forfeit". */
-function clockText(t: Tournament): string | null {
+/** "clock: 5 s a move, 1:00 bank, then a forfeit" (a tournament's or a match's). */
+export function clockText(t: { timeControl?: TimeControl }): string | null {
   const c = t.timeControl;
   if (!c || c.perMoveMs <= 0) return null;
   const s = (ms: number): string => (ms >= 60000 ? `${Math.floor(ms / 60000)}:${String(Math.floor((ms % 60000) / 1000)).padStart(2, "0")}` : `${ms / 1000} s`);
@@ -71,7 +71,7 @@ function clockText(t: Tournament): string | null {
 /** Draw `root` anew, keeping the keyboard's place: a link focused before the redraw (a person
  * tabbing through the games while the page follows the tournament) is focused again after it,
  * found by its address. */
-function redrawKeepingFocus(root: HTMLElement, build: () => Child[]): void {
+export function redrawKeepingFocus(root: HTMLElement, build: () => Child[]): void {
   const active = document.activeElement;
   const href = active instanceof HTMLAnchorElement && root.contains(active) ? active.getAttribute("href") : null;
   redraw(root, build);

@@ -12,6 +12,7 @@ export * from "./gen/boneyard/v1/errors_pb.js";
 export * from "./gen/boneyard/v1/events_pb.js";
 export * from "./gen/boneyard/v1/game_pb.js";
 export * from "./gen/boneyard/v1/game_service_pb.js";
+export * from "./gen/boneyard/v1/matches_pb.js";
 export * from "./gen/boneyard/v1/ratings_pb.js";
 export * from "./gen/boneyard/v1/rules_pb.js";
 export * from "./gen/boneyard/v1/view_pb.js";
