@@ -424,8 +424,9 @@ class MatchDirector:
         self._wake.set()
 
     def game_committed(self, game: LiveGame, events: tuple[engine.Event, ...]) -> None:
-        """``GameHost.on_commit``: a game that ends may let a match go on."""
-        if game.over and events:
+        """``GameHost.on_commit``: a game that ends may let a match go on (a match's games
+        seat accounts only: the others, most of a busy server's, wake nothing)."""
+        if game.over and events and game.accounts:
             self._wake.set()
 
     async def run(self, retry_after: float = 1.0) -> None:

@@ -50,6 +50,7 @@ from boneyard import engine
 from boneyard.api import codec
 from boneyard.server.competition import account_events
 from boneyard.server.competition.standings import GameResult, finishing_order
+from boneyard.server.games.live import LiveGame
 from boneyard.server.store.account_events import append_account_events
 from boneyard.server.store.ratings import (
     Mu,
@@ -228,9 +229,10 @@ class Rater:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._retry_after = retry_after
 
-    def game_committed(self, game: object, events: tuple[engine.Event, ...]) -> None:
-        """``GameHost.on_commit``: a game that ends may be rated."""
-        if events and any(isinstance(e, engine.GameWon) for e in events):
+    def game_committed(self, game: LiveGame, events: tuple[engine.Event, ...]) -> None:
+        """``GameHost.on_commit``: a game that ends may be rated (only a game whose every seat
+        is an account's is: one with none wakes nothing)."""
+        if events and game.accounts and any(isinstance(e, engine.GameWon) for e in events):
             self._wake.set()
 
     def wake(self) -> None:

@@ -625,8 +625,9 @@ class TournamentDirector:
         self._wake.set()
 
     def game_committed(self, game: LiveGame, events: tuple[engine.Event, ...]) -> None:
-        """``GameHost.on_commit``: a game that ends may let a tournament go on."""
-        if game.over and events:
+        """``GameHost.on_commit``: a game that ends may let a tournament go on (a
+        tournament's games seat accounts only: the others wake nothing)."""
+        if game.over and events and game.accounts:
             self._wake.set()
 
     async def run(self, retry_after: float = 1.0) -> None:

@@ -28,15 +28,16 @@ import contextlib
 import hmac
 import logging
 import queue
+import sqlite3
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import String, bindparam, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from boneyard.server.store.account_events import NewAccountEvent, append_account_events
 from boneyard.server.store.db import WRITE
@@ -53,6 +54,7 @@ from boneyard.server.store.models import (
     GameRow,
     HandSeedRow,
     RequestRow,
+    UTCDateTime,
     table_of,
 )
 from boneyard.server.store.notify import notification_payloads, notify
@@ -79,6 +81,8 @@ _CLAIM = (
         status=func.coalesce(bindparam("new_status", type_=String), _GAMES.c.status),
     )
 )
+_STAMPS: dict[Any, Callable[[Any], Any] | None] = {}
+"""The store's time column's writer, a dialect."""
 _INSERT_EVENTS = insert(_EVENTS)
 _INSERT_REQUESTS = insert(_REQUESTS)
 _INSERT_SEEDS = insert(_SEEDS)
@@ -98,6 +102,25 @@ _VERSION = select(_GAMES.c.version).where(_GAMES.c.id == bindparam("g_id"))
 _KNOWN_SEEDS = select(_SEEDS.c.game_id, _SEEDS.c.hand_number, _SEEDS.c.seed).where(
     _SEEDS.c.game_id.in_(bindparam("g_ids", expanding=True))
 )
+
+# The same three statements in SQLite's own words, run on the driver's cursor (pysqlite): they
+# are every action's writes, and SQLAlchemy's work around each execute held the GIL for longer
+# than SQLite took to run them (the writer was an eighth of a busy server's GIL). The other
+# statements of a batch (seeds, clocks, account events) are rare and stay Core.
+_SQLITE_CLAIM = (
+    "UPDATE games SET version = ?, updated_at = ?, status = coalesce(?, status) "
+    "WHERE id = ? AND version = ?"
+)
+_EVENT_COLUMNS = ("game_id", "seq", "kind", "payload", "hash", "created_at")
+_REQUEST_COLUMNS = ("game_id", "request_id", "seat", "result_version", "response", "created_at")
+
+
+def _sqlite_insert(table: str, columns: tuple[str, ...]) -> str:
+    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+
+
+_SQLITE_EVENTS = _sqlite_insert("events", _EVENT_COLUMNS)
+_SQLITE_REQUESTS = _sqlite_insert("requests", _REQUEST_COLUMNS)
 
 
 @dataclass(slots=True)
@@ -198,8 +221,11 @@ class Writer:
         try:
             outcomes = write_batch(self._connection(), batch, notify_channel=self._notify_channel)
         except Exception:
-            log.warning("a batch of %d appends failed; retrying each alone", len(batch),
-                        exc_info=log.isEnabledFor(logging.DEBUG))
+            log.warning(
+                "a batch of %d appends failed; retrying each alone",
+                len(batch),
+                exc_info=log.isEnabledFor(logging.DEBUG),
+            )
             self._drop_connection()
             outcomes = []
             for item in batch:
@@ -259,7 +285,7 @@ def write_batch(
         if len(claims) > 1 and conn.dialect.supports_sane_multi_rowcount:
             # Every game at once; if one moved elsewhere, claim them one by one instead
             # to find which (rare: only with several processes on one database).
-            if conn.execute(_CLAIM, claims).rowcount == len(claims):
+            if _claim(conn, claims) == len(claims):
                 write_appended(conn, batch, written_at, notify_channel)
                 return [None] * len(batch)
             transaction.rollback()
@@ -268,7 +294,7 @@ def write_batch(
     with conn.begin():
         for index, claim in zip(order, claims, strict=True):
             item = batch[index]
-            if conn.execute(_CLAIM, claim).rowcount != 1:
+            if _claim(conn, [claim]) != 1:
                 outcomes[index] = _conflict(conn, item)
                 continue
             outcomes[index] = None
@@ -300,7 +326,7 @@ def write_appended(
         for offset, (kind, payload, chain) in enumerate(item.events, start=1)
     ]
     if events:  # (a game may be created with none)
-        conn.execute(_INSERT_EVENTS, events)
+        _insert(conn, _INSERT_EVENTS, _SQLITE_EVENTS, _EVENT_COLUMNS, events)
     requests = [
         {
             "game_id": item.game_id,
@@ -314,7 +340,7 @@ def write_appended(
         if item.request is not None
     ]
     if requests:
-        conn.execute(_INSERT_REQUESTS, requests)
+        _insert(conn, _INSERT_REQUESTS, _SQLITE_REQUESTS, _REQUEST_COLUMNS, requests)
     seeds = _new_seeds(conn, written, now)
     if seeds:
         conn.execute(_INSERT_SEEDS, seeds)
@@ -343,6 +369,71 @@ def write_appended(
             notify_channel,
             *notification_payloads((i.game_id, i.new_version) for i in written),
         )
+
+
+def _driver_cursor(conn: Connection) -> sqlite3.Cursor | None:
+    """The SQLite driver's cursor on ``conn`` (in its open transaction); ``None`` on any other
+    database, where the Core statements run."""
+    if conn.dialect.name != "sqlite" or conn.dialect.driver != "pysqlite":
+        return None
+    driver = conn.connection.driver_connection
+    return driver.cursor() if isinstance(driver, sqlite3.Connection) else None
+
+
+def _stamp(conn: Connection, at: datetime) -> Any:
+    """``at`` as the store's column type writes it on SQLite (fixed-width naive UTC text)."""
+    process = _STAMPS.get(conn.dialect)
+    if process is None:
+        process = _STAMPS[conn.dialect] = (
+            UTCDateTime().dialect_impl(conn.dialect).bind_processor(conn.dialect)
+        )
+    assert process is not None
+    return process(at)
+
+
+def _claim(conn: Connection, claims: list[dict[str, Any]]) -> int:
+    """Move each game of ``claims`` to its new version if it is still at the expected one;
+    how many moved."""
+    cursor = _driver_cursor(conn)
+    if cursor is None:
+        return int(conn.execute(_CLAIM, claims).rowcount)
+    rows = [
+        (c["new_version"], _stamp(conn, c["now"]), c["new_status"], c["g_id"], c["expected"])
+        for c in claims
+    ]
+    with _as_sqlalchemy(_SQLITE_CLAIM, rows):
+        cursor.executemany(_SQLITE_CLAIM, rows)
+    return cursor.rowcount
+
+
+def _insert(
+    conn: Connection,
+    statement: Any,
+    sql: str,
+    columns: tuple[str, ...],
+    rows: list[dict[str, Any]],
+) -> None:
+    """Insert ``rows``: ``statement`` (Core), or on SQLite ``sql`` naming ``columns``, the last
+    of them ``created_at``."""
+    cursor = _driver_cursor(conn)
+    if cursor is None:
+        conn.execute(statement, rows)
+        return
+    values = [(*(row[c] for c in columns[:-1]), _stamp(conn, row[columns[-1]])) for row in rows]
+    with _as_sqlalchemy(sql, values):
+        cursor.executemany(sql, values)
+
+
+@contextlib.contextmanager
+def _as_sqlalchemy(sql: str, params: Any) -> Iterator[None]:
+    """The driver's integrity errors as SQLAlchemy's, which the writer's callers tell apart
+    (a key collision is a lost race); its other errors as SQLAlchemy's too."""
+    try:
+        yield
+    except sqlite3.IntegrityError as error:
+        raise IntegrityError(sql, params, error) from error
+    except sqlite3.Error as error:
+        raise DBAPIError(sql, params, error) from error
 
 
 def _new_seeds(conn: Connection, written: Sequence[Append], now: datetime) -> list[dict[str, Any]]:

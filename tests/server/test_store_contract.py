@@ -378,6 +378,34 @@ class StoreContract:
         with pytest.raises(ValueError):
             store.append(game_id, 3, events(b"x"), status="paused")  # type: ignore[arg-type]
 
+    def test_an_appends_times_are_stored_as_the_games_own(self, engine: Engine) -> None:
+        # The writer runs the action's statements on the driver on SQLite: its times must be
+        # the text SQLAlchemy writes (fixed width, microseconds even when 0), or they would
+        # not sort, nor read back, as the others do.
+        at = datetime(2026, 12, 4, 15, 0, 0, tzinfo=UTC)
+        store = EventStore(engine, clock=lambda: at)
+        game_id = new_game(store)
+        store.append(game_id, 1, events(b"deal"), ("req-1", 0, b"ok"), status="playing")
+        with engine.connect() as conn:
+            stored = {
+                table: conn.execute(
+                    sa.text(f"SELECT CAST({column} AS TEXT) FROM {table} WHERE game_id = :g")
+                    if table != "games"
+                    else sa.text(f"SELECT CAST({column} AS TEXT) FROM games WHERE id = :g"),
+                    {"g": game_id},
+                ).scalars().all()
+                for table, column in (
+                    ("games", "created_at"),  # written by the ORM
+                    ("events", "created_at"),
+                    ("requests", "created_at"),
+                )
+            }
+        (game_time,) = stored["games"]
+        assert stored["events"] == [game_time, game_time]  # GameCreated and the append
+        assert stored["requests"] == [game_time]
+        assert store.get_game(game_id).updated_at == at
+        assert store.find_request(game_id, "req-1") is not None
+
     def test_two_appends_at_one_version_one_wins(self, store: EventStore) -> None:
         game_id = new_game(store)
         assert store.append(game_id, 1, events(b"first")) == 2
