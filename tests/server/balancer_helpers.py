@@ -29,7 +29,15 @@ from typing import Self
 
 import pytest
 
-__all__ = ["HAPROXY_MISSING", "SAMPLE", "Balancer", "Ports", "haproxy", "haproxy_config"]
+__all__ = [
+    "HAPROXY_MISSING",
+    "SAMPLE",
+    "Balancer",
+    "Ports",
+    "find_haproxy",
+    "haproxy",
+    "haproxy_config",
+]
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "docs" / "haproxy.cfg"
@@ -41,12 +49,17 @@ _GRPC = (50061, 50062, 50063)
 _HTTP = (8081, 8082, 8083)
 
 
+def find_haproxy() -> str | None:
+    """The haproxy binary (on PATH, or Debian's /usr/sbin/haproxy), or ``None``."""
+    return shutil.which("haproxy") or next(
+        (p for p in ("/usr/sbin/haproxy", "/sbin/haproxy") if os.access(p, os.X_OK)), None
+    )
+
+
 def haproxy() -> str:
     """The haproxy binary; skips the test without one, or fails it where the load balancer's
     tests are required (``BONEYARD_HAPROXY_TESTS=required``, as ``.ci/run`` sets)."""
-    found = shutil.which("haproxy") or next(
-        (p for p in ("/usr/sbin/haproxy", "/sbin/haproxy") if os.access(p, os.X_OK)), None
-    )
+    found = find_haproxy()
     if found is None:
         if os.environ.get("BONEYARD_HAPROXY_TESTS") == "required":
             pytest.fail(f"{HAPROXY_MISSING} (BONEYARD_HAPROXY_TESTS=required)")
@@ -171,7 +184,9 @@ class Balancer:
         seen: dict[str, dict[str, str]] = {}
         while True:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"haproxy exited with {self.proc.returncode}:\n{self.log_text()}")
+                raise RuntimeError(
+                    f"haproxy exited with {self.proc.returncode}:\n{self.log_text()}"
+                )
             try:
                 seen = self.servers()
             except OSError:
@@ -180,7 +195,9 @@ class Balancer:
             if len(counts) == 2 and all(c == up for c in counts):
                 return seen
             if time.monotonic() > deadline:
-                raise TimeoutError(f"haproxy did not see {up} servers up: {seen}\n{self.log_text()}")
+                raise TimeoutError(
+                    f"haproxy did not see {up} servers up: {seen}\n{self.log_text()}"
+                )
             time.sleep(0.2)
 
     def stop(self) -> None:
