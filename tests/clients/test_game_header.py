@@ -96,6 +96,9 @@ def test_calls_about_no_one_game_carry_no_game_header(recorded: tuple[str, _Reco
         _refused(lambda: list(client.games()))
         _refused(lambda: client.watch_turns("key", ["g1", "g2"]))
     assert [method for method, _ in recorder.calls] == [
-        "CreateGame", "ListPresets", "ListGames", "WatchTurns"
+        "CreateGame",
+        "ListPresets",
+        "ListGames",
+        "WatchTurns",
     ]
     assert all(GAME_HEADER not in metadata for _, metadata in recorder.calls)

@@ -24,7 +24,6 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-import grpc
 import pytest
 
 from boneyard.api.v1 import actions_pb2, game_service_pb2, view_pb2
@@ -86,7 +85,9 @@ class RecordingClient(Client):
         assert request_id is not None  # the bot names its own
         answer = super().submit(game_id, token, expected_version, action, request_id, timeout, seat)
         with self.acked:
-            self.acks.append(Ack(game_id, token, expected_version, request_id, action, answer.version))
+            self.acks.append(
+                Ack(game_id, token, expected_version, request_id, action, answer.version)
+            )
             self.acked.notify_all()
         return answer
 
@@ -150,7 +151,7 @@ def _play_through(lb: Balancer, servers: list[ServerProcess]) -> None:
             bots.append(bot)
             try:
                 finished[(game_id, seat)] = bot.run()
-            except Exception as error:  # reported below, with the logs
+            except Exception as error:  # noqa: BLE001 - reported below, with the logs
                 failures.append(f"game {game_id} seat {seat}: {error!r}")
 
         threads = [
