@@ -17,6 +17,7 @@ haproxy fails. Nothing here depends on the machine's speed: the waits are hang g
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
@@ -207,6 +208,18 @@ def _play_through(lb: Balancer, servers: list[ServerProcess]) -> None:
             event = events[ack.expected_version].event
             assert event.seq == ack.expected_version + 1
             assert event_matches_action(event, seats[ack.token], ack.action), (ack, event)
+        # The HTTP front too (HTTP/1.1 in, HTTP/2 to the listeners): a Connect call with the
+        # game header, answered by the game's process.
+        game_id = next(iter(tables))
+        request = urllib.request.Request(
+            f"{lb.http_url}/boneyard.v1.GameService/GetGame",
+            data=json.dumps({"gameId": game_id}).encode(),
+            headers={"Content-Type": "application/json", "Boneyard-Game": game_id},
+        )
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            assert json.loads(answer.read())["game"]["status"] == "GAME_STATUS_FINISHED"
+        with urllib.request.urlopen(f"{lb.http_url}/healthz", timeout=60) as answer:
+            assert json.loads(answer.read()) == {"status": "SERVING"}
         # The survivors served the victim's games: nothing was lost with it.
         assert victim.proc.returncode is not None
         assert all(s.proc.poll() is None for s in servers if s is not victim)
