@@ -3,8 +3,8 @@ PostgreSQL database, and what a game's calls cost when they land on a process wh
 game is behind, with the game header's consistent hash (affinity) and without it (round robin).
 
     make bench-balancer BENCH_BALANCER_ARGS='--database-url postgresql+psycopg://USER@HOST/DB'
-    # last line: `balancer: 1/2/3 processes N1/N2/N3 actions/s; stale answers with affinity
-    # A (x in 10,000 actions), round robin R`
+    # last line: `balancer: 1/2/3 processes N1/N2/N3 actions/s (...x one process); per 10,000
+    # actions, stale answers / games read back with affinity 1: A/L, ...; round robin 2: ...`
 
 HAProxy (Debian's ``haproxy``) runs from ``docs/haproxy.cfg`` (``tests/server/
 balancer_helpers.py`` puts the processes' ports in), the same file the CI test runs; "round
@@ -380,11 +380,12 @@ def main() -> None:
         f"{'stale/10k':>10}{'loads/100':>10}{'server':>9}{'haproxy':>9}{'client':>8}"
         "   CPU ms/action"
     )
-    summary: dict[tuple[int, bool], tuple[float, float]] = {}
+    summary: dict[tuple[int, bool], tuple[float, float, float]] = {}
     for key, rs in results.items():
         rate = med(r.rate for r in rs)
         per10k = med(r.stale * 10_000 / r.actions if r.actions else float("nan") for r in rs)
-        summary[key] = (rate, per10k)
+        loads = med(r.loaded * 10_000 / r.actions if r.actions else float("nan") for r in rs)
+        summary[key] = (rate, per10k, loads)
         print(
             f"  {rs[0].label:<26}{rate:>10.0f}{med(r.p99 for r in rs):>8.1f}"
             f"{sum(r.stale_views for r in rs):>12}{sum(r.aborted for r in rs):>9}{per10k:>10.1f}"
@@ -396,7 +397,7 @@ def main() -> None:
     hashed = sorted(k for k in summary if k[1])
     unhashed = sorted(k for k in summary if not k[1])
     if hashed:
-        one = summary.get((1, True), (0.0, 0.0))[0]
+        one = summary.get((1, True), (0.0, 0.0, 0.0))[0]
         rates = "/".join(f"{summary[k][0]:.0f}" for k in hashed)
         names = "/".join(str(k[0]) for k in hashed)
         ratios = ", ".join(
@@ -405,10 +406,11 @@ def main() -> None:
         print(
             f"balancer: {names} processes {rates} actions/s"
             + (f" ({ratios} one process)" if ratios else "")
-            + "; stale answers per 10,000 actions with affinity "
-            + ", ".join(f"{k[0]}: {summary[k][1]:.1f}" for k in hashed)
+            + "; per 10,000 actions, stale answers / games read back with affinity "
+            + ", ".join(f"{k[0]}: {summary[k][1]:.0f}/{summary[k][2]:.0f}" for k in hashed)
             + (
-                "; round robin " + ", ".join(f"{k[0]}: {summary[k][1]:.1f}" for k in unhashed)
+                "; round robin "
+                + ", ".join(f"{k[0]}: {summary[k][1]:.0f}/{summary[k][2]:.0f}" for k in unhashed)
                 if unhashed
                 else ""
             )
