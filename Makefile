@@ -5,7 +5,7 @@ PYTHON ?= python3
 PYTEST_ARGS ?=
 
 .DELETE_ON_ERROR:
-.PHONY: setup setup-web test stress lint dist typecheck-tree proto web web-gen bench-browser bench-asgi profile-server bench-engine bench-engine-instructions bench-server bench-fanout bench-listing bench-verify bench-solver bench-sampler bench-bots bench-competition bench-match run clean FORCE demo
+.PHONY: setup setup-web test stress lint dist typecheck-tree proto web web-gen bench-browser bench-asgi profile-server bench-engine bench-engine-instructions bench-server bench-balancer bench-fanout bench-listing bench-verify bench-solver bench-sampler bench-bots bench-competition bench-match run clean FORCE demo
 
 setup: $(VENV)/.installed
 
@@ -148,6 +148,15 @@ bench-engine-instructions: setup
 
 bench-server: setup
 	$(PY) benchmarks/bench_server.py $(BENCH_SERVER_ARGS)
+
+# Several processes behind HAProxy (docs/haproxy.cfg) on one PostgreSQL: actions/s with 1, 2 and 3
+# processes hashing on the game header, and 2 and 3 in round robin beside them; stale views,
+# ABORTED answers and games read back from the log per action (benchmarks/bench_balancer.py).
+# Needs haproxy and a PostgreSQL server: BENCH_BALANCER_ARGS='--database-url postgresql+psycopg://
+# USER@HOST/DB' (or env BONEYARD_BENCH_PG_URL). Last line `balancer: 1/2/3 processes ...`.
+BENCH_BALANCER_ARGS ?=
+bench-balancer: setup
+	$(PY) benchmarks/bench_balancer.py $(BENCH_BALANCER_ARGS)
 
 # Ack -> arrival on 1,000 WatchGame streams; last line `fanout: 1000 streams, p99 X ms after the
 # ack`. Across two processes too when BONEYARD_BENCH_PG_URL names a PostgreSQL server.

@@ -33,6 +33,7 @@ import tempfile
 import time
 import uuid
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -146,6 +147,8 @@ class Figures:
     missing: int = 0
     errors: dict[str, int] = field(default_factory=dict)
     client_cpu: float = 0.0
+    server_cpu: float = 0.0
+    """CPU seconds of the server process(es) over the run (set-up and warm-up included)."""
 
 
 async def _seat_all(
@@ -172,10 +175,15 @@ async def _seat_all(
 
 
 async def fanout(
-    actor: str, watched: str, streams: int, args: argparse.Namespace
+    actor: str,
+    watched: str,
+    streams: int,
+    args: argparse.Namespace,
+    servers: Sequence[Server] = (),
 ) -> Figures:
     """Play ``args.actions`` counted actions on the server at ``actor`` with ``streams``
-    watchers on the server at ``watched`` (the same address, or another process)."""
+    watchers on the server at ``watched`` (the same address, or another process); the CPU of
+    ``servers`` is measured over it."""
     options = [("grpc.use_local_subchannel_pool", 1)]  # each channel its own connection
     act_channel = grpc.aio.insecure_channel(actor)
     channels = [grpc.aio.insecure_channel(watched, options=options) for _ in range(args.channels)]
@@ -194,11 +202,13 @@ async def fanout(
             for c in channels
         ]
         cpu_start = time.process_time()
+        server_start = sum(s.cpu_seconds() for s in servers)
         games = 0
         while figures.actions < args.actions and games < MAX_GAMES:
             games += 1
             await _one_game(stub, watch, streams, args, rng, figures)
         figures.client_cpu = time.process_time() - cpu_start
+        figures.server_cpu = sum(s.cpu_seconds() for s in servers) - server_start
     finally:
         for channel in (act_channel, *channels):
             await channel.close()
@@ -293,6 +303,13 @@ def report(title: str, figures: Figures, streams: int) -> float:
     )
     if figures.actions:
         print(f"  client CPU {figures.client_cpu * 1000 / figures.actions:.1f} ms per action")
+    if figures.actions and figures.server_cpu:
+        arrivals = len(figures.latencies)
+        print(
+            f"  server CPU {figures.server_cpu * 1000 / figures.actions:.2f} ms per action "
+            f"(set-up and warm-up included), "
+            f"{figures.server_cpu * 1e6 / max(arrivals, 1):.1f} us per arrival"
+        )
     if figures.missing or figures.errors:
         print(
             f"  missing arrivals (not within {ARRIVAL_TIMEOUT:g} s): {figures.missing}; "
@@ -394,7 +411,9 @@ def _one_process(system: str, args: argparse.Namespace, tmp: Path) -> float | No
         server = start_boneyard(url, tmp / "server.log", args.boneyard_server)
         title = f"Boneyard, one process (SQLite), {args.streams} streams"
     try:
-        figures = asyncio.run(fanout(server.address, server.address, args.streams, args))
+        figures = asyncio.run(
+            fanout(server.address, server.address, args.streams, args, [server])
+        )
     except (Failed, grpc.RpcError) as e:
         print(f"{title}: failed: {_reason(e)}")
         return None
@@ -420,7 +439,7 @@ def _across(args: argparse.Namespace, tmp: Path) -> float | None:
                 log_path = tmp / f"server-{name}.log"
                 servers.append(start_boneyard(url, log_path, args.boneyard_server))
             a, b = servers
-            figures = asyncio.run(fanout(a.address, b.address, args.cross_streams, args))
+            figures = asyncio.run(fanout(a.address, b.address, args.cross_streams, args, [a, b]))
         except (Failed, grpc.RpcError) as e:
             print(f"{title}: failed: {_reason(e)}")
             return None

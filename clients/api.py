@@ -38,6 +38,7 @@ __all__ = [
     "CHANNEL_OPTIONS",
     "CONNECT_TIMEOUT",
     "DEFAULT_SERVER",
+    "GAME_HEADER",
     "RETRY_SERVICE_CONFIG",
     "TIMEOUT_POLICIES",
     "Client",
@@ -53,6 +54,11 @@ __all__ = [
 ]
 
 DEFAULT_SERVER = "127.0.0.1:50051"
+GAME_HEADER = "boneyard-game"
+"""The metadata every call about one game carries, its value the game's id: where a load
+balancer in front of several server processes can hash on it without reading protobuf, so one
+game's calls go to the process that holds it fresh (docs/scaling.md). A routing hint only: the
+server does not read it, and a missing or wrong one costs a reload, never a wrong answer."""
 _OPENER = "first_hand_opener"
 
 TIMEOUT_POLICIES = {
@@ -312,8 +318,11 @@ class Client:
         self.close()
 
     @staticmethod
-    def _auth(token: str | None) -> tuple[tuple[str, str], ...]:
-        return (("authorization", f"Bearer {token}"),) if token else ()
+    def _auth(token: str | None, game_id: str = "") -> tuple[tuple[str, str], ...]:
+        """The call's metadata: the bearer ``token``, and ``GAME_HEADER`` for a call about
+        game ``game_id``."""
+        auth = (("authorization", f"Bearer {token}"),) if token else ()
+        return auth + ((GAME_HEADER, game_id),) if game_id else auth
 
     def create_game(
         self,
@@ -353,7 +362,8 @@ class Client:
         return list(self._stub.ListPresets(game_service_pb2.ListPresetsRequest()).presets)
 
     def game(self, game_id: str) -> game_pb2.GameSummary:
-        return self._stub.GetGame(game_service_pb2.GetGameRequest(game_id=game_id)).game
+        request = game_service_pb2.GetGameRequest(game_id=game_id)
+        return self._stub.GetGame(request, metadata=self._auth(None, game_id)).game
 
     def games(
         self,
@@ -376,13 +386,13 @@ class Client:
         )
         if seat is not None:
             request.seat = seat
-        response = self._stub.TakeSeat(request)
+        response = self._stub.TakeSeat(request, metadata=self._auth(None, game_id))
         return response.seat, response.seat_token
 
     def leave_seat(self, game_id: str, token: str) -> game_pb2.GameSummary:
         """Leave the token's seat of a game not yet started (the token stops working)."""
         request = game_service_pb2.LeaveSeatRequest(game_id=game_id)
-        return self._stub.LeaveSeat(request, metadata=self._auth(token)).game
+        return self._stub.LeaveSeat(request, metadata=self._auth(token, game_id)).game
 
     def resign(
         self, game_id: str, token: str, expected_version: int, request_id: str | None = None
@@ -400,7 +410,8 @@ class Client:
     ) -> view_pb2.SeatView:
         """The seat's view (``seat``: which, for a key that holds several seats of the game)."""
         request = game_service_pb2.GetViewRequest(game_id=game_id, seat=seat)
-        return self._stub.GetView(request, metadata=self._auth(token), timeout=timeout).view
+        metadata = self._auth(token, game_id)
+        return self._stub.GetView(request, metadata=metadata, timeout=timeout).view
 
     def submit(
         self,
@@ -419,7 +430,8 @@ class Client:
             action=action,
             seat=seat,
         )
-        return self._stub.SubmitAction(request, metadata=self._auth(token), timeout=timeout)
+        metadata = self._auth(token, game_id)
+        return self._stub.SubmitAction(request, metadata=metadata, timeout=timeout)
 
     def watch(
         self,
@@ -433,7 +445,7 @@ class Client:
         request = game_service_pb2.WatchGameRequest(
             game_id=game_id, from_version=from_version, seat=seat
         )
-        return self._stub.WatchGame(request, metadata=self._auth(token))
+        return self._stub.WatchGame(request, metadata=self._auth(token, game_id))
 
     # --- the lobby (account key) -------------------------------------------------------
 

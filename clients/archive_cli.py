@@ -38,7 +38,7 @@ from google.protobuf import json_format
 from boneyard import engine
 from boneyard.api import codec
 from boneyard.api.v1 import archive_pb2, archive_pb2_grpc, events_pb2
-from boneyard.clients.api import DEFAULT_SERVER, open_channel
+from boneyard.clients.api import DEFAULT_SERVER, GAME_HEADER, open_channel
 from boneyard.clients.choices import HELP_WORDS
 from boneyard.clients.cli_common import server_option
 from boneyard.clients.describe import event_text, side_text
@@ -86,7 +86,8 @@ class ArchiveClient:
 
     def record(self, game_id: str, timeout: float | None = 60.0) -> archive_pb2.GameRecord:
         request = archive_pb2.GetRecordRequest(game_id=game_id)
-        return self._stub.GetRecord(request, timeout=timeout).record
+        metadata = ((GAME_HEADER, game_id),)  # a load balancer's hint, as on every game call
+        return self._stub.GetRecord(request, metadata=metadata, timeout=timeout).record
 
     def verify(
         self, record: archive_pb2.GameRecord, timeout: float | None = 60.0

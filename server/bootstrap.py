@@ -273,6 +273,7 @@ class Boneyard:
             publish=self.feed.publish,
             max_games=max_live_games,
             absent_after=abandonment.absent_after,
+            on_loaded=self.metrics.games_loaded,
         )
         announce_lobby = announce_seats = None
         if postgresql:

@@ -30,10 +30,16 @@ class GameCache:
     """The games of this process, by id (``publish(game_id)``: wake a game's watchers)."""
 
     def __init__(
-        self, store: EventStore, publish: Callable[[str], None], max_games: int = MAX_LIVE_GAMES
+        self,
+        store: EventStore,
+        publish: Callable[[str], None],
+        max_games: int = MAX_LIVE_GAMES,
+        on_loaded: Callable[[int], None] | None = None,
     ) -> None:
+        """``on_loaded(n)``: ``n`` games were read back from their log (a metric)."""
         self._store = store
         self._publish = publish
+        self._on_loaded = on_loaded
         self.max_games = max_games
         self._games: OrderedDict[str, LiveGame] = OrderedDict()
         self._loading: dict[str, asyncio.Future[LiveGame]] = {}
@@ -102,6 +108,8 @@ class GameCache:
         finally:
             for game_id in futures:
                 del self._loading[game_id]
+        if self._on_loaded is not None and loaded:
+            self._on_loaded(len(loaded))
         for game_id, future in futures.items():
             game = loaded.get(game_id)
             if game is None:

@@ -73,7 +73,9 @@ class GameHost:
         now: Callable[[], datetime] | None = None,
         max_games: int = MAX_LIVE_GAMES,
         absent_after: int = ABSENT_AFTER,
+        on_loaded: Callable[[int], None] | None = None,
     ) -> None:
+        """``on_loaded(n)``: ``n`` games were read back from their log (``GameCache``)."""
         self._store = store
         self.absent_after = absent_after
         """Timeouts in a row of every seat not a house bot's that end a game as abandoned."""
@@ -85,7 +87,7 @@ class GameHost:
         self.started_at = self._now()
         """Clocks do not count the time the server was down: a turn begun before this
         process started is timed from its start."""
-        self.cache = GameCache(store, publish, max_games)
+        self.cache = GameCache(store, publish, max_games, on_loaded)
         self._listeners: list[CommitListener] = []
 
     # The games held here (``GameCache``), as everyone asks the host for them.

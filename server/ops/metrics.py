@@ -133,6 +133,13 @@ class Metrics:
             buckets=_BATCH,
             registry=registry,
         )
+        self.loaded = Counter(
+            "boneyard_games_loaded",
+            "Games this process read back from their log: one it did not hold, or held behind "
+            "another process's change (several processes: what a call landing away from the "
+            "game's process costs)",
+            registry=registry,
+        )
         self.timeouts = Counter(
             "boneyard_timeouts_applied",
             "Seats that ran out of time and had their game's timeout policy applied",
@@ -167,6 +174,10 @@ class Metrics:
     def batch(self, size: int) -> None:
         """The writer committed ``size`` appends at once (from its thread)."""
         self.commit_batch.observe(size)
+
+    def games_loaded(self, games: int) -> None:
+        """``games`` were read back from their log (on the event loop)."""
+        self.loaded.inc(games)
 
     def timed_out(self) -> None:
         self.timeouts.inc()

@@ -127,6 +127,7 @@ def test_the_metrics_port_is_chosen_and_printed_and_serves_every_metric_with_hel
         "boneyard_actions_committed_total",
         "boneyard_commit_batch_size",
         "boneyard_timeouts_applied_total",
+        "boneyard_games_loaded_total",
         "boneyard_games",
         "boneyard_seeks_waiting",
         "boneyard_tournament_games_in_play",
@@ -166,6 +167,8 @@ def test_actions_commits_and_rpcs_move_with_the_actions_played(server: ServerPro
     assert moved("grpc_server_msg_sent_total", **submitted) == played
     assert moved("grpc_server_handled_total", **series("SubmitAction", code="OK")) == played
     assert moved("boneyard_actions_committed_total") == played
+    # The game made here is held here: never read back from its log.
+    assert moved("boneyard_games_loaded_total") == 0
     # Each action is one append; however the writer grouped them, they add up.
     assert moved("boneyard_commit_batch_size_sum") == played
     assert 1 <= moved("boneyard_commit_batch_size_count") <= played
@@ -212,6 +215,10 @@ def test_a_refused_call_is_counted_under_its_own_status_code(server: ServerProce
     assert value(after, "boneyard_actions_committed_total") == value(
         before, "boneyard_actions_committed_total"
     )  # a refusal changes nothing
+    # A version ahead of the copy held here (another process's?): the game was read back.
+    assert value(after, "boneyard_games_loaded_total") - value(
+        before, "boneyard_games_loaded_total"
+    ) == 1
     assert not any(
         name == "grpc_server_handled_total" and ("grpc_code", "UNKNOWN") in labels
         for name, labels in after

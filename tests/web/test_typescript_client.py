@@ -197,3 +197,20 @@ def test_a_typescript_client_reads_a_refusals_reason_through_the_generated_types
         "domain": "boneyard.v1",
         "words": "There is no such game",
     }
+
+
+def test_every_call_about_a_game_names_it_in_the_game_header(front_end: Path) -> None:
+    # The package's interceptor (which the web app's transport uses) and playSeat, against a
+    # node server that records each request's header and refuses it.
+    run = _run(front_end, "game_header")
+    assert run.returncode == 0, run.explain()
+    service = "/boneyard.v1.GameService"
+    assert run.report["withInterceptor"] == [
+        [f"{service}/GetGame", "g-get"],
+        [f"{service}/GetView", "g-view"],
+        [f"{service}/SubmitAction", "g-submit"],
+        [f"{service}/WatchGame", "g-watch"],
+        [f"{service}/CreateGame", None],
+        [f"{service}/ListPresets", None],
+    ], run.explain()
+    assert run.report["playSeat"] == [[f"{service}/GetView", "g-seat"]], run.explain()

@@ -4,7 +4,8 @@
 import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import {
-  AccountService, ArchiveService, ChallengeService, GameService, LobbyService, MatchService,
+  AccountService, ArchiveService, ChallengeService, gameAffinity, GameService, LobbyService,
+  MatchService,
   RatingService, reasonWords, refusalOf, TournamentService,
 } from "@boneyard/client";
 
@@ -13,6 +14,8 @@ const transport = createConnectTransport({
   baseUrl: new URL(".", location.href).href,
   // Binary protobuf, not JSON: smaller messages and no 64-bit numbers as strings.
   useBinaryFormat: true,
+  // Every call about one game names it in the boneyard-game header, for a load balancer's hash.
+  interceptors: [gameAffinity],
 });
 
 export const games: Client<typeof GameService> = createClient(GameService, transport);

@@ -19,6 +19,7 @@ export * from "./gen/boneyard/v1/view_pb.js";
 export * from "./gen/google/rpc/error_details_pb.js";
 export * from "./gen/google/rpc/status_pb.js";
 
+export * from "./affinity.js";
 export * from "./errors.js";
 export * from "./seat.js";
 export * from "./tiles.js";

@@ -11,6 +11,7 @@ import type { Action } from "./gen/boneyard/v1/actions_pb.js";
 import { ErrorReason } from "./gen/boneyard/v1/errors_pb.js";
 import type { GameService } from "./gen/boneyard/v1/game_service_pb.js";
 import { Phase, type SeatView } from "./gen/boneyard/v1/view_pb.js";
+import { GAME_HEADER } from "./affinity.js";
 import { refusalOf } from "./errors.js";
 
 /** Chooses the seat's action: one of `view.legalActions`. */
@@ -58,7 +59,8 @@ export async function playSeat(
   choose: Choose,
   options: PlaySeatOptions = {},
 ): Promise<SeatView> {
-  const call = { headers: { authorization: `Bearer ${token}` }, signal: options.signal };
+  // The game's header too (affinity.ts), whatever the caller's transport adds.
+  const call = { headers: { authorization: `Bearer ${token}`, [GAME_HEADER]: gameId }, signal: options.signal };
   const patienceMs = options.patienceMs ?? 60_000;
   const actedAt = new Set<bigint>();
   let last: SeatView | undefined;

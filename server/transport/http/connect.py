@@ -90,8 +90,11 @@ CORS_HEADERS = [
     "X-User-Agent",
     "X-Request-Id",
     "Authorization",
+    "Boneyard-Game",
 ]
-"""What a browser's Connect or gRPC-Web client sends (and may read back, below)."""
+"""What a browser's Connect or gRPC-Web client sends (and may read back, below);
+``Boneyard-Game`` is the game a call is about, for a load balancer's hash (the server does not
+read it: docs/scaling.md)."""
 CORS_EXPOSED = [
     "Content-Encoding",
     "Connect-Content-Encoding",

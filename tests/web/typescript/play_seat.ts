@@ -16,7 +16,7 @@ import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Code, createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
-import { GameService, Phase, playSeat, tileName, type SeatView } from "@boneyard/client";
+import { gameAffinity, GameService, Phase, playSeat, tileName, type SeatView } from "@boneyard/client";
 
 const [baseUrl, httpVersion, protocol, hands, pauseAt, goFile] = process.argv.slice(2);
 if (!baseUrl || (httpVersion !== "1.1" && httpVersion !== "2") || (protocol !== "connect" && protocol !== "grpc")) {
@@ -24,12 +24,15 @@ if (!baseUrl || (httpVersion !== "1.1" && httpVersion !== "2") || (protocol !== 
 }
 // Our own session manager for HTTP/2, to say at the end that an HTTP/2 session was open.
 const session = httpVersion === "2" ? new Http2SessionManager(baseUrl) : undefined;
+// With the package's game header on every call, as the web app's transport has it (the
+// WatchGame streams' one request read and handed on by it).
+const interceptors = [gameAffinity];
 const transport =
   protocol === "grpc"
-    ? createGrpcTransport({ baseUrl, sessionManager: session })
+    ? createGrpcTransport({ baseUrl, sessionManager: session, interceptors })
     : httpVersion === "2"
-      ? createConnectTransport({ baseUrl, httpVersion: "2", sessionManager: session, useBinaryFormat: true })
-      : createConnectTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: true });
+      ? createConnectTransport({ baseUrl, httpVersion: "2", sessionManager: session, useBinaryFormat: true, interceptors })
+      : createConnectTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: true, interceptors });
 const games = createClient(GameService, transport);
 
 const { gameId } = await games.createGame({
