@@ -274,6 +274,7 @@ class Boneyard:
             max_games=max_live_games,
             absent_after=abandonment.absent_after,
             on_loaded=self.metrics.games_loaded,
+            seat_notices=postgresql,
         )
         announce_lobby = announce_seats = None
         if postgresql:
@@ -474,8 +475,10 @@ class Boneyard:
             self.seats.changed(value)
         elif kind == "s":
             # A seat was taken or left there: the copy here is out of date (and the live
-            # lobby, which may hold no copy, looks again).
-            self.host.evict(value)
+            # lobby, which may hold no copy, looks again). Not when the seat was taken here:
+            # the copy has it, and dropping it made every table's start read its log again.
+            if not self.host.own_seat_notice(value):
+                self.host.evict(value)
             self.feed.publish(value)
         elif kind == "r":
             # An account's key was revoked or rotated (boneyard-server admin): the keys
@@ -487,6 +490,7 @@ class Boneyard:
             self.lobby.changed_all()
 
     def _reconnected(self) -> None:
+        self.host.forget_own_seat_notices()
         self.host.evict_all()
         self.feed.publish_all()
         self.lobby.changed_all()

@@ -21,8 +21,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
 
 from boneyard import engine
 from boneyard.api import codec
@@ -57,6 +59,7 @@ client's own id can collide with it)."""
 ABSENT_AFTER = 3
 """Timeouts in a row of every seat that is not a house bot's after which a game is abandoned
 (``boneyard-server --abandon-absent-after``)."""
+_T = TypeVar("_T")
 CommitListener = Callable[[LiveGame, tuple[Event, ...]], None]
 
 
@@ -74,9 +77,15 @@ class GameHost:
         max_games: int = MAX_LIVE_GAMES,
         absent_after: int = ABSENT_AFTER,
         on_loaded: Callable[[int], None] | None = None,
+        seat_notices: bool = False,
     ) -> None:
-        """``on_loaded(n)``: ``n`` games were read back from their log (``GameCache``)."""
+        """``on_loaded(n)``: ``n`` games were read back from their log (``GameCache``).
+        ``seat_notices``: the store tells every process of a seat taken or left (PostgreSQL's
+        ``s:`` notification), this one too: see ``own_seat_notice``."""
         self._store = store
+        self._own_seat_notices: Counter[str] | None = Counter() if seat_notices else None
+        """Per game, the seat notices this process's own writes will bring (counted before
+        each write, so that its notice never comes first; taken back if the write fails)."""
         self.absent_after = absent_after
         """Timeouts in a row of every seat not a house bot's that end a game as abandoned."""
         self._competition = CompetitionStore(store)
@@ -131,6 +140,40 @@ class GameHost:
         self._listeners.append(listener)
 
     # ------------------------------------------------------------ seats
+
+    def own_seat_notice(self, game_id: str) -> bool:
+        """Whether a seat notice of ``game_id`` is this process's own (its copy has the seat
+        already, and need not be read again); each of its own is so once."""
+        counts = self._own_seat_notices
+        if counts is None or not counts[game_id]:
+            return False
+        counts[game_id] -= 1
+        if not counts[game_id]:
+            del counts[game_id]
+        return True
+
+    def forget_own_seat_notices(self) -> None:
+        """The notices were lost (the listener reconnected, every copy is dropped)."""
+        if self._own_seat_notices is not None:
+            self._own_seat_notices.clear()
+
+    async def _seat_write(
+        self, game_id: str, write: Callable[..., _T], *args: Any, **kw: Any
+    ) -> _T:
+        """A seat taken or left in the store, whose notice is expected as this process's own.
+        A write that fails brings no notice; one cancelled may still commit, and its notice then
+        drops the copy here (a reload, never a stale copy)."""
+        counts = self._own_seat_notices
+        if counts is not None:
+            counts[game_id] += 1
+        try:
+            return await asyncio.to_thread(write, *args, **kw)
+        except BaseException:
+            if counts is not None and counts[game_id]:
+                counts[game_id] -= 1
+                if not counts[game_id]:
+                    del counts[game_id]
+            raise
 
     async def seat_for(
         self, game_id: str, token: str, account_id: str | None, asked: int | None = None
@@ -230,7 +273,8 @@ class GameHost:
                             seat=chosen,
                         )
                 try:
-                    taken = await asyncio.to_thread(
+                    taken = await self._seat_write(
+                        game_id,
                         self._store.take_seat,
                         game_id,
                         chosen,
@@ -286,7 +330,8 @@ class GameHost:
                     _not_leavable(game), reason="GAME_NOT_OPEN", game_id=game_id, status=game.status
                 )
             try:
-                await asyncio.to_thread(
+                await self._seat_write(
+                    game_id,
                     self._store.leave_seat,
                     game_id,
                     seat,
