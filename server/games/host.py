@@ -144,13 +144,7 @@ class GameHost:
     def own_seat_notice(self, game_id: str) -> bool:
         """Whether a seat notice of ``game_id`` is this process's own (its copy has the seat
         already, and need not be read again); each of its own is so once."""
-        counts = self._own_seat_notices
-        if counts is None or not counts[game_id]:
-            return False
-        counts[game_id] -= 1
-        if not counts[game_id]:
-            del counts[game_id]
-        return True
+        return self._take_back_seat_notice(game_id)
 
     def forget_own_seat_notices(self) -> None:
         """The notices were lost (the listener reconnected, every copy is dropped)."""
@@ -169,11 +163,18 @@ class GameHost:
         try:
             return await asyncio.to_thread(write, *args, **kw)
         except BaseException:
-            if counts is not None and counts[game_id]:
-                counts[game_id] -= 1
-                if not counts[game_id]:
-                    del counts[game_id]
+            self._take_back_seat_notice(game_id)
             raise
+
+    def _take_back_seat_notice(self, game_id: str) -> bool:
+        """One notice of ``game_id`` fewer expected as this process's own; whether one was."""
+        counts = self._own_seat_notices
+        if counts is None or not counts[game_id]:
+            return False
+        counts[game_id] -= 1
+        if not counts[game_id]:
+            del counts[game_id]
+        return True
 
     async def seat_for(
         self, game_id: str, token: str, account_id: str | None, asked: int | None = None

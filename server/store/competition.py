@@ -78,6 +78,8 @@ the key (``boneyard.server.competition.key_cache``)."""
 
 _TOURNAMENT_GAMES = table_of(TournamentGameRow)
 _GAMES = table_of(GameRow)
+_SCHEDULED = _TOURNAMENT_GAMES.outerjoin(_GAMES, _GAMES.c.id == _TOURNAMENT_GAMES.c.game_id)
+"""A tournament's schedule, each entry with its game once made."""
 # Built once: a statement reused keeps its compiled form.
 _SCHEDULE = (
     select(
@@ -89,9 +91,7 @@ _SCHEDULE = (
         _GAMES.c.status,
         _TOURNAMENT_GAMES.c.round,
     )
-    .select_from(
-        _TOURNAMENT_GAMES.outerjoin(_GAMES, _GAMES.c.id == _TOURNAMENT_GAMES.c.game_id)
-    )
+    .select_from(_SCHEDULED)
     .where(_TOURNAMENT_GAMES.c.tournament_id == bindparam("t_id"))
     .order_by(_TOURNAMENT_GAMES.c.number)
 )
@@ -120,9 +120,7 @@ _PROGRESS = (
         func.count(_TOURNAMENT_GAMES.c.number),
         func.sum(case((_GAMES.c.status == "finished", 1), else_=0)),
     )
-    .select_from(
-        _TOURNAMENT_GAMES.outerjoin(_GAMES, _GAMES.c.id == _TOURNAMENT_GAMES.c.game_id)
-    )
+    .select_from(_SCHEDULED)
     .where(_TOURNAMENT_GAMES.c.tournament_id == bindparam("t_id"))
 )
 
