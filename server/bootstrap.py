@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -37,11 +38,12 @@ from boneyard.server.competition.bot_workers import DEFAULT_WORKERS
 from boneyard.server.competition.challenge_service import AccountServicer, ChallengeServicer
 from boneyard.server.competition.challenges import ChallengeBook
 from boneyard.server.competition.house_bots import HouseBots
-from boneyard.server.competition.lobby import Lobby, SeatWatch
+from boneyard.server.competition.lobby import Lobby
 from boneyard.server.competition.match_service import MatchServicer
 from boneyard.server.competition.matches import MatchDirector
 from boneyard.server.competition.rating_service import RATING_SERVICE_NAME, RatingServicer
 from boneyard.server.competition.ratings import Rater
+from boneyard.server.competition.seat_watch import SeatWatch
 from boneyard.server.competition.service import LobbyServicer, TournamentServicer
 from boneyard.server.competition.sweeper import (
     Abandonment,
@@ -276,7 +278,9 @@ class Boneyard:
             on_loaded=self.metrics.games_loaded,
             seat_notices=postgresql,
         )
-        announce_lobby = announce_seats = None
+        announce_lobby = announce_seats = announce_written = None
+        self._process = secrets.token_hex(8)
+        """Names this process in its account notices: it has woken its own streams already."""
         if postgresql:
             engine = store.engine
 
@@ -284,16 +288,19 @@ class Boneyard:
                 announce(engine, LOBBY_CHANNEL, f"k:{digest}")
 
             def announce_seats(account_id: str) -> None:
-                announce(engine, LOBBY_CHANNEL, f"a:{account_id}")
+                announce(engine, LOBBY_CHANNEL, f"a:{account_id}/{self._process}")
+
+            def announce_written(account_id: str) -> None:
+                announce(engine, LOBBY_CHANNEL, f"e:{account_id}/{self._process}")
 
         self.lobby = Lobby(self.app, announce_lobby)
-        self.seats = SeatWatch(announce_seats)
+        self.seats = SeatWatch(announce_seats, announce_written)
         self.app.on_created = self._created
-        self.challenges = ChallengeBook(self.app, self.seats.reserved, quotas=quotas)
+        self.challenges = ChallengeBook(self.app, self.seats.written, quotas=quotas)
         self.games = GameServicer(self.app, self.host, self.feed, quotas)
         self.director = TournamentDirector(self.app)
         self.host.on_commit(self.director.game_committed)
-        self.rater = Rater(store, on_rated=self.seats.reserved)
+        self.rater = Rater(store, on_rated=self.seats.written)
         self.host.on_commit(self.rater.game_committed)
         self.director.on_published = self.rater.wake_threadsafe
         self.matches = MatchDirector(self.app)
@@ -445,14 +452,14 @@ class Boneyard:
         """The commit that ended a game wrote its accounts' game_finished events (the writer,
         ``account_events``): wake their streams, here and in the other processes."""
         if events and game.over and game.accounts:
-            self.seats.reserved(list(game.accounts))
+            self.seats.written(list(game.accounts))
 
-    def _created(self, game: LiveGame, accounts: list[str]) -> None:
+    def _created(self, game: LiveGame) -> None:
         """A game was made here (from the creating thread)."""
         if self._loop is not None:
             self._loop.call_soon_threadsafe(self._adopt, game)
-        if accounts:
-            self.seats.reserved(accounts)
+        if game.accounts:
+            self.seats.reserved(game.id, game.accounts)
 
     def _adopt(self, game: LiveGame) -> None:
         self.host.adopt(game)
@@ -471,8 +478,14 @@ class Boneyard:
         kind, _, value = payload.partition(":")
         if kind == "k":
             self.lobby.changed(value)
-        elif kind == "a":
-            self.seats.changed(value)
+        elif kind in ("a", "e"):
+            account_id, _, process = value.partition("/")
+            if process == self._process:
+                pass  # its streams here were woken when it was written
+            elif kind == "a":
+                self.seats.changed(account_id)  # a seat reserved there: read the account's
+            else:
+                self.seats.events_written(account_id)
         elif kind == "s":
             # A seat was taken or left there: the copy here is out of date (and the live
             # lobby, which may hold no copy, looks again). Not when the seat was taken here:

@@ -25,9 +25,7 @@ from boneyard.engine import GameState
 from boneyard.server.games.time_controls import time_control_to_proto
 from boneyard.server.store.account_events import AccountEvent, NewAccountEvent
 from boneyard.server.store.challenges import Challenge
-from boneyard.server.store.competition import CompetitionStore
 from boneyard.server.store.ratings import Rated
-from boneyard.server.store.unit_of_work import Transaction
 
 __all__ = [
     "challenge_answered",
@@ -113,13 +111,14 @@ def challenge_answered(
 
 
 def game_started(
-    session: Transaction, game_id: str, preset: str, seats: Sequence[tuple[int, str]]
+    game_id: str,
+    preset: str,
+    seats: Sequence[tuple[int, str]],
+    tournament: str | None,
+    challenge: str | None,
 ) -> list[NewAccountEvent]:
-    """Seats reserved at a game's creation (``(seat, account_id)``), in its transaction: the
-    game's tournament or challenge, written just before, is read from it."""
-    if not seats:
-        return []
-    tournament, challenge = CompetitionStore.made_for(session, game_id)
+    """Seats reserved at a game's creation (``(seat, account_id)``), and the tournament or
+    challenge it was made for (``CompetitionStore.made_for`` in its transaction)."""
     return [
         NewAccountEvent(
             account_id,

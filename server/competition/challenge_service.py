@@ -15,7 +15,7 @@ from boneyard.api import codec
 from boneyard.api.v1 import challenges_pb2, challenges_pb2_grpc
 from boneyard.server.competition.account_events import challenge_to_proto, to_proto
 from boneyard.server.competition.challenges import DEFAULT_EXPIRY, ChallengeBook, Invitation
-from boneyard.server.competition.lobby import SeatWatch
+from boneyard.server.competition.seat_watch import SeatWatch
 from boneyard.server.errors import InvalidArgument, OutOfRange
 from boneyard.server.games.app import GameApp
 from boneyard.server.games.service import check_account_name_given
@@ -164,10 +164,10 @@ class AccountServicer(challenges_pb2_grpc.AccountServiceServicer):
                 reason="SEQUENCE_OUT_OF_RANGE",
                 current_sequence=last,
             )
-        wake = self._seats.follow(account.id)
+        wake = self._seats.follow(account.id, events=True)
         try:
             while True:
-                wake.clear()  # before reading: what is written meanwhile wakes it again
+                wake.take()  # before reading: what is written meanwhile wakes it again
                 events = await asyncio.to_thread(self._book.events_after, account.id, after, _PAGE)
                 for event in events:
                     yield challenges_pb2.WatchAccountResponse(event=to_proto(event))

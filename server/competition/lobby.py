@@ -39,7 +39,7 @@ from boneyard.server.store.competition import (
     TimeControl,
 )
 
-__all__ = ["Lobby", "SeatWatch", "key_digest", "table_key"]
+__all__ = ["Lobby", "key_digest", "table_key"]
 
 log = logging.getLogger(__name__)
 
@@ -232,50 +232,3 @@ class Lobby:
         if cancelled:
             self._changed(seek.table_key)
         return cancelled
-
-
-class SeatWatch:
-    """Wakes an account's streams (WatchSeats, WatchAccount) when a game reserves a seat for
-    it or something else is written for it (``account_events``): the changes made here say so
-    (``reserved``, from any thread), the other processes' through the PostgreSQL
-    notifications."""
-
-    def __init__(self, announce: Callable[[str], None] | None = None) -> None:
-        self._announce = announce
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._wakes: dict[str, set[asyncio.Event]] = {}
-
-    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
-
-    def follow(self, account_id: str) -> asyncio.Event:
-        wake = asyncio.Event()
-        self._wakes.setdefault(account_id, set()).add(wake)
-        return wake
-
-    def unfollow(self, account_id: str, wake: asyncio.Event) -> None:
-        wakes = self._wakes.get(account_id)
-        if wakes is not None:
-            wakes.discard(wake)
-            if not wakes:
-                del self._wakes[account_id]
-
-    def changed(self, account_id: str) -> None:
-        """On the event loop."""
-        for wake in self._wakes.get(account_id, ()):
-            wake.set()
-
-    def changed_all(self) -> None:
-        """On the event loop: every account's streams look again."""
-        for wakes in self._wakes.values():
-            for wake in wakes:
-                wake.set()
-
-    def reserved(self, account_ids: list[str]) -> None:
-        """Seats were reserved for these accounts (from any thread)."""
-        if self._loop is not None:
-            for account_id in account_ids:
-                self._loop.call_soon_threadsafe(self.changed, account_id)
-        if self._announce is not None:
-            for account_id in account_ids:
-                self._announce(account_id)

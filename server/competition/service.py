@@ -15,7 +15,8 @@ import grpc
 from boneyard import engine
 from boneyard.api import codec
 from boneyard.api.v1 import competition_pb2, competition_pb2_grpc, game_pb2, view_pb2
-from boneyard.server.competition.lobby import Lobby, SeatWatch
+from boneyard.server.competition.lobby import Lobby
+from boneyard.server.competition.seat_watch import SeatWatch
 from boneyard.server.competition.standings import Standing
 from boneyard.server.competition.swiss import SwissStanding
 from boneyard.server.competition.tournaments import (
@@ -99,7 +100,9 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
     ) -> competition_pb2.SeatAssignment:
         """``tournament``: the game's tournament if the caller knows it ("": none)."""
         if tournament is None:
-            tournament = await asyncio.to_thread(self._app.competition.tournament_of_game, game_id)
+            tournament = self._app.tournament_remembered(game_id)
+        if tournament is None:
+            tournament = await asyncio.to_thread(self._app.tournament_of, game_id)
         return competition_pb2.SeatAssignment(
             game_id=game_id,
             seat=seat,
@@ -183,8 +186,12 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
         try:
             told: set[tuple[str, int]] = set()
             while True:
-                wake.clear()
-                seats = await asyncio.to_thread(self._app.competition.open_seats_of, account.id)
+                look_again, reserved = wake.take()
+                seats = (
+                    await asyncio.to_thread(self._app.competition.open_seats_of, account.id)
+                    if look_again
+                    else reserved  # made here: said by the wake, nothing to read
+                )
                 for game_id, seat in seats:
                     # Each seat: a match's entrant holds both seats of its partnership.
                     if (game_id, seat) in told:

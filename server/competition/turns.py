@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from dataclasses import dataclass
 
 from boneyard import engine
-from boneyard.server.competition.lobby import SeatWatch
+from boneyard.server.competition.seat_watch import SeatWatch
 from boneyard.server.errors import InvalidArgument, NotFound, PermissionDenied
 from boneyard.server.games.feed import Feed
 from boneyard.server.games.host import GameHost
@@ -109,15 +109,18 @@ class TurnWatch:
                 seats[game_id] = sorted(named)
                 changes.choose(game_id)
                 look.add(game_id)
-            reserved: asyncio.Task[bool] | None = None
+            reserved: asyncio.Task[None] | None = None
             moved: asyncio.Task[tuple[set[str], bool]] | None = None
             try:
                 fresh = True
                 while True:
                     if fresh:
-                        wake.clear()  # before reading: a seat reserved meanwhile wakes it again
-                        for game_id, seat in await asyncio.to_thread(
-                            self._competition.open_seats_of, account.id
+                        # Taken before reading: a seat reserved meanwhile wakes it again.
+                        look_again, reserved_here = wake.take()
+                        for game_id, seat in (
+                            await asyncio.to_thread(self._competition.open_seats_of, account.id)
+                            if look_again
+                            else reserved_here  # made here: said by the wake, nothing to read
                         ):
                             known = seats.get(game_id)
                             if known is None:

@@ -95,10 +95,12 @@ class GameApp:
         """The tokens of seats taken with a request id (the same for every retry)."""
         self._secrets: _Memo[bytes | None] = _Memo()
         self._public: _Memo[bool] = _Memo()
-        self.on_created: Callable[[LiveGame, list[str]], None] | None = None
-        """Told of each new game (from the creating thread): its copy for memory, and the
-        accounts it reserved seats for."""
         """Games spectators may watch (checked once: an embargo is only ever lifted)."""
+        self._tournaments: _Memo[str] = _Memo()
+        """The tournament each game was made for ("": none)."""
+        self.on_created: Callable[[LiveGame], None] | None = None
+        """Told of each new game (from the creating thread): its copy for memory (with the
+        accounts it reserved seats for)."""
 
     @property
     def store(self) -> EventStore:
@@ -184,8 +186,11 @@ class GameApp:
             # the accounts' game_started events name), in the same transaction.
             if also is not None:
                 also(session, game_id)
-            told = account_events.game_started(session, game_id, preset, reserved)
-            append_account_events(session, told, self._now())
+            if reserved:
+                tournament, challenge = CompetitionStore.made_for(session, game_id)
+                self._tournaments[game_id] = tournament or ""
+                told = account_events.game_started(game_id, preset, reserved, tournament, challenge)
+                append_account_events(session, told, self._now())
 
         setup = GameSetup(
             reservations=[
@@ -238,7 +243,7 @@ class GameApp:
                 deal_secret=deal_secret,
                 house={h.seat: h.strategy for h in setup.house_bots},
             )
-            self.on_created(game, [account.id for _, account in reservations])
+            self.on_created(game)
         return game_id, True
 
     def account_for(self, key: str | None) -> Account:
@@ -290,6 +295,17 @@ class GameApp:
                 reason="EMBARGOED",
                 game_id=game_id,
             )
+
+    def tournament_of(self, game_id: str) -> str:
+        """The tournament a game was made for ("": none), remembered (a game's never
+        changes): the games made here are known from their creation."""
+        if game_id not in self._tournaments:
+            self._tournaments[game_id] = self._competition.tournament_of_game(game_id) or ""
+        return self._tournaments[game_id]
+
+    def tournament_remembered(self, game_id: str) -> str | None:
+        """``tournament_of`` if remembered (no reading: for the event loop), else ``None``."""
+        return self._tournaments.get(game_id)
 
     def _deal_secret(self, game_id: str) -> bytes | None:
         if game_id not in self._secrets:

@@ -214,8 +214,10 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     async def summary(self, game_id: str) -> game_pb2.GameSummary:
         game = await self._host.get(game_id)
-        embargoed = game.deal_secret is not None and await self._call(
-            self._app.embargoed, game_id
+        # A playing of a shared deal is embargoed at least as long as it is played itself:
+        # only a game over asks the database whether the deal's other playings are.
+        embargoed = game.deal_secret is not None and (
+            not game.over or await self._call(self._app.embargoed, game_id)
         )
         return self._summary(game, embargoed)
 
@@ -452,7 +454,6 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             if not game.evicted:  # (an evicted copy may be behind the log: get it again)
                 await self._feed.wait(game_id, position)
             game = await self._host.get(game_id)
-
 
     # ------------------------------------------------------------ the lobby
 
