@@ -425,8 +425,9 @@ class MatchDirector:
 
     def game_committed(self, game: LiveGame, events: tuple[engine.Event, ...]) -> None:
         """``GameHost.on_commit``: a game that ends may let a match go on (a match's games
-        seat accounts only: the others, most of a busy server's, wake nothing)."""
-        if game.over and events and game.accounts:
+        seat accounts only: the others, most of a busy server's, wake nothing; nor does a
+        game known to be a tournament's)."""
+        if game.over and events and game.accounts and not self._app.tournament_remembered(game.id):
             self._wake.set()
 
     async def run(self, retry_after: float = 1.0) -> None:

@@ -142,11 +142,11 @@ def is_provisional(rating: StoredRating) -> bool:
     return rating.games < PROVISIONAL_GAMES
 
 
-def _outcome(store: EventStore, ratings: RatingStore, game_id: str) -> GameOutcome | None:
-    """A game's outcome from its record."""
+def _outcome(store: EventStore, seats: Mapping[int, str], game_id: str) -> GameOutcome | None:
+    """A game's outcome from its record (``seats``: its ``seat_accounts``)."""
     rows = store.load_events(game_id)
     state = engine.replay(codec.decode_event(row.payload) for row in rows)
-    return outcome_of(state, ratings.seat_accounts(game_id))
+    return outcome_of(state, seats)
 
 
 def rate_pending(
@@ -156,10 +156,10 @@ def rate_pending(
     Each game's accounts are told their change (a ``game_rated`` account event, in the
     ratings' transaction); ``told`` collects those accounts, to wake their streams."""
     done: list[str] = []
-    for game_id in ratings.pending():
-        game_type = ratings.rated_type(game_id)
-        outcome = _outcome(store, ratings, game_id)
-        if game_type is None or outcome is None:
+    for game_id, game_type in ratings.pending():
+        seats = ratings.seat_accounts(game_id)
+        outcome = _outcome(store, seats, game_id)
+        if outcome is None:
             log.warning("game %s is marked rated but has no result to rate", game_id)
             continue
 
@@ -174,7 +174,7 @@ def rate_pending(
             if told is not None:
                 told.extend(rated)
 
-        if ratings.apply(game_id, game_type, rate_outcome(outcome), tell):
+        if ratings.apply(game_id, game_type, rate_outcome(outcome), tell, seats):
             log.info("game %s: rated (%s)", game_id, game_type)
             done.append(game_id)
     return done
@@ -197,7 +197,7 @@ def rebuild(store: EventStore) -> Rebuilt:
     old = {(r.account_id, r.game_type): (r.mu, r.sigma, r.games) for r in ratings.all_ratings()}
     games: list[tuple[str, str, datetime | None, Sequence[str], Rate]] = []
     for game_id, game_type, rated_at in ratings.rated_in_order():
-        outcome = _outcome(store, ratings, game_id)
+        outcome = _outcome(store, ratings.seat_accounts(game_id), game_id)
         if outcome is None:
             continue
         accounts = [a for team in outcome.teams for a in team]

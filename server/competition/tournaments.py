@@ -626,8 +626,9 @@ class TournamentDirector:
 
     def game_committed(self, game: LiveGame, events: tuple[engine.Event, ...]) -> None:
         """``GameHost.on_commit``: a game that ends may let a tournament go on (a
-        tournament's games seat accounts only: the others wake nothing)."""
-        if game.over and events and game.accounts:
+        tournament's games seat accounts only: the others wake nothing, nor does a game known
+        to be no tournament's)."""
+        if game.over and events and game.accounts and self._app.tournament_remembered(game.id) != "":
             self._wake.set()
 
     async def run(self, retry_after: float = 1.0) -> None:

@@ -76,6 +76,18 @@ _KEY_QUERY = select(
 """The account a key authenticates, built once: it runs whenever a server does not remember
 the key (``boneyard.server.competition.key_cache``)."""
 
+_ALL_ACCOUNTS = select(
+    _accounts.id,
+    _accounts.name,
+    _accounts.kind,
+    _accounts.created_at,
+    _accounts.key_revoked_at,
+    _accounts.key_rotated_at,
+)
+_ACCOUNTS_OF = _ALL_ACCOUNTS.where(_accounts.id.in_(bindparam("ids", expanding=True)))
+"""Accounts by id, built once: a tournament's director and every reader of it (the entrants'
+names) ask at each game's end."""
+
 _TOURNAMENT_GAMES = table_of(TournamentGameRow)
 _GAMES = table_of(GameRow)
 _SCHEDULED = _TOURNAMENT_GAMES.outerjoin(_GAMES, _GAMES.c.id == _TOURNAMENT_GAMES.c.game_id)
@@ -298,11 +310,12 @@ class CompetitionStore:
 
     def accounts(self, ids: Sequence[str] | None = None) -> dict[str, Account]:
         """Accounts by id (all of them, or those of ``ids``)."""
-        query = select(AccountRow)
-        if ids is not None:
-            query = query.where(AccountRow.id.in_(list(ids)))
-        with self._store.reading() as session:
-            return {row.id: _account(row) for row in session.scalars(query)}
+        with self._store.reading_rows() as conn:
+            if ids is None:
+                rows = conn.execute(_ALL_ACCOUNTS)
+            else:
+                rows = conn.execute(_ACCOUNTS_OF, {"ids": list(ids)})
+            return {row.id: _account(row) for row in rows}
 
     # --- reserved seats ----------------------------------------------------------------
 
@@ -839,7 +852,8 @@ class GameAlreadyMade(StoreError):
         super().__init__(f"tournament {tournament_id}: game {number} cannot be made now")
 
 
-def _account(row: AccountRow) -> Account:
+def _account(row: Any) -> Account:
+    """An account from its row: an ORM object or a row of columns of the same names."""
     return Account(
         row.id,
         row.name,

@@ -12,7 +12,7 @@ left alone; the unique ``(game_id, account_id)`` is the last word.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -126,30 +126,25 @@ class RatingStore:
 
     # --- rating ------------------------------------------------------------------------
 
-    def rated_type(self, game_id: str) -> str | None:
-        """The game type of a rated game; ``None`` for a game not rated."""
-        with self._store.reading() as session:
-            return session.scalar(
-                select(RatedGameRow.game_type).where(RatedGameRow.game_id == game_id)
-            )
-
-    def pending(self) -> list[str]:
-        """The rated games that finished and are not rated yet, oldest first; a game whose
-        deal is still secret (a tournament deal played at other tables) waits for it."""
+    def pending(self) -> list[tuple[str, str]]:
+        """The rated games that finished and are not rated yet, oldest first, each with its
+        game type; a game whose deal is still secret (a tournament deal played at other
+        tables) waits for it."""
         hidden = (
             select(HandSeedRow.game_id)
             .where(HandSeedRow.game_id == RatedGameRow.game_id, HandSeedRow.revealed.is_(False))
             .exists()
         )
         with self._store.reading() as session:
-            return list(
-                session.scalars(
-                    select(RatedGameRow.game_id)
+            return [
+                (game_id, game_type)
+                for game_id, game_type in session.execute(
+                    select(RatedGameRow.game_id, RatedGameRow.game_type)
                     .join(GameRow, GameRow.id == RatedGameRow.game_id)
                     .where(RatedGameRow.rated_at.is_(None), GameRow.status == "finished", ~hidden)
                     .order_by(GameRow.updated_at, GameRow.id)
                 )
-            )
+            ]
 
     def seat_accounts(self, game_id: str) -> dict[int, str]:
         """Seat -> account id of the seats held by accounts."""
@@ -162,12 +157,20 @@ class RatingStore:
             return {seat: account for seat, account in rows}
 
     def apply(
-        self, game_id: str, game_type: str, rate: Rate, tell: Tell | None = None
+        self,
+        game_id: str,
+        game_type: str,
+        rate: Rate,
+        tell: Tell | None = None,
+        seats: Mapping[int, str] | None = None,
     ) -> bool:
         """Rate one game: lock its accounts, and unless it was rated meanwhile, write what
         ``rate`` makes of their ratings (and ``tell`` what else goes with it, in the same
-        transaction: the accounts' events). Whether this call rated it."""
-        accounts = sorted(self.seat_accounts(game_id).values())
+        transaction: the accounts' events). Whether this call rated it. ``seats``: the
+        game's ``seat_accounts`` if the caller read them already."""
+        if seats is None:
+            seats = self.seat_accounts(game_id)
+        accounts = sorted(seats.values())
         now = self._store.now()
         with self._store.writing() as session:
             session.execute(
