@@ -21,6 +21,7 @@ from boneyard.server.store.models import (
     HouseBotRow,
     SeatAccountRow,
     SeatRow,
+    table_of,
 )
 from boneyard.server.store.unit_of_work import Transaction
 
@@ -36,6 +37,14 @@ __all__ = [
 ]
 
 TimeoutPolicy = Literal["auto_play", "forfeit"]
+
+# Built once, Core, no ORM objects: a tournament makes a game every few milliseconds, and the
+# ORM's unit of work for these rows cost more than the rest of the creation.
+_INSERT_SEATS = insert(table_of(SeatRow))
+_INSERT_SEAT_ACCOUNTS = insert(table_of(SeatAccountRow))
+_INSERT_HOUSE_BOTS = insert(table_of(HouseBotRow))
+_INSERT_CLOCK = insert(table_of(GameClockRow))
+_INSERT_DEAL = insert(table_of(GameDealRow))
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,9 +129,10 @@ def insert_setup(session: Transaction, game_id: str, version: int, setup: GameSe
     for r in taken:
         if not is_token_hash(r.token_hash):
             raise ValueError(f"game {game_id!r}, seat {r.seat}: token_hash must be a sha256 hex digest")
+    conn = session.connection()
     if taken:
-        session.execute(
-            insert(SeatRow),
+        conn.execute(
+            _INSERT_SEATS,
             [
                 {
                     "game_id": game_id,
@@ -135,31 +145,31 @@ def insert_setup(session: Transaction, game_id: str, version: int, setup: GameSe
             ],
         )
     if setup.reservations:
-        session.execute(
-            insert(SeatAccountRow),
+        conn.execute(
+            _INSERT_SEAT_ACCOUNTS,
             [{"game_id": game_id, "seat": r.seat, "account_id": r.account_id} for r in setup.reservations],
         )
     if setup.house_bots:
-        session.execute(
-            insert(HouseBotRow),
+        conn.execute(
+            _INSERT_HOUSE_BOTS,
             [{"game_id": game_id, "seat": h.seat, "strategy": h.strategy} for h in setup.house_bots],
         )
     if setup.clock is not None:
         control, state = setup.clock
-        session.add(
-            GameClockRow(
-                game_id=game_id,
-                per_move_ms=control.per_move_ms,
-                bank_ms=control.bank_ms,
-                policy=control.policy,
-                banks=list(state.banks),
-                turn_seat=state.turn_seat,
-                turn_version=version,
-                turn_started_at=state.turn_started_at,
-            )
+        conn.execute(
+            _INSERT_CLOCK,
+            {
+                "game_id": game_id,
+                "per_move_ms": control.per_move_ms,
+                "bank_ms": control.bank_ms,
+                "policy": control.policy,
+                "banks": list(state.banks),
+                "turn_seat": state.turn_seat,
+                "turn_version": version,
+                "turn_started_at": state.turn_started_at,
+            },
         )
     if setup.deal_secret is not None:
-        session.add(GameDealRow(game_id=game_id, secret=setup.deal_secret))
-    session.flush()
+        conn.execute(_INSERT_DEAL, {"game_id": game_id, "secret": setup.deal_secret})
     if setup.also is not None:
         setup.also(session, game_id)

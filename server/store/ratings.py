@@ -61,6 +61,7 @@ _UPDATE_RATING = (
 )
 _INSERT_CHANGE = insert(table_of(RatingChangeRow))
 _RATED_GAMES = table_of(RatedGameRow)
+_INSERT_RATED_GAME = insert(_RATED_GAMES)
 _MARK_RATED = (
     update(_RATED_GAMES)
     .where(_RATED_GAMES.c.game_id == bindparam("g_id"))
@@ -115,8 +116,9 @@ Tell = Callable[[Transaction, dict[str, Rated]], None]
 
 def mark_rated(session: Transaction, game_id: str, game_type: str, now: datetime) -> None:
     """Mark a game rated, in the transaction that makes it (a ``create_game`` ``also``)."""
-    session.add(RatedGameRow(game_id=game_id, game_type=game_type, created_at=now))
-    session.flush()
+    session.connection().execute(
+        _INSERT_RATED_GAME, {"game_id": game_id, "game_type": game_type, "created_at": now}
+    )
 
 
 class RatingStore:

@@ -118,6 +118,8 @@ _SEAT_HOLDERS = select(_SEATS.c.seat).where(
 """The seat asked for, if it is taken, and the seat the token holds, if any."""
 _INSERT_SEAT = insert(_SEATS)
 _INSERT_REQUEST = insert(table_of(RequestRow))
+_INSERT_GAME = insert(_GAMES)
+"""A game's row (Core: the ORM's unit of work for one row cost more than the statement)."""
 _SEAT_TAKEN = (
     update(_GAMES)
     .where(_GAMES.c.id == bindparam("g_id"))
@@ -320,11 +322,14 @@ class EventStore:
         record = _game_record(row)
         try:
             with self.writing() as session:
-                session.add(row)
-                session.flush()
+                conn = session.connection()
+                conn.execute(
+                    _INSERT_GAME,
+                    {column.key: getattr(row, column.key) for column in _GAMES.columns},
+                )
                 # The first events go in as the writer appends any (with the request and the
                 # seeds, announced on the same channel).
-                write_appended(session.connection(), [first], now, NOTIFY_CHANNEL)
+                write_appended(conn, [first], now, NOTIFY_CHANNEL)
                 if setup is not None:
                     insert_setup(session, game_id, len(first_events), setup, now)
         except IntegrityError as exc:
