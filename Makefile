@@ -5,7 +5,7 @@ PYTHON ?= python3
 PYTEST_ARGS ?=
 
 .DELETE_ON_ERROR:
-.PHONY: setup setup-web test stress lint dist typecheck-tree proto web web-gen bench-browser bench-asgi profile-server bench-engine bench-engine-instructions bench-server bench-balancer bench-fanout bench-listing bench-verify bench-solver bench-sampler bench-bots bench-competition bench-match run clean FORCE demo
+.PHONY: setup setup-web test stress lint dist typecheck-tree proto web web-gen bench-browser bench-asgi profile-server bench-engine bench-engine-instructions bench-server bench-balancer bench-grpc-calls bench-fanout bench-listing bench-verify bench-solver bench-sampler bench-bots bench-competition bench-match run clean FORCE demo
 
 setup: $(VENV)/.installed
 
@@ -157,6 +157,11 @@ bench-server: setup
 BENCH_BALANCER_ARGS ?=
 bench-balancer: setup
 	$(PY) benchmarks/bench_balancer.py $(BENCH_BALANCER_ARGS)
+
+# grpc's own server CPU for a unary call against a message each way on an open bidirectional
+# stream (a bare echo server, no Boneyard code); last line `grpc calls: unary N us, ...`.
+bench-grpc-calls: setup
+	$(PY) benchmarks/bench_grpc_calls.py
 
 # Ack -> arrival on 1,000 WatchGame streams; last line `fanout: 1000 streams, p99 X ms after the
 # ack`. Across two processes too when BONEYARD_BENCH_PG_URL names a PostgreSQL server.
