@@ -10,9 +10,10 @@ game (a match's entrant holds its Texas 42 partnership): each seat's turns are t
 Nothing polls. The account's games not over are read from the database when the stream opens
 and again whenever a seat is reserved for the account (``SeatWatch`` wakes the account's
 streams, in every process on PostgreSQL); each such game is chosen in the feed
-(``Feed.follow_chosen``), which wakes the stream when that game moves, here or, through the
-PostgreSQL notifications, in another process. A woken stream looks only at the games that
-moved, in memory (``GameHost``): a publish of any other game costs it nothing.
+(``Feed.follow_chosen``) for the account's seats in it, which wakes the stream when that game
+moves to one of them or ends, here or (any move), through the PostgreSQL notifications, in
+another process. A woken stream looks only at the games that moved, in memory (``GameHost``):
+a publish of any other game, or of a move leaving another account to act, costs it nothing.
 """
 
 from __future__ import annotations
@@ -107,7 +108,7 @@ class TurnWatch:
             look: set[str] = set()
             for game_id, named in playing.items():
                 seats[game_id] = sorted(named)
-                changes.choose(game_id)
+                changes.choose(game_id, seats[game_id])  # woken by its seats' turns, its end
                 look.add(game_id)
             reserved: asyncio.Task[None] | None = None
             moved: asyncio.Task[tuple[set[str], bool]] | None = None
@@ -125,11 +126,12 @@ class TurnWatch:
                             known = seats.get(game_id)
                             if known is None:
                                 seats[game_id] = [seat]
-                                changes.choose(game_id)
+                                changes.choose(game_id, (seat,))
                                 look.add(game_id)
                             elif seat not in known:
                                 known.append(seat)
                                 known.sort()
+                                changes.choose(game_id, known)
                                 look.add(game_id)
                     for game_id in [g for g in seats if g in look]:
                         turns = await self._look(game_id, seats[game_id], told)

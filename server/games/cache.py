@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Self
 
 from boneyard.server.errors import NotFound
+from boneyard.server.games.feed import Publish
 from boneyard.server.games.live import LiveGame, live_game
 from boneyard.server.store.repository import EventStore
 
@@ -32,7 +33,7 @@ class GameCache:
     def __init__(
         self,
         store: EventStore,
-        publish: Callable[[str], None],
+        publish: Publish,
         max_games: int = MAX_LIVE_GAMES,
         on_loaded: Callable[[int], None] | None = None,
     ) -> None:

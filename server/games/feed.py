@@ -15,13 +15,20 @@ follower of *some* games (an account's turns, ``boneyard.server.competition.turn
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from typing import Protocol
 
-__all__ = ["MAX_CHANGED", "Changes", "ChosenChanges", "Feed"]
+__all__ = ["MAX_CHANGED", "Changes", "ChosenChanges", "Feed", "Publish"]
 
 MAX_CHANGED = 10_000
 """Game ids a follower of every game keeps between two looks; past it, it looks at all."""
+
+
+class Publish(Protocol):
+    """``Feed.publish``, as the games' holders are given it."""
+
+    def __call__(self, game_id: str, to_act: frozenset[int] | None = None) -> None: ...
 
 
 class Changes:
@@ -64,17 +71,26 @@ class ChosenChanges(Changes):
     def __init__(self, feed: Feed) -> None:
         super().__init__()
         self._feed = feed
-        self._chosen: set[str] = set()
+        self._chosen: dict[str, frozenset[int] | None] = {}
+        """The games chosen, each with the seats whose turns concern the follower (``None``:
+        every change)."""
 
-    def choose(self, game_id: str) -> None:
-        """Be told of ``game_id``'s changes from now on."""
+    def choose(self, game_id: str, seats: Iterable[int] | None = None) -> None:
+        """Be told of ``game_id``'s changes from now on: with ``seats``, only those that may
+        concern them (a publish that says which seats are to act names none of them: no
+        wake); again, to change the seats."""
         if game_id not in self._chosen:
-            self._chosen.add(game_id)
             self._feed._chosen.setdefault(game_id, set()).add(self)
+        self._chosen[game_id] = None if seats is None else frozenset(seats)
+
+    def add_if_concerned(self, game_id: str, to_act: frozenset[int] | None) -> None:
+        seats = self._chosen.get(game_id)
+        if to_act is None or seats is None or not to_act.isdisjoint(seats):
+            self.add(game_id)
 
     def drop(self, game_id: str) -> None:
         """Be told of ``game_id`` no more."""
-        self._chosen.discard(game_id)
+        self._chosen.pop(game_id, None)
         followers = self._feed._chosen.get(game_id)
         if followers is not None:
             followers.discard(self)
@@ -93,15 +109,19 @@ class Feed:
         self._chosen: dict[str, set[ChosenChanges]] = {}
         """The followers of some games, by game."""
 
-    def publish(self, game_id: str) -> None:
+    def publish(self, game_id: str, to_act: frozenset[int] | None = None) -> None:
         """Wake every watcher of ``game_id`` in this process (call on the event loop), every
-        follower of all games, and the followers that chose it."""
+        follower of all games, and the followers that chose it; of those that chose it for
+        some seats, only the ones holding a seat of ``to_act`` when the publisher says who is
+        to act now (a game not over: an account's turn stream has nothing to tell of a move
+        that leaves another account to act, and every action would otherwise wake the
+        streams of all the table's accounts)."""
         for waiter in self._waiters.get(game_id, ()):
             waiter.set()
         for follower in self._followers:
             follower.add(game_id)
         for chooser in self._chosen.get(game_id, ()):
-            chooser.add(game_id)
+            chooser.add_if_concerned(game_id, to_act)
 
     def publish_all(self) -> None:
         """Wake every watcher (after missing notifications, say): each looks again."""

@@ -41,6 +41,7 @@ from boneyard.server.errors import (
 )
 from boneyard.server.games.cache import MAX_LIVE_GAMES, GameCache, Hold
 from boneyard.server.games.dealing import deal_hands
+from boneyard.server.games.feed import Publish
 from boneyard.server.games.live import LiveGame, Submitted, turn_of
 from boneyard.server.ops import logs
 from boneyard.server.store import errors as store_errors
@@ -71,7 +72,7 @@ class GameHost:
         store: EventStore,
         writer: Writer,
         *,
-        publish: Callable[[str], None],
+        publish: Publish,
         seeds: Callable[[], bytes] | None = None,
         now: Callable[[], datetime] | None = None,
         max_games: int = MAX_LIVE_GAMES,
@@ -659,7 +660,12 @@ class GameHost:
         return Submitted(game.version, tuple(events), False, request[2] if request else None)
 
     def _notify(self, game: LiveGame, events: tuple[Event, ...]) -> None:
-        self._publish(game.id)
+        if game.over:
+            to_act = None
+        else:
+            seat = turn_of(game.state)
+            to_act = frozenset(() if seat is None else (seat,))
+        self._publish(game.id, to_act)
         for listener in self._listeners:
             try:
                 listener(game, events)

@@ -169,7 +169,7 @@ def play_in_app(app: GameApp, preset: str, seed: int, *, moves: int | None = Non
 async def _play_in_app(app: GameApp, preset: str, seed: int, moves: int | None) -> str:
     rng = random.Random(seed)
     writer = Writer(app.store.engine)
-    host = GameHost(app.store, writer, publish=lambda game_id: None, seeds=app.draw_seed)
+    host = GameHost(app.store, writer, publish=lambda game_id, to_act=None: None, seeds=app.draw_seed)
     try:
         game_id, _ = await asyncio.to_thread(app.create_game, preset, {}, f"{preset} in-process")
         game = await host.get(game_id)

@@ -29,7 +29,7 @@ def _host(tmp_path: Path) -> tuple[GameApp, GameHost, Writer]:
     store = EventStore.open(f"sqlite:///{tmp_path / 'seats.db'}", migrate=True)
     app = GameApp(store)
     writer = Writer(store.engine)
-    return app, GameHost(store, writer, publish=lambda game_id: None, seat_notices=True), writer
+    return app, GameHost(store, writer, publish=lambda game_id, to_act=None: None, seat_notices=True), writer
 
 
 def test_a_seat_taken_here_is_heard_as_this_processs_own_once(tmp_path: Path) -> None:
@@ -70,7 +70,7 @@ def test_without_notices_nothing_is_counted(tmp_path: Path) -> None:
     store = EventStore.open(f"sqlite:///{tmp_path / 'seats.db'}", migrate=True)
     app = GameApp(store)
     writer = Writer(store.engine)
-    host = GameHost(store, writer, publish=lambda game_id: None)
+    host = GameHost(store, writer, publish=lambda game_id, to_act=None: None)
     try:
         game_id, _ = app.create_game("texas42", {}, "table")
         asyncio.run(host.take_seat(game_id, 0, "ann", new_seat_token()))
