@@ -109,6 +109,34 @@ _SCHEDULE = (
 )
 _TOURNAMENTS = table_of(TournamentRow)
 _TOURNAMENT = select(_TOURNAMENTS).where(_TOURNAMENTS.c.id == bindparam("t_id"))
+# Making a tournament's game (``link_tournament_game``, in its creating transaction):
+_ENTRANT_LIMIT = (
+    select(_TOURNAMENTS.c.max_games_per_entrant)
+    .where(_TOURNAMENTS.c.id == bindparam("t_id"))
+    .with_for_update()
+)
+_OTHER_DEALS_IN_PLAY = (
+    select(_TOURNAMENT_GAMES.c.seating)
+    .join(_GAMES, _GAMES.c.id == _TOURNAMENT_GAMES.c.game_id)
+    .where(
+        _TOURNAMENT_GAMES.c.tournament_id == bindparam("t_id"),
+        _TOURNAMENT_GAMES.c.deal != bindparam("deal"),
+        _GAMES.c.status.in_(("open", "playing")),
+    )
+)
+_DEAL_SEATINGS = select(_TOURNAMENT_GAMES.c.seating).where(
+    _TOURNAMENT_GAMES.c.tournament_id == bindparam("t_id"),
+    _TOURNAMENT_GAMES.c.deal == bindparam("deal"),
+)
+_LINK_GAME = (
+    update(_TOURNAMENT_GAMES)
+    .where(
+        _TOURNAMENT_GAMES.c.tournament_id == bindparam("t_id"),
+        _TOURNAMENT_GAMES.c.number == bindparam("n"),
+        _TOURNAMENT_GAMES.c.game_id.is_(None),
+    )
+    .values(game_id=bindparam("g_id"))
+)
 _ENTRANTS = table_of(TournamentEntrantRow)
 _ENTRANTS_OF = (
     select(_ENTRANTS.c.account_id)
@@ -729,51 +757,26 @@ class CompetitionStore:
         and each counts what the one before it committed (READ COMMITTED: every statement
         sees what was committed before it began); on SQLite a writer holds the database's
         one write lock from its ``BEGIN IMMEDIATE``, which does the same."""
-        limit = session.scalar(
-            select(TournamentRow.max_games_per_entrant)
-            .where(TournamentRow.id == tournament_id)
-            .with_for_update()
-        )
+        conn = session.connection()
+        limit = conn.execute(_ENTRANT_LIMIT, {"t_id": tournament_id}).scalar()
         if limit is None:
             raise GameAlreadyMade(tournament_id, number)
         # The games of the other deals made and not over, as the director counts them; those
         # of this deal are counted whole (``need``) however many of them are made yet, so
         # that the rest of a deal begun before a crash can always be made.
-        playing = session.execute(
-            select(TournamentGameRow.seating)
-            .join(GameRow, GameRow.id == TournamentGameRow.game_id)
-            .where(
-                TournamentGameRow.tournament_id == tournament_id,
-                TournamentGameRow.deal != deal,
-                GameRow.status.in_(("open", "playing")),
-            )
-        ).scalars()
+        playing = conn.execute(_OTHER_DEALS_IN_PLAY, {"t_id": tournament_id, "deal": deal}).scalars()
         # Games, not seats: a Swiss entrant holds both seats of its partnership.
         in_play = Counter(entrant for seats in playing for entrant in set(seats))
         need = Counter(
             entrant
-            for seats in session.execute(
-                select(TournamentGameRow.seating).where(
-                    TournamentGameRow.tournament_id == tournament_id,
-                    TournamentGameRow.deal == deal,
-                )
-            ).scalars()
+            for seats in conn.execute(_DEAL_SEATINGS, {"t_id": tournament_id, "deal": deal}).scalars()
             for entrant in set(seats)
         )
         if not deal_fits({e: need[e] for e in seating}, in_play, int(limit)):
             raise GameAlreadyMade(tournament_id, number)
         result = cast(
             CursorResult[Any],
-            session.execute(
-                update(TournamentGameRow)
-                .where(
-                    TournamentGameRow.tournament_id == tournament_id,
-                    TournamentGameRow.number == number,
-                    TournamentGameRow.game_id.is_(None),
-                )
-                .values(game_id=game_id)
-                .execution_options(synchronize_session=False)
-            ),
+            conn.execute(_LINK_GAME, {"t_id": tournament_id, "n": number, "g_id": game_id}),
         )
         if result.rowcount != 1:
             raise GameAlreadyMade(tournament_id, number)

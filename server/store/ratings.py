@@ -62,6 +62,25 @@ _UPDATE_RATING = (
 _INSERT_CHANGE = insert(table_of(RatingChangeRow))
 _RATED_GAMES = table_of(RatedGameRow)
 _INSERT_RATED_GAME = insert(_RATED_GAMES)
+_SEEDS = table_of(HandSeedRow)
+_GAMES = table_of(GameRow)
+_PENDING = (
+    select(_RATED_GAMES.c.game_id, _RATED_GAMES.c.game_type)
+    .join(_GAMES, _GAMES.c.id == _RATED_GAMES.c.game_id)
+    .where(
+        _RATED_GAMES.c.rated_at.is_(None),
+        _GAMES.c.status == "finished",
+        ~select(_SEEDS.c.game_id)
+        .where(
+            _SEEDS.c.game_id == _RATED_GAMES.c.game_id,
+            _SEEDS.c.revealed.is_(False),
+        )
+        .exists(),
+    )
+    .order_by(_GAMES.c.updated_at, _GAMES.c.id)
+)
+"""The rated games over and not rated yet whose deals are public, oldest first (built once:
+the rater asks at every game's end)."""
 _MARK_RATED = (
     update(_RATED_GAMES)
     .where(_RATED_GAMES.c.game_id == bindparam("g_id"))
@@ -132,21 +151,8 @@ class RatingStore:
         """The rated games that finished and are not rated yet, oldest first, each with its
         game type; a game whose deal is still secret (a tournament deal played at other
         tables) waits for it."""
-        hidden = (
-            select(HandSeedRow.game_id)
-            .where(HandSeedRow.game_id == RatedGameRow.game_id, HandSeedRow.revealed.is_(False))
-            .exists()
-        )
-        with self._store.reading() as session:
-            return [
-                (game_id, game_type)
-                for game_id, game_type in session.execute(
-                    select(RatedGameRow.game_id, RatedGameRow.game_type)
-                    .join(GameRow, GameRow.id == RatedGameRow.game_id)
-                    .where(RatedGameRow.rated_at.is_(None), GameRow.status == "finished", ~hidden)
-                    .order_by(GameRow.updated_at, GameRow.id)
-                )
-            ]
+        with self._store.reading_rows() as conn:
+            return [(game_id, game_type) for game_id, game_type in conn.execute(_PENDING)]
 
     def seat_accounts(self, game_id: str) -> dict[int, str]:
         """Seat -> account id of the seats held by accounts."""
