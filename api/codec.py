@@ -462,15 +462,12 @@ def view_to_proto(view: SeatView, version: int) -> view_pb2.SeatView:
         version=version,
         phase=_PHASES[view.phase],
         players=view.players,
-        teams=[view_pb2.Team(seats=team) for team in view.teams],
+        teams=_teams(view.teams),
         scores=view.scores,
         hand_number=view.hand_number,
         hand=_tiles_to_proto(view.hand),
         hand_sizes=view.hand_sizes,
-        bids=[
-            view_pb2.AuctionEntry(seat=seat, bid=bid_to_proto(bid) if bid is not None else None)
-            for seat, bid in view.bids
-        ],
+        bids=[_auction_entry(seat, bid) for seat, bid in view.bids],
         sitting_out=view.sitting_out,
         current_trick=[
             view_pb2.Play(seat=seat, face_down=True)
@@ -478,19 +475,11 @@ def view_to_proto(view: SeatView, version: int) -> view_pb2.SeatView:
             else view_pb2.Play(seat=seat, tile=tile)
             for seat, tile in view.trick
         ],
-        completed_tricks=[
-            view_pb2.CompletedTrick(
-                plays=[view_pb2.Play(seat=s, tile=t) for s, t in trick.plays or ()],
-                winner=trick.winner,
-                points=trick.points,
-                hidden=trick.plays is None,
-            )
-            for trick in view.tricks
-        ],
+        completed_tricks=[_completed_trick(trick) for trick in view.tricks],
         tricks_hidden=view.tricks_hidden,
         taken=view.taken or (),
         tricks_won=view.tricks_won,
-        legal_actions=[action_to_proto(a) for a in view.legal],
+        legal_actions=[_action_message(a) for a in view.legal],
         results=[_hand_scored_to_proto(r) for r in view.results],
     )
     for name in ("seat", "dealer", "turn", "bidder", "declarer", "discard", "winner"):
@@ -503,6 +492,34 @@ def view_to_proto(view: SeatView, version: int) -> view_pb2.SeatView:
         msg.contract.CopyFrom(contract_to_proto(view.contract))
     msg.rules.CopyFrom(_rules_message(view.rules))
     return msg
+
+
+# The parts of a view every seat of every game sees again and again, made once (values, not
+# objects: the engine makes new ones for each view); a message given to a repeated field is
+# copied, so the remembered ones are never changed.
+@lru_cache(maxsize=4096)
+def _completed_trick(trick: TrickView) -> view_pb2.CompletedTrick:
+    return view_pb2.CompletedTrick(
+        plays=[view_pb2.Play(seat=s, tile=t) for s, t in trick.plays or ()],
+        winner=trick.winner,
+        points=trick.points,
+        hidden=trick.plays is None,
+    )
+
+
+@lru_cache(maxsize=4096)
+def _action_message(command: SeatCommand | Resign) -> actions_pb2.Action:
+    return action_to_proto(command)
+
+
+@lru_cache(maxsize=1024)
+def _auction_entry(seat: int, bid: Bid | None) -> view_pb2.AuctionEntry:
+    return view_pb2.AuctionEntry(seat=seat, bid=bid_to_proto(bid) if bid is not None else None)
+
+
+@lru_cache(maxsize=64)
+def _teams(teams: tuple[tuple[int, ...], ...]) -> list[view_pb2.Team]:
+    return [view_pb2.Team(seats=team) for team in teams]
 
 
 _PHASES_BACK = {number: phase for phase, number in _PHASES.items()}
