@@ -6,13 +6,15 @@ Starts its own ``boneyard-server`` subprocess on a temporary SQLite file, makes 
 its database (as ``boneyard-server admin create-bot`` does), and runs the bots in this process (one
 ``Competitor`` per account, as ``boneyard bot --key`` runs):
 
-1. tournament, twice on the same server: ``--deals`` deals of Texas 42, duplicate, four
+1. tournament, three times on the same server: ``--deals`` deals of Texas 42, duplicate, four
    heuristic entrants (two one-hand games a deal); first with ``max_games_per_entrant`` 1 (one
    deal at a time, as before issue 35) and bots that hold a stream per game, then with
    ``--max-games`` (8) and bots reading every turn on one stream and deciding
-   ``--concurrency`` (8) turns at once (``boneyard bot --concurrency 8``). Each: wall time from
-   StartTournament to FINISHED, games and events per second, and the CPU the server process
-   and this process (the bots) used over that time, in cores (from /proc: Linux);
+   ``--concurrency`` (8) turns at once (``boneyard bot --concurrency 8``), then with every
+   game of the tournament at once (``max_games_per_entrant`` and the bots' concurrency both
+   the tournament's games: what an organiser who wants the answer soonest sets). Each: wall
+   time from StartTournament to FINISHED, games and events per second, and the CPU the server
+   process and this process (the bots) used over that time, in cores (from /proc: Linux);
 2. seek: ``--tables`` times, three accounts seek a Moon table at once; time from the last Seek
    call to the last seat told;
 3. clock: ``--timeouts`` timeouts of a 100 ms per-move clock (the shortest a server allows) nobody answers; how long after the
@@ -290,11 +292,19 @@ def main() -> None:
             after, cores = tournament(
                 address, accounts, organiser, args.deals, proc.pid, args.max_games, args.concurrency
             )
+            every = 2 * args.deals  # four entrants, duplicate: two playings a deal, all of them
+            at_once, at_once_cores = tournament(
+                address, accounts, organiser, args.deals, proc.pid, every, every
+            )
             parts = [
                 f"{before:.2f} games/s one deal at a time",
                 (
                     f"{after:.2f} games/s {args.max_games} games an entrant at once "
                     f"({after / before:.1f} x, server {cores:.2f} cores)"
+                ),
+                (
+                    f"{at_once:.2f} games/s every game at once ({every} an entrant; "
+                    f"{at_once / before:.1f} x, server {at_once_cores:.2f} cores)"
                 ),
                 seeks(address, accounts, args.tables),
                 clocks(address, accounts, organiser, args.timeouts, url),
