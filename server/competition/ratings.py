@@ -40,7 +40,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -75,6 +76,10 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+MAX_FINALS = 10_000
+"""Final states of games ended here kept for their rating at most (those another process
+rates are never taken: the oldest go first)."""
 
 PROVISIONAL_GAMES = 10
 """An account's rating in a game type is provisional until this many rated games of it."""
@@ -142,23 +147,36 @@ def is_provisional(rating: StoredRating) -> bool:
     return rating.games < PROVISIONAL_GAMES
 
 
-def _outcome(store: EventStore, seats: Mapping[int, str], game_id: str) -> GameOutcome | None:
-    """A game's outcome from its record (``seats``: its ``seat_accounts``)."""
-    rows = store.load_events(game_id)
-    state = engine.replay(codec.decode_event(row.payload) for row in rows)
-    return outcome_of(state, seats)
+def _outcome(
+    store: EventStore,
+    seats: Mapping[int, str],
+    game_id: str,
+    final: engine.GameState | None = None,
+) -> GameOutcome | None:
+    """A game's outcome from its final state (``final``, if this process saw it end) or its
+    record (``seats``: its ``seat_accounts``)."""
+    if final is None:
+        rows = store.load_events(game_id)
+        final = engine.replay(codec.decode_event(row.payload) for row in rows)
+    return outcome_of(final, seats)
 
 
 def rate_pending(
-    store: EventStore, ratings: RatingStore, told: list[str] | None = None
+    store: EventStore,
+    ratings: RatingStore,
+    told: list[str] | None = None,
+    finals: MutableMapping[str, engine.GameState] | None = None,
 ) -> list[str]:
     """Rate every finished rated game not rated yet (oldest first); the games rated here.
     Each game's accounts are told their change (a ``game_rated`` account event, in the
-    ratings' transaction); ``told`` collects those accounts, to wake their streams."""
+    ratings' transaction); ``told`` collects those accounts, to wake their streams.
+    ``finals``: the final states of games seen ending here (taken out as they are rated),
+    so that those are not read back from their logs."""
     done: list[str] = []
     for game_id, game_type in ratings.pending():
         seats = ratings.seat_accounts(game_id)
-        outcome = _outcome(store, seats, game_id)
+        final = finals.pop(game_id, None) if finals is not None else None
+        outcome = _outcome(store, seats, game_id, final)
         if outcome is None:
             log.warning("game %s is marked rated but has no result to rate", game_id)
             continue
@@ -228,11 +246,17 @@ class Rater:
         self._wake = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._retry_after = retry_after
+        self._finals: OrderedDict[str, engine.GameState] = OrderedDict()
+        """The final states of the rated games seen ending here and not rated yet (written on
+        the event loop, taken by the rating thread: one dict operation at a time)."""
 
     def game_committed(self, game: LiveGame, events: tuple[engine.Event, ...]) -> None:
         """``GameHost.on_commit``: a game that ends may be rated (only a game whose every seat
         is an account's is: one with none wakes nothing)."""
         if events and game.accounts and any(isinstance(e, engine.GameWon) for e in events):
+            self._finals[game.id] = game.state
+            while len(self._finals) > MAX_FINALS:
+                self._finals.popitem(last=False)  # rated by another process, perhaps
             self._wake.set()
 
     def wake(self) -> None:
@@ -254,7 +278,9 @@ class Rater:
             self._wake.clear()
             try:
                 told: list[str] = []
-                await asyncio.to_thread(rate_pending, self._store, self._ratings, told)
+                await asyncio.to_thread(
+                    rate_pending, self._store, self._ratings, told, self._finals
+                )
                 if told:
                     self._on_rated(sorted(set(told)))
             except Exception:
