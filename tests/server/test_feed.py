@@ -7,90 +7,76 @@ from __future__ import annotations
 import asyncio
 
 from boneyard.server.games.feed import Feed
+from tests.server.loop_helpers import on_a_loop
 
 
 def _woken(changes: object) -> bool:
     return changes._woken.is_set()  # type: ignore[attr-defined]
 
 
-def test_a_move_leaving_another_seat_to_act_wakes_no_follower_of_other_seats() -> None:
-    async def run() -> None:
-        feed = Feed()
-        with feed.follow_chosen() as changes:
-            changes.choose("g", (1, 3))
-            feed.publish("g", frozenset({2}))
-            assert not _woken(changes)
-
-    asyncio.run(run())
+@on_a_loop
+async def test_a_move_leaving_another_seat_to_act_wakes_no_follower_of_other_seats() -> None:
+    feed = Feed()
+    with feed.follow_chosen() as changes:
+        changes.choose("g", (1, 3))
+        feed.publish("g", frozenset({2}))
+        assert not _woken(changes)
 
 
-def test_a_move_leaving_one_of_its_seats_to_act_wakes_the_follower() -> None:
-    async def run() -> None:
-        feed = Feed()
-        with feed.follow_chosen() as changes:
-            changes.choose("g", (1, 3))
-            feed.publish("g", frozenset({3}))
-            assert await asyncio.wait_for(changes.take(), 1) == ({"g"}, False)
-
-    asyncio.run(run())
+@on_a_loop
+async def test_a_move_leaving_one_of_its_seats_to_act_wakes_the_follower() -> None:
+    feed = Feed()
+    with feed.follow_chosen() as changes:
+        changes.choose("g", (1, 3))
+        feed.publish("g", frozenset({3}))
+        assert await asyncio.wait_for(changes.take(), 1) == ({"g"}, False)
 
 
-def test_a_publish_that_does_not_say_who_acts_wakes_every_follower() -> None:
+@on_a_loop
+async def test_a_publish_that_does_not_say_who_acts_wakes_every_follower() -> None:
     """A game's end, another process's move, an evicted copy: everyone looks."""
-
-    async def run() -> None:
-        feed = Feed()
-        with feed.follow_chosen() as changes:
-            changes.choose("g", (1,))
-            feed.publish("g")
-            assert _woken(changes)
-
-    asyncio.run(run())
+    feed = Feed()
+    with feed.follow_chosen() as changes:
+        changes.choose("g", (1,))
+        feed.publish("g")
+        assert _woken(changes)
 
 
-def test_a_game_chosen_without_seats_wakes_at_every_move() -> None:
-    async def run() -> None:
-        feed = Feed()
-        with feed.follow_chosen() as changes:
-            changes.choose("g")
-            feed.publish("g", frozenset())
-            assert _woken(changes)
-
-    asyncio.run(run())
+@on_a_loop
+async def test_a_game_chosen_without_seats_wakes_at_every_move() -> None:
+    feed = Feed()
+    with feed.follow_chosen() as changes:
+        changes.choose("g")
+        feed.publish("g", frozenset())
+        assert _woken(changes)
 
 
-def test_choosing_again_changes_the_seats() -> None:
-    async def run() -> None:
-        feed = Feed()
-        with feed.follow_chosen() as changes:
-            changes.choose("g", (0,))
-            changes.choose("g", (0, 2))
-            feed.publish("g", frozenset({2}))
-            assert _woken(changes)
-
-    asyncio.run(run())
+@on_a_loop
+async def test_choosing_again_changes_the_seats() -> None:
+    feed = Feed()
+    with feed.follow_chosen() as changes:
+        changes.choose("g", (0,))
+        changes.choose("g", (0, 2))
+        feed.publish("g", frozenset({2}))
+        assert _woken(changes)
 
 
-def test_the_seat_filter_does_not_hold_back_a_games_watchers_or_the_lobby() -> None:
-    async def run() -> None:
-        feed = Feed()
-        with feed.follow() as everything:
-            waiting = asyncio.ensure_future(feed.wait("g", 5))
-            await asyncio.sleep(0)
-            feed.publish("g", frozenset({2}))
-            await asyncio.wait_for(waiting, 1)
-            assert await asyncio.wait_for(everything.take(), 1) == ({"g"}, False)
-
-    asyncio.run(run())
+@on_a_loop
+async def test_the_seat_filter_does_not_hold_back_a_games_watchers_or_the_lobby() -> None:
+    feed = Feed()
+    with feed.follow() as everything:
+        waiting = asyncio.ensure_future(feed.wait("g", 5))
+        await asyncio.sleep(0)
+        feed.publish("g", frozenset({2}))
+        await asyncio.wait_for(waiting, 1)
+        assert await asyncio.wait_for(everything.take(), 1) == ({"g"}, False)
 
 
-def test_a_dropped_game_wakes_nobody() -> None:
-    async def run() -> None:
-        feed = Feed()
-        with feed.follow_chosen() as changes:
-            changes.choose("g", (1,))
-            changes.drop("g")
-            feed.publish("g")
-            assert not _woken(changes)
-
-    asyncio.run(run())
+@on_a_loop
+async def test_a_dropped_game_wakes_nobody() -> None:
+    feed = Feed()
+    with feed.follow_chosen() as changes:
+        changes.choose("g", (1,))
+        changes.drop("g")
+        feed.publish("g")
+        assert not _woken(changes)

@@ -3,21 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import functools
-from collections.abc import Callable, Coroutine
-from typing import Any
 
 from boneyard.server.competition.seat_watch import SeatWatch
-
-
-def _on_a_loop(test: Callable[[], Coroutine[Any, Any, None]]) -> Callable[[], None]:
-    """A test run on an event loop of its own (what the streams wait on)."""
-
-    @functools.wraps(test)
-    def run() -> None:
-        asyncio.run(test())
-
-    return run
+from tests.server.loop_helpers import on_a_loop
 
 
 async def _settle() -> None:
@@ -25,14 +13,14 @@ async def _settle() -> None:
         await asyncio.sleep(0)
 
 
-@_on_a_loop
+@on_a_loop
 async def test_a_stream_reads_everything_at_first() -> None:
     watch = SeatWatch()
     watch.attach(asyncio.get_running_loop())
     assert watch.follow("a").take() == (True, [])
 
 
-@_on_a_loop
+@on_a_loop
 async def test_a_seat_reserved_here_is_told_with_its_game_and_no_reading() -> None:
     watch = SeatWatch()
     watch.attach(asyncio.get_running_loop())
@@ -44,7 +32,7 @@ async def test_a_seat_reserved_here_is_told_with_its_game_and_no_reading() -> No
     assert wake.take() == (False, [("g1", 0), ("g1", 2)])
 
 
-@_on_a_loop
+@on_a_loop
 async def test_a_seat_reserved_elsewhere_makes_its_streams_read_again() -> None:
     watch = SeatWatch()
     wake = watch.follow("a")
@@ -54,7 +42,7 @@ async def test_a_seat_reserved_elsewhere_makes_its_streams_read_again() -> None:
     assert wake.take() == (True, [])
 
 
-@_on_a_loop
+@on_a_loop
 async def test_events_without_a_seat_wake_only_the_streams_that_tell_events() -> None:
     watch = SeatWatch()
     watch.attach(asyncio.get_running_loop())
@@ -67,7 +55,7 @@ async def test_events_without_a_seat_wake_only_the_streams_that_tell_events() ->
     assert not turns._event.is_set()
 
 
-@_on_a_loop
+@on_a_loop
 async def test_a_seat_reserved_wakes_the_event_streams_too() -> None:
     watch = SeatWatch()
     watch.attach(asyncio.get_running_loop())
@@ -78,7 +66,7 @@ async def test_a_seat_reserved_wakes_the_event_streams_too() -> None:
     await asyncio.wait_for(account.wait(), 1)
 
 
-@_on_a_loop
+@on_a_loop
 async def test_what_is_taken_is_told_once() -> None:
     watch = SeatWatch()
     watch.attach(asyncio.get_running_loop())
@@ -90,7 +78,7 @@ async def test_what_is_taken_is_told_once() -> None:
     assert wake.take() == (False, [])
 
 
-@_on_a_loop
+@on_a_loop
 async def test_another_accounts_seat_wakes_nobody_here() -> None:
     watch = SeatWatch()
     watch.attach(asyncio.get_running_loop())
