@@ -46,6 +46,13 @@ class AccountWake:
         self.reserved = []
         return look_again, reserved
 
+    async def seats(self, read: Callable[[], list[tuple[str, int]]]) -> list[tuple[str, int]]:
+        """``take``, for a stream that follows the account's seats: those reserved here since
+        it last looked, or all that ``read`` finds (on a worker thread) when it must look
+        again."""
+        look_again, reserved = self.take()
+        return await asyncio.to_thread(read) if look_again else reserved
+
     async def wait(self) -> None:
         await self._event.wait()
 

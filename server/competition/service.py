@@ -186,12 +186,7 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
         try:
             told: set[tuple[str, int]] = set()
             while True:
-                look_again, reserved = wake.take()
-                seats = (
-                    await asyncio.to_thread(self._app.competition.open_seats_of, account.id)
-                    if look_again
-                    else reserved  # made here: said by the wake, nothing to read
-                )
+                seats = await wake.seats(lambda: self._app.competition.open_seats_of(account.id))
                 for game_id, seat in seats:
                     # Each seat: a match's entrant holds both seats of its partnership.
                     if (game_id, seat) in told:

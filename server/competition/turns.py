@@ -117,11 +117,8 @@ class TurnWatch:
                 while True:
                     if fresh:
                         # Taken before reading: a seat reserved meanwhile wakes it again.
-                        look_again, reserved_here = wake.take()
-                        for game_id, seat in (
-                            await asyncio.to_thread(self._competition.open_seats_of, account.id)
-                            if look_again
-                            else reserved_here  # made here: said by the wake, nothing to read
+                        for game_id, seat in await wake.seats(
+                            lambda: self._competition.open_seats_of(account.id)
                         ):
                             known = seats.get(game_id)
                             if known is None:

@@ -96,3 +96,21 @@ def test_the_other_processes_are_told_which_account() -> None:
     watch.reserved("g1", {"a": (0,), "b": (1,)})
     watch.written(["c"])
     assert said == ["a:a", "a:b", "e:c"]
+
+
+@on_a_loop
+async def test_a_stream_reads_its_seats_only_when_it_must_look_again() -> None:
+    watch = SeatWatch()
+    watch.attach(asyncio.get_running_loop())
+    wake = watch.follow("a")
+    reads: list[str] = []
+
+    def read() -> list[tuple[str, int]]:
+        reads.append("read")
+        return [("g0", 1)]
+
+    assert await wake.seats(read) == [("g0", 1)]  # at first
+    watch.reserved("g1", {"a": (2,)})
+    await _settle()
+    assert await wake.seats(read) == [("g1", 2)]  # told by the wake
+    assert reads == ["read"]
