@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint
 from pyqwest import Client
 
-from .competition_pb2 import CancelTournamentRequest, CancelTournamentResponse, CreateTournamentRequest, CreateTournamentResponse, GetTournamentRequest, GetTournamentResponse, ListTournamentsRequest, ListTournamentsResponse, SeekRequest, SeekResponse, StartTournamentRequest, StartTournamentResponse, WatchSeatsRequest, WatchSeatsResponse, WatchTurnsRequest, WatchTurnsResponse
+from .competition_pb2 import CancelTournamentRequest, CancelTournamentResponse, CreateTournamentRequest, CreateTournamentResponse, GetTournamentRequest, GetTournamentResponse, ListTournamentsRequest, ListTournamentsResponse, PlayTurnsRequest, PlayTurnsResponse, SeekRequest, SeekResponse, StartTournamentRequest, StartTournamentResponse, WatchSeatsRequest, WatchSeatsResponse, WatchTurnsRequest, WatchTurnsResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
@@ -81,6 +81,29 @@ class LobbyService(Protocol):
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
+    def play_turns(self, request: AsyncIterator[PlayTurnsRequest], ctx: RequestContext[PlayTurnsRequest, PlayTurnsResponse], /) -> AsyncIterator[PlayTurnsResponse]:
+        """
+        WatchTurns and its answers on one call: the server tells the account's turns as WatchTurns
+        does (`turn`), and the client answers each on the same stream (`answer`) instead of with a
+        SubmitAction each. A bot playing many games at once saves a call per action: the key is
+        checked once, when the stream opens, and a revoked key ends the stream at once.
+
+        The first message opens the stream (`open`: the games a reopened stream was playing, as
+        WatchTurnsRequest; empty on a first opening); each later one is an `answer`. An answer
+        needs no reply: the next turn of its seat, or the game's end, says it was applied. An
+        answer refused (a version passed, an action the rules refuse, a seat not the account's
+        ...) is told (`refused`, with the status code, reason and message a SubmitAction of it
+        would get), and the stream goes on. An answer sent again (the same game, seat and
+        version, after a lost connection) is applied once. Closing the sending side ends the
+        stream. Served on the gRPC port and, over HTTP/2, on the HTTP listener (a browser's fetch
+        cannot stream its requests: a web client uses WatchTurns and SubmitAction). Counts as a
+        turn stream (`--max-turn-streams-per-account`).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_GAME_ID, GAME_NOT_FOUND,
+        NOT_YOUR_SEAT, QUOTA_EXCEEDED.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
 
 class LobbyServiceASGIApplication(ConnectASGIApplication[LobbyService]):
     def __init__(
@@ -127,6 +150,17 @@ class LobbyServiceASGIApplication(ConnectASGIApplication[LobbyService]):
                         stream_type=StreamType.SERVER_STREAM,
                     ),
                     function=svc.watch_turns,
+                ),
+                "/boneyard.v1.LobbyService/PlayTurns": Endpoint.bidi_stream(
+                    method=MethodInfo(
+                        name="PlayTurns",
+                        service_name="boneyard.v1.LobbyService",
+                        input=PlayTurnsRequest,
+                        output=PlayTurnsResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.BIDI_STREAM,
+                    ),
+                    function=svc.play_turns,
                 ),
             },
             interceptors=interceptors,
@@ -256,6 +290,46 @@ class LobbyServiceClient(ConnectClient):
                 output=WatchTurnsResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.SERVER_STREAM,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def play_turns(
+        self,
+        request: AsyncIterator[PlayTurnsRequest],
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> AsyncIterator[PlayTurnsResponse]:
+        """
+        WatchTurns and its answers on one call: the server tells the account's turns as WatchTurns
+        does (`turn`), and the client answers each on the same stream (`answer`) instead of with a
+        SubmitAction each. A bot playing many games at once saves a call per action: the key is
+        checked once, when the stream opens, and a revoked key ends the stream at once.
+
+        The first message opens the stream (`open`: the games a reopened stream was playing, as
+        WatchTurnsRequest; empty on a first opening); each later one is an `answer`. An answer
+        needs no reply: the next turn of its seat, or the game's end, says it was applied. An
+        answer refused (a version passed, an action the rules refuse, a seat not the account's
+        ...) is told (`refused`, with the status code, reason and message a SubmitAction of it
+        would get), and the stream goes on. An answer sent again (the same game, seat and
+        version, after a lost connection) is applied once. Closing the sending side ends the
+        stream. Served on the gRPC port and, over HTTP/2, on the HTTP listener (a browser's fetch
+        cannot stream its requests: a web client uses WatchTurns and SubmitAction). Counts as a
+        turn stream (`--max-turn-streams-per-account`).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_GAME_ID, GAME_NOT_FOUND,
+        NOT_YOUR_SEAT, QUOTA_EXCEEDED.
+        """
+        return self.execute_bidi_stream(
+            request=request,
+            method=MethodInfo(
+                name="PlayTurns",
+                service_name="boneyard.v1.LobbyService",
+                input=PlayTurnsRequest,
+                output=PlayTurnsResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.BIDI_STREAM,
             ),
             headers=headers,
             timeout_ms=timeout_ms,

@@ -22,79 +22,92 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from boneyard.api.v1 import actions_pb2 as boneyard_dot_v1_dot_actions__pb2
 from boneyard.api.v1 import game_pb2 as boneyard_dot_v1_dot_game__pb2
 from boneyard.api.v1 import rules_pb2 as boneyard_dot_v1_dot_rules__pb2
 from boneyard.api.v1 import view_pb2 as boneyard_dot_v1_dot_view__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x62oneyard/v1/competition.proto\x12\x0b\x62oneyard.v1\x1a\x16\x62oneyard/v1/game.proto\x1a\x17\x62oneyard/v1/rules.proto\x1a\x16\x62oneyard/v1/view.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"b\n\x0bSeekRequest\x12#\n\x05rules\x18\x01 \x01(\x0b\x32\x14.boneyard.v1.Ruleset\x12.\n\x0ctime_control\x18\x02 \x01(\x0b\x32\x18.boneyard.v1.TimeControl\"r\n\x0cSeekResponse\x12+\n\x07waiting\x18\x01 \x01(\x0b\x32\x18.boneyard.v1.SeekWaitingH\x00\x12-\n\x06seated\x18\x02 \x01(\x0b\x32\x1b.boneyard.v1.SeatAssignmentH\x00\x42\x06\n\x04kind\"/\n\x0bSeekWaiting\x12\x0f\n\x07seekers\x18\x01 \x01(\r\x12\x0f\n\x07players\x18\x02 \x01(\r\"n\n\x0eSeatAssignment\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12&\n\x04game\x18\x03 \x01(\x0b\x32\x18.boneyard.v1.GameSummary\x12\x15\n\rtournament_id\x18\x04 \x01(\t\"\x13\n\x11WatchSeatsRequest\"E\n\x12WatchSeatsResponse\x12/\n\nassignment\x18\x01 \x01(\x0b\x32\x1b.boneyard.v1.SeatAssignment\"%\n\x11WatchTurnsRequest\x12\x10\n\x08game_ids\x18\x01 \x03(\t\"|\n\x12WatchTurnsResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07version\x18\x03 \x01(\x04\x12#\n\x04view\x18\x04 \x01(\x0b\x32\x15.boneyard.v1.SeatView\x12\x11\n\tgame_over\x18\x05 \x01(\x08\"\x8e\x02\n\x17\x43reateTournamentRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12#\n\x05rules\x18\x02 \x01(\x0b\x32\x14.boneyard.v1.Ruleset\x12\x10\n\x08\x65ntrants\x18\x03 \x03(\t\x12\r\n\x05\x64\x65\x61ls\x18\x04 \x01(\r\x12\x11\n\tduplicate\x18\x05 \x01(\x08\x12.\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x18.boneyard.v1.TimeControl\x12-\n\x06\x66ormat\x18\x07 \x01(\x0e\x32\x1d.boneyard.v1.TournamentFormat\x12\x1d\n\x15max_games_per_entrant\x18\x08 \x01(\r\x12\x0e\n\x06rounds\x18\t \x01(\r\"G\n\x18\x43reateTournamentResponse\x12+\n\ntournament\x18\x01 \x01(\x0b\x32\x17.boneyard.v1.Tournament\"/\n\x16StartTournamentRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\"F\n\x17StartTournamentResponse\x12+\n\ntournament\x18\x01 \x01(\x0b\x32\x17.boneyard.v1.Tournament\"0\n\x17\x43\x61ncelTournamentRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\"G\n\x18\x43\x61ncelTournamentResponse\x12+\n\ntournament\x18\x01 \x01(\x0b\x32\x17.boneyard.v1.Tournament\"X\n\x14GetTournamentRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12)\n\x04view\x18\x02 \x01(\x0e\x32\x1b.boneyard.v1.TournamentView\"\xa7\x02\n\x15GetTournamentResponse\x12+\n\ntournament\x18\x01 \x01(\x0b\x32\x17.boneyard.v1.Tournament\x12*\n\x05games\x18\x02 \x03(\x0b\x32\x1b.boneyard.v1.TournamentGame\x12*\n\x0bindividuals\x18\x03 \x03(\x0b\x32\x15.boneyard.v1.Standing\x12+\n\x0cpartnerships\x18\x04 \x03(\x0b\x32\x15.boneyard.v1.Standing\x12\'\n\x06rounds\x18\x05 \x03(\x0b\x32\x17.boneyard.v1.SwissRound\x12\x33\n\x0fswiss_standings\x18\x06 \x03(\x0b\x32\x1a.boneyard.v1.SwissStanding\"U\n\nSwissRound\x12\r\n\x05round\x18\x01 \x01(\r\x12+\n\x08pairings\x18\x02 \x03(\x0b\x32\x19.boneyard.v1.SwissPairing\x12\x0b\n\x03\x62ye\x18\x03 \x01(\t\"f\n\x0cSwissPairing\x12\r\n\x05\x66irst\x18\x01 \x01(\t\x12\x0e\n\x06second\x18\x02 \x01(\t\x12\x0c\n\x04over\x18\x03 \x01(\x08\x12\x13\n\x0b\x66irst_marks\x18\x04 \x01(\x05\x12\x14\n\x0csecond_marks\x18\x05 \x01(\x05\"\xa3\x01\n\rSwissStanding\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05score\x18\x02 \x01(\x01\x12\x10\n\x08\x62uchholz\x18\x03 \x01(\x01\x12\x11\n\tmarks_for\x18\x04 \x01(\x03\x12\x15\n\rmarks_against\x18\x05 \x01(\x03\x12\x0c\n\x04wins\x18\x06 \x01(\r\x12\r\n\x05\x64raws\x18\x07 \x01(\r\x12\x0e\n\x06losses\x18\x08 \x01(\r\x12\x0c\n\x04\x62yes\x18\t \x01(\r\"\x18\n\x16ListTournamentsRequest\"G\n\x17ListTournamentsResponse\x12,\n\x0btournaments\x18\x01 \x03(\x0b\x32\x17.boneyard.v1.Tournament\"\xf1\x03\n\nTournament\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12#\n\x05rules\x18\x03 \x01(\x0b\x32\x14.boneyard.v1.Ruleset\x12\x10\n\x08\x65ntrants\x18\x04 \x03(\t\x12\r\n\x05\x64\x65\x61ls\x18\x05 \x01(\r\x12\x11\n\tduplicate\x18\x06 \x01(\x08\x12.\n\x0ctime_control\x18\x07 \x01(\x0b\x32\x18.boneyard.v1.TimeControl\x12-\n\x06\x66ormat\x18\x08 \x01(\x0e\x32\x1d.boneyard.v1.TournamentFormat\x12-\n\x06status\x18\t \x01(\x0e\x32\x1d.boneyard.v1.TournamentStatus\x12\x13\n\x0bgames_total\x18\n \x01(\r\x12\x16\n\x0egames_finished\x18\x0b \x01(\r\x12/\n\x0b\x63reate_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\torganiser\x18\r \x01(\t\x12 \n\x05teams\x18\x0e \x03(\x0b\x32\x11.boneyard.v1.Team\x12\x1d\n\x15max_games_per_entrant\x18\x0f \x01(\r\x12\x0e\n\x06rounds\x18\x10 \x01(\r\x12\x15\n\rrounds_paired\x18\x11 \x01(\r\"\xc8\x01\n\x0eTournamentGame\x12\x0e\n\x06number\x18\x01 \x01(\r\x12\x0c\n\x04\x64\x65\x61l\x18\x02 \x01(\r\x12\x10\n\x08rotation\x18\x03 \x01(\r\x12\r\n\x05seats\x18\x04 \x03(\t\x12\x0f\n\x07game_id\x18\x05 \x01(\t\x12\'\n\x06status\x18\x06 \x01(\x0e\x32\x17.boneyard.v1.GameStatus\x12\x0e\n\x06scores\x18\x07 \x03(\x05\x12\x13\n\x06winner\x18\x08 \x01(\rH\x00\x88\x01\x01\x12\r\n\x05round\x18\t \x01(\rB\t\n\x07_winner\"\xa6\x01\n\x08Standing\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07members\x18\x02 \x03(\t\x12\x0e\n\x06rating\x18\x03 \x01(\x01\x12\x13\n\x0buncertainty\x18\x04 \x01(\x01\x12\x0f\n\x07ordinal\x18\x05 \x01(\x01\x12\r\n\x05games\x18\x06 \x01(\r\x12\x0c\n\x04wins\x18\x07 \x01(\r\x12\x11\n\tscore_for\x18\x08 \x01(\x03\x12\x15\n\rscore_against\x18\t \x01(\x03*u\n\x10TournamentFormat\x12!\n\x1dTOURNAMENT_FORMAT_UNSPECIFIED\x10\x00\x12!\n\x1dTOURNAMENT_FORMAT_ROUND_ROBIN\x10\x01\x12\x1b\n\x17TOURNAMENT_FORMAT_SWISS\x10\x02*\xb4\x01\n\x10TournamentStatus\x12!\n\x1dTOURNAMENT_STATUS_UNSPECIFIED\x10\x00\x12\x1d\n\x19TOURNAMENT_STATUS_CREATED\x10\x01\x12\x1d\n\x19TOURNAMENT_STATUS_RUNNING\x10\x02\x12\x1e\n\x1aTOURNAMENT_STATUS_FINISHED\x10\x03\x12\x1f\n\x1bTOURNAMENT_STATUS_CANCELLED\x10\x04*f\n\x0eTournamentView\x12\x1f\n\x1bTOURNAMENT_VIEW_UNSPECIFIED\x10\x00\x12\x19\n\x15TOURNAMENT_VIEW_BASIC\x10\x01\x12\x18\n\x14TOURNAMENT_VIEW_FULL\x10\x02\x32\xef\x01\n\x0cLobbyService\x12=\n\x04Seek\x12\x18.boneyard.v1.SeekRequest\x1a\x19.boneyard.v1.SeekResponse0\x01\x12O\n\nWatchSeats\x12\x1e.boneyard.v1.WatchSeatsRequest\x1a\x1f.boneyard.v1.WatchSeatsResponse0\x01\x12O\n\nWatchTurns\x12\x1e.boneyard.v1.WatchTurnsRequest\x1a\x1f.boneyard.v1.WatchTurnsResponse0\x01\x32\xf3\x03\n\x11TournamentService\x12_\n\x10\x43reateTournament\x12$.boneyard.v1.CreateTournamentRequest\x1a%.boneyard.v1.CreateTournamentResponse\x12\\\n\x0fStartTournament\x12#.boneyard.v1.StartTournamentRequest\x1a$.boneyard.v1.StartTournamentResponse\x12_\n\x10\x43\x61ncelTournament\x12$.boneyard.v1.CancelTournamentRequest\x1a%.boneyard.v1.CancelTournamentResponse\x12[\n\rGetTournament\x12!.boneyard.v1.GetTournamentRequest\x1a\".boneyard.v1.GetTournamentResponse\"\x03\x90\x02\x01\x12\x61\n\x0fListTournaments\x12#.boneyard.v1.ListTournamentsRequest\x1a$.boneyard.v1.ListTournamentsResponse\"\x03\x90\x02\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x62oneyard/v1/competition.proto\x12\x0b\x62oneyard.v1\x1a\x19\x62oneyard/v1/actions.proto\x1a\x16\x62oneyard/v1/game.proto\x1a\x17\x62oneyard/v1/rules.proto\x1a\x16\x62oneyard/v1/view.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"b\n\x0bSeekRequest\x12#\n\x05rules\x18\x01 \x01(\x0b\x32\x14.boneyard.v1.Ruleset\x12.\n\x0ctime_control\x18\x02 \x01(\x0b\x32\x18.boneyard.v1.TimeControl\"r\n\x0cSeekResponse\x12+\n\x07waiting\x18\x01 \x01(\x0b\x32\x18.boneyard.v1.SeekWaitingH\x00\x12-\n\x06seated\x18\x02 \x01(\x0b\x32\x1b.boneyard.v1.SeatAssignmentH\x00\x42\x06\n\x04kind\"/\n\x0bSeekWaiting\x12\x0f\n\x07seekers\x18\x01 \x01(\r\x12\x0f\n\x07players\x18\x02 \x01(\r\"n\n\x0eSeatAssignment\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12&\n\x04game\x18\x03 \x01(\x0b\x32\x18.boneyard.v1.GameSummary\x12\x15\n\rtournament_id\x18\x04 \x01(\t\"\x13\n\x11WatchSeatsRequest\"E\n\x12WatchSeatsResponse\x12/\n\nassignment\x18\x01 \x01(\x0b\x32\x1b.boneyard.v1.SeatAssignment\"%\n\x11WatchTurnsRequest\x12\x10\n\x08game_ids\x18\x01 \x03(\t\"|\n\x12WatchTurnsResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07version\x18\x03 \x01(\x04\x12#\n\x04view\x18\x04 \x01(\x0b\x32\x15.boneyard.v1.SeatView\x12\x11\n\tgame_over\x18\x05 \x01(\x08\"u\n\x10PlayTurnsRequest\x12.\n\x04open\x18\x01 \x01(\x0b\x32\x1e.boneyard.v1.WatchTurnsRequestH\x00\x12)\n\x06\x61nswer\x18\x02 \x01(\x0b\x32\x17.boneyard.v1.TurnAnswerH\x00\x42\x06\n\x04kind\"a\n\nTurnAnswer\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07version\x18\x03 \x01(\x04\x12#\n\x06\x61\x63tion\x18\x04 \x01(\x0b\x32\x13.boneyard.v1.Action\"y\n\x11PlayTurnsResponse\x12/\n\x04turn\x18\x01 \x01(\x0b\x32\x1f.boneyard.v1.WatchTurnsResponseH\x00\x12+\n\x07refused\x18\x02 \x01(\x0b\x32\x18.boneyard.v1.TurnRefusedH\x00\x42\x06\n\x04kind\"\xd7\x01\n\x0bTurnRefused\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07version\x18\x03 \x01(\x04\x12\x0c\n\x04\x63ode\x18\x04 \x01(\r\x12\x0e\n\x06reason\x18\x05 \x01(\t\x12\x0f\n\x07message\x18\x06 \x01(\t\x12\x38\n\x08metadata\x18\x07 \x03(\x0b\x32&.boneyard.v1.TurnRefused.MetadataEntry\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x8e\x02\n\x17\x43reateTournamentRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12#\n\x05rules\x18\x02 \x01(\x0b\x32\x14.boneyard.v1.Ruleset\x12\x10\n\x08\x65ntrants\x18\x03 \x03(\t\x12\r\n\x05\x64\x65\x61ls\x18\x04 \x01(\r\x12\x11\n\tduplicate\x18\x05 \x01(\x08\x12.\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x18.boneyard.v1.TimeControl\x12-\n\x06\x66ormat\x18\x07 \x01(\x0e\x32\x1d.boneyard.v1.TournamentFormat\x12\x1d\n\x15max_games_per_entrant\x18\x08 \x01(\r\x12\x0e\n\x06rounds\x18\t \x01(\r\"G\n\x18\x43reateTournamentResponse\x12+\n\ntournament\x18\x01 \x01(\x0b\x32\x17.boneyard.v1.Tournament\"/\n\x16StartTournamentRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\"F\n\x17StartTournamentResponse\x12+\n\ntournament\x18\x01 \x01(\x0b\x32\x17.boneyard.v1.Tournament\"0\n\x17\x43\x61ncelTournamentRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\"G\n\x18\x43\x61ncelTournamentResponse\x12+\n\ntournament\x18\x01 \x01(\x0b\x32\x17.boneyard.v1.Tournament\"X\n\x14GetTournamentRequest\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12)\n\x04view\x18\x02 \x01(\x0e\x32\x1b.boneyard.v1.TournamentView\"\xa7\x02\n\x15GetTournamentResponse\x12+\n\ntournament\x18\x01 \x01(\x0b\x32\x17.boneyard.v1.Tournament\x12*\n\x05games\x18\x02 \x03(\x0b\x32\x1b.boneyard.v1.TournamentGame\x12*\n\x0bindividuals\x18\x03 \x03(\x0b\x32\x15.boneyard.v1.Standing\x12+\n\x0cpartnerships\x18\x04 \x03(\x0b\x32\x15.boneyard.v1.Standing\x12\'\n\x06rounds\x18\x05 \x03(\x0b\x32\x17.boneyard.v1.SwissRound\x12\x33\n\x0fswiss_standings\x18\x06 \x03(\x0b\x32\x1a.boneyard.v1.SwissStanding\"U\n\nSwissRound\x12\r\n\x05round\x18\x01 \x01(\r\x12+\n\x08pairings\x18\x02 \x03(\x0b\x32\x19.boneyard.v1.SwissPairing\x12\x0b\n\x03\x62ye\x18\x03 \x01(\t\"f\n\x0cSwissPairing\x12\r\n\x05\x66irst\x18\x01 \x01(\t\x12\x0e\n\x06second\x18\x02 \x01(\t\x12\x0c\n\x04over\x18\x03 \x01(\x08\x12\x13\n\x0b\x66irst_marks\x18\x04 \x01(\x05\x12\x14\n\x0csecond_marks\x18\x05 \x01(\x05\"\xa3\x01\n\rSwissStanding\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05score\x18\x02 \x01(\x01\x12\x10\n\x08\x62uchholz\x18\x03 \x01(\x01\x12\x11\n\tmarks_for\x18\x04 \x01(\x03\x12\x15\n\rmarks_against\x18\x05 \x01(\x03\x12\x0c\n\x04wins\x18\x06 \x01(\r\x12\r\n\x05\x64raws\x18\x07 \x01(\r\x12\x0e\n\x06losses\x18\x08 \x01(\r\x12\x0c\n\x04\x62yes\x18\t \x01(\r\"\x18\n\x16ListTournamentsRequest\"G\n\x17ListTournamentsResponse\x12,\n\x0btournaments\x18\x01 \x03(\x0b\x32\x17.boneyard.v1.Tournament\"\xf1\x03\n\nTournament\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12#\n\x05rules\x18\x03 \x01(\x0b\x32\x14.boneyard.v1.Ruleset\x12\x10\n\x08\x65ntrants\x18\x04 \x03(\t\x12\r\n\x05\x64\x65\x61ls\x18\x05 \x01(\r\x12\x11\n\tduplicate\x18\x06 \x01(\x08\x12.\n\x0ctime_control\x18\x07 \x01(\x0b\x32\x18.boneyard.v1.TimeControl\x12-\n\x06\x66ormat\x18\x08 \x01(\x0e\x32\x1d.boneyard.v1.TournamentFormat\x12-\n\x06status\x18\t \x01(\x0e\x32\x1d.boneyard.v1.TournamentStatus\x12\x13\n\x0bgames_total\x18\n \x01(\r\x12\x16\n\x0egames_finished\x18\x0b \x01(\r\x12/\n\x0b\x63reate_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\torganiser\x18\r \x01(\t\x12 \n\x05teams\x18\x0e \x03(\x0b\x32\x11.boneyard.v1.Team\x12\x1d\n\x15max_games_per_entrant\x18\x0f \x01(\r\x12\x0e\n\x06rounds\x18\x10 \x01(\r\x12\x15\n\rrounds_paired\x18\x11 \x01(\r\"\xc8\x01\n\x0eTournamentGame\x12\x0e\n\x06number\x18\x01 \x01(\r\x12\x0c\n\x04\x64\x65\x61l\x18\x02 \x01(\r\x12\x10\n\x08rotation\x18\x03 \x01(\r\x12\r\n\x05seats\x18\x04 \x03(\t\x12\x0f\n\x07game_id\x18\x05 \x01(\t\x12\'\n\x06status\x18\x06 \x01(\x0e\x32\x17.boneyard.v1.GameStatus\x12\x0e\n\x06scores\x18\x07 \x03(\x05\x12\x13\n\x06winner\x18\x08 \x01(\rH\x00\x88\x01\x01\x12\r\n\x05round\x18\t \x01(\rB\t\n\x07_winner\"\xa6\x01\n\x08Standing\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07members\x18\x02 \x03(\t\x12\x0e\n\x06rating\x18\x03 \x01(\x01\x12\x13\n\x0buncertainty\x18\x04 \x01(\x01\x12\x0f\n\x07ordinal\x18\x05 \x01(\x01\x12\r\n\x05games\x18\x06 \x01(\r\x12\x0c\n\x04wins\x18\x07 \x01(\r\x12\x11\n\tscore_for\x18\x08 \x01(\x03\x12\x15\n\rscore_against\x18\t \x01(\x03*u\n\x10TournamentFormat\x12!\n\x1dTOURNAMENT_FORMAT_UNSPECIFIED\x10\x00\x12!\n\x1dTOURNAMENT_FORMAT_ROUND_ROBIN\x10\x01\x12\x1b\n\x17TOURNAMENT_FORMAT_SWISS\x10\x02*\xb4\x01\n\x10TournamentStatus\x12!\n\x1dTOURNAMENT_STATUS_UNSPECIFIED\x10\x00\x12\x1d\n\x19TOURNAMENT_STATUS_CREATED\x10\x01\x12\x1d\n\x19TOURNAMENT_STATUS_RUNNING\x10\x02\x12\x1e\n\x1aTOURNAMENT_STATUS_FINISHED\x10\x03\x12\x1f\n\x1bTOURNAMENT_STATUS_CANCELLED\x10\x04*f\n\x0eTournamentView\x12\x1f\n\x1bTOURNAMENT_VIEW_UNSPECIFIED\x10\x00\x12\x19\n\x15TOURNAMENT_VIEW_BASIC\x10\x01\x12\x18\n\x14TOURNAMENT_VIEW_FULL\x10\x02\x32\xbf\x02\n\x0cLobbyService\x12=\n\x04Seek\x12\x18.boneyard.v1.SeekRequest\x1a\x19.boneyard.v1.SeekResponse0\x01\x12O\n\nWatchSeats\x12\x1e.boneyard.v1.WatchSeatsRequest\x1a\x1f.boneyard.v1.WatchSeatsResponse0\x01\x12O\n\nWatchTurns\x12\x1e.boneyard.v1.WatchTurnsRequest\x1a\x1f.boneyard.v1.WatchTurnsResponse0\x01\x12N\n\tPlayTurns\x12\x1d.boneyard.v1.PlayTurnsRequest\x1a\x1e.boneyard.v1.PlayTurnsResponse(\x01\x30\x01\x32\xf3\x03\n\x11TournamentService\x12_\n\x10\x43reateTournament\x12$.boneyard.v1.CreateTournamentRequest\x1a%.boneyard.v1.CreateTournamentResponse\x12\\\n\x0fStartTournament\x12#.boneyard.v1.StartTournamentRequest\x1a$.boneyard.v1.StartTournamentResponse\x12_\n\x10\x43\x61ncelTournament\x12$.boneyard.v1.CancelTournamentRequest\x1a%.boneyard.v1.CancelTournamentResponse\x12[\n\rGetTournament\x12!.boneyard.v1.GetTournamentRequest\x1a\".boneyard.v1.GetTournamentResponse\"\x03\x90\x02\x01\x12\x61\n\x0fListTournaments\x12#.boneyard.v1.ListTournamentsRequest\x1a$.boneyard.v1.ListTournamentsResponse\"\x03\x90\x02\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'boneyard.api.v1.competition_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_TURNREFUSED_METADATAENTRY']._loaded_options = None
+  _globals['_TURNREFUSED_METADATAENTRY']._serialized_options = b'8\001'
   _globals['_TOURNAMENTSERVICE'].methods_by_name['GetTournament']._loaded_options = None
   _globals['_TOURNAMENTSERVICE'].methods_by_name['GetTournament']._serialized_options = b'\220\002\001'
   _globals['_TOURNAMENTSERVICE'].methods_by_name['ListTournaments']._loaded_options = None
   _globals['_TOURNAMENTSERVICE'].methods_by_name['ListTournaments']._serialized_options = b'\220\002\001'
-  _globals['_TOURNAMENTFORMAT']._serialized_start=3092
-  _globals['_TOURNAMENTFORMAT']._serialized_end=3209
-  _globals['_TOURNAMENTSTATUS']._serialized_start=3212
-  _globals['_TOURNAMENTSTATUS']._serialized_end=3392
-  _globals['_TOURNAMENTVIEW']._serialized_start=3394
-  _globals['_TOURNAMENTVIEW']._serialized_end=3496
-  _globals['_SEEKREQUEST']._serialized_start=152
-  _globals['_SEEKREQUEST']._serialized_end=250
-  _globals['_SEEKRESPONSE']._serialized_start=252
-  _globals['_SEEKRESPONSE']._serialized_end=366
-  _globals['_SEEKWAITING']._serialized_start=368
-  _globals['_SEEKWAITING']._serialized_end=415
-  _globals['_SEATASSIGNMENT']._serialized_start=417
-  _globals['_SEATASSIGNMENT']._serialized_end=527
-  _globals['_WATCHSEATSREQUEST']._serialized_start=529
-  _globals['_WATCHSEATSREQUEST']._serialized_end=548
-  _globals['_WATCHSEATSRESPONSE']._serialized_start=550
-  _globals['_WATCHSEATSRESPONSE']._serialized_end=619
-  _globals['_WATCHTURNSREQUEST']._serialized_start=621
-  _globals['_WATCHTURNSREQUEST']._serialized_end=658
-  _globals['_WATCHTURNSRESPONSE']._serialized_start=660
-  _globals['_WATCHTURNSRESPONSE']._serialized_end=784
-  _globals['_CREATETOURNAMENTREQUEST']._serialized_start=787
-  _globals['_CREATETOURNAMENTREQUEST']._serialized_end=1057
-  _globals['_CREATETOURNAMENTRESPONSE']._serialized_start=1059
-  _globals['_CREATETOURNAMENTRESPONSE']._serialized_end=1130
-  _globals['_STARTTOURNAMENTREQUEST']._serialized_start=1132
-  _globals['_STARTTOURNAMENTREQUEST']._serialized_end=1179
-  _globals['_STARTTOURNAMENTRESPONSE']._serialized_start=1181
-  _globals['_STARTTOURNAMENTRESPONSE']._serialized_end=1251
-  _globals['_CANCELTOURNAMENTREQUEST']._serialized_start=1253
-  _globals['_CANCELTOURNAMENTREQUEST']._serialized_end=1301
-  _globals['_CANCELTOURNAMENTRESPONSE']._serialized_start=1303
-  _globals['_CANCELTOURNAMENTRESPONSE']._serialized_end=1374
-  _globals['_GETTOURNAMENTREQUEST']._serialized_start=1376
-  _globals['_GETTOURNAMENTREQUEST']._serialized_end=1464
-  _globals['_GETTOURNAMENTRESPONSE']._serialized_start=1467
-  _globals['_GETTOURNAMENTRESPONSE']._serialized_end=1762
-  _globals['_SWISSROUND']._serialized_start=1764
-  _globals['_SWISSROUND']._serialized_end=1849
-  _globals['_SWISSPAIRING']._serialized_start=1851
-  _globals['_SWISSPAIRING']._serialized_end=1953
-  _globals['_SWISSSTANDING']._serialized_start=1956
-  _globals['_SWISSSTANDING']._serialized_end=2119
-  _globals['_LISTTOURNAMENTSREQUEST']._serialized_start=2121
-  _globals['_LISTTOURNAMENTSREQUEST']._serialized_end=2145
-  _globals['_LISTTOURNAMENTSRESPONSE']._serialized_start=2147
-  _globals['_LISTTOURNAMENTSRESPONSE']._serialized_end=2218
-  _globals['_TOURNAMENT']._serialized_start=2221
-  _globals['_TOURNAMENT']._serialized_end=2718
-  _globals['_TOURNAMENTGAME']._serialized_start=2721
-  _globals['_TOURNAMENTGAME']._serialized_end=2921
-  _globals['_STANDING']._serialized_start=2924
-  _globals['_STANDING']._serialized_end=3090
-  _globals['_LOBBYSERVICE']._serialized_start=3499
-  _globals['_LOBBYSERVICE']._serialized_end=3738
-  _globals['_TOURNAMENTSERVICE']._serialized_start=3741
-  _globals['_TOURNAMENTSERVICE']._serialized_end=4240
+  _globals['_TOURNAMENTFORMAT']._serialized_start=3678
+  _globals['_TOURNAMENTFORMAT']._serialized_end=3795
+  _globals['_TOURNAMENTSTATUS']._serialized_start=3798
+  _globals['_TOURNAMENTSTATUS']._serialized_end=3978
+  _globals['_TOURNAMENTVIEW']._serialized_start=3980
+  _globals['_TOURNAMENTVIEW']._serialized_end=4082
+  _globals['_SEEKREQUEST']._serialized_start=179
+  _globals['_SEEKREQUEST']._serialized_end=277
+  _globals['_SEEKRESPONSE']._serialized_start=279
+  _globals['_SEEKRESPONSE']._serialized_end=393
+  _globals['_SEEKWAITING']._serialized_start=395
+  _globals['_SEEKWAITING']._serialized_end=442
+  _globals['_SEATASSIGNMENT']._serialized_start=444
+  _globals['_SEATASSIGNMENT']._serialized_end=554
+  _globals['_WATCHSEATSREQUEST']._serialized_start=556
+  _globals['_WATCHSEATSREQUEST']._serialized_end=575
+  _globals['_WATCHSEATSRESPONSE']._serialized_start=577
+  _globals['_WATCHSEATSRESPONSE']._serialized_end=646
+  _globals['_WATCHTURNSREQUEST']._serialized_start=648
+  _globals['_WATCHTURNSREQUEST']._serialized_end=685
+  _globals['_WATCHTURNSRESPONSE']._serialized_start=687
+  _globals['_WATCHTURNSRESPONSE']._serialized_end=811
+  _globals['_PLAYTURNSREQUEST']._serialized_start=813
+  _globals['_PLAYTURNSREQUEST']._serialized_end=930
+  _globals['_TURNANSWER']._serialized_start=932
+  _globals['_TURNANSWER']._serialized_end=1029
+  _globals['_PLAYTURNSRESPONSE']._serialized_start=1031
+  _globals['_PLAYTURNSRESPONSE']._serialized_end=1152
+  _globals['_TURNREFUSED']._serialized_start=1155
+  _globals['_TURNREFUSED']._serialized_end=1370
+  _globals['_TURNREFUSED_METADATAENTRY']._serialized_start=1323
+  _globals['_TURNREFUSED_METADATAENTRY']._serialized_end=1370
+  _globals['_CREATETOURNAMENTREQUEST']._serialized_start=1373
+  _globals['_CREATETOURNAMENTREQUEST']._serialized_end=1643
+  _globals['_CREATETOURNAMENTRESPONSE']._serialized_start=1645
+  _globals['_CREATETOURNAMENTRESPONSE']._serialized_end=1716
+  _globals['_STARTTOURNAMENTREQUEST']._serialized_start=1718
+  _globals['_STARTTOURNAMENTREQUEST']._serialized_end=1765
+  _globals['_STARTTOURNAMENTRESPONSE']._serialized_start=1767
+  _globals['_STARTTOURNAMENTRESPONSE']._serialized_end=1837
+  _globals['_CANCELTOURNAMENTREQUEST']._serialized_start=1839
+  _globals['_CANCELTOURNAMENTREQUEST']._serialized_end=1887
+  _globals['_CANCELTOURNAMENTRESPONSE']._serialized_start=1889
+  _globals['_CANCELTOURNAMENTRESPONSE']._serialized_end=1960
+  _globals['_GETTOURNAMENTREQUEST']._serialized_start=1962
+  _globals['_GETTOURNAMENTREQUEST']._serialized_end=2050
+  _globals['_GETTOURNAMENTRESPONSE']._serialized_start=2053
+  _globals['_GETTOURNAMENTRESPONSE']._serialized_end=2348
+  _globals['_SWISSROUND']._serialized_start=2350
+  _globals['_SWISSROUND']._serialized_end=2435
+  _globals['_SWISSPAIRING']._serialized_start=2437
+  _globals['_SWISSPAIRING']._serialized_end=2539
+  _globals['_SWISSSTANDING']._serialized_start=2542
+  _globals['_SWISSSTANDING']._serialized_end=2705
+  _globals['_LISTTOURNAMENTSREQUEST']._serialized_start=2707
+  _globals['_LISTTOURNAMENTSREQUEST']._serialized_end=2731
+  _globals['_LISTTOURNAMENTSRESPONSE']._serialized_start=2733
+  _globals['_LISTTOURNAMENTSRESPONSE']._serialized_end=2804
+  _globals['_TOURNAMENT']._serialized_start=2807
+  _globals['_TOURNAMENT']._serialized_end=3304
+  _globals['_TOURNAMENTGAME']._serialized_start=3307
+  _globals['_TOURNAMENTGAME']._serialized_end=3507
+  _globals['_STANDING']._serialized_start=3510
+  _globals['_STANDING']._serialized_end=3676
+  _globals['_LOBBYSERVICE']._serialized_start=4085
+  _globals['_LOBBYSERVICE']._serialized_end=4404
+  _globals['_TOURNAMENTSERVICE']._serialized_start=4407
+  _globals['_TOURNAMENTSERVICE']._serialized_end=4906
 # @@protoc_insertion_point(module_scope)

@@ -11,6 +11,7 @@ missing or unknown key is UNAUTHENTICATED. The key also acts in GameService for 
 reserved for the account.
 """
 
+from boneyard.api.v1 import actions_pb2 as _actions_pb2
 from boneyard.api.v1 import game_pb2 as _game_pb2
 from boneyard.api.v1 import rules_pb2 as _rules_pb2
 from boneyard.api.v1 import view_pb2 as _view_pb2
@@ -373,6 +374,176 @@ class WatchTurnsResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___WatchTurnsResponse: _TypeAlias = WatchTurnsResponse  # noqa: Y015
+
+@_typing.final
+class PlayTurnsRequest(_message.Message):
+    """One message of LobbyService.PlayTurns from the client."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OPEN_FIELD_NUMBER: _builtins.int
+    ANSWER_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def open(self) -> Global___WatchTurnsRequest:
+        """The first message, and only the first: opens the stream."""
+
+    @_builtins.property
+    def answer(self) -> Global___TurnAnswer:
+        """A turn answered."""
+
+    def __init__(
+        self,
+        *,
+        open: Global___WatchTurnsRequest | None = ...,
+        answer: Global___TurnAnswer | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["answer", b"answer", "kind", b"kind", "open", b"open"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["answer", b"answer", "kind", b"kind", "open", b"open"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["open", "answer"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+
+Global___PlayTurnsRequest: _TypeAlias = PlayTurnsRequest  # noqa: Y015
+
+@_typing.final
+class TurnAnswer(_message.Message):
+    """A turn told on LobbyService.PlayTurns, answered."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    ACTION_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game (WatchTurnsResponse.game_id)."""
+    seat: _builtins.int
+    """The seat acting (WatchTurnsResponse.seat): one of the account's seats in the game."""
+    version: _builtins.int
+    """The version the turn was told at (WatchTurnsResponse.version). Required."""
+    @_builtins.property
+    def action(self) -> _actions_pb2.Action:
+        """What the seat does: one of the turn's legal actions."""
+
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        version: _builtins.int = ...,
+        action: _actions_pb2.Action | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "game_id", b"game_id", "seat", b"seat", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TurnAnswer: _TypeAlias = TurnAnswer  # noqa: Y015
+
+@_typing.final
+class PlayTurnsResponse(_message.Message):
+    """One message of LobbyService.PlayTurns from the server."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TURN_FIELD_NUMBER: _builtins.int
+    REFUSED_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def turn(self) -> Global___WatchTurnsResponse:
+        """A seat of the account is to act, or its game is over: as WatchTurns tells it."""
+
+    @_builtins.property
+    def refused(self) -> Global___TurnRefused:
+        """An answer the server did not apply."""
+
+    def __init__(
+        self,
+        *,
+        turn: Global___WatchTurnsResponse | None = ...,
+        refused: Global___TurnRefused | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "refused", b"refused", "turn", b"turn"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "refused", b"refused", "turn", b"turn"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["turn", "refused"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+
+Global___PlayTurnsResponse: _TypeAlias = PlayTurnsResponse  # noqa: Y015
+
+@_typing.final
+class TurnRefused(_message.Message):
+    """An answer on LobbyService.PlayTurns that was not applied, and why: what a SubmitAction of
+    it would have been refused with (errors.proto).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class MetadataEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    CODE_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    METADATA_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The answer's game, seat and version."""
+    seat: _builtins.int
+    """The answer's seat."""
+    version: _builtins.int
+    """The answer's version."""
+    code: _builtins.int
+    """The status code a SubmitAction would have got (google.rpc.Code: 9 FAILED_PRECONDITION ...)."""
+    reason: _builtins.str
+    """The ErrorInfo's reason (an ErrorReason without its prefix: "STALE_VERSION" ...)."""
+    message: _builtins.str
+    """The status message, for people."""
+    @_builtins.property
+    def metadata(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
+        """The ErrorInfo's metadata."""
+
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        version: _builtins.int = ...,
+        code: _builtins.int = ...,
+        reason: _builtins.str = ...,
+        message: _builtins.str = ...,
+        metadata: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "game_id", b"game_id", "message", b"message", "metadata", b"metadata", "reason", b"reason", "seat", b"seat", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TurnRefused: _TypeAlias = TurnRefused  # noqa: Y015
 
 @_typing.final
 class CreateTournamentRequest(_message.Message):

@@ -50,6 +50,11 @@ class LobbyServiceStub:
                 request_serializer=boneyard_dot_v1_dot_competition__pb2.WatchTurnsRequest.SerializeToString,
                 response_deserializer=boneyard_dot_v1_dot_competition__pb2.WatchTurnsResponse.FromString,
                 _registered_method=True)
+        self.PlayTurns = channel.stream_stream(
+                '/boneyard.v1.LobbyService/PlayTurns',
+                request_serializer=boneyard_dot_v1_dot_competition__pb2.PlayTurnsRequest.SerializeToString,
+                response_deserializer=boneyard_dot_v1_dot_competition__pb2.PlayTurnsResponse.FromString,
+                _registered_method=True)
 
 
 class LobbyServiceServicer:
@@ -99,6 +104,30 @@ class LobbyServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PlayTurns(self, request_iterator, context):
+        """WatchTurns and its answers on one call: the server tells the account's turns as WatchTurns
+        does (`turn`), and the client answers each on the same stream (`answer`) instead of with a
+        SubmitAction each. A bot playing many games at once saves a call per action: the key is
+        checked once, when the stream opens, and a revoked key ends the stream at once.
+
+        The first message opens the stream (`open`: the games a reopened stream was playing, as
+        WatchTurnsRequest; empty on a first opening); each later one is an `answer`. An answer
+        needs no reply: the next turn of its seat, or the game's end, says it was applied. An
+        answer refused (a version passed, an action the rules refuse, a seat not the account's
+        ...) is told (`refused`, with the status code, reason and message a SubmitAction of it
+        would get), and the stream goes on. An answer sent again (the same game, seat and
+        version, after a lost connection) is applied once. Closing the sending side ends the
+        stream. Served on the gRPC port and, over HTTP/2, on the HTTP listener (a browser's fetch
+        cannot stream its requests: a web client uses WatchTurns and SubmitAction). Counts as a
+        turn stream (`--max-turn-streams-per-account`).
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_GAME_ID, GAME_NOT_FOUND,
+        NOT_YOUR_SEAT, QUOTA_EXCEEDED.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LobbyServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -116,6 +145,11 @@ def add_LobbyServiceServicer_to_server(servicer, server):
                     servicer.WatchTurns,
                     request_deserializer=boneyard_dot_v1_dot_competition__pb2.WatchTurnsRequest.FromString,
                     response_serializer=boneyard_dot_v1_dot_competition__pb2.WatchTurnsResponse.SerializeToString,
+            ),
+            'PlayTurns': grpc.stream_stream_rpc_method_handler(
+                    servicer.PlayTurns,
+                    request_deserializer=boneyard_dot_v1_dot_competition__pb2.PlayTurnsRequest.FromString,
+                    response_serializer=boneyard_dot_v1_dot_competition__pb2.PlayTurnsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -200,6 +234,33 @@ class LobbyService:
             '/boneyard.v1.LobbyService/WatchTurns',
             boneyard_dot_v1_dot_competition__pb2.WatchTurnsRequest.SerializeToString,
             boneyard_dot_v1_dot_competition__pb2.WatchTurnsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PlayTurns(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/boneyard.v1.LobbyService/PlayTurns',
+            boneyard_dot_v1_dot_competition__pb2.PlayTurnsRequest.SerializeToString,
+            boneyard_dot_v1_dot_competition__pb2.PlayTurnsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -72,6 +72,26 @@ class LobbyServiceStub:
     Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_GAME_ID, GAME_NOT_FOUND,
     NOT_YOUR_SEAT, QUOTA_EXCEEDED.
     """
+    PlayTurns: _grpc.StreamStreamMultiCallable[_competition_pb2.PlayTurnsRequest, _competition_pb2.PlayTurnsResponse]
+    """WatchTurns and its answers on one call: the server tells the account's turns as WatchTurns
+    does (`turn`), and the client answers each on the same stream (`answer`) instead of with a
+    SubmitAction each. A bot playing many games at once saves a call per action: the key is
+    checked once, when the stream opens, and a revoked key ends the stream at once.
+
+    The first message opens the stream (`open`: the games a reopened stream was playing, as
+    WatchTurnsRequest; empty on a first opening); each later one is an `answer`. An answer
+    needs no reply: the next turn of its seat, or the game's end, says it was applied. An
+    answer refused (a version passed, an action the rules refuse, a seat not the account's
+    ...) is told (`refused`, with the status code, reason and message a SubmitAction of it
+    would get), and the stream goes on. An answer sent again (the same game, seat and
+    version, after a lost connection) is applied once. Closing the sending side ends the
+    stream. Served on the gRPC port and, over HTTP/2, on the HTTP listener (a browser's fetch
+    cannot stream its requests: a web client uses WatchTurns and SubmitAction). Counts as a
+    turn stream (`--max-turn-streams-per-account`).
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_GAME_ID, GAME_NOT_FOUND,
+    NOT_YOUR_SEAT, QUOTA_EXCEEDED.
+    """
 
 @_typing.type_check_only
 class LobbyServiceAsyncStub(LobbyServiceStub):
@@ -105,6 +125,26 @@ class LobbyServiceAsyncStub(LobbyServiceStub):
     no stream per game. New games of the account are followed as they are made, until the
     client cancels. At most
     `--max-turn-streams-per-account` (4) such streams per account at once.
+
+    Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_GAME_ID, GAME_NOT_FOUND,
+    NOT_YOUR_SEAT, QUOTA_EXCEEDED.
+    """
+    PlayTurns: _aio.StreamStreamMultiCallable[_competition_pb2.PlayTurnsRequest, _competition_pb2.PlayTurnsResponse]  # type: ignore[assignment]
+    """WatchTurns and its answers on one call: the server tells the account's turns as WatchTurns
+    does (`turn`), and the client answers each on the same stream (`answer`) instead of with a
+    SubmitAction each. A bot playing many games at once saves a call per action: the key is
+    checked once, when the stream opens, and a revoked key ends the stream at once.
+
+    The first message opens the stream (`open`: the games a reopened stream was playing, as
+    WatchTurnsRequest; empty on a first opening); each later one is an `answer`. An answer
+    needs no reply: the next turn of its seat, or the game's end, says it was applied. An
+    answer refused (a version passed, an action the rules refuse, a seat not the account's
+    ...) is told (`refused`, with the status code, reason and message a SubmitAction of it
+    would get), and the stream goes on. An answer sent again (the same game, seat and
+    version, after a lost connection) is applied once. Closing the sending side ends the
+    stream. Served on the gRPC port and, over HTTP/2, on the HTTP listener (a browser's fetch
+    cannot stream its requests: a web client uses WatchTurns and SubmitAction). Counts as a
+    turn stream (`--max-turn-streams-per-account`).
 
     Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_GAME_ID, GAME_NOT_FOUND,
     NOT_YOUR_SEAT, QUOTA_EXCEEDED.
@@ -157,6 +197,32 @@ class LobbyServiceServicer(metaclass=_abc_1.ABCMeta):
         no stream per game. New games of the account are followed as they are made, until the
         client cancels. At most
         `--max-turn-streams-per-account` (4) such streams per account at once.
+
+        Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_GAME_ID, GAME_NOT_FOUND,
+        NOT_YOUR_SEAT, QUOTA_EXCEEDED.
+        """
+
+    @_abc_1.abstractmethod
+    def PlayTurns(
+        self,
+        request_iterator: _MaybeAsyncIterator[_competition_pb2.PlayTurnsRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_competition_pb2.PlayTurnsResponse], _abc.AsyncIterator[_competition_pb2.PlayTurnsResponse]]:
+        """WatchTurns and its answers on one call: the server tells the account's turns as WatchTurns
+        does (`turn`), and the client answers each on the same stream (`answer`) instead of with a
+        SubmitAction each. A bot playing many games at once saves a call per action: the key is
+        checked once, when the stream opens, and a revoked key ends the stream at once.
+
+        The first message opens the stream (`open`: the games a reopened stream was playing, as
+        WatchTurnsRequest; empty on a first opening); each later one is an `answer`. An answer
+        needs no reply: the next turn of its seat, or the game's end, says it was applied. An
+        answer refused (a version passed, an action the rules refuse, a seat not the account's
+        ...) is told (`refused`, with the status code, reason and message a SubmitAction of it
+        would get), and the stream goes on. An answer sent again (the same game, seat and
+        version, after a lost connection) is applied once. Closing the sending side ends the
+        stream. Served on the gRPC port and, over HTTP/2, on the HTTP listener (a browser's fetch
+        cannot stream its requests: a web client uses WatchTurns and SubmitAction). Counts as a
+        turn stream (`--max-turn-streams-per-account`).
 
         Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_GAME_ID, GAME_NOT_FOUND,
         NOT_YOUR_SEAT, QUOTA_EXCEEDED.

@@ -25,8 +25,8 @@ from boneyard.server.competition.tournaments import (
     TournamentDirector,
     swiss_games,
 )
-from boneyard.server.competition.turns import MAX_GAME_IDS, TurnWatch
-from boneyard.server.errors import InvalidArgument
+from boneyard.server.competition.turns import MAX_GAME_IDS, SeatTurn, TurnWatch, answering
+from boneyard.server.errors import InvalidArgument, Unauthenticated
 from boneyard.server.games.app import GameApp
 from boneyard.server.games.service import (
     GAME_STATUS_TO_PROTO,
@@ -40,7 +40,7 @@ from boneyard.server.games.time_controls import time_control_from_proto, time_co
 from boneyard.server.ops import logs
 from boneyard.server.quotas import Quotas
 from boneyard.server.store.competition import Account, Seek
-from boneyard.server.transport.pipeline import credentials
+from boneyard.server.transport.pipeline import credentials, refusal_for, status_for
 from boneyard.server.transport.refusals import Refusal
 
 __all__ = ["LobbyServicer", "TournamentServicer"]
@@ -64,6 +64,10 @@ _FORMAT_TO_PROTO = {
     "swiss": competition_pb2.TOURNAMENT_FORMAT_SWISS,
 }
 MAX_ENTRANTS = 64
+_PLAY_TURNS = "/boneyard.v1.LobbyService/PlayTurns"
+MAX_ECHOED = 64
+"""Characters of an answer's game id a refusal says back (a valid id is far shorter; an
+invalid one is refused, and need not be echoed whole)."""
 
 
 class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
@@ -211,13 +215,76 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
             async for turn in self._turns.follow(
                 account, playing, lambda: self._still_valid(key)
             ):
-                yield competition_pb2.WatchTurnsResponse(
-                    game_id=turn.game_id,
-                    seat=turn.seat,
-                    version=turn.version,
-                    view=codec.view_to_proto(turn.view, turn.version),
-                    game_over=turn.over,
+                yield _turn_message(turn)
+
+    async def PlayTurns(  # type: ignore[override]
+        self,
+        requests: AsyncIterator[competition_pb2.PlayTurnsRequest],
+        context: grpc.aio.ServicerContext,
+    ) -> AsyncIterator[competition_pb2.PlayTurnsResponse]:
+        key = credentials()
+        account = await self._account(context)
+        opening = await anext(aiter(requests), None)
+        if opening is None:
+            return  # the client closed its side before opening
+        if opening.WhichOneof("kind") != "open":
+            raise InvalidArgument(
+                "the first message of PlayTurns opens the stream: PlayTurnsRequest.open (empty "
+                "on a first opening), then an answer for each turn"
+            )
+        game_ids = [check_game_id(g) for g in opening.open.game_ids[: MAX_GAME_IDS + 1]]
+        metadata = context.invocation_metadata()
+
+        async def told() -> AsyncIterator[competition_pb2.PlayTurnsResponse]:
+            async for turn in self._turns.follow(
+                account, playing, lambda: self._still_valid(key)
+            ):
+                yield competition_pb2.PlayTurnsResponse(turn=_turn_message(turn))
+
+        async def answer(
+            request: competition_pb2.PlayTurnsRequest,
+        ) -> competition_pb2.PlayTurnsResponse | None:
+            if request.WhichOneof("kind") != "answer":
+                # Ends the stream: a client that opens twice has lost its way.
+                raise InvalidArgument(
+                    "after the first message, PlayTurns takes answers (PlayTurnsRequest.answer)"
                 )
+            given = request.answer
+            try:
+                await self._games.answer_turn(
+                    given.game_id, given.seat, given.version, given.action
+                )
+                return None
+            except Exception as error:
+                if status_for(error) is None or isinstance(error, Unauthenticated):
+                    raise  # a bug (INTERNAL, logged), or a key revoked: the stream ends
+                refusal = refusal_for(error, _PLAY_TURNS, metadata)
+                return competition_pb2.PlayTurnsResponse(
+                    refused=competition_pb2.TurnRefused(
+                        game_id=given.game_id[:MAX_ECHOED],
+                        seat=given.seat,
+                        version=given.version,
+                        code=refusal.code.value[0],
+                        reason=refusal.reason,
+                        message=refusal.message,
+                        metadata=refusal.metadata,
+                    )
+                )
+
+        with self._quotas.turn_stream(account.id):
+            playing = await self._turns.seats_in(account, game_ids)
+            async for message in answering(told(), requests, answer):
+                yield message
+
+
+def _turn_message(turn: SeatTurn) -> competition_pb2.WatchTurnsResponse:
+    return competition_pb2.WatchTurnsResponse(
+        game_id=turn.game_id,
+        seat=turn.seat,
+        version=turn.version,
+        view=codec.view_to_proto(turn.view, turn.version),
+        game_over=turn.over,
+    )
 
 
 class TournamentServicer(competition_pb2_grpc.TournamentServiceServicer):

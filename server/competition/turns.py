@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from boneyard import engine
 from boneyard.server.competition.seat_watch import SeatWatch
@@ -31,11 +32,18 @@ from boneyard.server.games.host import GameHost
 from boneyard.server.games.live import LiveGame, turn_of
 from boneyard.server.store.competition import Account, CompetitionStore
 
-__all__ = ["MAX_GAME_IDS", "SeatTurn", "TurnWatch"]
+__all__ = ["MAX_ANSWERS_IN_FLIGHT", "MAX_GAME_IDS", "SeatTurn", "TurnWatch", "answering"]
 
 MAX_GAME_IDS = 1000
 """Games a reopened stream may name to be told the ends it missed (WatchTurnsRequest.game_ids):
 each is read (from memory, or its log) when the stream opens."""
+
+MAX_ANSWERS_IN_FLIGHT = 256
+"""Answers of one PlayTurns stream applied at once: the stream reads no more of the client's
+messages until one is done, so that a client cannot make the server hold more."""
+
+_T = TypeVar("_T")
+_A = TypeVar("_A")
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,3 +191,79 @@ class TurnWatch:
             return []
         told[game_id, seat] = version
         return [SeatTurn(game_id, seat, version, view)]
+
+
+class _Failed:
+    """An error of one side of ``answering``, handed to the stream to end it."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+
+_END = object()
+
+
+async def answering(
+    told: AsyncIterator[_T],
+    answers: AsyncIterator[_A],
+    answer: Callable[[_A], Awaitable[_T | None]],
+    in_flight: int = MAX_ANSWERS_IN_FLIGHT,
+) -> AsyncIterator[_T]:
+    """What a stream each way sends (``LobbyService.PlayTurns``): ``told``'s messages, and
+    what ``answer`` says of each of the client's ``answers`` (``None``: nothing), as they come.
+
+    Each answer is applied in a task of its own, up to ``in_flight`` at once: a bot's answers
+    in many games are written together (one group commit), not one after the other. The
+    stream ends when the client's answers end (once those in flight are done) or ``told``
+    does; an error of either side ends it with that error."""
+    out: asyncio.Queue[Any] = asyncio.Queue(in_flight)
+    room = asyncio.Semaphore(in_flight)
+    applying: set[asyncio.Task[None]] = set()
+
+    async def tell() -> None:
+        try:
+            async for message in told:
+                await out.put(message)
+            await out.put(_END)
+        except Exception as error:  # noqa: BLE001 - handed to the stream, which raises it
+            await out.put(_Failed(error))
+
+    async def apply(request: _A) -> None:
+        try:
+            said = await answer(request)
+            if said is not None:
+                await out.put(said)
+        except Exception as error:  # noqa: BLE001 - handed to the stream, which raises it
+            await out.put(_Failed(error))
+        finally:
+            room.release()
+
+    async def read() -> None:
+        try:
+            async for request in answers:
+                await room.acquire()
+                task = asyncio.ensure_future(apply(request))
+                applying.add(task)
+                task.add_done_callback(applying.discard)
+            for _ in range(in_flight):  # every answer in flight done
+                await room.acquire()
+            await out.put(_END)
+        except Exception as error:  # noqa: BLE001 - handed to the stream, which raises it
+            await out.put(_Failed(error))
+
+    sides = [asyncio.ensure_future(tell()), asyncio.ensure_future(read())]
+    try:
+        while True:
+            item = await out.get()
+            if item is _END:
+                return
+            if type(item) is _Failed:
+                raise item.error
+            yield item
+    finally:
+        tasks = [*sides, *applying]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

@@ -22,7 +22,14 @@ import grpc
 
 from boneyard import engine
 from boneyard.api import codec
-from boneyard.api.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc, rules_pb2, view_pb2
+from boneyard.api.v1 import (
+    actions_pb2,
+    game_pb2,
+    game_service_pb2,
+    game_service_pb2_grpc,
+    rules_pb2,
+    view_pb2,
+)
 from boneyard.engine import GameState
 from boneyard.server.competition.accounts import is_api_key
 from boneyard.server.errors import (
@@ -410,6 +417,23 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         # doors pass bytes through), not parsed back to be serialized again.
         return result.response  # type: ignore[return-value]
 
+    async def answer_turn(
+        self, game_id: str, asked: int, version: int, action: actions_pb2.Action
+    ) -> None:
+        """A turn told on LobbyService.PlayTurns, answered: what SubmitAction does (the
+        caller's key checked, its seat, the version, the rules), with no view to answer. Its
+        request id is the turn's own (``turn:<seat>:<version>``), so an answer sent again
+        after a lost connection is applied once."""
+        game_id = check_game_id(game_id)
+        if version == 0:
+            raise InvalidArgument("version is required: the turn's (WatchTurnsResponse.version)")
+        seat = await self.seat(game_id, asked, required=True)
+        assert seat is not None
+        command = codec.action_from_proto(action, seat)
+        await self._host.submit(
+            game_id, seat, version, f"turn:{seat}:{version}", command, _version_only
+        )
+
     # The base class says messages; this yields them encoded, which the doors send as they are.
     async def WatchGame(  # type: ignore[override]
         self, request: game_service_pb2.WatchGameRequest, context: grpc.aio.ServicerContext
@@ -526,6 +550,13 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             return await self.summary(game_id)
         except (NotFound, store_errors.GameNotFound):
             return None
+
+
+def _version_only(version: int, state: GameState) -> bytes:
+    """What a turn answered on a stream keeps for a retry of its request id: the version it
+    made (the stream tells the view with the next turn; a SubmitAction sending such an id
+    again gets this, without a view)."""
+    return game_service_pb2.SubmitActionResponse(version=version).SerializeToString()
 
 
 def _view(state: GameState, seat: int | None, version: int) -> view_pb2.SeatView:

@@ -277,6 +277,43 @@ class Pipeline:
 
         return call
 
+    def bidi(
+        self,
+        method: str,
+        transport: str,
+        handler: Callable[[AsyncIterator[Any], Any], AsyncIterator[Any]],
+        *,
+        check: Callable[[Any], None] | None = None,
+        answered: Answered = _never_answered,
+    ) -> Callable[[AsyncIterator[Any], Any, Caller], AsyncIterator[Any]]:
+        """As ``stream``, for a stream each way: the handler reads the client's messages as
+        they come, each checked by ``check`` first (one the door could not read ends the call
+        with its refusal), and its own messages go out as it yields them."""
+        refuse = self._refuser(method)
+        drain, quotas = self._drain, self._quotas
+
+        async def call(
+            requests: AsyncIterator[Any], context: Any, caller: Caller
+        ) -> AsyncIterator[Any]:
+            async def checked() -> AsyncIterator[Any]:
+                async for request in requests:
+                    if check is not None:
+                        check(request)
+                    yield request
+
+            with self._observe(method, transport, caller, None, streaming=True) as outcome:
+                try:
+                    refuse()
+                    use_credentials(caller.metadata)
+                    with quotas.stream(peer_of(caller.peer)):
+                        async for message in drain.stream(method, handler(checked(), context)):
+                            outcome.sent()
+                            yield message
+                except Exception as error:  # noqa: BLE001 - every error gets a status
+                    raise _refused(error, method, context, caller, outcome, answered) from None
+
+        return call
+
     def _refuser(self, method: str) -> Callable[[], None]:
         # The health service says NOT_SERVING while the server drains: it is never refused.
         return (lambda: None) if method.startswith(_HEALTH) else self._drain.refuse

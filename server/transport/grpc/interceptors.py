@@ -8,7 +8,8 @@ interceptor hands every call to it, and says what only gRPC has.
 - A handler's own ``context.abort`` has answered already: it passes through as it is.
 - A refusal is written with ``context.abort_with_status``: the code, the message and the
   ``google.rpc.Status`` with its ``ErrorInfo`` in the ``grpc-status-details-bin`` trailer.
-- Stream-stream methods (server reflection's) are not ours: only their requests are checked.
+- A stream each way (PlayTurns, server reflection's) has each of its requests read so, and the
+  pipeline's ``bidi`` around it.
 """
 
 from __future__ import annotations
@@ -73,8 +74,8 @@ def _wrap(
     limit: int | None = None,
     bidi: Callable[[Handler], Handler] | None = None,
 ) -> grpc.RpcMethodHandler | None:
-    """The same handler with its behaviour wrapped (unary-unary and unary-stream: the kinds
-    our services have; ``bidi``, if given, wraps a stream-stream one, as reflection's);
+    """The same handler with its behaviour wrapped (unary-unary, unary-stream and, if ``bidi``
+    is given, stream-stream);
     ``tolerant``: an undecodable request reaches the handler as ``Undecodable``, and one over
     ``limit`` bytes as ``Oversized``."""
     if handler is None:
@@ -245,14 +246,12 @@ class PipelineInterceptor(_Wrapping):
             return run
 
         def bidi(inner: Handler) -> Handler:
-            async def run(requests: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-                async def checked() -> AsyncIterator[Any]:
-                    async for request in requests:
-                        check(request)
-                        yield request
+            call = pipeline.bidi(method, "grpc", inner, check=check, answered=_answered)
 
+            async def run(requests: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+                caller = Caller(context.invocation_metadata(), context.peer())
                 try:
-                    async for message in inner(checked(), context):
+                    async for message in call(requests, context, caller):
                         yield message
                 except Refused as refused:
                     await context.abort_with_status(refused.refusal.status())

@@ -68,7 +68,7 @@ from boneyard.api.v1 import (
 from boneyard.server.transport.http import caching, codecs
 from boneyard.server.transport.http.codecs import Encoded
 from boneyard.server.transport.http.door import DEFAULT_BODY_TIMEOUT, Door
-from boneyard.server.transport.pipeline import Caller, Pipeline, Refused
+from boneyard.server.transport.pipeline import Caller, Pipeline, Refused, shortened
 from boneyard.server.transport.reflection import reflection_services
 from boneyard.server.transport.refusals import STATUS_TRAILER, Refusal
 
@@ -202,7 +202,9 @@ def bridge(service: ServiceDescriptor, servicer: object, pipeline: Pipeline) -> 
     methods: dict[str, Callable[..., Any]] = {}
     for method in service.methods:
         handler = getattr(servicer, method.name)
-        if method.server_streaming:
+        if method.client_streaming:
+            methods[_snake(method.name)] = _bidi(method, handler, pipeline)
+        elif method.server_streaming:
             methods[_snake(method.name)] = _streaming(method, handler, pipeline)
         else:
             methods[_snake(method.name)] = _unary(method, handler, pipeline)
@@ -284,6 +286,57 @@ def _streaming(
     return call
 
 
+def _bidi(
+    method: MethodDescriptor,
+    handler: Callable[[AsyncIterator[Any], Any], AsyncIterator[Any]],
+    pipeline: Pipeline,
+) -> Callable[[AsyncIterator[Any], RequestContext[Any, Any]], AsyncIterator[Any]]:
+    path = f"/{method.containing_service.full_name}/{method.name}"
+    piped = pipeline.bidi(path, "http", handler)
+
+    async def read(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        # The door hands such a body on unread: connectrpc finds what is wrong with it (a cut
+        # envelope, a message over the limit) as it reads, and that is the client's doing.
+        try:
+            async for request in requests:
+                yield request
+        except ConnectError as error:
+            raise Refused(_request_refusal(error)) from None
+
+    async def call(
+        requests: AsyncIterator[Any], ctx: RequestContext[Any, Any]
+    ) -> AsyncIterator[Any]:
+        context = _Context(ctx)
+        try:
+            async for message in piped(
+                read(requests), context, Caller(context.invocation_metadata(), context.peer())
+            ):
+                yield message
+        except Refused as refused:
+            raise _connect_error(refused.refusal) from None
+
+    return call
+
+
+def _request_refusal(error: ConnectError) -> Refusal:
+    """A request connectrpc could not read, as the door refuses one it reads itself."""
+    if error.code is Code.RESOURCE_EXHAUSTED:  # a message over the limit
+        return Refusal(
+            grpc.StatusCode.RESOURCE_EXHAUSTED, shortened(error.message), "REQUEST_TOO_LARGE"
+        )
+    return Refusal(grpc.StatusCode.INVALID_ARGUMENT, shortened(error.message), "MALFORMED_REQUEST")
+
+
+def _bidirectional(service: ServiceDescriptor) -> list[str]:
+    """The paths of ``service``'s methods that stream each way (their bodies come as the
+    client sends them: the door hands them on unread)."""
+    return [
+        f"/{service.full_name}/{m.name}"
+        for m in service.methods
+        if m.client_streaming and m.server_streaming
+    ]
+
+
 @dataclass(frozen=True)
 class Services:
     """The servicers the gRPC port serves, and its health service."""
@@ -336,6 +389,7 @@ def http_app(
     ``body_timeout``, the seconds a body may take to arrive)."""
     routes: list[BaseRoute] = []
     served: list[str] = []
+    streams: set[str] = set()
     reads: set[str] = set()
     for module, name, servicer in (
         (game_service_connect, "GameService", services.games),
@@ -362,7 +416,7 @@ def http_app(
         routes.append(Mount(application.path, app=application))
         served.append(_descriptor(name).full_name)
         reads |= caching.check_every_read_has_a_policy(_descriptor(name).methods)
-    streams = set()
+        streams.update(_bidirectional(_descriptor(name)))
     v1, v1alpha = reflection_services(served)
     for reflection in (
         ServerReflectionASGIApplication(

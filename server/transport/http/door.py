@@ -19,7 +19,7 @@ wait or work for nothing.
   its encoding, ``json`` or ``proto``; any other, or none, is INVALID_ARGUMENT (connectrpc would
   answer 415, which says nothing of the query). A GET of a method with side effects is
   connectrpc's 405, ``Allow: POST``.
-- A bidirectional stream (``streams``: server reflection's, the only one served here) is the
+- A stream each way (``streams``: PlayTurns, server reflection's) is the
   exception: its requests come one by one while the answers go, so its body is handed on as it
   arrives, each message bounded by its application's own limit (connectrpc's
   ``read_max_bytes``).

@@ -13,6 +13,8 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Action } from "./actions_pb.js";
+import { file_boneyard_v1_actions } from "./actions_pb.js";
 import type { GameStatus, GameSummary, TimeControl } from "./game_pb.js";
 import { file_boneyard_v1_game } from "./game_pb.js";
 import type { Ruleset } from "./rules_pb.js";
@@ -27,7 +29,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file boneyard/v1/competition.proto.
  */
 export const file_boneyard_v1_competition: GenFile = /*@__PURE__*/
-  fileDesc("Ch1ib25leWFyZC92MS9jb21wZXRpdGlvbi5wcm90bxILYm9uZXlhcmQudjEiYgoLU2Vla1JlcXVlc3QSIwoFcnVsZXMYASABKAsyFC5ib25leWFyZC52MS5SdWxlc2V0Ei4KDHRpbWVfY29udHJvbBgCIAEoCzIYLmJvbmV5YXJkLnYxLlRpbWVDb250cm9sInIKDFNlZWtSZXNwb25zZRIrCgd3YWl0aW5nGAEgASgLMhguYm9uZXlhcmQudjEuU2Vla1dhaXRpbmdIABItCgZzZWF0ZWQYAiABKAsyGy5ib25leWFyZC52MS5TZWF0QXNzaWdubWVudEgAQgYKBGtpbmQiLwoLU2Vla1dhaXRpbmcSDwoHc2Vla2VycxgBIAEoDRIPCgdwbGF5ZXJzGAIgASgNIm4KDlNlYXRBc3NpZ25tZW50Eg8KB2dhbWVfaWQYASABKAkSDAoEc2VhdBgCIAEoDRImCgRnYW1lGAMgASgLMhguYm9uZXlhcmQudjEuR2FtZVN1bW1hcnkSFQoNdG91cm5hbWVudF9pZBgEIAEoCSITChFXYXRjaFNlYXRzUmVxdWVzdCJFChJXYXRjaFNlYXRzUmVzcG9uc2USLwoKYXNzaWdubWVudBgBIAEoCzIbLmJvbmV5YXJkLnYxLlNlYXRBc3NpZ25tZW50IiUKEVdhdGNoVHVybnNSZXF1ZXN0EhAKCGdhbWVfaWRzGAEgAygJInwKEldhdGNoVHVybnNSZXNwb25zZRIPCgdnYW1lX2lkGAEgASgJEgwKBHNlYXQYAiABKA0SDwoHdmVyc2lvbhgDIAEoBBIjCgR2aWV3GAQgASgLMhUuYm9uZXlhcmQudjEuU2VhdFZpZXcSEQoJZ2FtZV9vdmVyGAUgASgIIo4CChdDcmVhdGVUb3VybmFtZW50UmVxdWVzdBIMCgRuYW1lGAEgASgJEiMKBXJ1bGVzGAIgASgLMhQuYm9uZXlhcmQudjEuUnVsZXNldBIQCghlbnRyYW50cxgDIAMoCRINCgVkZWFscxgEIAEoDRIRCglkdXBsaWNhdGUYBSABKAgSLgoMdGltZV9jb250cm9sGAYgASgLMhguYm9uZXlhcmQudjEuVGltZUNvbnRyb2wSLQoGZm9ybWF0GAcgASgOMh0uYm9uZXlhcmQudjEuVG91cm5hbWVudEZvcm1hdBIdChVtYXhfZ2FtZXNfcGVyX2VudHJhbnQYCCABKA0SDgoGcm91bmRzGAkgASgNIkcKGENyZWF0ZVRvdXJuYW1lbnRSZXNwb25zZRIrCgp0b3VybmFtZW50GAEgASgLMhcuYm9uZXlhcmQudjEuVG91cm5hbWVudCIvChZTdGFydFRvdXJuYW1lbnRSZXF1ZXN0EhUKDXRvdXJuYW1lbnRfaWQYASABKAkiRgoXU3RhcnRUb3VybmFtZW50UmVzcG9uc2USKwoKdG91cm5hbWVudBgBIAEoCzIXLmJvbmV5YXJkLnYxLlRvdXJuYW1lbnQiMAoXQ2FuY2VsVG91cm5hbWVudFJlcXVlc3QSFQoNdG91cm5hbWVudF9pZBgBIAEoCSJHChhDYW5jZWxUb3VybmFtZW50UmVzcG9uc2USKwoKdG91cm5hbWVudBgBIAEoCzIXLmJvbmV5YXJkLnYxLlRvdXJuYW1lbnQiWAoUR2V0VG91cm5hbWVudFJlcXVlc3QSFQoNdG91cm5hbWVudF9pZBgBIAEoCRIpCgR2aWV3GAIgASgOMhsuYm9uZXlhcmQudjEuVG91cm5hbWVudFZpZXcipwIKFUdldFRvdXJuYW1lbnRSZXNwb25zZRIrCgp0b3VybmFtZW50GAEgASgLMhcuYm9uZXlhcmQudjEuVG91cm5hbWVudBIqCgVnYW1lcxgCIAMoCzIbLmJvbmV5YXJkLnYxLlRvdXJuYW1lbnRHYW1lEioKC2luZGl2aWR1YWxzGAMgAygLMhUuYm9uZXlhcmQudjEuU3RhbmRpbmcSKwoMcGFydG5lcnNoaXBzGAQgAygLMhUuYm9uZXlhcmQudjEuU3RhbmRpbmcSJwoGcm91bmRzGAUgAygLMhcuYm9uZXlhcmQudjEuU3dpc3NSb3VuZBIzCg9zd2lzc19zdGFuZGluZ3MYBiADKAsyGi5ib25leWFyZC52MS5Td2lzc1N0YW5kaW5nIlUKClN3aXNzUm91bmQSDQoFcm91bmQYASABKA0SKwoIcGFpcmluZ3MYAiADKAsyGS5ib25leWFyZC52MS5Td2lzc1BhaXJpbmcSCwoDYnllGAMgASgJImYKDFN3aXNzUGFpcmluZxINCgVmaXJzdBgBIAEoCRIOCgZzZWNvbmQYAiABKAkSDAoEb3ZlchgDIAEoCBITCgtmaXJzdF9tYXJrcxgEIAEoBRIUCgxzZWNvbmRfbWFya3MYBSABKAUiowEKDVN3aXNzU3RhbmRpbmcSDAoEbmFtZRgBIAEoCRINCgVzY29yZRgCIAEoARIQCghidWNoaG9sehgDIAEoARIRCgltYXJrc19mb3IYBCABKAMSFQoNbWFya3NfYWdhaW5zdBgFIAEoAxIMCgR3aW5zGAYgASgNEg0KBWRyYXdzGAcgASgNEg4KBmxvc3NlcxgIIAEoDRIMCgRieWVzGAkgASgNIhgKFkxpc3RUb3VybmFtZW50c1JlcXVlc3QiRwoXTGlzdFRvdXJuYW1lbnRzUmVzcG9uc2USLAoLdG91cm5hbWVudHMYASADKAsyFy5ib25leWFyZC52MS5Ub3VybmFtZW50IvEDCgpUb3VybmFtZW50EhUKDXRvdXJuYW1lbnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIjCgVydWxlcxgDIAEoCzIULmJvbmV5YXJkLnYxLlJ1bGVzZXQSEAoIZW50cmFudHMYBCADKAkSDQoFZGVhbHMYBSABKA0SEQoJZHVwbGljYXRlGAYgASgIEi4KDHRpbWVfY29udHJvbBgHIAEoCzIYLmJvbmV5YXJkLnYxLlRpbWVDb250cm9sEi0KBmZvcm1hdBgIIAEoDjIdLmJvbmV5YXJkLnYxLlRvdXJuYW1lbnRGb3JtYXQSLQoGc3RhdHVzGAkgASgOMh0uYm9uZXlhcmQudjEuVG91cm5hbWVudFN0YXR1cxITCgtnYW1lc190b3RhbBgKIAEoDRIWCg5nYW1lc19maW5pc2hlZBgLIAEoDRIvCgtjcmVhdGVfdGltZRgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJb3JnYW5pc2VyGA0gASgJEiAKBXRlYW1zGA4gAygLMhEuYm9uZXlhcmQudjEuVGVhbRIdChVtYXhfZ2FtZXNfcGVyX2VudHJhbnQYDyABKA0SDgoGcm91bmRzGBAgASgNEhUKDXJvdW5kc19wYWlyZWQYESABKA0iyAEKDlRvdXJuYW1lbnRHYW1lEg4KBm51bWJlchgBIAEoDRIMCgRkZWFsGAIgASgNEhAKCHJvdGF0aW9uGAMgASgNEg0KBXNlYXRzGAQgAygJEg8KB2dhbWVfaWQYBSABKAkSJwoGc3RhdHVzGAYgASgOMhcuYm9uZXlhcmQudjEuR2FtZVN0YXR1cxIOCgZzY29yZXMYByADKAUSEwoGd2lubmVyGAggASgNSACIAQESDQoFcm91bmQYCSABKA1CCQoHX3dpbm5lciKmAQoIU3RhbmRpbmcSDAoEbmFtZRgBIAEoCRIPCgdtZW1iZXJzGAIgAygJEg4KBnJhdGluZxgDIAEoARITCgt1bmNlcnRhaW50eRgEIAEoARIPCgdvcmRpbmFsGAUgASgBEg0KBWdhbWVzGAYgASgNEgwKBHdpbnMYByABKA0SEQoJc2NvcmVfZm9yGAggASgDEhUKDXNjb3JlX2FnYWluc3QYCSABKAMqdQoQVG91cm5hbWVudEZvcm1hdBIhCh1UT1VSTkFNRU5UX0ZPUk1BVF9VTlNQRUNJRklFRBAAEiEKHVRPVVJOQU1FTlRfRk9STUFUX1JPVU5EX1JPQklOEAESGwoXVE9VUk5BTUVOVF9GT1JNQVRfU1dJU1MQAiq0AQoQVG91cm5hbWVudFN0YXR1cxIhCh1UT1VSTkFNRU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEh0KGVRPVVJOQU1FTlRfU1RBVFVTX0NSRUFURUQQARIdChlUT1VSTkFNRU5UX1NUQVRVU19SVU5OSU5HEAISHgoaVE9VUk5BTUVOVF9TVEFUVVNfRklOSVNIRUQQAxIfChtUT1VSTkFNRU5UX1NUQVRVU19DQU5DRUxMRUQQBCpmCg5Ub3VybmFtZW50VmlldxIfChtUT1VSTkFNRU5UX1ZJRVdfVU5TUEVDSUZJRUQQABIZChVUT1VSTkFNRU5UX1ZJRVdfQkFTSUMQARIYChRUT1VSTkFNRU5UX1ZJRVdfRlVMTBACMu8BCgxMb2JieVNlcnZpY2USPQoEU2VlaxIYLmJvbmV5YXJkLnYxLlNlZWtSZXF1ZXN0GhkuYm9uZXlhcmQudjEuU2Vla1Jlc3BvbnNlMAESTwoKV2F0Y2hTZWF0cxIeLmJvbmV5YXJkLnYxLldhdGNoU2VhdHNSZXF1ZXN0Gh8uYm9uZXlhcmQudjEuV2F0Y2hTZWF0c1Jlc3BvbnNlMAESTwoKV2F0Y2hUdXJucxIeLmJvbmV5YXJkLnYxLldhdGNoVHVybnNSZXF1ZXN0Gh8uYm9uZXlhcmQudjEuV2F0Y2hUdXJuc1Jlc3BvbnNlMAEy8wMKEVRvdXJuYW1lbnRTZXJ2aWNlEl8KEENyZWF0ZVRvdXJuYW1lbnQSJC5ib25leWFyZC52MS5DcmVhdGVUb3VybmFtZW50UmVxdWVzdBolLmJvbmV5YXJkLnYxLkNyZWF0ZVRvdXJuYW1lbnRSZXNwb25zZRJcCg9TdGFydFRvdXJuYW1lbnQSIy5ib25leWFyZC52MS5TdGFydFRvdXJuYW1lbnRSZXF1ZXN0GiQuYm9uZXlhcmQudjEuU3RhcnRUb3VybmFtZW50UmVzcG9uc2USXwoQQ2FuY2VsVG91cm5hbWVudBIkLmJvbmV5YXJkLnYxLkNhbmNlbFRvdXJuYW1lbnRSZXF1ZXN0GiUuYm9uZXlhcmQudjEuQ2FuY2VsVG91cm5hbWVudFJlc3BvbnNlElsKDUdldFRvdXJuYW1lbnQSIS5ib25leWFyZC52MS5HZXRUb3VybmFtZW50UmVxdWVzdBoiLmJvbmV5YXJkLnYxLkdldFRvdXJuYW1lbnRSZXNwb25zZSIDkAIBEmEKD0xpc3RUb3VybmFtZW50cxIjLmJvbmV5YXJkLnYxLkxpc3RUb3VybmFtZW50c1JlcXVlc3QaJC5ib25leWFyZC52MS5MaXN0VG91cm5hbWVudHNSZXNwb25zZSIDkAIBYgZwcm90bzM", [file_boneyard_v1_game, file_boneyard_v1_rules, file_boneyard_v1_view, file_google_protobuf_timestamp]);
+  fileDesc("Ch1ib25leWFyZC92MS9jb21wZXRpdGlvbi5wcm90bxILYm9uZXlhcmQudjEiYgoLU2Vla1JlcXVlc3QSIwoFcnVsZXMYASABKAsyFC5ib25leWFyZC52MS5SdWxlc2V0Ei4KDHRpbWVfY29udHJvbBgCIAEoCzIYLmJvbmV5YXJkLnYxLlRpbWVDb250cm9sInIKDFNlZWtSZXNwb25zZRIrCgd3YWl0aW5nGAEgASgLMhguYm9uZXlhcmQudjEuU2Vla1dhaXRpbmdIABItCgZzZWF0ZWQYAiABKAsyGy5ib25leWFyZC52MS5TZWF0QXNzaWdubWVudEgAQgYKBGtpbmQiLwoLU2Vla1dhaXRpbmcSDwoHc2Vla2VycxgBIAEoDRIPCgdwbGF5ZXJzGAIgASgNIm4KDlNlYXRBc3NpZ25tZW50Eg8KB2dhbWVfaWQYASABKAkSDAoEc2VhdBgCIAEoDRImCgRnYW1lGAMgASgLMhguYm9uZXlhcmQudjEuR2FtZVN1bW1hcnkSFQoNdG91cm5hbWVudF9pZBgEIAEoCSITChFXYXRjaFNlYXRzUmVxdWVzdCJFChJXYXRjaFNlYXRzUmVzcG9uc2USLwoKYXNzaWdubWVudBgBIAEoCzIbLmJvbmV5YXJkLnYxLlNlYXRBc3NpZ25tZW50IiUKEVdhdGNoVHVybnNSZXF1ZXN0EhAKCGdhbWVfaWRzGAEgAygJInwKEldhdGNoVHVybnNSZXNwb25zZRIPCgdnYW1lX2lkGAEgASgJEgwKBHNlYXQYAiABKA0SDwoHdmVyc2lvbhgDIAEoBBIjCgR2aWV3GAQgASgLMhUuYm9uZXlhcmQudjEuU2VhdFZpZXcSEQoJZ2FtZV9vdmVyGAUgASgIInUKEFBsYXlUdXJuc1JlcXVlc3QSLgoEb3BlbhgBIAEoCzIeLmJvbmV5YXJkLnYxLldhdGNoVHVybnNSZXF1ZXN0SAASKQoGYW5zd2VyGAIgASgLMhcuYm9uZXlhcmQudjEuVHVybkFuc3dlckgAQgYKBGtpbmQiYQoKVHVybkFuc3dlchIPCgdnYW1lX2lkGAEgASgJEgwKBHNlYXQYAiABKA0SDwoHdmVyc2lvbhgDIAEoBBIjCgZhY3Rpb24YBCABKAsyEy5ib25leWFyZC52MS5BY3Rpb24ieQoRUGxheVR1cm5zUmVzcG9uc2USLwoEdHVybhgBIAEoCzIfLmJvbmV5YXJkLnYxLldhdGNoVHVybnNSZXNwb25zZUgAEisKB3JlZnVzZWQYAiABKAsyGC5ib25leWFyZC52MS5UdXJuUmVmdXNlZEgAQgYKBGtpbmQi1wEKC1R1cm5SZWZ1c2VkEg8KB2dhbWVfaWQYASABKAkSDAoEc2VhdBgCIAEoDRIPCgd2ZXJzaW9uGAMgASgEEgwKBGNvZGUYBCABKA0SDgoGcmVhc29uGAUgASgJEg8KB21lc3NhZ2UYBiABKAkSOAoIbWV0YWRhdGEYByADKAsyJi5ib25leWFyZC52MS5UdXJuUmVmdXNlZC5NZXRhZGF0YUVudHJ5Gi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKOAgoXQ3JlYXRlVG91cm5hbWVudFJlcXVlc3QSDAoEbmFtZRgBIAEoCRIjCgVydWxlcxgCIAEoCzIULmJvbmV5YXJkLnYxLlJ1bGVzZXQSEAoIZW50cmFudHMYAyADKAkSDQoFZGVhbHMYBCABKA0SEQoJZHVwbGljYXRlGAUgASgIEi4KDHRpbWVfY29udHJvbBgGIAEoCzIYLmJvbmV5YXJkLnYxLlRpbWVDb250cm9sEi0KBmZvcm1hdBgHIAEoDjIdLmJvbmV5YXJkLnYxLlRvdXJuYW1lbnRGb3JtYXQSHQoVbWF4X2dhbWVzX3Blcl9lbnRyYW50GAggASgNEg4KBnJvdW5kcxgJIAEoDSJHChhDcmVhdGVUb3VybmFtZW50UmVzcG9uc2USKwoKdG91cm5hbWVudBgBIAEoCzIXLmJvbmV5YXJkLnYxLlRvdXJuYW1lbnQiLwoWU3RhcnRUb3VybmFtZW50UmVxdWVzdBIVCg10b3VybmFtZW50X2lkGAEgASgJIkYKF1N0YXJ0VG91cm5hbWVudFJlc3BvbnNlEisKCnRvdXJuYW1lbnQYASABKAsyFy5ib25leWFyZC52MS5Ub3VybmFtZW50IjAKF0NhbmNlbFRvdXJuYW1lbnRSZXF1ZXN0EhUKDXRvdXJuYW1lbnRfaWQYASABKAkiRwoYQ2FuY2VsVG91cm5hbWVudFJlc3BvbnNlEisKCnRvdXJuYW1lbnQYASABKAsyFy5ib25leWFyZC52MS5Ub3VybmFtZW50IlgKFEdldFRvdXJuYW1lbnRSZXF1ZXN0EhUKDXRvdXJuYW1lbnRfaWQYASABKAkSKQoEdmlldxgCIAEoDjIbLmJvbmV5YXJkLnYxLlRvdXJuYW1lbnRWaWV3IqcCChVHZXRUb3VybmFtZW50UmVzcG9uc2USKwoKdG91cm5hbWVudBgBIAEoCzIXLmJvbmV5YXJkLnYxLlRvdXJuYW1lbnQSKgoFZ2FtZXMYAiADKAsyGy5ib25leWFyZC52MS5Ub3VybmFtZW50R2FtZRIqCgtpbmRpdmlkdWFscxgDIAMoCzIVLmJvbmV5YXJkLnYxLlN0YW5kaW5nEisKDHBhcnRuZXJzaGlwcxgEIAMoCzIVLmJvbmV5YXJkLnYxLlN0YW5kaW5nEicKBnJvdW5kcxgFIAMoCzIXLmJvbmV5YXJkLnYxLlN3aXNzUm91bmQSMwoPc3dpc3Nfc3RhbmRpbmdzGAYgAygLMhouYm9uZXlhcmQudjEuU3dpc3NTdGFuZGluZyJVCgpTd2lzc1JvdW5kEg0KBXJvdW5kGAEgASgNEisKCHBhaXJpbmdzGAIgAygLMhkuYm9uZXlhcmQudjEuU3dpc3NQYWlyaW5nEgsKA2J5ZRgDIAEoCSJmCgxTd2lzc1BhaXJpbmcSDQoFZmlyc3QYASABKAkSDgoGc2Vjb25kGAIgASgJEgwKBG92ZXIYAyABKAgSEwoLZmlyc3RfbWFya3MYBCABKAUSFAoMc2Vjb25kX21hcmtzGAUgASgFIqMBCg1Td2lzc1N0YW5kaW5nEgwKBG5hbWUYASABKAkSDQoFc2NvcmUYAiABKAESEAoIYnVjaGhvbHoYAyABKAESEQoJbWFya3NfZm9yGAQgASgDEhUKDW1hcmtzX2FnYWluc3QYBSABKAMSDAoEd2lucxgGIAEoDRINCgVkcmF3cxgHIAEoDRIOCgZsb3NzZXMYCCABKA0SDAoEYnllcxgJIAEoDSIYChZMaXN0VG91cm5hbWVudHNSZXF1ZXN0IkcKF0xpc3RUb3VybmFtZW50c1Jlc3BvbnNlEiwKC3RvdXJuYW1lbnRzGAEgAygLMhcuYm9uZXlhcmQudjEuVG91cm5hbWVudCLxAwoKVG91cm5hbWVudBIVCg10b3VybmFtZW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkSIwoFcnVsZXMYAyABKAsyFC5ib25leWFyZC52MS5SdWxlc2V0EhAKCGVudHJhbnRzGAQgAygJEg0KBWRlYWxzGAUgASgNEhEKCWR1cGxpY2F0ZRgGIAEoCBIuCgx0aW1lX2NvbnRyb2wYByABKAsyGC5ib25leWFyZC52MS5UaW1lQ29udHJvbBItCgZmb3JtYXQYCCABKA4yHS5ib25leWFyZC52MS5Ub3VybmFtZW50Rm9ybWF0Ei0KBnN0YXR1cxgJIAEoDjIdLmJvbmV5YXJkLnYxLlRvdXJuYW1lbnRTdGF0dXMSEwoLZ2FtZXNfdG90YWwYCiABKA0SFgoOZ2FtZXNfZmluaXNoZWQYCyABKA0SLwoLY3JlYXRlX3RpbWUYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCW9yZ2FuaXNlchgNIAEoCRIgCgV0ZWFtcxgOIAMoCzIRLmJvbmV5YXJkLnYxLlRlYW0SHQoVbWF4X2dhbWVzX3Blcl9lbnRyYW50GA8gASgNEg4KBnJvdW5kcxgQIAEoDRIVCg1yb3VuZHNfcGFpcmVkGBEgASgNIsgBCg5Ub3VybmFtZW50R2FtZRIOCgZudW1iZXIYASABKA0SDAoEZGVhbBgCIAEoDRIQCghyb3RhdGlvbhgDIAEoDRINCgVzZWF0cxgEIAMoCRIPCgdnYW1lX2lkGAUgASgJEicKBnN0YXR1cxgGIAEoDjIXLmJvbmV5YXJkLnYxLkdhbWVTdGF0dXMSDgoGc2NvcmVzGAcgAygFEhMKBndpbm5lchgIIAEoDUgAiAEBEg0KBXJvdW5kGAkgASgNQgkKB193aW5uZXIipgEKCFN0YW5kaW5nEgwKBG5hbWUYASABKAkSDwoHbWVtYmVycxgCIAMoCRIOCgZyYXRpbmcYAyABKAESEwoLdW5jZXJ0YWludHkYBCABKAESDwoHb3JkaW5hbBgFIAEoARINCgVnYW1lcxgGIAEoDRIMCgR3aW5zGAcgASgNEhEKCXNjb3JlX2ZvchgIIAEoAxIVCg1zY29yZV9hZ2FpbnN0GAkgASgDKnUKEFRvdXJuYW1lbnRGb3JtYXQSIQodVE9VUk5BTUVOVF9GT1JNQVRfVU5TUEVDSUZJRUQQABIhCh1UT1VSTkFNRU5UX0ZPUk1BVF9ST1VORF9ST0JJThABEhsKF1RPVVJOQU1FTlRfRk9STUFUX1NXSVNTEAIqtAEKEFRvdXJuYW1lbnRTdGF0dXMSIQodVE9VUk5BTUVOVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIdChlUT1VSTkFNRU5UX1NUQVRVU19DUkVBVEVEEAESHQoZVE9VUk5BTUVOVF9TVEFUVVNfUlVOTklORxACEh4KGlRPVVJOQU1FTlRfU1RBVFVTX0ZJTklTSEVEEAMSHwobVE9VUk5BTUVOVF9TVEFUVVNfQ0FOQ0VMTEVEEAQqZgoOVG91cm5hbWVudFZpZXcSHwobVE9VUk5BTUVOVF9WSUVXX1VOU1BFQ0lGSUVEEAASGQoVVE9VUk5BTUVOVF9WSUVXX0JBU0lDEAESGAoUVE9VUk5BTUVOVF9WSUVXX0ZVTEwQAjK/AgoMTG9iYnlTZXJ2aWNlEj0KBFNlZWsSGC5ib25leWFyZC52MS5TZWVrUmVxdWVzdBoZLmJvbmV5YXJkLnYxLlNlZWtSZXNwb25zZTABEk8KCldhdGNoU2VhdHMSHi5ib25leWFyZC52MS5XYXRjaFNlYXRzUmVxdWVzdBofLmJvbmV5YXJkLnYxLldhdGNoU2VhdHNSZXNwb25zZTABEk8KCldhdGNoVHVybnMSHi5ib25leWFyZC52MS5XYXRjaFR1cm5zUmVxdWVzdBofLmJvbmV5YXJkLnYxLldhdGNoVHVybnNSZXNwb25zZTABEk4KCVBsYXlUdXJucxIdLmJvbmV5YXJkLnYxLlBsYXlUdXJuc1JlcXVlc3QaHi5ib25leWFyZC52MS5QbGF5VHVybnNSZXNwb25zZSgBMAEy8wMKEVRvdXJuYW1lbnRTZXJ2aWNlEl8KEENyZWF0ZVRvdXJuYW1lbnQSJC5ib25leWFyZC52MS5DcmVhdGVUb3VybmFtZW50UmVxdWVzdBolLmJvbmV5YXJkLnYxLkNyZWF0ZVRvdXJuYW1lbnRSZXNwb25zZRJcCg9TdGFydFRvdXJuYW1lbnQSIy5ib25leWFyZC52MS5TdGFydFRvdXJuYW1lbnRSZXF1ZXN0GiQuYm9uZXlhcmQudjEuU3RhcnRUb3VybmFtZW50UmVzcG9uc2USXwoQQ2FuY2VsVG91cm5hbWVudBIkLmJvbmV5YXJkLnYxLkNhbmNlbFRvdXJuYW1lbnRSZXF1ZXN0GiUuYm9uZXlhcmQudjEuQ2FuY2VsVG91cm5hbWVudFJlc3BvbnNlElsKDUdldFRvdXJuYW1lbnQSIS5ib25leWFyZC52MS5HZXRUb3VybmFtZW50UmVxdWVzdBoiLmJvbmV5YXJkLnYxLkdldFRvdXJuYW1lbnRSZXNwb25zZSIDkAIBEmEKD0xpc3RUb3VybmFtZW50cxIjLmJvbmV5YXJkLnYxLkxpc3RUb3VybmFtZW50c1JlcXVlc3QaJC5ib25leWFyZC52MS5MaXN0VG91cm5hbWVudHNSZXNwb25zZSIDkAIBYgZwcm90bzM", [file_boneyard_v1_actions, file_boneyard_v1_game, file_boneyard_v1_rules, file_boneyard_v1_view, file_google_protobuf_timestamp]);
 
 /**
  * Request of LobbyService.Seek.
@@ -279,6 +281,186 @@ export const WatchTurnsResponseSchema: GenMessage<WatchTurnsResponse> = /*@__PUR
   messageDesc(file_boneyard_v1_competition, 7);
 
 /**
+ * One message of LobbyService.PlayTurns from the client.
+ *
+ * @generated from message boneyard.v1.PlayTurnsRequest
+ */
+export type PlayTurnsRequest = Message<"boneyard.v1.PlayTurnsRequest"> & {
+  /**
+   * What the message is.
+   *
+   * @generated from oneof boneyard.v1.PlayTurnsRequest.kind
+   */
+  kind: {
+    /**
+     * The first message, and only the first: opens the stream.
+     *
+     * @generated from field: boneyard.v1.WatchTurnsRequest open = 1;
+     */
+    value: WatchTurnsRequest;
+    case: "open";
+  } | {
+    /**
+     * A turn answered.
+     *
+     * @generated from field: boneyard.v1.TurnAnswer answer = 2;
+     */
+    value: TurnAnswer;
+    case: "answer";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message boneyard.v1.PlayTurnsRequest.
+ * Use `create(PlayTurnsRequestSchema)` to create a new message.
+ */
+export const PlayTurnsRequestSchema: GenMessage<PlayTurnsRequest> = /*@__PURE__*/
+  messageDesc(file_boneyard_v1_competition, 8);
+
+/**
+ * A turn told on LobbyService.PlayTurns, answered.
+ *
+ * @generated from message boneyard.v1.TurnAnswer
+ */
+export type TurnAnswer = Message<"boneyard.v1.TurnAnswer"> & {
+  /**
+   * The game (WatchTurnsResponse.game_id).
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The seat acting (WatchTurnsResponse.seat): one of the account's seats in the game.
+   *
+   * @generated from field: uint32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * The version the turn was told at (WatchTurnsResponse.version). Required.
+   *
+   * @generated from field: uint64 version = 3;
+   */
+  version: bigint;
+
+  /**
+   * What the seat does: one of the turn's legal actions.
+   *
+   * @generated from field: boneyard.v1.Action action = 4;
+   */
+  action?: Action | undefined;
+};
+
+/**
+ * Describes the message boneyard.v1.TurnAnswer.
+ * Use `create(TurnAnswerSchema)` to create a new message.
+ */
+export const TurnAnswerSchema: GenMessage<TurnAnswer> = /*@__PURE__*/
+  messageDesc(file_boneyard_v1_competition, 9);
+
+/**
+ * One message of LobbyService.PlayTurns from the server.
+ *
+ * @generated from message boneyard.v1.PlayTurnsResponse
+ */
+export type PlayTurnsResponse = Message<"boneyard.v1.PlayTurnsResponse"> & {
+  /**
+   * What the message is.
+   *
+   * @generated from oneof boneyard.v1.PlayTurnsResponse.kind
+   */
+  kind: {
+    /**
+     * A seat of the account is to act, or its game is over: as WatchTurns tells it.
+     *
+     * @generated from field: boneyard.v1.WatchTurnsResponse turn = 1;
+     */
+    value: WatchTurnsResponse;
+    case: "turn";
+  } | {
+    /**
+     * An answer the server did not apply.
+     *
+     * @generated from field: boneyard.v1.TurnRefused refused = 2;
+     */
+    value: TurnRefused;
+    case: "refused";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message boneyard.v1.PlayTurnsResponse.
+ * Use `create(PlayTurnsResponseSchema)` to create a new message.
+ */
+export const PlayTurnsResponseSchema: GenMessage<PlayTurnsResponse> = /*@__PURE__*/
+  messageDesc(file_boneyard_v1_competition, 10);
+
+/**
+ * An answer on LobbyService.PlayTurns that was not applied, and why: what a SubmitAction of
+ * it would have been refused with (errors.proto).
+ *
+ * @generated from message boneyard.v1.TurnRefused
+ */
+export type TurnRefused = Message<"boneyard.v1.TurnRefused"> & {
+  /**
+   * The answer's game, seat and version.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The answer's seat.
+   *
+   * @generated from field: uint32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * The answer's version.
+   *
+   * @generated from field: uint64 version = 3;
+   */
+  version: bigint;
+
+  /**
+   * The status code a SubmitAction would have got (google.rpc.Code: 9 FAILED_PRECONDITION ...).
+   *
+   * @generated from field: uint32 code = 4;
+   */
+  code: number;
+
+  /**
+   * The ErrorInfo's reason (an ErrorReason without its prefix: "STALE_VERSION" ...).
+   *
+   * @generated from field: string reason = 5;
+   */
+  reason: string;
+
+  /**
+   * The status message, for people.
+   *
+   * @generated from field: string message = 6;
+   */
+  message: string;
+
+  /**
+   * The ErrorInfo's metadata.
+   *
+   * @generated from field: map<string, string> metadata = 7;
+   */
+  metadata: { [key: string]: string };
+};
+
+/**
+ * Describes the message boneyard.v1.TurnRefused.
+ * Use `create(TurnRefusedSchema)` to create a new message.
+ */
+export const TurnRefusedSchema: GenMessage<TurnRefused> = /*@__PURE__*/
+  messageDesc(file_boneyard_v1_competition, 11);
+
+/**
  * Request of TournamentService.CreateTournament.
  *
  * @generated from message boneyard.v1.CreateTournamentRequest
@@ -361,7 +543,7 @@ export type CreateTournamentRequest = Message<"boneyard.v1.CreateTournamentReque
  * Use `create(CreateTournamentRequestSchema)` to create a new message.
  */
 export const CreateTournamentRequestSchema: GenMessage<CreateTournamentRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 8);
+  messageDesc(file_boneyard_v1_competition, 12);
 
 /**
  * Response of TournamentService.CreateTournament.
@@ -382,7 +564,7 @@ export type CreateTournamentResponse = Message<"boneyard.v1.CreateTournamentResp
  * Use `create(CreateTournamentResponseSchema)` to create a new message.
  */
 export const CreateTournamentResponseSchema: GenMessage<CreateTournamentResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 9);
+  messageDesc(file_boneyard_v1_competition, 13);
 
 /**
  * Request of TournamentService.StartTournament.
@@ -403,7 +585,7 @@ export type StartTournamentRequest = Message<"boneyard.v1.StartTournamentRequest
  * Use `create(StartTournamentRequestSchema)` to create a new message.
  */
 export const StartTournamentRequestSchema: GenMessage<StartTournamentRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 10);
+  messageDesc(file_boneyard_v1_competition, 14);
 
 /**
  * Response of TournamentService.StartTournament.
@@ -424,7 +606,7 @@ export type StartTournamentResponse = Message<"boneyard.v1.StartTournamentRespon
  * Use `create(StartTournamentResponseSchema)` to create a new message.
  */
 export const StartTournamentResponseSchema: GenMessage<StartTournamentResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 11);
+  messageDesc(file_boneyard_v1_competition, 15);
 
 /**
  * Request of TournamentService.CancelTournament.
@@ -445,7 +627,7 @@ export type CancelTournamentRequest = Message<"boneyard.v1.CancelTournamentReque
  * Use `create(CancelTournamentRequestSchema)` to create a new message.
  */
 export const CancelTournamentRequestSchema: GenMessage<CancelTournamentRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 12);
+  messageDesc(file_boneyard_v1_competition, 16);
 
 /**
  * Response of TournamentService.CancelTournament.
@@ -466,7 +648,7 @@ export type CancelTournamentResponse = Message<"boneyard.v1.CancelTournamentResp
  * Use `create(CancelTournamentResponseSchema)` to create a new message.
  */
 export const CancelTournamentResponseSchema: GenMessage<CancelTournamentResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 13);
+  messageDesc(file_boneyard_v1_competition, 17);
 
 /**
  * Request of TournamentService.GetTournament.
@@ -494,7 +676,7 @@ export type GetTournamentRequest = Message<"boneyard.v1.GetTournamentRequest"> &
  * Use `create(GetTournamentRequestSchema)` to create a new message.
  */
 export const GetTournamentRequestSchema: GenMessage<GetTournamentRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 14);
+  messageDesc(file_boneyard_v1_competition, 18);
 
 /**
  * Response of TournamentService.GetTournament.
@@ -552,7 +734,7 @@ export type GetTournamentResponse = Message<"boneyard.v1.GetTournamentResponse">
  * Use `create(GetTournamentResponseSchema)` to create a new message.
  */
 export const GetTournamentResponseSchema: GenMessage<GetTournamentResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 15);
+  messageDesc(file_boneyard_v1_competition, 19);
 
 /**
  * A round of a SWISS tournament.
@@ -587,7 +769,7 @@ export type SwissRound = Message<"boneyard.v1.SwissRound"> & {
  * Use `create(SwissRoundSchema)` to create a new message.
  */
 export const SwissRoundSchema: GenMessage<SwissRound> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 16);
+  messageDesc(file_boneyard_v1_competition, 20);
 
 /**
  * Two entrants paired in a SWISS round: a duplicate mini-match, every deal of the round
@@ -637,7 +819,7 @@ export type SwissPairing = Message<"boneyard.v1.SwissPairing"> & {
  * Use `create(SwissPairingSchema)` to create a new message.
  */
 export const SwissPairingSchema: GenMessage<SwissPairing> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 17);
+  messageDesc(file_boneyard_v1_competition, 21);
 
 /**
  * An entrant's line in a SWISS tournament's standings.
@@ -714,7 +896,7 @@ export type SwissStanding = Message<"boneyard.v1.SwissStanding"> & {
  * Use `create(SwissStandingSchema)` to create a new message.
  */
 export const SwissStandingSchema: GenMessage<SwissStanding> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 18);
+  messageDesc(file_boneyard_v1_competition, 22);
 
 /**
  * Request of TournamentService.ListTournaments.
@@ -729,7 +911,7 @@ export type ListTournamentsRequest = Message<"boneyard.v1.ListTournamentsRequest
  * Use `create(ListTournamentsRequestSchema)` to create a new message.
  */
 export const ListTournamentsRequestSchema: GenMessage<ListTournamentsRequest> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 19);
+  messageDesc(file_boneyard_v1_competition, 23);
 
 /**
  * Response of TournamentService.ListTournaments.
@@ -750,7 +932,7 @@ export type ListTournamentsResponse = Message<"boneyard.v1.ListTournamentsRespon
  * Use `create(ListTournamentsResponseSchema)` to create a new message.
  */
 export const ListTournamentsResponseSchema: GenMessage<ListTournamentsResponse> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 20);
+  messageDesc(file_boneyard_v1_competition, 24);
 
 /**
  * A tournament.
@@ -885,7 +1067,7 @@ export type Tournament = Message<"boneyard.v1.Tournament"> & {
  * Use `create(TournamentSchema)` to create a new message.
  */
 export const TournamentSchema: GenMessage<Tournament> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 21);
+  messageDesc(file_boneyard_v1_competition, 25);
 
 /**
  * One game of a tournament.
@@ -962,7 +1144,7 @@ export type TournamentGame = Message<"boneyard.v1.TournamentGame"> & {
  * Use `create(TournamentGameSchema)` to create a new message.
  */
 export const TournamentGameSchema: GenMessage<TournamentGame> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 22);
+  messageDesc(file_boneyard_v1_competition, 26);
 
 /**
  * An entrant's (or a partnership's) place in the standings.
@@ -1039,7 +1221,7 @@ export type Standing = Message<"boneyard.v1.Standing"> & {
  * Use `create(StandingSchema)` to create a new message.
  */
 export const StandingSchema: GenMessage<Standing> = /*@__PURE__*/
-  messageDesc(file_boneyard_v1_competition, 23);
+  messageDesc(file_boneyard_v1_competition, 27);
 
 /**
  * How a tournament's tables are made.
@@ -1222,6 +1404,33 @@ export const LobbyService: GenService<{
     methodKind: "server_streaming";
     input: typeof WatchTurnsRequestSchema;
     output: typeof WatchTurnsResponseSchema;
+  },
+  /**
+   * WatchTurns and its answers on one call: the server tells the account's turns as WatchTurns
+   * does (`turn`), and the client answers each on the same stream (`answer`) instead of with a
+   * SubmitAction each. A bot playing many games at once saves a call per action: the key is
+   * checked once, when the stream opens, and a revoked key ends the stream at once.
+   *
+   * The first message opens the stream (`open`: the games a reopened stream was playing, as
+   * WatchTurnsRequest; empty on a first opening); each later one is an `answer`. An answer
+   * needs no reply: the next turn of its seat, or the game's end, says it was applied. An
+   * answer refused (a version passed, an action the rules refuse, a seat not the account's
+   * ...) is told (`refused`, with the status code, reason and message a SubmitAction of it
+   * would get), and the stream goes on. An answer sent again (the same game, seat and
+   * version, after a lost connection) is applied once. Closing the sending side ends the
+   * stream. Served on the gRPC port and, over HTTP/2, on the HTTP listener (a browser's fetch
+   * cannot stream its requests: a web client uses WatchTurns and SubmitAction). Counts as a
+   * turn stream (`--max-turn-streams-per-account`).
+   *
+   * Refusals: API_KEY_REQUIRED, BAD_API_KEY, BAD_ARGUMENT, BAD_GAME_ID, GAME_NOT_FOUND,
+   * NOT_YOUR_SEAT, QUOTA_EXCEEDED.
+   *
+   * @generated from rpc boneyard.v1.LobbyService.PlayTurns
+   */
+  playTurns: {
+    methodKind: "bidi_streaming";
+    input: typeof PlayTurnsRequestSchema;
+    output: typeof PlayTurnsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_boneyard_v1_competition, 0);
