@@ -479,6 +479,14 @@ class Client:
         request = competition_pb2.WatchTurnsRequest(game_ids=list(game_ids))
         return self._lobby.WatchTurns(request, metadata=self._auth(key))
 
+    def play_turns(
+        self, key: str, requests: Iterator[competition_pb2.PlayTurnsRequest]
+    ) -> Stream[competition_pb2.PlayTurnsResponse]:
+        """WatchTurns and its answers on one call: ``requests`` is the opening
+        (``PlayTurnsRequest.open``) then an answer for each turn, sent as the iterator yields
+        them (ending it ends the stream). Cancel the returned call (``.cancel()``) to stop."""
+        return self._lobby.PlayTurns(requests, metadata=self._auth(key))
+
     # --- challenges and the account stream (account key) -----------------------------
 
     def challenge(

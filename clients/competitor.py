@@ -10,14 +10,14 @@ time a table forms, until it has played the games it was asked to.
 
 With ``concurrency`` (``boneyard bot --key K --concurrency N``) it holds no stream per game:
 every turn of the account's seats, across all its games, comes on one stream
-(LobbyService.WatchTurns, with the seat's view), and ``N`` worker threads answer them
-(``boneyard.clients.turns``); WatchSeats then only says when a game starts. Its games are as
+(LobbyService.PlayTurns, with the seat's view), and ``N`` worker threads answer them on the
+same stream (``boneyard.clients.turns``); WatchSeats then only says when a game starts. Its games are as
 many as the server makes for it (a tournament's ``max_games_per_entrant``), all played at once.
 
 It lives through a server restart: a dropped stream is reopened with a backoff, and WatchSeats,
 reopened, first sends again every seat of a game that is not over; a game already being played
 (or played to its end) is not started a second time. Each ``Bot`` resumes its own game (see
-``boneyard.clients.bot``); a reopened WatchTurns tells again each seat to act, and the end of
+``boneyard.clients.bot``); a reopened PlayTurns tells again each seat to act, and the end of
 each game the competitor was playing that ended meanwhile (for each of its seats there).
 
 A match's entrant holds both seats of its Texas 42 partnership: in either mode each seat is
@@ -43,7 +43,7 @@ from boneyard.api.v1 import challenges_pb2, competition_pb2, game_pb2, view_pb2
 from boneyard.clients.api import Client, refusal
 from boneyard.clients.bot import RETRY_CODES, Bot, BotGaveUp
 from boneyard.clients.strategies import load_strategy
-from boneyard.clients.turns import MAX_CONCURRENCY, TurnAnswerer, TurnGaveUp
+from boneyard.clients.turns import MAX_CONCURRENCY, TurnAnswerer
 
 __all__ = ["MAX_CONCURRENCY", "Competitor", "CompetitorGaveUp", "GameResult", "SeekPlan"]
 
@@ -203,11 +203,8 @@ class Competitor:
         """Turn mode: the assignment told of each seat being played."""
         self._answerer = (
             TurnAnswerer(
-                client,
-                key,
                 lambda seat: load_strategy(strategy_name, seed + seat, move_ms),
                 concurrency,
-                patience=self.patience,
                 stop=self._stop,
                 on_failed=self._turn_failed,
             )
@@ -546,22 +543,26 @@ class Competitor:
         while not self._stop.is_set():
             with self._lock:
                 games = dict.fromkeys(game_id for game_id, _ in self._state.active)
-            call = self.client.watch_turns(self.key, list(games)[-_MAX_NAMED:])
+            call = self.client.play_turns(
+                self.key, self._answerer.open(list(games)[-_MAX_NAMED:])
+            )
             self._open(call)
             opened = time.monotonic()
             try:
                 for message in call:
                     backoff.ok()
-                    if message.game_over:
-                        self._turns_over(message)
+                    if message.HasField("refused"):
+                        self._answerer.refused(message.refused)
+                        continue
+                    turn = message.turn
+                    if turn.game_over:
+                        self._turns_over(turn)
                     else:
                         self._follow_game(
-                            competition_pb2.SeatAssignment(
-                                game_id=message.game_id, seat=message.seat
-                            ),
+                            competition_pb2.SeatAssignment(game_id=turn.game_id, seat=turn.seat),
                             tell=False,
                         )
-                        self._answerer.answer(message)
+                        self._answerer.answer(turn)
                 pause = 0.2  # the server ended the stream (shutting down): open it again
             except grpc.RpcError as error:
                 if self._stop.is_set():
@@ -621,13 +622,12 @@ class Competitor:
     def _turn_failed(self, turn: competition_pb2.WatchTurnsResponse, error: BaseException) -> None:
         """A turn could not be answered (from a worker): the seat is reported stopped, as a
         ``Bot`` that failed is; a later turn of it is answered again."""
-        if not isinstance(error, TurnGaveUp):
-            log.warning(
-                "game %s: a turn of seat %d was not answered: %s",
-                turn.game_id,
-                turn.seat,
-                _describe(error),
-            )
+        log.warning(
+            "game %s: a turn of seat %d was not answered: %s",
+            turn.game_id,
+            turn.seat,
+            _describe(error),
+        )
         seat = (turn.game_id, turn.seat)
         with self._lock:
             assignment = self._assignments.pop(seat, None)

@@ -1,16 +1,17 @@
-"""Answering an account's turns, told on one stream, with a few threads.
+"""Answering an account's turns, told and answered on one stream, with a few threads.
 
-``boneyard bot --key K --concurrency N`` reads every turn of the account's seats, across all
-its games, on one ``LobbyService.WatchTurns`` stream (``boneyard.clients.competitor``) and hands
-each here: ``N`` worker threads decide (the strategy of the game's seat, made once a seat) and
-answer with ``SubmitAction`` (the account's key, the seat, the turn's version). The view to decide on
-comes with the turn, so a turn costs one call; a bot in ``N`` games at once holds no stream per
-game, and ``N`` decisions are in flight at once while the others wait in the queue.
+``boneyard bot --key K --concurrency N`` plays every seat of the account, across all its
+games, on one ``LobbyService.PlayTurns`` stream (``boneyard.clients.competitor`` reads it) and
+hands each turn here: ``N`` worker threads decide (the strategy of the game's seat, made once a
+seat) and send the answer on the same stream. The view to decide on comes with the turn and the
+answer needs no reply (the seat's next turn, or its game's end, says it was applied), so a turn
+costs one message each way; a bot in ``N`` games at once holds no stream per game, and ``N``
+decisions are in flight at once while the others wait in the queue.
 
-The request id of an answer is derived from the game, the seat and the version, as
-``boneyard.clients.bot`` derives it: an answer sent again after a lost connection is answered,
-not applied twice; a turn told twice (a reopened stream tells again each seat to act) is
-answered once.
+A stream lost is opened again by the competitor (``open``): the turns told on the lost one and
+not answered yet are dropped, since the new stream tells again each seat to act; an answer
+that was sent and applied is not applied twice (the server knows a turn's answer by its game,
+seat and version).
 """
 
 from __future__ import annotations
@@ -18,19 +19,14 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-import grpc
-
 from boneyard.api import codec
-from boneyard.api.v1 import actions_pb2, competition_pb2
+from boneyard.api.v1 import competition_pb2
 from boneyard.bots import Strategy
-from boneyard.clients.api import Client, refusal
-from boneyard.clients.bot import RETRY_CODES
 
-__all__ = ["MAX_CONCURRENCY", "TurnAnswerer", "TurnGaveUp"]
+__all__ = ["MAX_CONCURRENCY", "TurnAnswerer", "TurnRefused"]
 
 log = logging.getLogger(__name__)
 
@@ -39,13 +35,19 @@ MAX_CONCURRENCY = 64
 
 _MOVED_ON = frozenset({"STALE_VERSION", "GAME_OVER"})
 """Refusals that mean the game went on without this answer (a clock played the seat, the game
-ended): the stream tells what comes next, there is nothing to retry."""
+ended): the stream tells what comes next, there is nothing to do."""
 
 Turn = competition_pb2.WatchTurnsResponse
+Request = competition_pb2.PlayTurnsRequest
 
 
-class TurnGaveUp(RuntimeError):
-    """The server stayed unreachable for longer than the bot's patience while it answered."""
+class TurnRefused(RuntimeError):
+    """The server did not apply an answer (``TurnRefused`` on the stream), for a reason that
+    is not the game moving on."""
+
+    def __init__(self, refused: competition_pb2.TurnRefused) -> None:
+        super().__init__(f"{refused.reason or refused.code}: {refused.message}")
+        self.refused = refused
 
 
 @dataclass
@@ -55,54 +57,89 @@ class _Seat:
 
     strategy: Strategy
     lock: threading.Lock = field(default_factory=threading.Lock)
-    """Held while one of its turns is answered: a turn told twice waits, then is skipped."""
-    answered: set[int] = field(default_factory=set)
-    """The versions answered."""
+    """Held while one of its turns is decided."""
+    answered: dict[int, int] = field(default_factory=dict)
+    """The stream (its number) each version was answered on: a turn told twice on one stream
+    is answered once, and told again on a new stream, answered again."""
+
+
+class _Outbox:
+    """The answers of one stream, as its request iterator sends them."""
+
+    def __init__(self, number: int) -> None:
+        self.number = number
+        self._requests: queue.SimpleQueue[Request | None] = queue.SimpleQueue()
+
+    def put(self, request: Request) -> None:
+        self._requests.put(request)
+
+    def close(self) -> None:
+        self._requests.put(None)
+
+    def requests(self, opening: Request) -> Iterator[Request]:
+        yield opening
+        while (request := self._requests.get()) is not None:
+            yield request
 
 
 class TurnAnswerer:
-    """``workers`` threads answering the turns handed to ``answer``, in the order told.
+    """``workers`` threads answering the turns handed to ``answer``, in the order told, on the
+    stream ``open`` last made the messages of.
 
     ``strategy_for(seat)`` makes the strategy of a seat (once per game). ``on_failed(turn,
-    error)`` is called (from a worker) for a turn that could not be answered: a refusal that is
-    not a game moving on, or ``TurnGaveUp`` after ``patience`` seconds without the server."""
+    error)`` is called (from a worker, or from ``refused``) for a turn that could not be
+    answered: a strategy that failed, or a refusal that is not the game moving on."""
 
     def __init__(
         self,
-        client: Client,
-        key: str,
         strategy_for: Callable[[int], Strategy],
         workers: int,
         *,
-        patience: float,
         stop: threading.Event,
         on_failed: Callable[[Turn, BaseException], None],
     ) -> None:
         if not 1 <= workers <= MAX_CONCURRENCY:
             raise ValueError(f"workers={workers}: 1..{MAX_CONCURRENCY}")
-        self._client = client
-        self._key = key
         self._strategy_for = strategy_for
-        self._patience = patience
         self._stop = stop
         self._on_failed = on_failed
-        self._turns: queue.SimpleQueue[Turn | None] = queue.SimpleQueue()
+        self._turns: queue.SimpleQueue[tuple[Turn, int] | None] = queue.SimpleQueue()
         self._seats: dict[tuple[str, int], _Seat] = {}
         self._lock = threading.Lock()
+        self._outbox = _Outbox(0)
         self._threads = [
             threading.Thread(target=self._work, name=f"turns-{i}", daemon=True)
             for i in range(workers)
         ]
         self.answers = 0
-        """Actions sent and accepted."""
+        """Answers sent."""
 
     def start(self) -> None:
         for thread in self._threads:
             thread.start()
 
+    def open(self, game_ids: Sequence[str]) -> Iterator[Request]:
+        """The messages of a new PlayTurns stream: its opening (naming ``game_ids``, the games
+        being played when the last one was lost), then each answer decided while it is the
+        stream, until ``close``. Turns told on an earlier stream and not answered yet are
+        dropped: the new one tells them again."""
+        with self._lock:
+            self._outbox.close()
+            self._outbox = _Outbox(self._outbox.number + 1)
+            outbox = self._outbox
+        opening = Request(open=competition_pb2.WatchTurnsRequest(game_ids=list(game_ids)))
+        return outbox.requests(opening)
+
     def answer(self, turn: Turn) -> None:
-        """Queue a turn (from the stream's thread)."""
-        self._turns.put(turn)
+        """Queue a turn told on the current stream (from the stream's thread)."""
+        self._turns.put((turn, self._outbox.number))
+
+    def refused(self, refused: competition_pb2.TurnRefused) -> None:
+        """An answer the server did not apply (from the stream's thread)."""
+        if refused.reason in _MOVED_ON:
+            return
+        turn = Turn(game_id=refused.game_id, seat=refused.seat, version=refused.version)
+        self._on_failed(turn, TurnRefused(refused))
 
     def forget(self, game_id: str, seat: int) -> None:
         """The seat's game is over: the seat's state goes."""
@@ -110,7 +147,9 @@ class TurnAnswerer:
             self._seats.pop((game_id, seat), None)
 
     def close(self, timeout: float = 5.0) -> None:
-        """Stop the workers (``stop`` is set: a retry in progress gives up) and wait for them."""
+        """Stop the workers (``stop`` is set) and the stream's messages, and wait for them."""
+        with self._lock:
+            self._outbox.close()
         for _ in self._threads:
             self._turns.put(None)
         for thread in self._threads:
@@ -121,11 +160,12 @@ class TurnAnswerer:
 
     def _work(self) -> None:
         while True:
-            turn = self._turns.get()
-            if turn is None or self._stop.is_set():
+            item = self._turns.get()
+            if item is None or self._stop.is_set():
                 return
+            turn, stream = item
             try:
-                self._answer(turn)
+                self._answer(turn, stream)
             except Exception as error:  # noqa: BLE001 -- one game's trouble is reported, not fatal
                 if not self._stop.is_set():
                     self._on_failed(turn, error)
@@ -138,43 +178,21 @@ class TurnAnswerer:
                 seat = self._seats[key] = _Seat(self._strategy_for(turn.seat))
             return seat
 
-    def _answer(self, turn: Turn) -> None:
+    def _answer(self, turn: Turn, stream: int) -> None:
         seat = self._seat(turn)
         with seat.lock:
-            if turn.version in seat.answered:
-                return
+            if seat.answered.get(turn.version) == stream or stream != self._outbox.number:
+                return  # answered on this stream already, or told on one that is gone
             command = seat.strategy.choose(codec.view_from_proto(turn.view))
-            self._submit(turn, codec.action_to_proto(command))
-            seat.answered.add(turn.version)
-
-    def _submit(self, turn: Turn, action: actions_pb2.Action) -> None:
-        """Send the answer, again while the server is unavailable (for up to ``patience``
-        seconds): the turn is told only once on a stream that stays open."""
-        request_id = f"{turn.game_id}:{turn.seat}:{turn.version}"
-        down_since: float | None = None
-        attempts = 0
-        while True:
-            try:
-                # The seat named: a key holding several seats of the game must (SEAT_REQUIRED).
-                self._client.submit(
-                    turn.game_id, self._key, turn.version, action, request_id, 10, turn.seat
-                )
-                with self._lock:
-                    self.answers += 1
-                return
-            except grpc.RpcError as error:
-                if refusal(error).reason in _MOVED_ON:
-                    return
-                code = error.code()
-                if code not in RETRY_CODES or self._stop.is_set():
-                    raise
-                now = time.monotonic()
-                down_since = down_since or now
-                if now - down_since > self._patience:
-                    raise TurnGaveUp(
-                        f"game {turn.game_id}: server {self._client.address} unreachable for "
-                        f"{self._patience:.0f} s"
-                    ) from error
-                attempts += 1
-                log.info("game %s: %s answering; trying again", turn.game_id, code.name)
-                self._stop.wait(min(0.2 * attempts, 2.0))
+            answer = competition_pb2.TurnAnswer(
+                game_id=turn.game_id,
+                seat=turn.seat,  # a key holding several seats of the game names the one
+                version=turn.version,
+                action=codec.action_to_proto(command),
+            )
+            with self._lock:
+                if self._outbox.number != stream:
+                    return  # the stream was lost while deciding: the new one tells it again
+                self._outbox.put(Request(answer=answer))
+                self.answers += 1
+            seat.answered[turn.version] = stream

@@ -222,9 +222,11 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
         requests: AsyncIterator[competition_pb2.PlayTurnsRequest],
         context: grpc.aio.ServicerContext,
     ) -> AsyncIterator[competition_pb2.PlayTurnsResponse]:
+        # The opening read first: a message the door cannot read (over its limit ...) is
+        # refused as any method's request is, before the key is looked at.
+        opening = await anext(aiter(requests), None)
         key = credentials()
         account = await self._account(context)
-        opening = await anext(aiter(requests), None)
         if opening is None:
             return  # the client closed its side before opening
         if opening.WhichOneof("kind") != "open":

@@ -10,8 +10,9 @@ code's name: ``OK``, ``INVALID_ARGUMENT``, ``CANCELLED`` ...):
   ``grpc_server_msg_received_total``, ``grpc_server_msg_sent_total`` and the histogram
   ``grpc_server_handling_seconds`` (a stream: until it ends).
 
-Every method takes one request, so ``grpc_type`` is ``unary`` or ``server_stream`` (WatchGame,
-Seek, WatchSeats ...) on both doors. Calls over the HTTP listener (Connect, gRPC-Web) are counted
+``grpc_type`` is ``unary``, ``server_stream`` (WatchGame, Seek, WatchSeats ...) or
+``bidi_stream`` (PlayTurns, server reflection), on both doors; a stream each way counts each
+message it reads in ``grpc_server_msg_received_total``. Calls over the HTTP listener (Connect, gRPC-Web) are counted
 under the same names as the gRPC port's, with one label more on every call metric,
 ``transport``: ``grpc`` for the gRPC port, ``http`` for the HTTP listener. A dashboard that
 ignores it sees every call; ``by (transport)`` tells the doors apart.
@@ -50,9 +51,22 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-__all__ = ["GAME_STATUSES", "CallMetrics", "Metrics", "MetricsListener"]
+__all__ = [
+    "BIDI_STREAM",
+    "GAME_STATUSES",
+    "SERVER_STREAM",
+    "UNARY",
+    "CallMetrics",
+    "Metrics",
+    "MetricsListener",
+]
 
 log = logging.getLogger(__name__)
+
+UNARY = "unary"
+SERVER_STREAM = "server_stream"
+BIDI_STREAM = "bidi_stream"
+"""The kinds of call, as ``grpc_type`` names them."""
 
 GAME_STATUSES = ("open", "playing", "finished", "abandoned")
 
@@ -94,8 +108,8 @@ class Metrics:
         )
         self.received = Counter(
             "grpc_server_msg_received",
-            "RPC request messages received on the server (one per call: no method takes a "
-            "stream)",
+            "RPC request messages received on the server (one a call; each message of a "
+            "stream each way)",
             _CALL,
             registry=registry,
         )
@@ -120,7 +134,7 @@ class Metrics:
             _CALL,
             registry=registry,
         )
-        self._calls: dict[tuple[str, str, bool], CallMetrics] = {}
+        self._calls: dict[tuple[str, str, str], CallMetrics] = {}
         self.actions = Counter(
             "boneyard_actions_committed",
             "Actions committed to games' logs by this process (a seat's action, a timeout, "
@@ -146,14 +160,14 @@ class Metrics:
             registry=registry,
         )
 
-    def call(self, method: str, transport: str, streaming: bool) -> CallMetrics:
+    def call(self, method: str, transport: str, kind: str) -> CallMetrics:
         """The metrics of ``method`` (``/package.Service/Method``) on the door ``transport``
-        (``grpc`` or ``http``), bound once and kept: a call then finds its series in one
+        (``grpc`` or ``http``), a call of ``kind`` (``UNARY`` ...), bound once and kept: a call then finds its series in one
         look-up instead of a ``labels()`` per metric."""
-        key = (method, transport, streaming)
+        key = (method, transport, kind)
         found = self._calls.get(key)
         if found is None:
-            found = self._calls[key] = CallMetrics(self, method, transport, streaming)
+            found = self._calls[key] = CallMetrics(self, method, transport, kind)
         return found
 
     def watch(
@@ -189,9 +203,9 @@ class CallMetrics:
     __slots__ = ("_handled", "_labels", "_metrics", "in_flight", "received", "seconds", "sent",
                  "started")
 
-    def __init__(self, metrics: Metrics, method: str, transport: str, streaming: bool) -> None:
+    def __init__(self, metrics: Metrics, method: str, transport: str, kind: str) -> None:
         service, _, name = method.lstrip("/").rpartition("/")
-        labels = ("server_stream" if streaming else "unary", service, name, transport)
+        labels = (kind, service, name, transport)
         self._labels = labels
         self._metrics = metrics
         self.started = metrics.started.labels(*labels)

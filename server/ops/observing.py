@@ -16,7 +16,7 @@ import grpc
 from prometheus_client import Counter
 
 from boneyard.server.ops import logs
-from boneyard.server.ops.metrics import CallMetrics, Metrics
+from boneyard.server.ops.metrics import BIDI_STREAM, UNARY, CallMetrics, Metrics
 
 __all__ = ["CallObserver", "Observed", "Outcome", "game_of"]
 
@@ -33,16 +33,22 @@ class Outcome:
     """The status code a call ended with, as the observed code learns it (``OK`` unless
     told otherwise), and the stream's messages as they go out."""
 
-    __slots__ = ("_sent", "code")
+    __slots__ = ("_received", "_sent", "code")
 
-    def __init__(self, sent: Counter | None = None) -> None:
+    def __init__(self, sent: Counter | None = None, received: Counter | None = None) -> None:
         self.code = grpc.StatusCode.OK
         self._sent = sent
+        self._received = received
 
     def sent(self) -> None:
         """A message of the stream is handed to the door."""
         if self._sent is not None:
             self._sent.inc()
+
+    def received(self) -> None:
+        """A message of the client's stream (a stream each way) is read."""
+        if self._received is not None:
+            self._received.inc()
 
 
 class CallObserver:
@@ -59,19 +65,19 @@ class CallObserver:
         metadata: Any,
         request: Any,
         peer: str,
-        streaming: bool,
+        kind: str,
     ) -> Observed:
         """Run one call inside (``with``): the caller sets ``Outcome.code`` when it learns
         the call's status; an exception leaving the block unexplained is CANCELLED (the client
         went away) or UNKNOWN."""
         return Observed(
-            self._metrics.call(method, transport, streaming),
+            self._metrics.call(method, transport, kind),
             method,
             transport,
             metadata,
             game_of(request),
             peer,
-            streaming,
+            kind,
         )
 
 
@@ -80,6 +86,7 @@ class Observed:
     since every call of both doors goes through it."""
 
     __slots__ = (
+        "_bidi",
         "_game",
         "_metadata",
         "_method",
@@ -100,7 +107,7 @@ class Observed:
         metadata: Any,
         game: str | None,
         peer: str,
-        streaming: bool,
+        kind: str,
     ) -> None:
         self._series = series
         self._method = method
@@ -108,8 +115,11 @@ class Observed:
         self._metadata = metadata
         self._game = game
         self._peer = peer
-        self._streaming = streaming
-        self._outcome = Outcome(series.sent if streaming else None)
+        self._streaming = kind != UNARY
+        self._bidi = kind == BIDI_STREAM
+        self._outcome = Outcome(
+            series.sent if self._streaming else None, series.received if self._bidi else None
+        )
         self._token: Any = None
         self._started = 0.0
 
@@ -118,7 +128,8 @@ class Observed:
         self._started = time.perf_counter()
         series = self._series
         series.started.inc()
-        series.received.inc()
+        if not self._bidi:  # its one request (a stream each way counts each as it comes)
+            series.received.inc()
         series.in_flight.inc()
         return self._outcome
 

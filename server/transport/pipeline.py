@@ -47,6 +47,7 @@ from boneyard.server.errors import (
 )
 from boneyard.server.ops import logs
 from boneyard.server.ops.drain import Drain
+from boneyard.server.ops.metrics import BIDI_STREAM, SERVER_STREAM, UNARY
 from boneyard.server.ops.observing import CallObserver, Outcome
 from boneyard.server.quotas import QuotaExceeded, Quotas, peer_of
 from boneyard.server.store import errors as store_errors
@@ -236,7 +237,7 @@ class Pipeline:
         drain = self._drain
 
         async def call(request: Any, context: Any, caller: Caller) -> Any:
-            with self._observe(method, transport, caller, request, streaming=False) as outcome:
+            with self._observe(method, transport, caller, request, UNARY) as outcome:
                 try:
                     if check is not None:
                         check(request)
@@ -262,7 +263,7 @@ class Pipeline:
         drain, quotas = self._drain, self._quotas
 
         async def call(request: Any, context: Any, caller: Caller) -> AsyncIterator[Any]:
-            with self._observe(method, transport, caller, request, streaming=True) as outcome:
+            with self._observe(method, transport, caller, request, SERVER_STREAM) as outcome:
                 try:
                     if check is not None:
                         check(request)
@@ -297,11 +298,12 @@ class Pipeline:
         ) -> AsyncIterator[Any]:
             async def checked() -> AsyncIterator[Any]:
                 async for request in requests:
+                    outcome.received()
                     if check is not None:
                         check(request)
                     yield request
 
-            with self._observe(method, transport, caller, None, streaming=True) as outcome:
+            with self._observe(method, transport, caller, None, BIDI_STREAM) as outcome:
                 try:
                     refuse()
                     use_credentials(caller.metadata)
@@ -319,7 +321,7 @@ class Pipeline:
         return (lambda: None) if method.startswith(_HEALTH) else self._drain.refuse
 
     def _observe(
-        self, method: str, transport: str, caller: Caller, request: Any, streaming: bool
+        self, method: str, transport: str, caller: Caller, request: Any, kind: str
     ) -> contextlib.AbstractContextManager[Outcome]:
         if self._observer is None:
             return contextlib.nullcontext(Outcome())
@@ -329,7 +331,7 @@ class Pipeline:
             metadata=caller.metadata,
             request=request,
             peer=caller.peer,
-            streaming=streaming,
+            kind=kind,
         )
 
 

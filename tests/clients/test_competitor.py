@@ -118,8 +118,14 @@ def test_a_competitor_with_concurrency_plays_every_game_through_one_turn_stream(
         )
         assert registry.get_sample_value(
             "grpc_server_started_total",
-            {**labels, "grpc_service": "boneyard.v1.LobbyService", "grpc_method": "WatchTurns",
-             "transport": "grpc"},
+            {**labels, "grpc_type": "bidi_stream", "grpc_service": "boneyard.v1.LobbyService",
+             "grpc_method": "PlayTurns", "transport": "grpc"},
+        )
+        # Every answer came on the turn streams: no SubmitAction was ever called.
+        assert not registry.get_sample_value(
+            "grpc_server_started_total",
+            {"grpc_type": "unary", "grpc_service": "boneyard.v1.GameService",
+             "grpc_method": "SubmitAction", "transport": "grpc"},
         )
         client.close()
     finally:

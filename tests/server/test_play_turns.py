@@ -406,3 +406,31 @@ def test_turns_are_played_through_the_http_listener_over_http2(
         http.close()
         client.close()
         server.close()
+
+
+def test_a_message_over_the_limit_ends_the_stream_through_either_door(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    url = f"sqlite:///{tmp_path_factory.mktemp('play-limit') / 'p.db'}"
+    server = RunningServer(url, http=True)
+    http = grpc.insecure_channel(server.http_address.removeprefix("http://"))
+    port = grpc.insecure_channel(server.address)
+    try:
+        key = account(server)[1]
+        huge = competition_pb2.PlayTurnsRequest(
+            answer=competition_pb2.TurnAnswer(game_id="x" * 70_000, version=1)
+        )
+        for channel in (port, http):
+            player = Player(channel, key)
+            try:
+                player.send(huge)  # after the opening: refused as it arrives, unread
+                wait_for(lambda p=player: p.error, "the stream refused")
+                assert player.error is not None
+                assert player.error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                assert "at most 65536 bytes" in (player.error.details() or "")
+            finally:
+                player.stop()
+    finally:
+        http.close()
+        port.close()
+        server.close()

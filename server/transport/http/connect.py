@@ -67,7 +67,7 @@ from boneyard.api.v1 import (
 )
 from boneyard.server.transport.http import caching, codecs
 from boneyard.server.transport.http.codecs import Encoded
-from boneyard.server.transport.http.door import DEFAULT_BODY_TIMEOUT, Door
+from boneyard.server.transport.http.door import DEFAULT_BODY_TIMEOUT, Door, StreamRefused
 from boneyard.server.transport.pipeline import Caller, Pipeline, Refused, shortened
 from boneyard.server.transport.reflection import reflection_services
 from boneyard.server.transport.refusals import STATUS_TRAILER, Refusal
@@ -300,6 +300,8 @@ def _bidi(
         try:
             async for request in requests:
                 yield request
+        except StreamRefused as refused:
+            raise Refused(refused.refusal) from None
         except ConnectError as error:
             raise Refused(_request_refusal(error)) from None
 

@@ -55,6 +55,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
+from connectrpc.code import Code
 from connectrpc.errors import ConnectError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -65,6 +66,7 @@ __all__ = [
     "DEFAULT_BODY_TIMEOUT",
     "DRAIN_LIMIT",
     "Door",
+    "StreamRefused",
 ]
 
 log = logging.getLogger(__name__)
@@ -174,7 +176,12 @@ class Door:
             if scope["method"] == "GET" and scope.get("path") in self._reads:
                 _check_get(scope)
             if scope.get("path") in self._streams:
-                receiving = receive  # a bidirectional stream's requests, as they come
+                # A stream each way: its requests as they come, each bounded as it begins.
+                receiving = (
+                    _bounded(receive, self._limit(scope["path"]), scope["path"])
+                    if protocol.enveloped
+                    else receive
+                )
             else:
                 body = await self._read_body(scope, receive, headers, protocol)
                 if protocol.enveloped and scope["method"] == "POST":
@@ -261,17 +268,7 @@ class Door:
         if too_large:
             whole = int(declared) if declared is not None and declared.isdigit() else None
             shown = str(whole - envelope) if whole is not None else f"over {size - envelope}"
-            method = path.rsplit("/", 1)[-1] or "this"
-            raise _Refused(
-                Refusal(
-                    grpc.StatusCode.RESOURCE_EXHAUSTED,
-                    f"the request is {shown} bytes; a {method} request is at most "
-                    f"{message_limit} bytes (refused unread)",
-                    "REQUEST_TOO_LARGE",
-                    {"size": shown, "limit": str(message_limit)},
-                ),
-                close=not finished,
-            )
+            raise _Refused(_too_large(path, shown, message_limit), close=not finished)
         return b"".join(chunks)
 
     async def _refuse(
@@ -290,6 +287,60 @@ class Door:
         if refusal.code is grpc.StatusCode.CANCELLED:
             return  # nobody to answer
         await _write_refusal(send, protocol, refusal, close=refused.close)
+
+
+def _too_large(path: str, shown: str, limit: int) -> Refusal:
+    method = path.rsplit("/", 1)[-1] or "this"
+    return Refusal(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        f"the request is {shown} bytes; a {method} request is at most {limit} bytes "
+        f"(refused unread)",
+        "REQUEST_TOO_LARGE",
+        {"size": shown, "limit": str(limit)},
+    )
+
+
+class StreamRefused(ConnectError):
+    """A message of a stream each way the door refuses as it begins to arrive (over its
+    method's limit): raised from ``receive`` into the application reading the stream, which
+    answers it as the ConnectError it is, or (the services' bridge) as ``refusal``."""
+
+    def __init__(self, refusal: Refusal) -> None:
+        super().__init__(Code.RESOURCE_EXHAUSTED, refusal.message)
+        self.refusal = refusal
+
+
+def _bounded(receive: Receive, limit: int, path: str) -> Receive:
+    """``receive`` of an enveloped stream whose every message is at most ``limit`` bytes: the
+    length each envelope declares is read as it arrives, and one over the limit raises
+    ``StreamRefused`` before its bytes are read."""
+    header = bytearray()
+    left = 0
+    """Bytes of the message under way still to come."""
+
+    async def bounded() -> Message:
+        nonlocal left
+        message = await receive()
+        body = message.get("body", b"") if message["type"] == "http.request" else b""
+        at = 0
+        while at < len(body):
+            if left:
+                step = min(left, len(body) - at)
+                left -= step
+                at += step
+                continue
+            taken = body[at : at + _ENVELOPE - len(header)]
+            header.extend(taken)
+            at += len(taken)
+            if len(header) == _ENVELOPE:
+                length = int.from_bytes(header[1:], "big")
+                header.clear()
+                if length > limit:
+                    raise StreamRefused(_too_large(path, str(length), limit))
+                left = length
+        return message
+
+    return bounded
 
 
 _BODY_HEADERS = frozenset(
