@@ -359,8 +359,8 @@ def main(argv: list[str] | None = None) -> None:
             "BONEYARD_MAX_TURN_STREAMS_PER_ACCOUNT",
             4,
             (
-                "turn streams (WatchTurns: every turn of the account's seats) one account may "
-                "hold open"
+                "turn streams (WatchTurns, PlayTurns: every turn of the account's seats) one "
+                "account may hold open"
             ),
         ),
         (

@@ -5,8 +5,8 @@ nobody can fill the server's memory or database by asking a lot.
 - open streams (WatchGame, WatchLobby, Seek, WatchSeats, WatchTurns ...): at most
   ``streams_per_peer`` at once per peer;
 - open seeks: at most ``seeks_per_account`` at once per account;
-- open turn streams (WatchTurns): at most ``turn_streams_per_account`` at once per account (one
-  is all a bot needs, whatever it plays; a few more for a restart's overlap);
+- open turn streams (WatchTurns, PlayTurns): at most ``turn_streams_per_account`` at once per
+  account (one is all a bot needs, whatever it plays; a few more for a restart's overlap);
 - ``open_games=False``: only accounts (an API key) create games;
 - games the server plays in (house bots, or a clock whose timeouts it applies), created by one
   peer or account: at most ``served_games`` not over at once, and no new one while the server
@@ -224,8 +224,9 @@ class Quotas:
         """Hold one of ``account``'s open turn streams while the block runs."""
         if self._turn_streams[account] >= self.turn_streams_per_account:
             raise QuotaExceeded(
-                f"the limit of {self.turn_streams_per_account} open turn streams (WatchTurns) "
-                f"an account is reached: one tells every turn of the account; close one first",
+                f"the limit of {self.turn_streams_per_account} open turn streams (WatchTurns, "
+                f"PlayTurns) an account is reached: one tells every turn of the account; close "
+                f"one first",
                 limit="turn_streams_per_account",
             )
         self._turn_streams[account] += 1
