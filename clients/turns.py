@@ -111,8 +111,6 @@ class TurnAnswerer:
             threading.Thread(target=self._work, name=f"turns-{i}", daemon=True)
             for i in range(workers)
         ]
-        self.answers = 0
-        """Answers sent."""
 
     def start(self) -> None:
         for thread in self._threads:
@@ -194,5 +192,4 @@ class TurnAnswerer:
                 if self._outbox.number != stream:
                     return  # the stream was lost while deciding: the new one tells it again
                 self._outbox.put(Request(answer=answer))
-                self.answers += 1
             seat.answered[turn.version] = stream

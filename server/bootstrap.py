@@ -159,7 +159,9 @@ async def create_server(
     )
     game_service_pb2_grpc.add_GameServiceServicer_to_server(parts.games, server)
     turns = TurnWatch(parts.host, parts.feed, parts.seats, parts.competition)
-    lobby = LobbyServicer(parts.app, parts.lobby, parts.seats, parts.games, quotas, turns)
+    lobby = LobbyServicer(
+        parts.app, parts.lobby, parts.seats, parts.games, quotas, turns, parts.metrics.turn_answered
+    )
     competition_pb2_grpc.add_LobbyServiceServicer_to_server(lobby, server)
     tournaments = TournamentServicer(parts.app, parts.director)
     competition_pb2_grpc.add_TournamentServiceServicer_to_server(tournaments, server)

@@ -75,8 +75,8 @@ class LobbyServiceStub:
     PlayTurns: _grpc.StreamStreamMultiCallable[_competition_pb2.PlayTurnsRequest, _competition_pb2.PlayTurnsResponse]
     """WatchTurns and its answers on one call: the server tells the account's turns as WatchTurns
     does (`turn`), and the client answers each on the same stream (`answer`) instead of with a
-    SubmitAction each. A bot playing many games at once saves a call per action: the key is
-    checked once, when the stream opens, and a revoked key ends the stream at once.
+    SubmitAction each. A bot playing many games at once saves a call per action (each answer
+    is still checked as a SubmitAction is, its key too: a revoked key ends the stream).
 
     The first message opens the stream (`open`: the games a reopened stream was playing, as
     WatchTurnsRequest; empty on a first opening); each later one is an `answer`. An answer
@@ -132,8 +132,8 @@ class LobbyServiceAsyncStub(LobbyServiceStub):
     PlayTurns: _aio.StreamStreamMultiCallable[_competition_pb2.PlayTurnsRequest, _competition_pb2.PlayTurnsResponse]  # type: ignore[assignment]
     """WatchTurns and its answers on one call: the server tells the account's turns as WatchTurns
     does (`turn`), and the client answers each on the same stream (`answer`) instead of with a
-    SubmitAction each. A bot playing many games at once saves a call per action: the key is
-    checked once, when the stream opens, and a revoked key ends the stream at once.
+    SubmitAction each. A bot playing many games at once saves a call per action (each answer
+    is still checked as a SubmitAction is, its key too: a revoked key ends the stream).
 
     The first message opens the stream (`open`: the games a reopened stream was playing, as
     WatchTurnsRequest; empty on a first opening); each later one is an `answer`. An answer
@@ -210,8 +210,8 @@ class LobbyServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_abc.Iterator[_competition_pb2.PlayTurnsResponse], _abc.AsyncIterator[_competition_pb2.PlayTurnsResponse]]:
         """WatchTurns and its answers on one call: the server tells the account's turns as WatchTurns
         does (`turn`), and the client answers each on the same stream (`answer`) instead of with a
-        SubmitAction each. A bot playing many games at once saves a call per action: the key is
-        checked once, when the stream opens, and a revoked key ends the stream at once.
+        SubmitAction each. A bot playing many games at once saves a call per action (each answer
+        is still checked as a SubmitAction is, its key too: a revoked key ends the stream).
 
         The first message opens the stream (`open`: the games a reopened stream was playing, as
         WatchTurnsRequest; empty on a first opening); each later one is an `answer`. An answer

@@ -5,9 +5,10 @@ the lobby or the director, map errors."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
 import grpc
@@ -40,7 +41,7 @@ from boneyard.server.games.time_controls import time_control_from_proto, time_co
 from boneyard.server.ops import logs
 from boneyard.server.quotas import Quotas
 from boneyard.server.store.competition import Account, Seek
-from boneyard.server.transport.pipeline import credentials, refusal_for, status_for
+from boneyard.server.transport.pipeline import credentials, refusal_for
 from boneyard.server.transport.refusals import Refusal
 
 __all__ = ["LobbyServicer", "TournamentServicer"]
@@ -79,9 +80,13 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
         games: GameServicer,
         quotas: Quotas,
         turns: TurnWatch,
+        answered: Callable[[str], None] = lambda code: None,
     ) -> None:
+        """``answered(code)``: a turn answered on a PlayTurns stream got ``code`` (the
+        metrics' ``turn_answered``)."""
         self._quotas = quotas
         self._turns = turns
+        self._answered = answered
         self._app = app
         self._lobby = lobby
         self._seats = seats
@@ -209,12 +214,8 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
     ) -> AsyncIterator[competition_pb2.WatchTurnsResponse]:
         key = credentials()
         account = await self._account(context)
-        game_ids = [check_game_id(g) for g in request.game_ids[: MAX_GAME_IDS + 1]]
-        with self._quotas.turn_stream(account.id):
-            playing = await self._turns.seats_in(account, game_ids)
-            async for turn in self._turns.follow(
-                account, playing, lambda: self._still_valid(key)
-            ):
+        async with contextlib.aclosing(self._turns_of(account, key, request)) as turns:
+            async for turn in turns:
                 yield _turn_message(turn)
 
     async def PlayTurns(  # type: ignore[override]
@@ -234,14 +235,12 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
                 "the first message of PlayTurns opens the stream: PlayTurnsRequest.open (empty "
                 "on a first opening), then an answer for each turn"
             )
-        game_ids = [check_game_id(g) for g in opening.open.game_ids[: MAX_GAME_IDS + 1]]
         metadata = context.invocation_metadata()
 
-        async def told() -> AsyncIterator[competition_pb2.PlayTurnsResponse]:
-            async for turn in self._turns.follow(
-                account, playing, lambda: self._still_valid(key)
-            ):
-                yield competition_pb2.PlayTurnsResponse(turn=_turn_message(turn))
+        async def told() -> AsyncGenerator[competition_pb2.PlayTurnsResponse, None]:
+            async with contextlib.aclosing(self._turns_of(account, key, opening.open)) as turns:
+                async for turn in turns:
+                    yield competition_pb2.PlayTurnsResponse(turn=_turn_message(turn))
 
         async def answer(
             request: competition_pb2.PlayTurnsRequest,
@@ -256,11 +255,22 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
                 await self._games.answer_turn(
                     given.game_id, given.seat, given.version, given.action
                 )
-                return None
-            except Exception as error:
-                if status_for(error) is None or isinstance(error, Unauthenticated):
-                    raise  # a bug (INTERNAL, logged), or a key revoked: the stream ends
+            except Unauthenticated:
+                self._answered("UNAUTHENTICATED")
+                raise  # the key was revoked: the stream ends
+            except Exception as error:  # noqa: BLE001 - told as SubmitAction would answer it
+                # Told, and the stream goes on (a bug, INTERNAL, is logged with a request id):
+                # one game's trouble must not stop the account's others.
                 refusal = refusal_for(error, _PLAY_TURNS, metadata)
+                self._answered(refusal.code.name)
+                log.info(
+                    "PlayTurns: game %s seat %d version %d refused %s: %s",
+                    given.game_id[:MAX_ECHOED],
+                    given.seat,
+                    given.version,
+                    refusal.code.name,
+                    refusal.message,
+                )
                 return competition_pb2.PlayTurnsResponse(
                     refused=competition_pb2.TurnRefused(
                         game_id=given.game_id[:MAX_ECHOED],
@@ -272,11 +282,26 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
                         metadata=refusal.metadata,
                     )
                 )
+            self._answered("OK")
+            return None
 
+        async with contextlib.aclosing(answering(told(), requests, answer)) as messages:
+            async for message in messages:
+                yield message
+
+    async def _turns_of(
+        self, account: Account, key: str | None, request: competition_pb2.WatchTurnsRequest
+    ) -> AsyncGenerator[SeatTurn, None]:
+        """The account's turns for WatchTurns and PlayTurns: the games ``request`` names
+        checked, one of the account's turn streams held while they are told."""
+        game_ids = [check_game_id(g) for g in request.game_ids[: MAX_GAME_IDS + 1]]
         with self._quotas.turn_stream(account.id):
             playing = await self._turns.seats_in(account, game_ids)
-            async for message in answering(told(), requests, answer):
-                yield message
+            async with contextlib.aclosing(
+                self._turns.follow(account, playing, lambda: self._still_valid(key))
+            ) as turns:
+                async for turn in turns:
+                    yield turn
 
 
 def _turn_message(turn: SeatTurn) -> competition_pb2.WatchTurnsResponse:

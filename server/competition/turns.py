@@ -1,4 +1,5 @@
-"""An account's turns across all its games, on one stream (``LobbyService.WatchTurns``).
+"""An account's turns across all its games, on one stream (``LobbyService.WatchTurns``, and
+``PlayTurns``, which takes the answers on the same call: ``answering``).
 
 A bot account in a tournament that lets it play many games at once would otherwise hold a
 ``WatchGame`` stream per game to learn when each of its seats is to act. ``TurnWatch`` tells it
@@ -14,13 +15,16 @@ streams, in every process on PostgreSQL); each such game is chosen in the feed
 moves to one of them or ends, here or (any move), through the PostgreSQL notifications, in
 another process. A woken stream looks only at the games that moved, in memory (``GameHost``):
 a publish of any other game, or of a move leaving another account to act, costs it nothing.
+
+``answering`` makes a PlayTurns stream of the turns told and the answers applied concurrently
+(``GameServicer.answer_turn``: what a SubmitAction does), refusals told as messages.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -62,7 +66,7 @@ class SeatTurn:
 
 
 class TurnWatch:
-    """The turns of an account's seats, for ``LobbyService.WatchTurns``."""
+    """The turns of an account's seats, for ``LobbyService.WatchTurns`` and ``PlayTurns``."""
 
     def __init__(
         self, host: GameHost, feed: Feed, seats: SeatWatch, competition: CompetitionStore
@@ -100,7 +104,7 @@ class TurnWatch:
         account: Account,
         playing: Mapping[str, Sequence[int]],
         still_valid: Callable[[], Awaitable[None]],
-    ) -> AsyncIterator[SeatTurn]:
+    ) -> AsyncGenerator[SeatTurn, None]:
         """The account's turns until the caller stops: first of the games in ``playing``
         (game -> seats, from ``seats_in``: those over are told so) and of every game of the
         account not over, then as they come. ``still_valid()`` is awaited whenever the
@@ -198,7 +202,7 @@ class _Failed:
 
     __slots__ = ("error",)
 
-    def __init__(self, error: Exception) -> None:
+    def __init__(self, error: BaseException) -> None:
         self.error = error
 
 
@@ -206,64 +210,82 @@ _END = object()
 
 
 async def answering(
-    told: AsyncIterator[_T],
+    told: AsyncGenerator[_T, None],
     answers: AsyncIterator[_A],
     answer: Callable[[_A], Awaitable[_T | None]],
     in_flight: int = MAX_ANSWERS_IN_FLIGHT,
-) -> AsyncIterator[_T]:
+) -> AsyncGenerator[_T, None]:
     """What a stream each way sends (``LobbyService.PlayTurns``): ``told``'s messages, and
     what ``answer`` says of each of the client's ``answers`` (``None``: nothing), as they come.
 
     Each answer is applied in a task of its own, up to ``in_flight`` at once: a bot's answers
-    in many games are written together (one group commit), not one after the other. The
-    stream ends when the client's answers end (once those in flight are done) or ``told``
-    does; an error of either side ends it with that error."""
-    out: asyncio.Queue[Any] = asyncio.Queue(in_flight)
+    in many games are written together (one group commit), not one after the other. What
+    either side has to send holds a place until it is sent (at most ``in_flight`` each), so a
+    client that does not read stops the stream's work instead of piling it up. The stream ends
+    when the client's answers end (once those in flight are done) or ``told`` does; an error
+    of either side (a cancellation too) ends it with that error. An answer being applied when
+    the stream ends is seen through, not cancelled: what it commits is then the game's."""
+    out: asyncio.Queue[tuple[asyncio.Semaphore | None, Any]] = asyncio.Queue()
+    telling = asyncio.Semaphore(in_flight)
     room = asyncio.Semaphore(in_flight)
     applying: set[asyncio.Task[None]] = set()
+    closing = False
+
+    def ended(task: asyncio.Task[None]) -> None:
+        applying.discard(task)
+        if closing:
+            return
+        if task.cancelled():
+            out.put_nowait((None, _Failed(asyncio.CancelledError())))
+        elif (error := task.exception()) is not None:
+            out.put_nowait((None, _Failed(error)))
 
     async def tell() -> None:
-        try:
-            async for message in told:
-                await out.put(message)
-            await out.put(_END)
-        except Exception as error:  # noqa: BLE001 - handed to the stream, which raises it
-            await out.put(_Failed(error))
+        async with contextlib.aclosing(told) as messages:
+            async for message in messages:
+                await telling.acquire()
+                out.put_nowait((telling, message))
+        out.put_nowait((None, _END))
 
     async def apply(request: _A) -> None:
+        said = None
         try:
             said = await answer(request)
-            if said is not None:
-                await out.put(said)
-        except Exception as error:  # noqa: BLE001 - handed to the stream, which raises it
-            await out.put(_Failed(error))
         finally:
-            room.release()
+            if said is None:
+                room.release()
+            else:
+                out.put_nowait((room, said))  # its place is freed once it is sent
 
     async def read() -> None:
-        try:
-            async for request in answers:
-                await room.acquire()
-                task = asyncio.ensure_future(apply(request))
-                applying.add(task)
-                task.add_done_callback(applying.discard)
-            for _ in range(in_flight):  # every answer in flight done
-                await room.acquire()
-            await out.put(_END)
-        except Exception as error:  # noqa: BLE001 - handed to the stream, which raises it
-            await out.put(_Failed(error))
+        async for request in answers:
+            await room.acquire()
+            task = asyncio.ensure_future(apply(request))
+            applying.add(task)
+            task.add_done_callback(ended)
+        for _ in range(in_flight):  # every answer in flight done and what it said sent
+            await room.acquire()
+        out.put_nowait((None, _END))
 
     sides = [asyncio.ensure_future(tell()), asyncio.ensure_future(read())]
+    for side in sides:
+        side.add_done_callback(ended)
     try:
         while True:
-            item = await out.get()
+            place, item = await out.get()
             if item is _END:
                 return
             if type(item) is _Failed:
                 raise item.error
             yield item
+            if place is not None:
+                place.release()
     finally:
-        tasks = [*sides, *applying]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        closing = True
+        for side in sides:
+            side.cancel()
+        await asyncio.gather(*sides, return_exceptions=True)
+        if applying:
+            # Not cancelled: an answer cancelled while it commits could leave this copy of
+            # its game behind its log. (``asyncio.wait`` cancels nothing if this is cancelled.)
+            await asyncio.wait(set(applying))

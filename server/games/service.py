@@ -172,8 +172,11 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     # ------------------------------------------------------------ seats and auth
 
-    async def seat(self, game_id: str, asked: int | None, required: bool) -> int | None:
-        """The seat the caller's credentials open (``None``: a spectator)."""
+    async def seat(
+        self, game_id: str, asked: int | None, required: bool, known: bool = True
+    ) -> int | None:
+        """The seat the caller's credentials open (``None``: a spectator); ``known``: the
+        game, seat and account go into the call's log context."""
         token = credentials()
         if token is None:
             if required:
@@ -214,7 +217,8 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
                 seat=seat,
                 asked=asked,
             )
-        logs.known(game=game_id, seat=seat, account=account.name if account else None)
+        if known:
+            logs.known(game=game_id, seat=seat, account=account.name if account else None)
         return seat
 
     # ------------------------------------------------------------ games
@@ -399,9 +403,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         if request.expected_version == 0:
             raise InvalidArgument("expected_version is required: send the version of your view")
         asked = request.seat if request.HasField("seat") else None
-        seat = await self.seat(game_id, asked, required=True)
-        assert seat is not None
-        command = codec.action_from_proto(request.action, seat)
+        seat, command = await self._command(game_id, asked, request.action)
 
         def response_for(version: int, state: GameState) -> bytes:
             response = game_service_pb2.SubmitActionResponse(
@@ -427,12 +429,19 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         game_id = check_game_id(game_id)
         if version == 0:
             raise InvalidArgument("version is required: the turn's (WatchTurnsResponse.version)")
-        seat = await self.seat(game_id, asked, required=True)
-        assert seat is not None
-        command = codec.action_from_proto(action, seat)
+        # Not ``known`` to the log's context: the stream's many answers share the call's one.
+        seat, command = await self._command(game_id, asked, action, known=False)
         await self._host.submit(
             game_id, seat, version, f"turn:{seat}:{version}", command, _version_only
         )
+
+    async def _command(
+        self, game_id: str, asked: int | None, action: actions_pb2.Action, known: bool = True
+    ) -> tuple[int, engine.Command]:
+        """The seat the caller acts for, and its action as the engine's command."""
+        seat = await self.seat(game_id, asked, required=True, known=known)
+        assert seat is not None
+        return seat, codec.action_from_proto(action, seat)
 
     # The base class says messages; this yields them encoded, which the doors send as they are.
     async def WatchGame(  # type: ignore[override]

@@ -159,6 +159,14 @@ class Metrics:
             "Seats that ran out of time and had their game's timeout policy applied",
             registry=registry,
         )
+        self.turn_answers = Counter(
+            "boneyard_turn_answers",
+            "Turns answered on PlayTurns streams (each an action, as a SubmitAction is), by "
+            "the status code the answer got (OK: applied; else told on the stream as refused)",
+            ["grpc_code"],
+            registry=registry,
+        )
+        self._turn_answers: dict[str, Counter] = {}
 
     def call(self, method: str, transport: str, kind: str) -> CallMetrics:
         """The metrics of ``method`` (``/package.Service/Method``) on the door ``transport``
@@ -195,6 +203,13 @@ class Metrics:
 
     def timed_out(self) -> None:
         self.timeouts.inc()
+
+    def turn_answered(self, code: str) -> None:
+        """A turn answered on a PlayTurns stream got ``code`` (``OK``: applied)."""
+        child = self._turn_answers.get(code)
+        if child is None:
+            child = self._turn_answers[code] = self.turn_answers.labels(code)
+        child.inc()
 
 
 class CallMetrics:

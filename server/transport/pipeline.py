@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -257,26 +257,15 @@ class Pipeline:
         *,
         check: Callable[[Any], None] | None = None,
         answered: Answered = _never_answered,
-    ) -> Callable[[Any, Any, Caller], AsyncIterator[Any]]:
+    ) -> Callable[[Any, Any, Caller], AsyncGenerator[Any, None]]:
         """As ``unary``, for a server stream: its messages as the handler yields them."""
-        refuse = self._refuser(method)
-        drain, quotas = self._drain, self._quotas
 
-        async def call(request: Any, context: Any, caller: Caller) -> AsyncIterator[Any]:
-            with self._observe(method, transport, caller, request, SERVER_STREAM) as outcome:
-                try:
-                    if check is not None:
-                        check(request)
-                    refuse()
-                    use_credentials(caller.metadata)
-                    with quotas.stream(peer_of(caller.peer)):
-                        async for message in drain.stream(method, handler(request, context)):
-                            outcome.sent()
-                            yield message
-                except Exception as error:  # noqa: BLE001 - every error gets a status
-                    raise _refused(error, method, context, caller, outcome, answered) from None
+        def opened(request: Any, context: Any, outcome: Outcome) -> AsyncIterator[Any]:
+            if check is not None:
+                check(request)
+            return handler(request, context)
 
-        return call
+        return self._streamed(method, transport, SERVER_STREAM, opened, answered)
 
     def bidi(
         self,
@@ -286,15 +275,13 @@ class Pipeline:
         *,
         check: Callable[[Any], None] | None = None,
         answered: Answered = _never_answered,
-    ) -> Callable[[AsyncIterator[Any], Any, Caller], AsyncIterator[Any]]:
+    ) -> Callable[[AsyncIterator[Any], Any, Caller], AsyncGenerator[Any, None]]:
         """As ``stream``, for a stream each way: the handler reads the client's messages as
-        they come, each checked by ``check`` first (one the door could not read ends the call
-        with its refusal), and its own messages go out as it yields them."""
-        refuse = self._refuser(method)
-        drain, quotas = self._drain, self._quotas
+        they come, each counted and checked by ``check`` first (one the door could not read
+        ends the call with its refusal), and its own messages go out as it yields them."""
 
-        async def call(
-            requests: AsyncIterator[Any], context: Any, caller: Caller
+        def opened(
+            requests: AsyncIterator[Any], context: Any, outcome: Outcome
         ) -> AsyncIterator[Any]:
             async def checked() -> AsyncIterator[Any]:
                 async for request in requests:
@@ -303,12 +290,32 @@ class Pipeline:
                         check(request)
                     yield request
 
-            with self._observe(method, transport, caller, None, BIDI_STREAM) as outcome:
+            return handler(checked(), context)
+
+        return self._streamed(method, transport, BIDI_STREAM, opened, answered)
+
+    def _streamed(
+        self,
+        method: str,
+        transport: str,
+        kind: str,
+        opened: Callable[[Any, Any, Outcome], AsyncIterator[Any]],
+        answered: Answered,
+    ) -> Callable[[Any, Any, Caller], AsyncGenerator[Any, None]]:
+        """A stream's call: ``opened(request or requests, context, outcome)`` checks what it
+        can and makes the handler's stream of messages."""
+        refuse = self._refuser(method)
+        drain, quotas = self._drain, self._quotas
+
+        async def call(request: Any, context: Any, caller: Caller) -> AsyncGenerator[Any, None]:
+            observed = request if kind == SERVER_STREAM else None  # (a stream: none yet)
+            with self._observe(method, transport, caller, observed, kind) as outcome:
                 try:
+                    messages = opened(request, context, outcome)
                     refuse()
                     use_credentials(caller.metadata)
                     with quotas.stream(peer_of(caller.peer)):
-                        async for message in drain.stream(method, handler(checked(), context)):
+                        async for message in drain.stream(method, messages):
                             outcome.sent()
                             yield message
                 except Exception as error:  # noqa: BLE001 - every error gets a status

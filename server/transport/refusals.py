@@ -25,7 +25,7 @@ from boneyard.records.record import MalformedRecord
 from boneyard.server.errors import AppError
 from boneyard.server.store import errors as store_errors
 
-__all__ = ["DOMAIN", "STATUS_TRAILER", "Refusal", "reason_of", "reasons"]
+__all__ = ["DOMAIN", "STATUS_TRAILER", "Refusal", "reason_of", "reasons", "too_large"]
 
 DOMAIN = "boneyard.v1"
 """The ``ErrorInfo.domain`` of every refusal: the API's package."""
@@ -95,3 +95,17 @@ class Refusal:
         """For ``context.abort_with_status``: the code, the message, and the ``Status`` in
         the ``grpc-status-details-bin`` trailer."""
         return rpc_status.to_status(self.status_proto())
+
+
+def too_large(method: str, size: str, limit: int) -> Refusal:
+    """A request of ``method`` (``/package.Service/Method``) of ``size`` bytes, over its
+    ``limit``: RESOURCE_EXHAUSTED, as gRPC itself answers a message over its receive limit,
+    alike on both doors."""
+    name = method.rsplit("/", 1)[-1] or "this"
+    return Refusal(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        f"the request is {size} bytes; a {name} request is at most {limit} bytes "
+        f"(refused unread)",
+        "REQUEST_TOO_LARGE",
+        {"size": size, "limit": str(limit)},
+    )

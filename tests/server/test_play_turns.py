@@ -311,6 +311,45 @@ def test_a_malformed_answer_is_refused_on_the_stream(
             p.stop()
 
 
+def test_a_fault_in_one_answer_is_told_internal_and_the_stream_plays_on(
+    server: RunningServer, client: Client, four: list[tuple[str, str]]
+) -> None:
+    games = server.app.games
+    real = games.answer_turn
+    faulty: set[str] = set()
+
+    async def answer_turn(game_id: str, *args: object) -> None:
+        if game_id in faulty:
+            faulty.discard(game_id)
+            raise RuntimeError("a bug")
+        await real(game_id, *args)  # type: ignore[arg-type]
+
+    games.answer_turn = answer_turn
+    players = [Player(client.channel, key) for _, key in four]
+    try:
+        table = reserved_game(server, client, four, hand_limit=1)
+        player, turn = first_turn(players, table.game_id)
+        faulty.add(table.game_id)  # the next answer in this game meets a bug
+        player.send_answer(turn, turn.view.legal_actions[0])
+        (refused,) = wait_for(player.refusals, "the fault told")
+        assert refused.code == grpc.StatusCode.INTERNAL.value[0]
+        assert "logged on the server as request" in refused.message
+        assert version_of(client, table.game_id) == turn.version
+        # The same turn answered again, on the same stream, is applied; the stream goes on.
+        player.send_answer(turn, turn.view.legal_actions[0])
+        wait_for(lambda: version_of(client, table.game_id) > turn.version, "the answer applied")
+        nxt = next(p for p in players if p.key == table.tokens[(turn.seat + 1) % 4])
+        wait_for(lambda: nxt.turns(table.game_id), "the next seat's turn told")
+        assert all(p.error is None for p in players)
+        answers = server.app.metrics.registry.get_sample_value
+        assert answers("boneyard_turn_answers_total", {"grpc_code": "INTERNAL"}) == 1
+        assert answers("boneyard_turn_answers_total", {"grpc_code": "OK"}) >= 1
+    finally:
+        games.answer_turn = real
+        for p in players:
+            p.stop()
+
+
 # ---------------------------------------------------------------- the stream itself
 
 

@@ -14,16 +14,17 @@ interceptor hands every call to it, and says what only gRPC has.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
 
 from boneyard.server.transport.pipeline import Caller, Pipeline, Refused
-from boneyard.server.transport.refusals import Refusal
+from boneyard.server.transport.refusals import Refusal, too_large
 
-__all__ = ["Oversized", "PipelineInterceptor", "Undecodable", "size_refusal"]
+__all__ = ["Oversized", "PipelineInterceptor", "Undecodable"]
 
 Handler = Callable[[Any, grpc.aio.ServicerContext], Any]
 
@@ -165,18 +166,6 @@ class _Wrapping(grpc.aio.ServerInterceptor):
         raise NotImplementedError
 
 
-def size_refusal(request: Oversized, method: str) -> Refusal:
-    # RESOURCE_EXHAUSTED, as gRPC itself answers a message over its receive limit, and as the
-    # HTTP listener answers a body over the method's limit (http_door).
-    return Refusal(
-        grpc.StatusCode.RESOURCE_EXHAUSTED,
-        f"the request is {request.size} bytes; a {method.rsplit('/', 1)[-1]} request is at "
-        f"most {request.limit} bytes (refused unread)",
-        "REQUEST_TOO_LARGE",
-        {"size": str(request.size), "limit": str(request.limit)},
-    )
-
-
 def bytes_refusal(request: Undecodable, method: str) -> Refusal:
     return Refusal(
         grpc.StatusCode.INVALID_ARGUMENT,
@@ -192,7 +181,7 @@ def _checker(method: str) -> Callable[[Any], None]:
     def check(request: Any) -> None:
         kind = type(request)
         if kind is Oversized:
-            raise Refused(size_refusal(request, method))
+            raise Refused(too_large(method, str(request.size), request.limit))
         if kind is Undecodable:
             raise Refused(bytes_refusal(request, method))
 
@@ -232,31 +221,23 @@ class PipelineInterceptor(_Wrapping):
 
             return run
 
-        def stream(inner: Handler) -> Handler:
-            call = pipeline.stream(method, "grpc", inner, check=check, answered=_answered)
-
+        def streaming(call: Callable[[Any, Any, Caller], AsyncGenerator[Any, None]]) -> Handler:
             async def run(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
                 caller = Caller(context.invocation_metadata(), context.peer())
                 try:
-                    async for message in call(request, context, caller):
-                        yield message
+                    async with contextlib.aclosing(call(request, context, caller)) as messages:
+                        async for message in messages:
+                            yield message
                 except Refused as refused:
                     await context.abort_with_status(refused.refusal.status())
 
             return run
+
+        def stream(inner: Handler) -> Handler:
+            return streaming(pipeline.stream(method, "grpc", inner, check=check, answered=_answered))
 
         def bidi(inner: Handler) -> Handler:
-            call = pipeline.bidi(method, "grpc", inner, check=check, answered=_answered)
-
-            async def run(requests: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-                caller = Caller(context.invocation_metadata(), context.peer())
-                try:
-                    async for message in call(requests, context, caller):
-                        yield message
-                except Refused as refused:
-                    await context.abort_with_status(refused.refusal.status())
-
-            return run
+            return streaming(pipeline.bidi(method, "grpc", inner, check=check, answered=_answered))
 
         limit = pipeline.limit(method)
         return _wrap(handler, unary, stream, tolerant=True, limit=limit, bidi=bidi)

@@ -22,9 +22,10 @@ here), ``GET /healthz`` (the gRPC health service's answer, as JSON), and the web
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -202,9 +203,9 @@ def bridge(service: ServiceDescriptor, servicer: object, pipeline: Pipeline) -> 
     methods: dict[str, Callable[..., Any]] = {}
     for method in service.methods:
         handler = getattr(servicer, method.name)
-        if method.client_streaming:
-            methods[_snake(method.name)] = _bidi(method, handler, pipeline)
-        elif method.server_streaming:
+        if method.client_streaming and not method.server_streaming:
+            raise TypeError(f"{method.full_name}: a client stream alone is not served")
+        if method.server_streaming:
             methods[_snake(method.name)] = _streaming(method, handler, pipeline)
         else:
             methods[_snake(method.name)] = _unary(method, handler, pipeline)
@@ -268,64 +269,50 @@ def _streaming(
     pipeline: Pipeline,
 ) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]]:
     path = f"/{method.containing_service.full_name}/{method.name}"
+    if method.client_streaming:  # a stream each way: its requests read as they come
+        return _answering(method, pipeline.bidi(path, "http", handler), _read)
+    return _answering(method, pipeline.stream(path, "http", handler), lambda request: request)
+
+
+def _answering(
+    method: MethodDescriptor,
+    piped: Callable[[Any, Any, Caller], AsyncGenerator[Any, None]],
+    read: Callable[[Any], Any],
+) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]]:
     output = message_factory.GetMessageClass(method.output_type)
-    piped = pipeline.stream(path, "http", handler)
 
     async def call(request: Any, ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
         context = _Context(ctx)
+        caller = Caller(context.invocation_metadata(), context.peer())
         try:
-            async for message in piped(
-                request, context, Caller(context.invocation_metadata(), context.peer())
-            ):
-                # WatchGame's messages are encoded once for every watcher (bytes), and sent
-                # as they are by the binary codec.
-                yield Encoded(message, output) if type(message) is bytes else message
+            async with contextlib.aclosing(piped(read(request), context, caller)) as messages:
+                async for message in messages:
+                    # WatchGame's messages are encoded once for every watcher (bytes), and
+                    # sent as they are by the binary codec.
+                    yield Encoded(message, output) if type(message) is bytes else message
         except Refused as refused:
             raise _connect_error(refused.refusal) from None
 
     return call
 
 
-def _bidi(
-    method: MethodDescriptor,
-    handler: Callable[[AsyncIterator[Any], Any], AsyncIterator[Any]],
-    pipeline: Pipeline,
-) -> Callable[[AsyncIterator[Any], RequestContext[Any, Any]], AsyncIterator[Any]]:
-    path = f"/{method.containing_service.full_name}/{method.name}"
-    piped = pipeline.bidi(path, "http", handler)
-
-    async def read(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
-        # The door hands such a body on unread: connectrpc finds what is wrong with it (a cut
-        # envelope, a message over the limit) as it reads, and that is the client's doing.
-        try:
-            async for request in requests:
-                yield request
-        except StreamRefused as refused:
-            raise Refused(refused.refusal) from None
-        except ConnectError as error:
-            raise Refused(_request_refusal(error)) from None
-
-    async def call(
-        requests: AsyncIterator[Any], ctx: RequestContext[Any, Any]
-    ) -> AsyncIterator[Any]:
-        context = _Context(ctx)
-        try:
-            async for message in piped(
-                read(requests), context, Caller(context.invocation_metadata(), context.peer())
-            ):
-                yield message
-        except Refused as refused:
-            raise _connect_error(refused.refusal) from None
-
-    return call
+async def _read(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    """A stream's requests as connectrpc reads them: the door hands such a body on unread
+    (bounding each message), and connectrpc finds what else is wrong with it (a cut envelope)
+    as it reads, which is the client's doing, or that the client went away."""
+    try:
+        async for request in requests:
+            yield request
+    except StreamRefused as refused:
+        raise Refused(refused.refusal) from None
+    except ConnectError as error:
+        raise Refused(_request_refusal(error)) from None
 
 
 def _request_refusal(error: ConnectError) -> Refusal:
     """A request connectrpc could not read, as the door refuses one it reads itself."""
-    if error.code is Code.RESOURCE_EXHAUSTED:  # a message over the limit
-        return Refusal(
-            grpc.StatusCode.RESOURCE_EXHAUSTED, shortened(error.message), "REQUEST_TOO_LARGE"
-        )
+    if error.code is Code.CANCELED:  # the client went away before its request ended
+        return Refusal(grpc.StatusCode.CANCELLED, "the client went away", "MALFORMED_REQUEST")
     return Refusal(grpc.StatusCode.INVALID_ARGUMENT, shortened(error.message), "MALFORMED_REQUEST")
 
 

@@ -19,10 +19,10 @@ wait or work for nothing.
   its encoding, ``json`` or ``proto``; any other, or none, is INVALID_ARGUMENT (connectrpc would
   answer 415, which says nothing of the query). A GET of a method with side effects is
   connectrpc's 405, ``Allow: POST``.
-- A stream each way (``streams``: PlayTurns, server reflection's) is the
-  exception: its requests come one by one while the answers go, so its body is handed on as it
-  arrives, each message bounded by its application's own limit (connectrpc's
-  ``read_max_bytes``).
+- A stream each way (``streams``: PlayTurns, server reflection's) is the exception: its
+  requests come one by one while the answers go, so its body is handed on as it arrives, and
+  each message is bounded by the method's limit as its envelope begins (``StreamRefused``,
+  REQUEST_TOO_LARGE as any request over its limit, raised into the application reading it).
 - Whatever escapes the applications (a bug) is INTERNAL with a request id, logged on one line.
 - An error's message is at most ``MAX_MESSAGE`` characters, as on the gRPC port, whoever
   wrote it: connectrpc quotes a header or a value of the body whole in some of its messages
@@ -60,7 +60,7 @@ from connectrpc.errors import ConnectError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from boneyard.server.transport.pipeline import MAX_MESSAGE, shortened
-from boneyard.server.transport.refusals import Refusal
+from boneyard.server.transport.refusals import Refusal, too_large
 
 __all__ = [
     "DEFAULT_BODY_TIMEOUT",
@@ -232,7 +232,7 @@ class Door:
         message_limit = self._limit(path)
         limit = message_limit + envelope
         declared = headers.get(b"content-length")
-        too_large = declared is not None and declared.isdigit() and int(declared) > limit
+        over = declared is not None and declared.isdigit() and int(declared) > limit
         chunks: list[bytes] = []
         size = 0
         deadline = time.monotonic() + self._body_timeout
@@ -258,17 +258,17 @@ class Door:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > limit:
-                too_large = True
-            if not too_large:
+                over = True
+            if not over:
                 chunks.append(chunk)
             if not message.get("more_body", False):
                 finished = True
             elif size > DRAIN_LIMIT:
                 break  # read enough to be sure: answer, and close what is left
-        if too_large:
+        if over:
             whole = int(declared) if declared is not None and declared.isdigit() else None
             shown = str(whole - envelope) if whole is not None else f"over {size - envelope}"
-            raise _Refused(_too_large(path, shown, message_limit), close=not finished)
+            raise _Refused(too_large(path, shown, message_limit), close=not finished)
         return b"".join(chunks)
 
     async def _refuse(
@@ -287,17 +287,6 @@ class Door:
         if refusal.code is grpc.StatusCode.CANCELLED:
             return  # nobody to answer
         await _write_refusal(send, protocol, refusal, close=refused.close)
-
-
-def _too_large(path: str, shown: str, limit: int) -> Refusal:
-    method = path.rsplit("/", 1)[-1] or "this"
-    return Refusal(
-        grpc.StatusCode.RESOURCE_EXHAUSTED,
-        f"the request is {shown} bytes; a {method} request is at most {limit} bytes "
-        f"(refused unread)",
-        "REQUEST_TOO_LARGE",
-        {"size": shown, "limit": str(limit)},
-    )
 
 
 class StreamRefused(ConnectError):
@@ -336,7 +325,7 @@ def _bounded(receive: Receive, limit: int, path: str) -> Receive:
                 length = int.from_bytes(header[1:], "big")
                 header.clear()
                 if length > limit:
-                    raise StreamRefused(_too_large(path, str(length), limit))
+                    raise StreamRefused(too_large(path, str(length), limit))
                 left = length
         return message
 
