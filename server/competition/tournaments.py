@@ -458,6 +458,10 @@ class TournamentDirector:
         played. Two processes racing pair a round once (``pair_swiss_round``)."""
         paired = self._competition.swiss_rounds(tournament.id)
         current = len(paired)
+        if current and not any(g.round == current for g in games):
+            # ``games`` were read before another process paired the round (every round has
+            # games): without them, the round would look over and the next be paired too.
+            games = self._competition.tournament_games(tournament.id)
         if current and not all(g.status in _OVER for g in games if g.round == current):
             return games, False
         if current >= tournament.rounds:

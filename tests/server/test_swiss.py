@@ -22,7 +22,7 @@ from boneyard.server.competition.tournaments import (
     swiss_games,
     swiss_schedule,
 )
-from boneyard.server.store.competition import CompetitionStore
+from boneyard.server.store.competition import CompetitionStore, TournamentGame
 from tests.server.api_helpers import RPC_TIMEOUT, Client, RunningServer, bearer, log_events
 from tests.server.test_competition import account, organiser, tournaments, wait_for
 from tests.server.test_matches import bots, play_out, record_scores
@@ -253,6 +253,35 @@ def test_a_malformed_swiss_tournament_is_invalid_and_nothing_is_stored(
     assert message in (caught.value.details() or "")
     after = len(stub.ListTournaments(competition_pb2.ListTournamentsRequest()).tournaments)
     assert after == before
+
+
+def test_a_director_whose_games_predate_a_round_paired_elsewhere_does_not_pair_the_next(
+    server: RunningServer, client: Client
+) -> None:
+    """What two directors racing came to on a loaded machine: one read the tournament's games,
+    the other paired round 1, then the first found round 1 paired and none of its games in
+    its list, as if the round were over, and paired round 2 at once."""
+    names = [account(server)[0] for _ in range(6)]
+    tid = (
+        tournaments(client)
+        .CreateTournament(
+            swiss_request(names, rounds=2, deals=2),
+            metadata=bearer(organiser(server)),
+            timeout=RPC_TIMEOUT,
+        )
+        .tournament.tournament_id
+    )
+    competition: CompetitionStore = server.app.competition
+    competition.set_tournament_status(tid, "running")
+    tournament = competition.tournament(tid)
+    assert tournament is not None
+    first, late = TournamentDirector(server.app), TournamentDirector(server.app)
+    stale: list[TournamentGame] = []  # read before round 1 was paired
+    first._swiss_round(tournament, stale)
+    games, over = late._swiss_round(tournament, stale)
+    assert [r.round for r in competition.swiss_rounds(tid)] == [1]
+    assert not over and {g.round for g in games} == {1}
+    competition.set_tournament_status(tid, "cancelled")
 
 
 def test_two_directors_racing_pair_a_round_once(server: RunningServer, client: Client) -> None:
