@@ -93,6 +93,7 @@ NOT_TILES = frozenset(
         "draws",
         "losses",
         "byes",
+        "code",
     }
 )
 """Every other uint32 field the API sends (a new one fails the guard test below until it is
