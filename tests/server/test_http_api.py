@@ -573,10 +573,9 @@ def test_seeking_and_watching_seats_through_every_door(world: World) -> None:
         assert told[0].assignment.seat == seated[door.name].seat
 
 
-def test_an_accounts_turns_through_every_door(world: World) -> None:
-    """The seat to act of a game reserved for four accounts: its account's WatchTurns (through
-    each door) tells the same turn with the same view; and a game it ended, named by a
-    reopened stream, the same end."""
+def _reserved_for_four(world: World) -> tuple[Any, Any, str]:
+    """A one-hand game reserved for four new bot accounts: CreateGame's answer, the view of
+    its first turn, and the key of the account to act."""
     organiser = world.account("player")[1]
     accounts = [world.account() for _ in range(4)]
     made = world.grpc.call(
@@ -593,7 +592,14 @@ def test_an_accounts_turns_through_every_door(world: World) -> None:
     view = world.grpc.call(
         "GameService.GetView", game_service_pb2.GetViewRequest(game_id=made.game_id)
     ).view
-    key = accounts[view.turn][1]
+    return made, view, accounts[view.turn][1]
+
+
+def test_an_accounts_turns_through_every_door(world: World) -> None:
+    """The seat to act of a game reserved for four accounts: its account's WatchTurns (through
+    each door) tells the same turn with the same view; and a game it ended, named by a
+    reopened stream, the same end."""
+    made, view, key = _reserved_for_four(world)
     turn = competition_pb2.WatchTurnsRequest()
     (told,) = assert_same_everywhere(
         world, lambda d: d.stream("LobbyService.WatchTurns", turn, 1, key)
@@ -622,23 +628,7 @@ def test_an_accounts_turns_played_on_one_stream_through_the_grpc_port(world: Wor
     listener: tests/server/test_play_turns.py). Connect over HTTP/1.1 and gRPC-Web cannot
     stream a request while its answer streams (a browser's fetch cannot), so a web client
     uses WatchTurns and SubmitAction."""
-    organiser = world.account("player")[1]
-    accounts = [world.account() for _ in range(4)]
-    made = world.grpc.call(
-        "GameService.CreateGame",
-        game_service_pb2.CreateGameRequest(
-            rules=rules_pb2.Ruleset(preset="texas42", hand_limit=1),
-            reservations=[
-                game_service_pb2.SeatReservation(seat=seat, account_name=name)
-                for seat, (name, _) in enumerate(accounts)
-            ],
-        ),
-        organiser,
-    )
-    view = world.grpc.call(
-        "GameService.GetView", game_service_pb2.GetViewRequest(game_id=made.game_id)
-    ).view
-    key = accounts[view.turn][1]
+    made, view, key = _reserved_for_four(world)
     opening = competition_pb2.PlayTurnsRequest(open=competition_pb2.WatchTurnsRequest())
     answered = threading.Event()
 

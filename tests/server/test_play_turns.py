@@ -11,10 +11,11 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import grpc
 import pytest
-from api_helpers import RPC_TIMEOUT, Client, RunningServer, bearer, rpc_error
+from api_helpers import RPC_TIMEOUT, Client, RunningServer, Table, bearer, rpc_error
 
 from boneyard.api.v1 import (
     actions_pb2,
@@ -175,103 +176,106 @@ def test_games_answered_only_on_the_turn_streams_are_played_to_their_end(
             p.stop()
 
 
-def test_an_answer_sent_again_is_applied_once(
+@dataclass
+class FirstTurn:
+    """A game reserved for four accounts, each with its PlayTurns stream open (answering
+    nothing by itself), and its first turn told: to ``player``."""
+
+    players: list[Player]
+    table: Table
+    player: Player
+    turn: Turn
+
+    @property
+    def game_id(self) -> str:
+        return self.table.game_id
+
+    def next_seat_told(self) -> list[Turn]:
+        """The next seat's turns told (after the first was answered)."""
+        key = self.table.tokens[(self.turn.seat + 1) % 4]
+        return next(p for p in self.players if p.key == key).turns(self.game_id)
+
+
+@pytest.fixture
+def first(
     server: RunningServer, client: Client, four: list[tuple[str, str]]
-) -> None:
+) -> Iterator[FirstTurn]:
     players = [Player(client.channel, key) for _, key in four]
     try:
         table = reserved_game(server, client, four, hand_limit=1)
         player, turn = first_turn(players, table.game_id)
-        player.send_answer(turn, turn.view.legal_actions[0])
-        player.send_answer(turn, turn.view.legal_actions[0])  # as after a lost connection
-        wait_for(lambda: version_of(client, table.game_id) > turn.version, "the answer applied")
-        # The next seat's turn is told: both answers have been handled by then.
-        nxt = (turn.seat + 1) % 4
-        waiting = next(p for p in players if p.key == table.tokens[nxt])
-        wait_for(lambda: waiting.turns(table.game_id), "the next seat's turn")
-        assert version_of(client, table.game_id) == turn.version + 1
-        assert player.refusals() == [] and player.error is None
+        yield FirstTurn(players, table, player, turn)
     finally:
         for p in players:
             p.stop()
+
+
+def test_an_answer_sent_again_is_applied_once(client: Client, first: FirstTurn) -> None:
+    turn = first.turn
+    first.player.send_answer(turn, turn.view.legal_actions[0])
+    first.player.send_answer(turn, turn.view.legal_actions[0])  # as after a lost connection
+    wait_for(lambda: version_of(client, first.game_id) > turn.version, "the answer applied")
+    wait_for(first.next_seat_told, "the next seat's turn")  # both answers handled by then
+    assert version_of(client, first.game_id) == turn.version + 1
+    assert first.player.refusals() == [] and first.player.error is None
 
 
 # ---------------------------------------------------------------- answers refused, stream goes on
 
 
 def test_an_answer_at_a_version_passed_is_refused_on_the_stream_and_the_stream_goes_on(
-    server: RunningServer, client: Client, four: list[tuple[str, str]]
+    client: Client, first: FirstTurn
 ) -> None:
-    players = [Player(client.channel, key) for _, key in four]
-    try:
-        table = reserved_game(server, client, four, hand_limit=1)
-        player, turn = first_turn(players, table.game_id)
-        player.send_answer(turn, turn.view.legal_actions[0], version=turn.version + 5)
-        (refused,) = wait_for(player.refusals, "the refusal told")
-        assert refused.reason == "STALE_VERSION"
-        assert refused.code == grpc.StatusCode.ABORTED.value[0]
-        assert (refused.game_id, refused.seat, refused.version) == (
-            table.game_id,
-            turn.seat,
-            turn.version + 5,
-        )
-        assert refused.metadata["current_version"] == str(turn.version)
-        assert version_of(client, table.game_id) == turn.version  # nothing changed
-        player.send_answer(turn, turn.view.legal_actions[0])
-        wait_for(lambda: version_of(client, table.game_id) > turn.version, "the answer applied")
-        assert player.error is None
-    finally:
-        for p in players:
-            p.stop()
+    player, turn = first.player, first.turn
+    player.send_answer(turn, turn.view.legal_actions[0], version=turn.version + 5)
+    (refused,) = wait_for(player.refusals, "the refusal told")
+    assert refused.reason == "STALE_VERSION"
+    assert refused.code == grpc.StatusCode.ABORTED.value[0]
+    assert (refused.game_id, refused.seat, refused.version) == (
+        first.game_id,
+        turn.seat,
+        turn.version + 5,
+    )
+    assert refused.metadata["current_version"] == str(turn.version)
+    assert version_of(client, first.game_id) == turn.version  # nothing changed
+    player.send_answer(turn, turn.view.legal_actions[0])
+    wait_for(lambda: version_of(client, first.game_id) > turn.version, "the answer applied")
+    assert player.error is None
 
 
 def test_an_answer_the_rules_refuse_is_told_with_the_engines_reason(
-    server: RunningServer, client: Client, four: list[tuple[str, str]]
+    client: Client, first: FirstTurn
 ) -> None:
-    players = [Player(client.channel, key) for _, key in four]
-    try:
-        table = reserved_game(server, client, four, hand_limit=1)
-        player, turn = first_turn(players, table.game_id)
-        # The auction opens the hand: a bid of one point is under the minimum (30).
-        too_low = actions_pb2.Action(bid=rules_pb2.Bid(kind=rules_pb2.BID_KIND_POINTS, amount=1))
-        player.send_answer(turn, too_low)
-        (refused,) = wait_for(player.refusals, "the refusal told")
-        assert refused.code == grpc.StatusCode.FAILED_PRECONDITION.value[0]
-        assert refused.reason == "BID_TOO_LOW"
-        assert "bid" in refused.message
-        assert version_of(client, table.game_id) == turn.version
-        assert player.error is None
-    finally:
-        for p in players:
-            p.stop()
+    # The auction opens the hand: a bid of one point is under the minimum (30).
+    too_low = actions_pb2.Action(bid=rules_pb2.Bid(kind=rules_pb2.BID_KIND_POINTS, amount=1))
+    first.player.send_answer(first.turn, too_low)
+    (refused,) = wait_for(first.player.refusals, "the refusal told")
+    assert refused.code == grpc.StatusCode.FAILED_PRECONDITION.value[0]
+    assert refused.reason == "BID_TOO_LOW"
+    assert "bid" in refused.message
+    assert version_of(client, first.game_id) == first.turn.version
+    assert first.player.error is None
 
 
 def test_an_answer_for_a_seat_the_account_does_not_hold_is_refused(
-    server: RunningServer, client: Client, four: list[tuple[str, str]]
+    server: RunningServer, client: Client, first: FirstTurn
 ) -> None:
-    players = [Player(client.channel, key) for _, key in four]
+    turn = first.turn
+    other = competition_pb2.WatchTurnsResponse()
+    other.CopyFrom(turn)
+    other.seat = (turn.seat + 1) % 4
+    first.player.send_answer(other, turn.view.legal_actions[0])
+    (refused,) = wait_for(first.player.refusals, "the refusal told")
+    assert refused.code == grpc.StatusCode.PERMISSION_DENIED.value[0]
+    stranger = Player(client.channel, account(server)[1])
     try:
-        table = reserved_game(server, client, four, hand_limit=1)
-        player, turn = first_turn(players, table.game_id)
-        other = competition_pb2.WatchTurnsResponse()
-        other.CopyFrom(turn)
-        other.seat = (turn.seat + 1) % 4
-        player.send_answer(other, turn.view.legal_actions[0])
-        (refused,) = wait_for(player.refusals, "the refusal told")
+        stranger.send_answer(turn, turn.view.legal_actions[0])
+        (refused,) = wait_for(stranger.refusals, "the stranger's refusal told")
         assert refused.code == grpc.StatusCode.PERMISSION_DENIED.value[0]
-        assert version_of(client, table.game_id) == turn.version
-        stranger = Player(client.channel, account(server)[1])
-        try:
-            stranger.send_answer(turn, turn.view.legal_actions[0])
-            (refused,) = wait_for(stranger.refusals, "the stranger's refusal told")
-            assert refused.code == grpc.StatusCode.PERMISSION_DENIED.value[0]
-            assert "holds no seat" in refused.message
-        finally:
-            stranger.stop()
-        assert version_of(client, table.game_id) == turn.version
+        assert "holds no seat" in refused.message
     finally:
-        for p in players:
-            p.stop()
+        stranger.stop()
+    assert version_of(client, first.game_id) == turn.version
 
 
 @pytest.mark.parametrize(
@@ -280,74 +284,50 @@ def test_an_answer_for_a_seat_the_account_does_not_hold_is_refused(
     ids=["malformed game", "no version"],
 )
 def test_a_malformed_answer_is_refused_on_the_stream(
-    server: RunningServer,
-    client: Client,
-    four: list[tuple[str, str]],
-    game_id: str | None,
-    version: int,
-    reason: str,
+    client: Client, first: FirstTurn, game_id: str | None, version: int, reason: str
 ) -> None:
-    players = [Player(client.channel, key) for _, key in four]
-    try:
-        table = reserved_game(server, client, four, hand_limit=1)
-        player, turn = first_turn(players, table.game_id)
-        player.send(
-            competition_pb2.PlayTurnsRequest(
-                answer=competition_pb2.TurnAnswer(
-                    game_id=game_id or table.game_id,
-                    seat=turn.seat,
-                    version=version,
-                    action=turn.view.legal_actions[0],
-                )
+    first.player.send(
+        competition_pb2.PlayTurnsRequest(
+            answer=competition_pb2.TurnAnswer(
+                game_id=game_id or first.game_id,
+                seat=first.turn.seat,
+                version=version,
+                action=first.turn.view.legal_actions[0],
             )
         )
-        (refused,) = wait_for(player.refusals, "the refusal told")
-        assert refused.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
-        assert refused.reason == reason
-        assert version_of(client, table.game_id) == turn.version
-        assert player.error is None
-    finally:
-        for p in players:
-            p.stop()
+    )
+    (refused,) = wait_for(first.player.refusals, "the refusal told")
+    assert refused.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+    assert refused.reason == reason
+    assert version_of(client, first.game_id) == first.turn.version
+    assert first.player.error is None
 
 
 def test_a_fault_in_one_answer_is_told_internal_and_the_stream_plays_on(
-    server: RunningServer, client: Client, four: list[tuple[str, str]]
+    server: RunningServer, client: Client, first: FirstTurn, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    games = server.app.games
-    real = games.answer_turn
-    faulty: set[str] = set()
+    real = server.app.games.answer_turn
+    faults = [RuntimeError("a bug")]
 
-    async def answer_turn(game_id: str, *args: object) -> None:
-        if game_id in faulty:
-            faulty.discard(game_id)
-            raise RuntimeError("a bug")
-        await real(game_id, *args)  # type: ignore[arg-type]
+    async def answer_turn(*args: object) -> None:
+        if faults:
+            raise faults.pop()
+        await real(*args)  # type: ignore[arg-type]
 
-    games.answer_turn = answer_turn
-    players = [Player(client.channel, key) for _, key in four]
-    try:
-        table = reserved_game(server, client, four, hand_limit=1)
-        player, turn = first_turn(players, table.game_id)
-        faulty.add(table.game_id)  # the next answer in this game meets a bug
-        player.send_answer(turn, turn.view.legal_actions[0])
-        (refused,) = wait_for(player.refusals, "the fault told")
-        assert refused.code == grpc.StatusCode.INTERNAL.value[0]
-        assert "logged on the server as request" in refused.message
-        assert version_of(client, table.game_id) == turn.version
-        # The same turn answered again, on the same stream, is applied; the stream goes on.
-        player.send_answer(turn, turn.view.legal_actions[0])
-        wait_for(lambda: version_of(client, table.game_id) > turn.version, "the answer applied")
-        nxt = next(p for p in players if p.key == table.tokens[(turn.seat + 1) % 4])
-        wait_for(lambda: nxt.turns(table.game_id), "the next seat's turn told")
-        assert all(p.error is None for p in players)
-        answers = server.app.metrics.registry.get_sample_value
-        assert answers("boneyard_turn_answers_total", {"grpc_code": "INTERNAL"}) == 1
-        assert answers("boneyard_turn_answers_total", {"grpc_code": "OK"}) >= 1
-    finally:
-        games.answer_turn = real
-        for p in players:
-            p.stop()
+    monkeypatch.setattr(server.app.games, "answer_turn", answer_turn)
+    player, turn = first.player, first.turn
+    player.send_answer(turn, turn.view.legal_actions[0])  # meets the bug
+    (refused,) = wait_for(player.refusals, "the fault told")
+    assert refused.code == grpc.StatusCode.INTERNAL.value[0]
+    assert "logged on the server as request" in refused.message
+    assert version_of(client, first.game_id) == turn.version
+    # The same turn answered again, on the same stream, is applied; the stream goes on.
+    player.send_answer(turn, turn.view.legal_actions[0])
+    wait_for(first.next_seat_told, "the next seat's turn told")
+    assert all(p.error is None for p in first.players)
+    answers = server.app.metrics.registry.get_sample_value
+    assert answers("boneyard_turn_answers_total", {"grpc_code": "INTERNAL"}) == 1
+    assert answers("boneyard_turn_answers_total", {"grpc_code": "OK"}) >= 1
 
 
 # ---------------------------------------------------------------- the stream itself
@@ -395,24 +375,17 @@ def test_playing_turns_without_a_key_is_unauthenticated(client: Client) -> None:
 
 
 def test_an_answer_after_the_key_is_revoked_is_not_applied_and_ends_the_stream(
-    server: RunningServer, client: Client, four: list[tuple[str, str]]
+    server: RunningServer, client: Client, four: list[tuple[str, str]], first: FirstTurn
 ) -> None:
-    players = [Player(client.channel, key) for _, key in four]
-    try:
-        table = reserved_game(server, client, four, hand_limit=1)
-        player, turn = first_turn(players, table.game_id)
-        name = next(n for n, k in four if k == player.key)
-        found = server.app.competition.account_named(name)
-        assert found is not None
-        assert server.app.competition.revoke_key(found.id) is not None
-        player.send_answer(turn, turn.view.legal_actions[0])
-        wait_for(lambda: player.error, "the stream to end")
-        assert player.error is not None
-        assert player.error.code() == grpc.StatusCode.UNAUTHENTICATED
-        assert version_of(client, table.game_id) == turn.version
-    finally:
-        for p in players:
-            p.stop()
+    name = next(n for n, k in four if k == first.player.key)
+    found = server.app.competition.account_named(name)
+    assert found is not None
+    assert server.app.competition.revoke_key(found.id) is not None
+    first.player.send_answer(first.turn, first.turn.view.legal_actions[0])
+    wait_for(lambda: first.player.error, "the stream to end")
+    assert first.player.error is not None
+    assert first.player.error.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert version_of(client, first.game_id) == first.turn.version
 
 
 def test_turns_are_played_through_the_http_listener_over_http2(

@@ -22,7 +22,7 @@ from boneyard.server.competition.tournaments import (
     swiss_games,
     swiss_schedule,
 )
-from boneyard.server.store.competition import CompetitionStore, TournamentGame
+from boneyard.server.store.competition import CompetitionStore, Tournament, TournamentGame
 from tests.server.api_helpers import RPC_TIMEOUT, Client, RunningServer, bearer, log_events
 from tests.server.test_competition import account, organiser, tournaments, wait_for
 from tests.server.test_matches import bots, play_out, record_scores
@@ -255,12 +255,9 @@ def test_a_malformed_swiss_tournament_is_invalid_and_nothing_is_stored(
     assert after == before
 
 
-def test_a_director_whose_games_predate_a_round_paired_elsewhere_does_not_pair_the_next(
-    server: RunningServer, client: Client
-) -> None:
-    """What two directors racing came to on a loaded machine: one read the tournament's games,
-    the other paired round 1, then the first found round 1 paired and none of its games in
-    its list, as if the round were over, and paired round 2 at once."""
+def _running_swiss(server: RunningServer, client: Client) -> tuple[str, Tournament]:
+    """A Swiss tournament of six, two rounds of two deals, set running by the test behind
+    the server's director (which nothing wakes): its id and row."""
     names = [account(server)[0] for _ in range(6)]
     tid = (
         tournaments(client)
@@ -275,6 +272,17 @@ def test_a_director_whose_games_predate_a_round_paired_elsewhere_does_not_pair_t
     competition.set_tournament_status(tid, "running")
     tournament = competition.tournament(tid)
     assert tournament is not None
+    return tid, tournament
+
+
+def test_a_director_whose_games_predate_a_round_paired_elsewhere_does_not_pair_the_next(
+    server: RunningServer, client: Client
+) -> None:
+    """What two directors racing came to on a loaded machine: one read the tournament's games,
+    the other paired round 1, then the first found round 1 paired and none of its games in
+    its list, as if the round were over, and paired round 2 at once."""
+    tid, tournament = _running_swiss(server, client)
+    competition: CompetitionStore = server.app.competition
     first, late = TournamentDirector(server.app), TournamentDirector(server.app)
     stale: list[TournamentGame] = []  # read before round 1 was paired
     first._swiss_round(tournament, stale)
@@ -288,20 +296,8 @@ def test_two_directors_racing_pair_a_round_once(server: RunningServer, client: C
     """Two directors (as two processes would) pair round 1 at the same instant: the
     tournament row's lock and tournament_rounds' key let one through. (The tournament is
     set running by the test, behind the server's director, which nothing wakes.)"""
-    names = [account(server)[0] for _ in range(6)]
-    tid = (
-        tournaments(client)
-        .CreateTournament(
-            swiss_request(names, rounds=2, deals=2),
-            metadata=bearer(organiser(server)),
-            timeout=RPC_TIMEOUT,
-        )
-        .tournament.tournament_id
-    )
+    tid, tournament = _running_swiss(server, client)
     competition: CompetitionStore = server.app.competition
-    competition.set_tournament_status(tid, "running")
-    tournament = competition.tournament(tid)
-    assert tournament is not None
     directors = [TournamentDirector(server.app) for _ in range(3)]
     barrier = threading.Barrier(len(directors))
     errors: list[BaseException] = []
