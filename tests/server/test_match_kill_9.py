@@ -15,6 +15,7 @@ import uuid
 from pathlib import Path
 
 import grpc
+import pytest
 from sqlalchemy import func, select
 
 from boneyard.api.v1 import matches_pb2
@@ -64,9 +65,18 @@ def wait_until(condition, what: str, timeout: float = TIMEOUT):  # type: ignore[
 class BotThread:
     """A ``Competitor`` in a thread of its own, with a client of its own."""
 
-    def __init__(self, address: str, key: str, strategy: str, games: int | None = None) -> None:
+    def __init__(
+        self,
+        address: str,
+        key: str,
+        strategy: str,
+        games: int | None = None,
+        concurrency: int | None = None,
+    ) -> None:
         self.client = Client(address)
-        self.competitor = Competitor(self.client, key, strategy, patience=120, games=games)
+        self.competitor = Competitor(
+            self.client, key, strategy, patience=120, games=games, concurrency=concurrency
+        )
         self.thread = threading.Thread(target=self.competitor.run, daemon=True)
         self.thread.start()
 
@@ -76,7 +86,12 @@ class BotThread:
         self.client.close()
 
 
-def test_a_match_through_a_kill_9_finishes_with_every_deal_counted_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "concurrency", [None, 4], ids=["a stream a game", "every game on one PlayTurns stream"]
+)
+def test_a_match_through_a_kill_9_finishes_with_every_deal_counted_once(
+    tmp_path: Path, concurrency: int | None
+) -> None:
     url = f"sqlite:///{tmp_path / 'boneyard.db'}"
     log = tmp_path / "server.log"
     server = ServerProcess.start(log, url, "127.0.0.1:0")
@@ -84,8 +99,9 @@ def test_a_match_through_a_kill_9_finishes_with_every_deal_counted_once(tmp_path
     try:
         (_, organiser), (a, a_key), (b, b_key) = accounts(url, "player", "bot", "bot")
         address = server.address
-        bots.append(BotThread(address, a_key, "heuristic"))
-        held = BotThread(address, b_key, "random", games=HELD_AFTER_GAMES)
+        # A's bot lives through the kill: it reconnects (its turn stream, or each game's).
+        bots.append(BotThread(address, a_key, "heuristic", concurrency=concurrency))
+        held = BotThread(address, b_key, "random", games=HELD_AFTER_GAMES, concurrency=concurrency)
         bots.append(held)
         with Client(address) as client:
             made = client.create_match(
@@ -100,7 +116,7 @@ def test_a_match_through_a_kill_9_finishes_with_every_deal_counted_once(tmp_path
             middle = client.match(made.match_id, timeout=30)
         assert middle.deals_finished < DEALS, "killed too late to tell"
         assert middle.status == matches_pb2.MATCH_STATUS_RUNNING
-        bots.append(BotThread(address, b_key, "random"))
+        bots.append(BotThread(address, b_key, "random", concurrency=concurrency))
 
         with Client(address) as client:
             done = wait_until(
