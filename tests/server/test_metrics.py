@@ -127,6 +127,7 @@ def test_the_metrics_port_is_chosen_and_printed_and_serves_every_metric_with_hel
         "boneyard_actions_committed_total",
         "boneyard_commit_batch_size",
         "boneyard_timeouts_applied_total",
+        "boneyard_turn_answers_total",
         "boneyard_games_loaded_total",
         "boneyard_games",
         "boneyard_seeks_waiting",
