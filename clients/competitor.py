@@ -11,8 +11,9 @@ time a table forms, until it has played the games it was asked to.
 With ``concurrency`` (``boneyard bot --key K --concurrency N``) it holds no stream per game:
 every turn of the account's seats, across all its games, comes on one stream
 (LobbyService.PlayTurns, with the seat's view), and ``N`` worker threads answer them on the
-same stream (``boneyard.clients.turns``); WatchSeats then only says when a game starts. Its games are as
-many as the server makes for it (a tournament's ``max_games_per_entrant``), all played at once.
+same stream (``boneyard.clients.turns``); WatchSeats then only says when a game starts. Its
+games are as many as the server makes for it (a tournament's ``max_games_per_entrant``), all
+played at once.
 
 It lives through a server restart: a dropped stream is reopened with a backoff, and WatchSeats,
 reopened, first sends again every seat of a game that is not over; a game already being played
@@ -620,8 +621,9 @@ class Competitor:
             self.on_end(result)
 
     def _turn_failed(self, turn: competition_pb2.WatchTurnsResponse, error: BaseException) -> None:
-        """A turn could not be answered (from a worker): the seat is reported stopped, as a
-        ``Bot`` that failed is; a later turn of it is answered again."""
+        """A turn could not be answered (from a worker, or from the stream's thread for an
+        answer the server refused): the seat is reported stopped, as a ``Bot`` that failed is;
+        a later turn of it is answered again."""
         log.warning(
             "game %s: a turn of seat %d was not answered: %s",
             turn.game_id,

@@ -488,7 +488,6 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
                 await self._feed.wait(game_id, position)
             game = await self._host.get(game_id)
 
-
     # ------------------------------------------------------------ the lobby
 
     async def WatchLobby(  # type: ignore[override]

@@ -12,16 +12,17 @@ code's name: ``OK``, ``INVALID_ARGUMENT``, ``CANCELLED`` ...):
 
 ``grpc_type`` is ``unary``, ``server_stream`` (WatchGame, Seek, WatchSeats ...) or
 ``bidi_stream`` (PlayTurns, server reflection), on both doors; a stream each way counts each
-message it reads in ``grpc_server_msg_received_total``. Calls over the HTTP listener (Connect, gRPC-Web) are counted
-under the same names as the gRPC port's, with one label more on every call metric,
-``transport``: ``grpc`` for the gRPC port, ``http`` for the HTTP listener. A dashboard that
-ignores it sees every call; ``by (transport)`` tells the doors apart.
+message it reads in ``grpc_server_msg_received_total``. Calls over the HTTP listener
+(Connect, gRPC-Web) are counted under the same names as the gRPC port's, with one label more on
+every call metric, ``transport``: ``grpc`` for the gRPC port, ``http`` for the HTTP listener. A
+dashboard that ignores it sees every call; ``by (transport)`` tells the doors apart.
 
-Beside them: ``boneyard_calls_in_flight`` (what a drain waits for; its ``server_stream`` series
-are the open streams), the process's own figures (``process_cpu_seconds_total``,
-``process_resident_memory_bytes``, ``process_open_fds`` ...) and Python's (``python_info``,
-``python_gc_*``), and the game's, prefixed ``boneyard_``. No ``*_created`` series: a scrape
-carries the figures only (``docs/grafana-dashboard.json`` is a dashboard of them).
+Beside them: ``boneyard_calls_in_flight`` (what a drain waits for; its ``server_stream`` and
+``bidi_stream`` series are the open streams), the process's own figures
+(``process_cpu_seconds_total``, ``process_resident_memory_bytes``, ``process_open_fds`` ...) and
+Python's (``python_info``, ``python_gc_*``), and the game's, prefixed ``boneyard_``. No
+``*_created`` series: a scrape carries the figures only (``docs/grafana-dashboard.json`` is a
+dashboard of them).
 
 What moves is counted where it happens, by the part that does it: the RPCs by the observing
 interceptor and the HTTP bridge (``boneyard.server.ops.observing``), the commit batches by the
@@ -170,8 +171,8 @@ class Metrics:
 
     def call(self, method: str, transport: str, kind: str) -> CallMetrics:
         """The metrics of ``method`` (``/package.Service/Method``) on the door ``transport``
-        (``grpc`` or ``http``), a call of ``kind`` (``UNARY`` ...), bound once and kept: a call then finds its series in one
-        look-up instead of a ``labels()`` per metric."""
+        (``grpc`` or ``http``), a call of ``kind`` (``UNARY`` ...), bound once and kept: a call
+        then finds its series in one look-up instead of a ``labels()`` per metric."""
         key = (method, transport, kind)
         found = self._calls.get(key)
         if found is None:

@@ -68,7 +68,12 @@ from boneyard.api.v1 import (
 )
 from boneyard.server.transport.http import caching, codecs
 from boneyard.server.transport.http.codecs import Encoded
-from boneyard.server.transport.http.door import DEFAULT_BODY_TIMEOUT, Door, StreamRefused
+from boneyard.server.transport.http.door import (
+    CLIENT_GONE,
+    DEFAULT_BODY_TIMEOUT,
+    Door,
+    StreamRefused,
+)
 from boneyard.server.transport.pipeline import Caller, Pipeline, Refused, shortened
 from boneyard.server.transport.reflection import reflection_services
 from boneyard.server.transport.refusals import STATUS_TRAILER, Refusal
@@ -270,11 +275,11 @@ def _streaming(
 ) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]]:
     path = f"/{method.containing_service.full_name}/{method.name}"
     if method.client_streaming:  # a stream each way: its requests read as they come
-        return _answering(method, pipeline.bidi(path, "http", handler), _read)
-    return _answering(method, pipeline.stream(path, "http", handler), lambda request: request)
+        return _stream_call(method, pipeline.bidi(path, "http", handler), _read)
+    return _stream_call(method, pipeline.stream(path, "http", handler), lambda request: request)
 
 
-def _answering(
+def _stream_call(
     method: MethodDescriptor,
     piped: Callable[[Any, Any, Caller], AsyncGenerator[Any, None]],
     read: Callable[[Any], Any],
@@ -312,7 +317,7 @@ async def _read(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
 def _request_refusal(error: ConnectError) -> Refusal:
     """A request connectrpc could not read, as the door refuses one it reads itself."""
     if error.code is Code.CANCELED:  # the client went away before its request ended
-        return Refusal(grpc.StatusCode.CANCELLED, "the client went away", "MALFORMED_REQUEST")
+        return CLIENT_GONE
     return Refusal(grpc.StatusCode.INVALID_ARGUMENT, shortened(error.message), "MALFORMED_REQUEST")
 
 

@@ -63,6 +63,7 @@ from boneyard.server.transport.pipeline import MAX_MESSAGE, shortened
 from boneyard.server.transport.refusals import Refusal, too_large
 
 __all__ = [
+    "CLIENT_GONE",
     "DEFAULT_BODY_TIMEOUT",
     "DRAIN_LIMIT",
     "Door",
@@ -75,6 +76,9 @@ DEFAULT_BODY_TIMEOUT = 10.0
 """Seconds a request's body may take to arrive once its headers have."""
 _ENVELOPE = 5
 """The bytes before an enveloped message: its flags and its length."""
+CLIENT_GONE = Refusal(grpc.StatusCode.CANCELLED, "the client went away", "MALFORMED_REQUEST")
+"""A request whose client went away before it had all arrived (nobody reads the answer: the
+call is counted and logged CANCELLED)."""
 DRAIN_LIMIT = 8 * 1024 * 1024
 """Bytes of a body over its limit read (and dropped) before the refusal is sent, as the gRPC
 port reads a message up to 8 MiB to refuse it with the limit named."""
@@ -251,10 +255,7 @@ class Door:
                     close=True,
                 ) from None
             if message["type"] == "http.disconnect":
-                raise _Refused(
-                    Refusal(grpc.StatusCode.CANCELLED, "the client went away", "MALFORMED_REQUEST"),
-                    close=True,
-                )
+                raise _Refused(CLIENT_GONE, close=True)
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > limit:
