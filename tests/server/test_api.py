@@ -9,7 +9,9 @@ event stream.
 
 from __future__ import annotations
 
+import sys
 import threading
+import unicodedata
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -39,6 +41,8 @@ from boneyard.api.v1 import (
     rules_pb2,
     view_pb2,
 )
+from boneyard.server.errors import InvalidArgument
+from boneyard.server.games.service import check_text
 
 Code = grpc.StatusCode
 
@@ -250,6 +254,18 @@ def test_control_characters_in_kept_texts_are_invalid_argument(
     with rpc_error(Code.INVALID_ARGUMENT, "request_id", "control characters"):
         client.submit(table, seat, PASS, view.version, request_id="id\x00")
     assert_unchanged(before, server, client, table)
+
+
+def test_a_kept_text_refuses_exactly_unicodes_control_characters() -> None:
+    """The check is one search of a character class: it must be Unicode's category Cc, every
+    character of it and nothing else (a player's name may be in any script)."""
+    for code in range(sys.maxunicode + 1):
+        text = f"Ann{chr(code)}"
+        if unicodedata.category(text[-1]) == "Cc":
+            with pytest.raises(InvalidArgument, match="control characters"):
+                check_text(text, "player_name")
+        else:
+            check_text(text, "player_name")
 
 
 def test_get_game_errors(client: Client) -> None:

@@ -1,0 +1,75 @@
+"""One connection for a process's writes, one transaction at a time.
+
+SQLite lets one connection write at a time. When the writer thread's group commit and another
+thread's write (a seat taken, a game created) each had a connection of their own, they met in
+SQLite's lock: the one that lost slept in SQLite's busy handler (1 ms, then 2, 5, 10 ... until
+the lock was free, never woken when it was), with every action of its batch waiting; and each
+write through the other connection emptied the writer's page cache, which it then read back
+from the file (under ``bench_server``'s load: ~100 such sleeps in four seconds, and most of the
+writer's ~15 ``pread`` calls a commit). Through one ``WriteLane``, a write waits for the one
+before it on a lock, woken the moment it is released, and every write finds the pages the last
+one left. On PostgreSQL, whose writers only wait for each other on the rows they share, the
+store's other writes keep a connection each; the writer has a lane of its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import DBAPIError
+
+__all__ = ["WriteLane"]
+
+
+class WriteLane:
+    """The connection of ``engine`` (made with the store's write options) that writes go
+    through, lent to one holder at a time."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._lock = threading.Lock()
+        self._holder: int | None = None
+        self._conn: Connection | None = None
+
+    @contextlib.contextmanager
+    def connection(self) -> Iterator[Connection]:
+        """The lane's connection, with no transaction open, until the block ends (the caller
+        begins and ends its own). A connection the database failed on is dropped: the next
+        holder gets a new one."""
+        me = threading.get_ident()
+        if self._holder == me:
+            # Waiting for itself would wait for ever; a second write transaction opened inside
+            # another was never possible on SQLite either.
+            raise RuntimeError("a write transaction was opened inside another on one thread")
+        with self._lock:
+            self._holder = me
+            try:
+                conn = self._conn
+                if conn is None or conn.closed or conn.invalidated:
+                    conn = self._conn = self._engine.connect()
+                try:
+                    yield conn
+                except BaseException:
+                    if conn.in_transaction():  # (the caller's block did not end it)
+                        with contextlib.suppress(Exception):
+                            conn.rollback()
+                    raise
+            except DBAPIError:
+                self._drop()
+                raise
+            finally:
+                self._holder = None
+
+    def close(self) -> None:
+        """Close the connection (a later holder opens a new one)."""
+        with self._lock:
+            self._drop()
+
+    def _drop(self) -> None:
+        if self._conn is not None:
+            with contextlib.suppress(Exception):  # it is being thrown away
+                self._conn.close()
+            self._conn = None
