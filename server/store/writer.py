@@ -48,6 +48,7 @@ from boneyard.server.store.errors import (
     VersionConflict,
 )
 from boneyard.server.store.game_setup import ClockState
+from boneyard.server.store.lane import WriteLane
 from boneyard.server.store.models import (
     EventRow,
     GameClockRow,
@@ -111,6 +112,9 @@ _SQLITE_CLAIM = (
     "UPDATE games SET version = ?, updated_at = ?, status = coalesce(?, status) "
     "WHERE id = ? AND version = ?"
 )
+_SQLITE_MOVE = "UPDATE games SET version = ?, updated_at = ? WHERE id = ? AND version = ?"
+"""The claim of a batch that changes no game's status (nearly every batch): ``status`` left
+out of it is left out of its index's work too."""
 _EVENT_COLUMNS = ("game_id", "seq", "kind", "payload", "hash", "created_at")
 _REQUEST_COLUMNS = ("game_id", "request_id", "seat", "result_version", "response", "created_at")
 
@@ -161,16 +165,19 @@ class Writer:
         self,
         engine: Engine,
         *,
+        lane: WriteLane | None = None,
         notify_channel: str | None = None,
         name: str = "boneyard-writer",
         on_batch: Callable[[int], None] | None = None,
     ) -> None:
-        """``on_batch(size)``: told the size of each batch it commits (from its thread)."""
-        self._engine = engine.execution_options(**{WRITE: True})
+        """``lane``: the connection its batches are written through, shared with the store's
+        other writes (on SQLite: ``EventStore.lane``); by default one of its own.
+        ``on_batch(size)``: told the size of each batch it commits (from its thread)."""
+        self._owns_lane = lane is None
+        self._lane = lane or WriteLane(engine.execution_options(**{WRITE: True}))
         self._on_batch = on_batch
         self._notify_channel = notify_channel
         self._queue: queue.SimpleQueue[Append | None] = queue.SimpleQueue()
-        self._conn: Connection | None = None
         self._closed = False
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
@@ -188,9 +195,8 @@ class Writer:
         self._closed = True
         self._queue.put(None)
         self._thread.join(timeout)
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+        if self._owns_lane:
+            self._lane.close()
 
     # --- the thread --------------------------------------------------------------------
 
@@ -212,29 +218,24 @@ class Writer:
                 batch.append(item)
             self._commit(batch)
 
-    def _connection(self) -> Connection:
-        if self._conn is None or self._conn.closed or self._conn.invalidated:
-            self._conn = self._engine.connect()
-        return self._conn
+    def _write(self, batch: list[Append]) -> list[BaseException | None]:
+        with self._lane.connection() as conn:
+            return write_batch(conn, batch, notify_channel=self._notify_channel)
 
     def _commit(self, batch: list[Append]) -> None:
         try:
-            outcomes = write_batch(self._connection(), batch, notify_channel=self._notify_channel)
+            outcomes = self._write(batch)
         except Exception:
             log.warning(
                 "a batch of %d appends failed; retrying each alone",
                 len(batch),
                 exc_info=log.isEnabledFor(logging.DEBUG),
             )
-            self._drop_connection()
             outcomes = []
             for item in batch:
                 try:
-                    outcomes.extend(
-                        write_batch(self._connection(), [item], notify_channel=self._notify_channel)
-                    )
+                    outcomes.extend(self._write([item]))
                 except Exception as error:  # noqa: BLE001 - handed to the waiting caller
-                    self._drop_connection()
                     outcomes.append(refusal(item, error))
         if self._on_batch is not None:
             try:
@@ -246,12 +247,6 @@ class Writer:
                 item.done(outcome)
             except Exception:  # a caller's callback must not stop the writer
                 log.exception("game %s: the append's callback failed", item.game_id)
-
-    def _drop_connection(self) -> None:
-        if self._conn is not None:
-            with contextlib.suppress(Exception):  # it is being thrown away
-                self._conn.close()
-            self._conn = None
 
 
 def write_batch(
@@ -391,18 +386,37 @@ def _stamp(conn: Connection, at: datetime) -> Any:
     return process(at)
 
 
+class _Stamps(dict[datetime, Any]):
+    """``_stamp`` of each time, made once a statement (a batch's rows share one time)."""
+
+    def __init__(self, conn: Connection) -> None:
+        super().__init__()
+        self._conn = conn
+
+    def __missing__(self, at: datetime) -> Any:
+        stamp = self[at] = _stamp(self._conn, at)
+        return stamp
+
+
 def _claim(conn: Connection, claims: list[dict[str, Any]]) -> int:
     """Move each game of ``claims`` to its new version if it is still at the expected one;
     how many moved."""
     cursor = _driver_cursor(conn)
     if cursor is None:
         return int(conn.execute(_CLAIM, claims).rowcount)
-    rows = [
-        (c["new_version"], _stamp(conn, c["now"]), c["new_status"], c["g_id"], c["expected"])
-        for c in claims
-    ]
-    with _as_sqlalchemy(_SQLITE_CLAIM, rows):
-        cursor.executemany(_SQLITE_CLAIM, rows)
+    stamps = _Stamps(conn)
+    rows: list[tuple[Any, ...]]
+    if any(c["new_status"] is not None for c in claims):
+        sql = _SQLITE_CLAIM
+        rows = [
+            (c["new_version"], stamps[c["now"]], c["new_status"], c["g_id"], c["expected"])
+            for c in claims
+        ]
+    else:
+        sql = _SQLITE_MOVE
+        rows = [(c["new_version"], stamps[c["now"]], c["g_id"], c["expected"]) for c in claims]
+    with _as_sqlalchemy(sql, rows):
+        cursor.executemany(sql, rows)
     return cursor.rowcount
 
 
@@ -419,7 +433,8 @@ def _insert(
     if cursor is None:
         conn.execute(statement, rows)
         return
-    values = [(*(row[c] for c in columns[:-1]), _stamp(conn, row[columns[-1]])) for row in rows]
+    stamps = _Stamps(conn)
+    values = [(*(row[c] for c in columns[:-1]), stamps[row[columns[-1]]]) for row in rows]
     with _as_sqlalchemy(sql, values):
         cursor.executemany(sql, values)
 
