@@ -31,6 +31,7 @@ from boneyard.server.competition.sweeper import (
 )
 from boneyard.server.games.cache import MAX_LIVE_GAMES
 from boneyard.server.games.host import ABSENT_AFTER
+from boneyard.server.ops import collector
 from boneyard.server.ops.admin import admin
 from boneyard.server.ops.drain import Grace
 from boneyard.server.ops.logs import LOG_FORMATS, configure
@@ -100,6 +101,7 @@ async def _serve(args: argparse.Namespace) -> None:
         raise StartupError(
             f"cannot start with database {redacted_url(database_url)} on {listen}: {e}"
         ) from e
+    collector.settle()  # (why: its module)
     host = listen.rsplit(":", 1)[0]
     log.info("boneyard-server listening on %s:%d, database %s", host, port, redacted_url(database_url))
     print(f"boneyard-server listening on {host}:{port}", flush=True)
