@@ -265,6 +265,7 @@ class Boneyard:
         postgresql = store.engine.dialect.name == "postgresql"
         self.writer = Writer(
             store.engine,
+            lane=store.lane,
             notify_channel=NOTIFY_CHANNEL if postgresql else None,
             on_batch=self.metrics.batch,
         )

@@ -22,7 +22,7 @@ from __future__ import annotations
 import hmac
 import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, NamedTuple, cast, get_args
@@ -30,7 +30,7 @@ from typing import Any, Literal, NamedTuple, cast, get_args
 from sqlalchemy import and_, bindparam, case, delete, exists, insert, or_, select, update
 from sqlalchemy.engine import URL, Connection, CursorResult, Engine
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import sessionmaker
+from sqlalchemy.orm import Session, sessionmaker
 
 from boneyard.records.hashing import (
     GENESIS_HASH,
@@ -60,6 +60,7 @@ from boneyard.server.store.game_setup import (
     TimeoutPolicy,
     insert_setup,
 )
+from boneyard.server.store.lane import WriteLane
 from boneyard.server.store.models import (
     EventRow,
     GameClockRow,
@@ -216,6 +217,7 @@ class EventStore:
         self._writes = engine.execution_options(**{WRITE: True})
         self._reader = sessionmaker(engine, expire_on_commit=False)
         self._writer = sessionmaker(self._writes, expire_on_commit=False)
+        self._lane = WriteLane(self._writes) if engine.dialect.name == "sqlite" else None
 
     @classmethod
     def open(
@@ -238,8 +240,16 @@ class EventStore:
     def engine(self) -> Engine:
         return self._engine
 
+    @property
+    def lane(self) -> WriteLane | None:
+        """On SQLite, the one connection every write of the process goes through (the
+        writer's batches too: ``store.lane``); ``None`` on PostgreSQL."""
+        return self._lane
+
     def close(self) -> None:
         """Close the engine's pooled connections."""
+        if self._lane is not None:
+            self._lane.close()
         self._engine.dispose()
 
     # --- the unit of work --------------------------------------------------------------
@@ -262,8 +272,20 @@ class EventStore:
     def writing(self) -> Iterator[Transaction]:
         """One transaction to write in: committed when the block ends, rolled back if it
         raises (``BEGIN IMMEDIATE`` on SQLite, so writers queue instead of failing)."""
-        with self._writer.begin() as session:
+        if self._lane is None:
+            with self._writer.begin() as session:
+                yield session
+            return
+        with (
+            self._lane.connection() as conn,
+            Session(conn, expire_on_commit=False) as session,
+            session.begin(),
+        ):
             yield session
+
+    def _write_connection(self) -> AbstractContextManager[Connection]:
+        """A connection to write on with no transaction open: the lane's on SQLite."""
+        return self._writes.connect() if self._lane is None else self._lane.connection()
 
     def now(self) -> datetime:
         """The store's clock (aware; tests fix it)."""
@@ -383,7 +405,7 @@ class EventStore:
             seeds=seeds,
             clock=clock,
         )
-        with self._writes.connect() as conn:
+        with self._write_connection() as conn:
             try:
                 (refused,) = write_batch(conn, [item], notify_channel=NOTIFY_CHANNEL, now=now)
             except Exception as error:

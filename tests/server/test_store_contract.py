@@ -152,7 +152,9 @@ def _submit(store: EventStore, appends: list[dict[str, Any]]) -> list[Any]:
     batch when it is idle) and wait for each one's ``done`` callback: ``None`` (committed) or
     the error it was refused with."""
     writer = Writer(
-        store.engine, notify_channel=NOTIFY_CHANNEL if listen_supported(store.engine) else None
+        store.engine,
+        lane=store.lane,  # as the server makes it
+        notify_channel=NOTIFY_CHANNEL if listen_supported(store.engine) else None,
     )
     outcomes: list[Any] = [...] * len(appends)
     done = threading.Event()
@@ -850,6 +852,68 @@ class TestSQLite(StoreContract):
             assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
             assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
             assert (conn.exec_driver_sql("PRAGMA busy_timeout").scalar() or 0) > 0
+
+    def test_every_write_of_a_process_goes_through_one_connection(self, store: EventStore) -> None:
+        """The writer's batches and the store's other writes (a seat taken) share the lane's
+        connection: neither waits in SQLite's busy handler for the other, nor finds its page
+        cache emptied by the other's commit."""
+        lane = store.lane
+        assert lane is not None
+        with lane.connection() as conn:
+            lent = conn.connection.driver_connection
+        game_id = new_game(store)
+        store.take_seat(game_id, 0, "Ann", hash_token("t0"))
+        with store.writing() as session:
+            assert session.connection().connection.driver_connection is lent
+        (outcome,) = _appends(store, [(game_id, 1, [b"a"])])
+        assert outcome is None
+        with lane.connection() as conn:
+            assert conn.connection.driver_connection is lent
+
+    def test_a_write_waits_for_the_one_before_it_on_the_lane(self, store: EventStore) -> None:
+        lane = store.lane
+        assert lane is not None
+        game_id = new_game(store)
+        order: list[str] = []
+        holding = threading.Event()
+
+        def seat_ann() -> None:
+            holding.wait(5)
+            store.take_seat(game_id, 1, "Ann", hash_token("ann"))
+            order.append("seat")
+
+        other = threading.Thread(target=seat_ann)
+        other.start()
+        with lane.connection():
+            holding.set()
+            other.join(0.3)
+            assert other.is_alive()  # waiting for the lane, not writing beside it
+            order.append("first")
+        other.join(5)
+        assert order == ["first", "seat"]
+        assert store.get_game(game_id).seats_taken == 1
+
+    def test_a_write_opened_inside_another_is_refused_not_waited_for(
+        self, store: EventStore
+    ) -> None:
+        game_id = new_game(store)
+        with store.writing(), pytest.raises(RuntimeError, match="inside another"):
+            store.take_seat(game_id, 0, "Ann", hash_token("t0"))
+        store.take_seat(game_id, 0, "Ann", hash_token("t0"))  # the lane is free again
+
+    def test_a_connection_the_database_failed_on_is_replaced(self, store: EventStore) -> None:
+        lane = store.lane
+        assert lane is not None
+        with lane.connection() as first:
+            pass
+        with pytest.raises(sa.exc.OperationalError), lane.connection() as conn:
+            conn.begin()
+            conn.exec_driver_sql("SELECT * FROM no_such_table")
+        game_id = new_game(store)  # (through a connection of its own, back from the pool)
+        with lane.connection() as conn:
+            assert conn is not first
+            assert not conn.in_transaction()
+        assert store.get_game(game_id).version == 1
 
 
 @pytest.mark.postgres
