@@ -19,6 +19,7 @@ The games themselves are held by ``GameCache`` (``cache``), dealt by ``dealing``
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import secrets
 from collections import Counter
@@ -162,7 +163,10 @@ class GameHost:
         if counts is not None:
             counts[game_id] += 1
         try:
-            return await asyncio.to_thread(write, *args, **kw)
+            if self._store.lane is None:
+                return await asyncio.to_thread(write, *args, **kw)
+            # On SQLite it waits for the writer's lane anyway: on the writer's thread.
+            return await asyncio.wrap_future(self._writer.call(functools.partial(write, *args, **kw)))
         except BaseException:
             self._take_back_seat_notice(game_id)
             raise

@@ -24,6 +24,7 @@ versions (``NOTIFY``, delivered at commit) for the other processes.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import hmac
 import logging
@@ -33,7 +34,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import String, bindparam, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
@@ -63,6 +64,8 @@ from boneyard.server.store.notify import notification_payloads, notify
 __all__ = ["Append", "Writer", "refusal", "write_appended", "write_batch"]
 
 log = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
 
 MAX_BATCH = 512
 """Appends committed in one transaction at most (the rest wait for the next)."""
@@ -157,9 +160,29 @@ class Append:
         return self.expected_version + len(self.events)
 
 
+class _Call:
+    """A write other than an append, run on the writer's thread (``Writer.call``)."""
+
+    __slots__ = ("future", "work")
+
+    def __init__(self, work: Callable[[], Any]) -> None:
+        self.work = work
+        self.future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+
+    def run(self) -> None:
+        if not self.future.set_running_or_notify_cancel():
+            return  # its caller went away before it began
+        try:
+            result = self.work()
+        except BaseException as error:  # noqa: BLE001 - handed to the waiting caller
+            self.future.set_exception(error)
+        else:
+            self.future.set_result(result)
+
+
 class Writer:
-    """The writer thread of one process. ``submit`` queues an append; ``close`` commits what
-    is queued and stops."""
+    """The writer thread of one process. ``submit`` queues an append, ``call`` another write;
+    ``close`` commits what is queued and stops."""
 
     def __init__(
         self,
@@ -177,7 +200,7 @@ class Writer:
         self._lane = lane or WriteLane(engine.execution_options(**{WRITE: True}))
         self._on_batch = on_batch
         self._notify_channel = notify_channel
-        self._queue: queue.SimpleQueue[Append | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[Append | _Call | None] = queue.SimpleQueue()
         self._closed = False
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
@@ -187,6 +210,19 @@ class Writer:
             append.done(RuntimeError("the writer is closed"))
             return
         self._queue.put(append)
+
+    def call(self, work: Callable[[], _T]) -> concurrent.futures.Future[_T]:
+        """Run ``work`` (a write transaction of the store's: a seat taken or left) on this
+        thread, after the batch it is queued beside. On SQLite every write waits for the lane
+        anyway: from here it needs no worker thread woken and no hand-over of the GIL between
+        two threads, and it is never cut into a batch. Cancelling the future before it runs
+        skips it."""
+        call = _Call(work)
+        if self._closed:
+            call.future.set_exception(RuntimeError("the writer is closed"))
+        else:
+            self._queue.put(call)
+        return call.future
 
     def close(self, timeout: float = 30.0) -> None:
         """Commit what is queued, then stop the thread."""
@@ -206,17 +242,28 @@ class Writer:
             first = self._queue.get()
             if first is None:
                 break
-            batch = [first]
-            while len(batch) < MAX_BATCH:
+            batch: list[Append] = []
+            calls: list[_Call] = []
+            item: Append | _Call = first
+            while True:
+                if isinstance(item, _Call):
+                    calls.append(item)
+                else:
+                    batch.append(item)
+                if len(batch) >= MAX_BATCH:
+                    break
                 try:
-                    item = self._queue.get_nowait()
+                    following = self._queue.get_nowait()
                 except queue.Empty:
                     break
-                if item is None:
+                if following is None:
                     stopping = True
                     break
-                batch.append(item)
-            self._commit(batch)
+                item = following
+            if batch:
+                self._commit(batch)
+            for call in calls:
+                call.run()
 
     def _write(self, batch: list[Append]) -> list[BaseException | None]:
         with self._lane.connection() as conn:

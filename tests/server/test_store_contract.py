@@ -839,6 +839,38 @@ class StoreContract:
         assert outcomes[1] is None
         assert store.latest_version(other) == 2
 
+    def test_a_call_on_the_writer_runs_on_its_thread_and_tells_its_outcome(
+        self, store: EventStore
+    ) -> None:
+        """A seat taken on the writer's thread: its result, or what it raised, reaches the
+        caller; one cancelled before it ran is not run; none is taken once the writer is
+        closed."""
+        game_id = new_game(store)
+        writer = Writer(store.engine, lane=store.lane)
+        try:
+            threads: list[str] = []
+
+            def seat(number: int) -> int:
+                threads.append(threading.current_thread().name)
+                return store.take_seat(game_id, number, f"p{number}", hash_token(f"t{number}"))
+
+            assert writer.call(lambda: seat(0)).result(10) == 1
+            assert threads == ["boneyard-writer"]
+            with pytest.raises(SeatTaken):
+                writer.call(lambda: seat(0)).result(10)
+            gate = threading.Event()
+            held = writer.call(lambda: gate.wait(10))
+            skipped = writer.call(lambda: seat(1))
+            assert skipped.cancel()
+            gate.set()
+            assert held.result(10) is True
+            assert writer.call(lambda: seat(2)).result(10) == 2
+            assert sorted(s.seat for s in store.list_seats(game_id)) == [0, 2]
+        finally:
+            writer.close()
+        with pytest.raises(RuntimeError, match="closed"):
+            writer.call(lambda: seat(3)).result(10)
+
 
 class TestSQLite(StoreContract):
     @pytest.fixture
