@@ -163,13 +163,20 @@ class GameHost:
         if counts is not None:
             counts[game_id] += 1
         try:
-            if self._store.lane is None:
-                return await asyncio.to_thread(write, *args, **kw)
-            # On SQLite it waits for the writer's lane anyway: on the writer's thread.
-            return await asyncio.wrap_future(self._writer.call(functools.partial(write, *args, **kw)))
+            return await self.write(functools.partial(write, *args, **kw))
         except BaseException:
             self._take_back_seat_notice(game_id)
             raise
+
+    async def write(self, work: Callable[[], _T]) -> _T:
+        """Run ``work``, a blocking write of the store's (a seat taken or left): on SQLite on
+        the writer's thread (``Writer.call``: it would wait for the writer's lane anyway), on
+        PostgreSQL on a worker thread (its writes need not wait for each other). A game's
+        creation stays on a worker thread: made on the writer's, its deal and set-up held
+        up the batches (no gain measured)."""
+        if self._store.lane is None:
+            return await asyncio.to_thread(work)
+        return await asyncio.wrap_future(self._writer.call(work))
 
     def _take_back_seat_notice(self, game_id: str) -> bool:
         """One notice of ``game_id`` fewer expected as this process's own; whether one was."""
