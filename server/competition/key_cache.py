@@ -6,10 +6,12 @@ thread hop and a query per call (a third of a tournament action's CPU). The acco
 seen are remembered here, by the key's SHA-256 (never the key), and forgotten when a key may
 have changed, so a revoked or rotated key is refused at once:
 
-- **SQLite** (one file, perhaps changed by ``boneyard-server admin`` from another process,
-  which cannot tell the server): each use of a remembered key is confirmed by one indexed
-  read of its row on a connection of the cache's own, on the event loop (a few microseconds:
-  no thread, no SQLAlchemy). A revoked or replaced key is refused by that read.
+- **SQLite** (one file, perhaps changed by ``boneyard-server admin`` from another process):
+  each use of a remembered key is confirmed by one indexed read of its row on a connection
+  of the cache's own, on the event loop (no thread, no SQLAlchemy), unless no key has changed
+  since the last such read, which the marker file every key change writes beside the
+  database says at the cost of a memory read (``store.key_check``). A revoked or replaced
+  key is refused by that read.
 - **PostgreSQL**: the server's listener carries every revocation and rotation, from any
   process (``"r:<account id>"`` on the lobby channel, sent in the revoking transaction):
   ``forget`` empties the cache on each, and on every reconnection of the listener (what was

@@ -30,6 +30,7 @@ from boneyard.server.store.game_setup import (
     TimeoutPolicy,
     insert_setup,
 )
+from boneyard.server.store.key_check import announce_key_change
 from boneyard.server.store.models import (
     AccountRow,
     ChallengeRow,
@@ -307,6 +308,7 @@ class CompetitionStore:
             if result.rowcount == 0:
                 return None
             self._announce_key_change(session, account_id)
+        announce_key_change(self._store.engine)
         return now
 
     def rotate_key(self, account_id: str, key_hash: str) -> Account:
@@ -325,7 +327,9 @@ class CompetitionStore:
             row.key_rotated_at = now
             session.flush()
             self._announce_key_change(session, account_id)
-            return _account(row)
+            account = _account(row)
+        announce_key_change(self._store.engine)
+        return account
 
     @staticmethod
     def _announce_key_change(session: Transaction, account_id: str) -> None:

@@ -11,15 +11,19 @@ import asyncio
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from process_helpers import fresh_pg_database
+from sqlalchemy import update
 
 from boneyard.server.competition.accounts import key_hash, new_api_key
 from boneyard.server.competition.key_cache import KeyCache
 from boneyard.server.errors import PermissionDenied, Unauthenticated
 from boneyard.server.store import EventStore
 from boneyard.server.store.competition import CompetitionStore
+from boneyard.server.store.key_check import SqliteKeyCheck
+from boneyard.server.store.models import AccountRow
 
 
 class Counted(CompetitionStore):
@@ -107,6 +111,49 @@ def test_on_a_sqlite_file_a_rotated_key_is_refused_and_the_new_one_opens_the_acc
     assert _refused(cache, old) == "BAD_API_KEY"
     assert asyncio.run(cache.account(new)).id == account_id
     cache.close()
+
+
+def test_on_a_sqlite_file_a_confirmed_key_is_not_read_again_until_a_key_changes(
+    sqlite_store: EventStore,
+) -> None:
+    """Each read of a key's row costs more the more the server commits: a key read as current
+    stands while no key has changed (the marker beside the file keeps its size); any change
+    made through the store, in any process, grows the marker and every key is read again."""
+    competition = CompetitionStore(sqlite_store)
+    account_id, key = _bot(competition)
+    other_id, other_key = _bot(competition)
+    check = SqliteKeyCheck(sqlite_store.engine)
+    reads: list[str] = []
+    connect = check._connection
+
+    def counted() -> Any:
+        reads.append("read")
+        return connect()
+
+    check._connection = counted  # type: ignore[method-assign]
+    digest = key_hash(key)
+    assert [check.current(digest) for _ in range(5)] == [True] * 5
+    assert len(reads) == 1
+    # Revoked behind the store's back (SQL typed into the file): not seen while no key
+    # changes through the store...
+    with sqlite_store.engine.begin() as conn:
+        conn.execute(
+            update(AccountRow)
+            .where(AccountRow.id == account_id)
+            .values(key_revoked_at=sqlite_store.now())
+        )
+    assert check.current(digest) is True
+    assert len(reads) == 1
+    # ... and seen with the next change of any key through the store, in any process.
+    elsewhere = EventStore.open(str(sqlite_store.engine.url), migrate=False)
+    try:
+        CompetitionStore(elsewhere).revoke_key(other_id)
+    finally:
+        elsewhere.close()
+    assert check.current(digest) is False
+    assert check.current(key_hash(other_key)) is False
+    assert len(reads) == 3
+    check.close()
 
 
 def test_no_key_an_unknown_key_and_a_seat_token_are_refused_and_nothing_is_remembered(
