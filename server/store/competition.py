@@ -30,7 +30,7 @@ from boneyard.server.store.game_setup import (
     TimeoutPolicy,
     insert_setup,
 )
-from boneyard.server.store.key_check import announce_key_change
+from boneyard.server.store.key_check import mark_key_change
 from boneyard.server.store.models import (
     AccountRow,
     ChallengeRow,
@@ -308,7 +308,7 @@ class CompetitionStore:
             if result.rowcount == 0:
                 return None
             self._announce_key_change(session, account_id)
-        announce_key_change(self._store.engine)
+        mark_key_change(self._store.engine)
         return now
 
     def rotate_key(self, account_id: str, key_hash: str) -> Account:
@@ -328,7 +328,7 @@ class CompetitionStore:
             session.flush()
             self._announce_key_change(session, account_id)
             account = _account(row)
-        announce_key_change(self._store.engine)
+        mark_key_change(self._store.engine)
         return account
 
     @staticmethod

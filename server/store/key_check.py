@@ -8,7 +8,7 @@ each commit (every few milliseconds under load) makes the next read start its sn
 afresh, ~50 µs a call under ``bench_server``'s load, twice an action. So every change of a
 key (``CompetitionStore.revoke_key`` and ``rotate_key``, whichever process makes it) also
 writes a new random token over a marker file beside the database once committed
-(``announce_key_change``), and a key confirmed by a read is taken as confirmed while the
+(``mark_key_change``), and a key confirmed by a read is taken as confirmed while the
 marker holds the token it held before that read (a memory map of the file: no system call).
 A key changed without the store's methods (SQL typed into the file) is seen at the next
 change of the marker, or when the server restarts.
@@ -26,7 +26,7 @@ from sqlalchemy.engine import Engine
 
 from boneyard.server.store.models import AccountRow
 
-__all__ = ["SqliteKeyCheck", "announce_key_change", "is_local_file", "key_marker"]
+__all__ = ["SqliteKeyCheck", "is_local_file", "key_marker", "mark_key_change"]
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ def key_marker(engine: Engine) -> str | None:
     return f"{database}.keys-changed"
 
 
-def announce_key_change(engine: Engine) -> None:
+def mark_key_change(engine: Engine) -> None:
     """Write a new token over the marker of ``engine``'s key changes (after the change's
     commit): every server on the file reads each remembered key again at its next use. In
     place, never a new file: a server sees the marker through a memory map of the file it

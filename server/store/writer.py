@@ -215,8 +215,8 @@ class Writer:
         """Run ``work`` (a write transaction of the store's: a seat taken or left) on this
         thread, after the batch it is queued beside. On SQLite every write waits for the lane
         anyway: from here it needs no worker thread woken and no hand-over of the GIL between
-        two threads, and it is never cut into a batch. Cancelling the future before it runs
-        skips it."""
+        two threads. It runs in a transaction of its own, never in a batch's. Cancelling the
+        future before it runs skips it."""
         call = _Call(work)
         if self._closed:
             call.future.set_exception(RuntimeError("the writer is closed"))
