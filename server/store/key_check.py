@@ -114,19 +114,19 @@ class SqliteKeyCheck:
         self._conn: sqlite3.Connection | None = None
         self._marker_path = key_marker(engine)
         self._marker: _Marker | None = None
-        self._confirmed: dict[str, bytes | None] = {}
+        self._confirmed: dict[str, bytes] = {}
         """Keys read as current, with the marker's token as it was before the read."""
 
     def current(self, digest: str) -> bool | None:
         """Whether ``digest`` is an account's current unrevoked key; ``None`` if the database
         could not say now (ask it on a worker thread instead)."""
+        marker: bytes | None
         try:
             marker = self._marker_now()
         except OSError:  # cannot tell: read the row, remember nothing
-            marker, remember = None, False
+            marker = None
         else:
-            remember = True
-            if digest in self._confirmed and self._confirmed[digest] == marker:
+            if self._confirmed.get(digest) == marker:
                 return True
         try:
             current = self._connection().execute(_CHECK, (digest,)).fetchone() is not None
@@ -139,7 +139,7 @@ class SqliteKeyCheck:
             return None
         if not current:
             self._confirmed.pop(digest, None)
-        elif remember:
+        elif marker is not None:
             if len(self._confirmed) >= MAX_CONFIRMED:
                 self._confirmed.clear()
             self._confirmed[digest] = marker
