@@ -269,6 +269,9 @@ class Boneyard:
             notify_channel=NOTIFY_CHANNEL if postgresql else None,
             on_batch=self.metrics.batch,
         )
+        # On SQLite the games made and seats taken (tournaments', challenges' ...) go in the
+        # writer's batches: one commit for them and the actions beside them.
+        store.join_batches(self.writer)
         self.feed = Feed()
         self.app = GameApp(store)
         abandonment = abandonment or Abandonment()
@@ -433,6 +436,7 @@ class Boneyard:
     def close(self) -> None:
         """Stop the house bots' workers, commit what the writer holds, close the database."""
         self.house.close()
+        self.store.join_batches(None)
         self.writer.close()
         self.app.keys.close()
         self.store.close()

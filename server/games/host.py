@@ -19,13 +19,14 @@ The games themselves are held by ``GameCache`` (``cache``), dealt by ``dealing``
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import secrets
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
+
+from sqlalchemy.engine import Connection
 
 from boneyard import engine
 from boneyard.api import codec
@@ -156,26 +157,29 @@ class GameHost:
     async def _seat_write(
         self, game_id: str, write: Callable[..., _T], *args: Any, **kw: Any
     ) -> _T:
-        """A seat taken or left in the store, whose notice is expected as this process's own.
-        A write that fails brings no notice; one cancelled may still commit, and its notice then
-        drops the copy here (a reload, never a stale copy)."""
+        """``write(*args, **kw, conn=...)``: a seat taken or left in the store (``write``),
+        whose notice is expected as this process's own. A write that fails brings no notice;
+        one cancelled may still commit, and its notice then drops the copy here (a reload,
+        never a stale copy)."""
         counts = self._own_seat_notices
         if counts is not None:
             counts[game_id] += 1
         try:
-            return await self.write(functools.partial(write, *args, **kw))
+            return await self.write(lambda conn: write(*args, **kw, conn=conn))
         except BaseException:
             self._take_back_seat_notice(game_id)
             raise
 
-    async def write(self, work: Callable[[], _T]) -> _T:
-        """Run ``work``, a blocking write of the store's (a seat taken or left): on SQLite on
-        the writer's thread (``Writer.call``: it would wait for the writer's lane anyway), on
-        PostgreSQL on a worker thread (its writes need not wait for each other). A game's
-        creation stays on a worker thread: made on the writer's, its deal and set-up held
-        up the batches (no gain measured)."""
+    async def write(self, work: Callable[[Connection | None], _T]) -> _T:
+        """Run ``work(conn)``, a blocking write of the store's (a seat taken or left): on
+        SQLite in the transaction of the writer's next batch (``Writer.call``: one commit, one
+        sync of the disk, for the seat and the batch's actions), on PostgreSQL on a worker
+        thread in a transaction of its own (``conn`` None: its writes need not wait for each
+        other, and a seat's row lock taken inside a batch could deadlock with another
+        process's batch). A game's creation stays on a worker thread: made on the writer's,
+        its deal and set-up held up the batches (no gain measured)."""
         if self._store.lane is None:
-            return await asyncio.to_thread(work)
+            return await asyncio.to_thread(work, None)
         return await asyncio.wrap_future(self._writer.call(work))
 
     def _take_back_seat_notice(self, game_id: str) -> bool:

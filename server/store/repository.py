@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal, NamedTuple, cast, get_args
+from typing import Any, Literal, NamedTuple, TypeVar, cast, get_args
 
 from sqlalchemy import and_, bindparam, case, delete, exists, insert, or_, select, update
 from sqlalchemy.engine import URL, Connection, CursorResult, Engine
@@ -77,7 +77,7 @@ from boneyard.server.store.models import (
 from boneyard.server.store.notify import LOBBY_CHANNEL, NOTIFY_CHANNEL, notify
 from boneyard.server.store.paging import decode_time_token, encode_time_token
 from boneyard.server.store.unit_of_work import Transaction
-from boneyard.server.store.writer import Append, refusal, write_appended, write_batch
+from boneyard.server.store.writer import Append, Writer, refusal, write_appended, write_batch
 
 __all__ = [
     "EventStore",
@@ -106,6 +106,7 @@ PendingRequest = tuple[str, int, bytes]
 NewSeed = tuple[int, bytes, bytes]
 
 _GAMES = table_of(GameRow)
+_T = TypeVar("_T")
 _SEATS = table_of(SeatRow)
 _SEAT_GAME = (
     select(_GAMES.c.players, _GAMES.c.seats_taken)
@@ -118,7 +119,8 @@ _SEAT_HOLDERS = select(_SEATS.c.seat).where(
 )
 """The seat asked for, if it is taken, and the seat the token holds, if any."""
 _INSERT_SEAT = insert(_SEATS)
-_INSERT_REQUEST = insert(table_of(RequestRow))
+_REQUESTS = table_of(RequestRow)
+_INSERT_REQUEST = insert(_REQUESTS)
 _INSERT_GAME = insert(_GAMES)
 """A game's row (Core: the ORM's unit of work for one row cost more than the statement)."""
 _SEAT_TAKEN = (
@@ -218,6 +220,7 @@ class EventStore:
         self._reader = sessionmaker(engine, expire_on_commit=False)
         self._writer = sessionmaker(self._writes, expire_on_commit=False)
         self._lane = WriteLane(self._writes) if engine.dialect.name == "sqlite" else None
+        self._batches: Writer | None = None
 
     @classmethod
     def open(
@@ -245,6 +248,17 @@ class EventStore:
         """On SQLite, the one connection every write of the process goes through (the
         writer's batches too: ``store.lane``); ``None`` on PostgreSQL."""
         return self._lane
+
+    def join_batches(self, writer: Writer | None) -> None:
+        """On SQLite, from now on write the games made and the seats taken or left through
+        this store (from any thread but ``writer``'s) in ``writer``'s next batch, in a
+        savepoint of their own: one commit, one sync of the disk, for them and the batch's
+        actions (``Writer.call``; the caller waits for that commit). ``None``: each in a
+        transaction of its own again (before the writer closes). On PostgreSQL nothing
+        changes: writes there need not wait for one another, and a seat's row lock taken
+        inside a batch could deadlock with another process's batch."""
+        if self._lane is not None:
+            self._batches = writer
 
     def close(self) -> None:
         """Close the engine's pooled connections."""
@@ -283,6 +297,18 @@ class EventStore:
         ):
             yield session
 
+    def _write(self, work: Callable[[Connection], _T], conn: Connection | None = None) -> _T:
+        """``work(db)`` in a write transaction: on ``conn``, whose transaction the caller
+        opened (and ends); else in the next batch of the writer joined (``join_batches``),
+        once it committed; else in a transaction of its own."""
+        if conn is not None:
+            return work(conn)
+        writer = self._batches
+        if writer is not None and not writer.on_its_thread():
+            return writer.call(work).result()
+        with self.writing() as session:
+            return work(session.connection())
+
     def _write_connection(self) -> AbstractContextManager[Connection]:
         """A connection to write on with no transaction open: the lane's on SQLite."""
         return self._writes.connect() if self._lane is None else self._lane.connection()
@@ -314,7 +340,8 @@ class EventStore:
         reserved for accounts, the clock, a fixed deal secret, and the caller's own writes, such
         as marking the seeks that formed the table). Raises ``GameExists`` when ``game_id`` is
         taken; whatever ``setup.also`` raises undoes the whole creation. ``now``: the creation
-        time (the caller's, when its clock starts with the game).
+        time (the caller's, when its clock starts with the game). Written in the joined
+        writer's next batch (``join_batches``) or a transaction of its own.
         """
         _check_seeds(game_id, seeds)
         _check_status(status)
@@ -342,18 +369,26 @@ class EventStore:
             updated_at=now,
         )
         record = _game_record(row)
-        try:
-            with self.writing() as session:
-                conn = session.connection()
-                conn.execute(
-                    _INSERT_GAME,
-                    {column.key: getattr(row, column.key) for column in _GAMES.columns},
-                )
-                # The first events go in as the writer appends any (with the request and the
-                # seeds, announced on the same channel).
-                write_appended(conn, [first], now, NOTIFY_CHANNEL)
-                if setup is not None:
+
+        def created(db: Connection) -> None:
+            db.execute(
+                _INSERT_GAME, {column.key: getattr(row, column.key) for column in _GAMES.columns}
+            )
+            # The first events go in as the writer appends any (with the request and the
+            # seeds, announced on the same channel).
+            write_appended(db, [first], now, NOTIFY_CHANNEL)
+            if setup is not None:
+                # The setup's writes (and its ``also``) are handed a transaction of the store.
+                with (
+                    Session(
+                        bind=db, expire_on_commit=False, join_transaction_mode="create_savepoint"
+                    ) as session,
+                    session.begin(),
+                ):
                     insert_setup(session, game_id, len(first_events), setup, now)
+
+        try:
+            self._write(created)
         except IntegrityError as exc:
             if self._game_exists(game_id):
                 raise GameExists(game_id) from exc
@@ -675,10 +710,13 @@ class EventStore:
         playing_when_full: bool = False,
         now: datetime | None = None,
         request_id: str | None = None,
+        conn: Connection | None = None,
     ) -> int:
         """Seat a player; return the game's number of taken seats. With
         ``playing_when_full`` the last seat also makes an open game ``playing``, in the same
         transaction (a crash between the two would leave a full table open for ever).
+        ``conn``: written in the transaction open on it (the writer's batch); by default in
+        the joined writer's next batch (``join_batches``) or a transaction of its own.
 
         ``token_hash`` is ``hash_token(token)``: the token itself is never stored (a value
         that is not 64 lowercase hex digits is refused).  Raises ``SeatTaken``,
@@ -690,18 +728,18 @@ class EventStore:
                 "(64 lowercase hex digits); refusing to store anything else"
             )
         now = now or self._clock()
-        with self.writing() as session:
-            # Core statements built once, on the transaction's connection: a new game's four
-            # seats are taken at every table, and the ORM's work per call was most of it.
-            conn = session.connection()
-            game = conn.execute(_SEAT_GAME, {"g_id": game_id}).one_or_none()
+
+        def seated(db: Connection) -> int:
+            # Core statements built once: a new game's four seats are taken at every table,
+            # and the ORM's work per call was most of it.
+            game = db.execute(_SEAT_GAME, {"g_id": game_id}).one_or_none()
             if game is None:
                 raise GameNotFound(game_id)
             if not 0 <= seat < game.players:
                 raise ValueError(
                     f"game {game_id!r}: seat {seat} is not at a table of {game.players}"
                 )
-            held = conn.execute(
+            held = db.execute(
                 _SEAT_HOLDERS, {"g_id": game_id, "seat": seat, "token_hash": token_hash}
             ).all()
             if any(row.seat == seat for row in held):
@@ -709,7 +747,7 @@ class EventStore:
             if held:
                 raise DuplicateToken(game_id, held[0].seat)
             try:
-                conn.execute(
+                db.execute(
                     _INSERT_SEAT,
                     {
                         "game_id": game_id,
@@ -723,12 +761,14 @@ class EventStore:
                 raise SeatTaken(game_id, seat) from exc
             if request_id is not None:
                 # (DuplicateRequest: a retry through another process, at once)
-                _insert_request(session, game_id, request_id, seat, 0, b"", now)
+                _insert_request(db, game_id, request_id, seat, 0, b"", now)
             full = playing_when_full and int(game.seats_taken) + 1 == game.players
-            conn.execute(_SEAT_TAKEN_FULL if full else _SEAT_TAKEN, {"g_id": game_id, "now": now})
+            db.execute(_SEAT_TAKEN_FULL if full else _SEAT_TAKEN, {"g_id": game_id, "now": now})
             # The other processes' copies (and lobbies) do not seat the player yet.
-            notify(session, LOBBY_CHANNEL, f"s:{game_id}")
-        return int(game.seats_taken) + 1
+            notify(db, LOBBY_CHANNEL, f"s:{game_id}")
+            return int(game.seats_taken) + 1
+
+        return self._write(seated, conn)
 
     def leave_seat(
         self,
@@ -738,47 +778,51 @@ class EventStore:
         *,
         request_prefix: str,
         now: datetime | None = None,
+        conn: Connection | None = None,
     ) -> int:
         """Free the seat ``token_hash`` holds in an open game; return the seats still taken.
         The seat's own TakeSeat request ids (``request_prefix`` ...) go with it, so a late
         retry of that TakeSeat seats its sender anew instead of reviving the old seat.
-        Raises ``GameNotFound``, ``GameStarted``, ``SeatNotHeld``."""
+        ``conn``: as ``take_seat``'s. Raises ``GameNotFound``, ``GameStarted``,
+        ``SeatNotHeld``."""
         now = now or self._clock()
-        with self.writing() as session:
-            game = session.execute(
-                select(GameRow.status, GameRow.seats_taken, GameRow.version)
-                .where(GameRow.id == game_id)
+
+        def left(db: Connection) -> int:
+            game = db.execute(
+                select(_GAMES.c.status, _GAMES.c.seats_taken, _GAMES.c.version)
+                .where(_GAMES.c.id == game_id)
                 .with_for_update()
             ).one_or_none()
             if game is None:
                 raise GameNotFound(game_id)
             if game.status != "open":
                 raise GameStarted(game_id, game.status)
-            gone = session.execute(
-                delete(SeatRow).where(
-                    SeatRow.game_id == game_id,
-                    SeatRow.seat == seat,
-                    SeatRow.token_hash == token_hash,
+            gone = db.execute(
+                delete(_SEATS).where(
+                    _SEATS.c.game_id == game_id,
+                    _SEATS.c.seat == seat,
+                    _SEATS.c.token_hash == token_hash,
                 )
             )
-            if cast(CursorResult[Any], gone).rowcount != 1:
+            if gone.rowcount != 1:
                 raise SeatNotHeld(game_id, seat)
-            session.execute(
-                delete(RequestRow).where(
-                    RequestRow.game_id == game_id,
-                    RequestRow.seat == seat,
-                    RequestRow.request_id.startswith(request_prefix, autoescape=True),
+            db.execute(
+                delete(_REQUESTS).where(
+                    _REQUESTS.c.game_id == game_id,
+                    _REQUESTS.c.seat == seat,
+                    _REQUESTS.c.request_id.startswith(request_prefix, autoescape=True),
                 )
             )
-            session.execute(
-                update(GameRow)
-                .where(GameRow.id == game_id)
-                .values(seats_taken=GameRow.seats_taken - 1, updated_at=now)
-                .execution_options(synchronize_session=False)
+            db.execute(
+                update(_GAMES)
+                .where(_GAMES.c.id == game_id)
+                .values(seats_taken=_GAMES.c.seats_taken - 1, updated_at=now)
             )
             # The other processes' copies still seat the player: they drop them.
-            notify(session, LOBBY_CHANNEL, f"s:{game_id}")
-        return int(game.seats_taken) - 1
+            notify(db, LOBBY_CHANNEL, f"s:{game_id}")
+            return int(game.seats_taken) - 1
+
+        return self._write(left, conn)
 
     def stale_games(
         self, idle_before: datetime | None, open_before: datetime | None, limit: int = 100
@@ -950,7 +994,7 @@ def _check_seeds(game_id: str, seeds: Sequence[NewSeed]) -> None:
 
 
 def _insert_request(
-    session: Transaction,
+    conn: Connection,
     game_id: str,
     request_id: str,
     seat: int,
@@ -960,7 +1004,7 @@ def _insert_request(
 ) -> None:
     """Remember an applied request, for its retries; ``DuplicateRequest`` if it was already."""
     try:
-        session.connection().execute(
+        conn.execute(
             _INSERT_REQUEST,
             {
                 "game_id": game_id,

@@ -161,23 +161,37 @@ class Append:
 
 
 class _Call:
-    """A write other than an append, run on the writer's thread (``Writer.call``)."""
+    """A write other than an append, made in a batch's transaction (``Writer.call``)."""
 
-    __slots__ = ("future", "work")
+    __slots__ = ("future", "outcome", "work")
 
-    def __init__(self, work: Callable[[], Any]) -> None:
+    def __init__(self, work: Callable[[Connection], Any]) -> None:
         self.work = work
         self.future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        self.outcome: tuple[bool, Any] | None = None
+        """``(True, result)`` or ``(False, error)`` of its latest attempt."""
 
-    def run(self) -> None:
-        if not self.future.set_running_or_notify_cancel():
-            return  # its caller went away before it began
+    def start(self) -> bool:
+        """Whether it is still wanted (its caller did not cancel it before it began)."""
+        return self.future.set_running_or_notify_cancel()
+
+    def attempt(self, conn: Connection) -> None:
+        """Run it in a savepoint of ``conn``'s open transaction: what it raises undoes its own
+        writes only, and is kept to be told after the commit."""
         try:
-            result = self.work()
-        except BaseException as error:  # noqa: BLE001 - handed to the waiting caller
-            self.future.set_exception(error)
+            with conn.begin_nested():
+                self.outcome = (True, self.work(conn))
+        except Exception as error:  # noqa: BLE001 - handed to the waiting caller
+            self.outcome = (False, error)
+
+    def tell(self, failed: BaseException | None = None) -> None:
+        """Tell the caller its outcome once its transaction committed, or ``failed``."""
+        if failed is not None or self.outcome is None:
+            self.future.set_exception(failed or RuntimeError("the call was not run"))
+        elif self.outcome[0]:
+            self.future.set_result(self.outcome[1])
         else:
-            self.future.set_result(result)
+            self.future.set_exception(self.outcome[1])
 
 
 class Writer:
@@ -211,18 +225,22 @@ class Writer:
             return
         self._queue.put(append)
 
-    def call(self, work: Callable[[], _T]) -> concurrent.futures.Future[_T]:
-        """Run ``work`` (a write transaction of the store's: a seat taken or left) on this
-        thread, after the batch it is queued beside. On SQLite every write waits for the lane
-        anyway: from here it needs no worker thread woken and no hand-over of the GIL between
-        two threads. It runs in a transaction of its own, never in a batch's. Cancelling the
-        future before it runs skips it."""
+    def call(self, work: Callable[[Connection], _T]) -> concurrent.futures.Future[_T]:
+        """Run ``work(conn)`` (a write of the store's: a seat taken or left) in the
+        transaction of the next batch, after its appends, in a savepoint of its own: one
+        commit (one sync of the disk) for both. The future tells what ``work`` returned or
+        raised once that transaction committed (what it raised undid its own writes only);
+        cancelled before the batch begins, it is not run."""
         call = _Call(work)
         if self._closed:
             call.future.set_exception(RuntimeError("the writer is closed"))
         else:
             self._queue.put(call)
         return call.future
+
+    def on_its_thread(self) -> bool:
+        """Whether the caller runs on the writer's thread (inside a call of its batch)."""
+        return threading.current_thread() is self._thread
 
     def close(self, timeout: float = 30.0) -> None:
         """Commit what is queued, then stop the thread."""
@@ -260,31 +278,50 @@ class Writer:
                     stopping = True
                     break
                 item = following
-            if batch:
-                self._commit(batch)
+            calls = [call for call in calls if call.start()]
+            if batch or calls:
+                self._commit(batch, calls)
+
+    def _write(self, batch: list[Append], calls: list[_Call]) -> list[BaseException | None]:
+        def alongside(conn: Connection) -> None:
             for call in calls:
-                call.run()
+                call.attempt(conn)
 
-    def _write(self, batch: list[Append]) -> list[BaseException | None]:
         with self._lane.connection() as conn:
-            return write_batch(conn, batch, notify_channel=self._notify_channel)
+            return write_batch(
+                conn,
+                batch,
+                notify_channel=self._notify_channel,
+                alongside=alongside if calls else None,
+            )
 
-    def _commit(self, batch: list[Append]) -> None:
+    def _commit(self, batch: list[Append], calls: list[_Call]) -> None:
         try:
-            outcomes = self._write(batch)
+            outcomes = self._write(batch, calls)
         except Exception:
             log.warning(
-                "a batch of %d appends failed; retrying each alone",
+                "a batch of %d appends and %d other writes failed; retrying each alone",
                 len(batch),
+                len(calls),
                 exc_info=log.isEnabledFor(logging.DEBUG),
             )
             outcomes = []
             for item in batch:
                 try:
-                    outcomes.extend(self._write([item]))
+                    outcomes.extend(self._write([item], []))
                 except Exception as error:  # noqa: BLE001 - handed to the waiting caller
                     outcomes.append(refusal(item, error))
-        if self._on_batch is not None:
+            for call in calls:
+                try:
+                    self._write([], [call])
+                except Exception as error:  # noqa: BLE001 - handed to the waiting caller
+                    call.tell(error)
+                else:
+                    call.tell()
+        else:
+            for call in calls:
+                call.tell()
+        if self._on_batch is not None and batch:
             try:
                 self._on_batch(len(batch))
             except Exception:  # counting must not stop the writer
@@ -302,12 +339,14 @@ def write_batch(
     *,
     notify_channel: str | None = None,
     now: datetime | None = None,
+    alongside: Callable[[Connection], None] | None = None,
 ) -> list[BaseException | None]:
     """Write ``batch`` in one transaction on ``conn`` (which has none open); the outcome of
     each append, in order: ``None`` (written) or the ``VersionConflict`` / ``GameNotFound``
     it is refused with (nothing of it written). Anything else the database raises (a key
     collision, ``SeedConflict``) rolls the whole batch back and is raised: retry each append
     alone and tell it ``refusal(item, error)``. ``now``: when it is written (default: now).
+    ``alongside(conn)``: more writes in the transaction that commits, after the appends.
 
     This is the one path to the log: the ``Writer`` calls it for each batch, and
     ``EventStore.append`` for a batch of one."""
@@ -329,6 +368,8 @@ def write_batch(
             # to find which (rare: only with several processes on one database).
             if _claim(conn, claims) == len(claims):
                 write_appended(conn, batch, written_at, notify_channel)
+                if alongside is not None:
+                    alongside(conn)
                 return [None] * len(batch)
             transaction.rollback()
     outcomes: dict[int, BaseException | None] = {}
@@ -343,6 +384,8 @@ def write_batch(
             written.append(item)
         if written:
             write_appended(conn, written, written_at, notify_channel)
+        if alongside is not None:
+            alongside(conn)
     return [outcomes[i] for i in range(len(batch))]
 
 

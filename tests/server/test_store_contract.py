@@ -17,6 +17,7 @@ import hashlib
 import threading
 import uuid
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -25,7 +26,7 @@ import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Connection, Engine, make_url
 
 from boneyard.records.hashing import chain_hash, first_chain_break
 from boneyard.server.store import (
@@ -842,34 +843,97 @@ class StoreContract:
     def test_a_call_on_the_writer_runs_on_its_thread_and_tells_its_outcome(
         self, store: EventStore
     ) -> None:
-        """A seat taken on the writer's thread: its result, or what it raised, reaches the
-        caller; one cancelled before it ran is not run; none is taken once the writer is
-        closed."""
+        """A seat taken on the writer's thread, in a batch's transaction: its result, or what
+        it raised, reaches the caller; one cancelled before it ran is not run; none is taken
+        once the writer is closed."""
         game_id = new_game(store)
         writer = Writer(store.engine, lane=store.lane)
         try:
             threads: list[str] = []
 
-            def seat(number: int) -> int:
+            def seat(number: int, conn: Connection) -> int:
                 threads.append(threading.current_thread().name)
-                return store.take_seat(game_id, number, f"p{number}", hash_token(f"t{number}"))
+                return store.take_seat(
+                    game_id, number, f"p{number}", hash_token(f"t{number}"), conn=conn
+                )
 
-            assert writer.call(lambda: seat(0)).result(10) == 1
+            assert writer.call(lambda conn: seat(0, conn)).result(10) == 1
             assert threads == ["boneyard-writer"]
             with pytest.raises(SeatTaken):
-                writer.call(lambda: seat(0)).result(10)
-            gate = threading.Event()
-            held = writer.call(lambda: gate.wait(10))
-            skipped = writer.call(lambda: seat(1))
+                writer.call(lambda conn: seat(0, conn)).result(10)
+            gate, began = threading.Event(), threading.Event()
+
+            def held_up(conn: Connection) -> bool:
+                began.set()
+                return gate.wait(10)
+
+            held = writer.call(held_up)
+            assert began.wait(10)
+            skipped = writer.call(lambda conn: seat(1, conn))
             assert skipped.cancel()
             gate.set()
             assert held.result(10) is True
-            assert writer.call(lambda: seat(2)).result(10) == 2
+            assert writer.call(lambda conn: seat(2, conn)).result(10) == 2
             assert sorted(s.seat for s in store.list_seats(game_id)) == [0, 2]
         finally:
             writer.close()
         with pytest.raises(RuntimeError, match="closed"):
-            writer.call(lambda: seat(3)).result(10)
+            writer.call(lambda conn: seat(3, conn)).result(10)
+
+    def test_a_call_commits_with_the_batch_beside_it_and_its_error_undoes_only_its_own(
+        self, store: EventStore
+    ) -> None:
+        """Calls queued beside appends are written in the appends' transaction, one commit
+        for all; a call that raises (a seat already taken) undoes its own writes only: the
+        appends and the other calls of its batch are written."""
+        games = [new_game(store) for _ in range(3)]
+        store.take_seat(games[2], 0, "first", hash_token("first"))
+        heads = {g: store.load_events(g)[-1].hash for g in games}
+        writer = Writer(store.engine, lane=store.lane)
+        gate, began = threading.Event(), threading.Event()
+        commits: list[int] = []
+
+        def held_up(conn: Connection) -> None:
+            began.set()
+            gate.wait(10)
+
+        def taken(game_id: str, seat: int, name: str) -> Any:
+            return writer.call(
+                lambda conn: store.take_seat(game_id, seat, name, hash_token(name), conn=conn)
+            )
+
+        def committed(conn: Connection) -> None:
+            commits.append(1)
+
+        try:
+            assert writer.call(held_up) and began.wait(10)  # what follows waits: one batch
+            sa.event.listen(store.engine, "commit", committed)
+            appended = []
+            for game_id in games[:2]:
+                outcome: Future[BaseException | None] = Future()
+                writer.submit(
+                    Append(
+                        game_id,
+                        1,
+                        _chained(heads[game_id], [b"x"]),
+                        outcome.set_result,
+                    )
+                )
+                appended.append(outcome)
+            seated = taken(games[0], 1, "second")
+            refused = taken(games[2], 0, "third")  # seat 0 is someone else's
+            gate.set()
+            assert [o.result(10) for o in appended] == [None, None]
+            assert seated.result(10) == 1
+            with pytest.raises(SeatTaken):
+                refused.result(10)
+        finally:
+            writer.close()
+            sa.event.remove(store.engine, "commit", committed)
+        assert len(commits) == 2  # the held-up call's, then one for all queued behind it
+        assert [store.latest_version(g) for g in games[:2]] == [2, 2]
+        assert [s.player_name for s in store.list_seats(games[0])] == ["second"]
+        assert [s.player_name for s in store.list_seats(games[2])] == ["first"]
 
 
 class TestSQLite(StoreContract):
