@@ -13,7 +13,7 @@ import logging
 import secrets
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -69,6 +69,7 @@ from boneyard.server.store.db import is_sqlite
 from boneyard.server.store.notify import LOBBY_CHANNEL, NOTIFY_CHANNEL, announce
 from boneyard.server.store.writer import Writer
 from boneyard.server.transport.grpc import keepalive
+from boneyard.server.transport.grpc.by_name import ByName
 from boneyard.server.transport.grpc.interceptors import PipelineInterceptor
 from boneyard.server.transport.grpc.reflection import enable_reflection
 from boneyard.server.transport.http.connect import Services, http_app
@@ -158,24 +159,27 @@ async def create_server(
         interceptors=[PipelineInterceptor(pipeline)],
     )
     game_service_pb2_grpc.add_GameServiceServicer_to_server(parts.games, server)
+    # Every service but the game's (and health) found by name: see ``by_name``. (The
+    # generated functions are typed for a server: ByName is the part of one they use.)
+    by_name = cast(grpc.aio.Server, ByName(server))
     turns = TurnWatch(parts.host, parts.feed, parts.seats, parts.competition)
     lobby = LobbyServicer(
         parts.app, parts.lobby, parts.seats, parts.games, quotas, turns, parts.metrics.turn_answered
     )
-    competition_pb2_grpc.add_LobbyServiceServicer_to_server(lobby, server)
+    competition_pb2_grpc.add_LobbyServiceServicer_to_server(lobby, by_name)
     tournaments = TournamentServicer(parts.app, parts.director)
-    competition_pb2_grpc.add_TournamentServiceServicer_to_server(tournaments, server)
+    competition_pb2_grpc.add_TournamentServiceServicer_to_server(tournaments, by_name)
     archive = archive_servicer(store, signer, verify_seconds=verify_seconds, quotas=quotas)
-    archive_pb2_grpc.add_ArchiveServiceServicer_to_server(archive, server)
+    archive_pb2_grpc.add_ArchiveServiceServicer_to_server(archive, by_name)
     challenges = ChallengeServicer(parts.app, parts.challenges)
-    challenges_pb2_grpc.add_ChallengeServiceServicer_to_server(challenges, server)
+    challenges_pb2_grpc.add_ChallengeServiceServicer_to_server(challenges, by_name)
     accounts = AccountServicer(parts.app, parts.challenges, parts.seats)
-    challenges_pb2_grpc.add_AccountServiceServicer_to_server(accounts, server)
+    challenges_pb2_grpc.add_AccountServiceServicer_to_server(accounts, by_name)
     archive_service = ARCHIVE_SERVICE_NAME
     ratings = RatingServicer(store)
-    ratings_pb2_grpc.add_RatingServiceServicer_to_server(ratings, server)
+    ratings_pb2_grpc.add_RatingServiceServicer_to_server(ratings, by_name)
     matches = MatchServicer(parts.app, parts.matches)
-    matches_pb2_grpc.add_MatchServiceServicer_to_server(matches, server)
+    matches_pb2_grpc.add_MatchServiceServicer_to_server(matches, by_name)
     health_servicer = parts.health
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     services = (
