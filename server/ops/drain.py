@@ -19,7 +19,6 @@ short (``hurry``).
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -96,8 +95,10 @@ class Drain:
         """The open streams by method."""
         self._settled = asyncio.Event()
         """Set whenever a call or stream ends."""
-        self._end: asyncio.Future[None] | None = None
-        """Done when the streams are to end (made on the event loop, by the first stream)."""
+        self._waiting: set[asyncio.Task[Any]] = set()
+        """The streams' tasks waiting for their handler's next message."""
+        self._ended: set[asyncio.Task[Any]] = set()
+        """The streams' tasks the drain cancelled to end them."""
         self._ending = False
 
     # ------------------------------------------------------------ the doors
@@ -127,38 +128,34 @@ class Drain:
     async def stream(self, method: str, messages: AsyncIterator[_T]) -> AsyncIterator[_T]:
         """``messages``, until they end or the drain ends the streams (``Unavailable``).
 
-        Each message is awaited in a task of its own, raced against the end; every such task
-        runs in this stream's one context, so what the handler set in it (the caller's
-        credentials) stays set from one message to the next."""
-        if self._end is None:
-            self._end = asyncio.get_running_loop().create_future()
-            if self._ending:
-                self._end.set_result(None)
-        end = self._end
-        context = contextvars.copy_context()
-        step: asyncio.Task[_T] | None = None
-        loop = asyncio.get_running_loop()
+        The handler's messages are awaited in the stream's own task (in its context: what the
+        pipeline set, the caller's credentials, stays set). While the stream waits for its
+        next message the drain knows its task, and ends it by cancelling that wait
+        (``end_streams``); a stream busy sending is ended before its next message. (A task
+        and an ``asyncio.wait`` for every message of every stream cost more than the rest of
+        a watcher's message.)"""
+        task = asyncio.current_task()
+        assert task is not None
         self._streams[method] += 1
         try:
             while True:
-                step = loop.create_task(_next(messages), context=context)
-                await asyncio.wait((step, end), return_when=asyncio.FIRST_COMPLETED)
-                if not step.done():
-                    raise Unavailable(STREAM_ENDED)
+                self._check_ending(task)
+                self._waiting.add(task)
                 try:
-                    message = step.result()
+                    message = await messages.__anext__()
                 except StopAsyncIteration:
                     return
-                step = None
+                except asyncio.CancelledError:
+                    if task not in self._ended:
+                        raise  # the client went away
+                    self._ended.discard(task)
+                    task.uncancel()
+                    raise Unavailable(STREAM_ENDED) from None
+                finally:
+                    self._waiting.discard(task)
                 yield message
         finally:
-            if step is not None:
-                # A step still running is cancelled; one that ended as the stream was closed
-                # (the client went away as the handler finished) has its outcome read, so
-                # that asyncio does not log it as never retrieved.
-                if not step.done():
-                    step.cancel()
-                await asyncio.gather(step, return_exceptions=True)
+            self._ended.discard(task)
             aclose = getattr(messages, "aclose", None)
             if aclose is not None:  # (a no-op if the handler has ended)
                 await aclose()
@@ -166,6 +163,16 @@ class Drain:
             if not self._streams[method]:
                 del self._streams[method]
             self._settled.set()
+
+    def _check_ending(self, task: asyncio.Task[Any]) -> None:
+        """``Unavailable`` once the streams are to end (a cancel the drain sent while the
+        stream was not waiting is taken back: the stream ends with its own error)."""
+        if not self._ending:
+            return
+        if task in self._ended:
+            self._ended.discard(task)
+            task.uncancel()
+        raise Unavailable(STREAM_ENDED)
 
     # ------------------------------------------------------------ the shutdown
 
@@ -196,8 +203,9 @@ class Drain:
         """End every stream (``UNAVAILABLE``, ``STREAM_ENDED``) and wait, within ``grace``,
         until they have; whether they all have."""
         self._ending = True
-        if self._end is not None and not self._end.done():
-            self._end.set_result(None)
+        for task in self._waiting - self._ended:
+            self._ended.add(task)
+            task.cancel()  # its wait for the handler's next message
         return await self._until(lambda: not self._streams, grace)
 
     async def _until(self, done: Callable[[], bool], grace: Grace) -> bool:
@@ -207,6 +215,3 @@ class Drain:
                 return done()
         return True
 
-
-async def _next(messages: AsyncIterator[_T]) -> _T:
-    return await messages.__anext__()
