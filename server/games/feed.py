@@ -3,7 +3,7 @@
 Nothing polls. Within one process, a committed append wakes that game's watchers at once
 (``publish``); appends made by another server process on the same PostgreSQL database arrive
 as notifications (``boneyard.server.ops.pg_listener``), which publish the same way. A waiting
-watcher costs an ``asyncio.Event`` and nothing else.
+watcher costs a wait on its game's one ``asyncio.Event`` and nothing else.
 
 A follower of *every* game (the live lobby, ``boneyard.server.games.lobby``) holds a
 ``Changes``: the ids of the games published since it last looked, at most ``MAX_CHANGED`` of
@@ -102,9 +102,21 @@ class ChosenChanges(Changes):
             self.drop(game_id)
 
 
+class _Moved:
+    """The watchers of one game waiting for its next move: one event for all of them."""
+
+    __slots__ = ("event", "waiting")
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+        self.waiting = 0
+
+
 class Feed:
     def __init__(self) -> None:
-        self._waiters: dict[str, set[asyncio.Event]] = {}
+        self._moved: dict[str, _Moved] = {}
+        """The watchers waiting, by game: a publish sets the game's one event (and forgets
+        it: the next wait makes a new one) instead of an event per watcher."""
         self._followers: set[Changes] = set()
         self._chosen: dict[str, set[ChosenChanges]] = {}
         """The followers of some games, by game."""
@@ -116,8 +128,9 @@ class Feed:
         to act now (a game not over: an account's turn stream has nothing to tell of a move
         that leaves another account to act, and every action would otherwise wake the
         streams of all the table's accounts)."""
-        for waiter in self._waiters.get(game_id, ()):
-            waiter.set()
+        moved = self._moved.pop(game_id, None)
+        if moved is not None:
+            moved.event.set()
         for follower in self._followers:
             follower.add(game_id)
         for chooser in self._chosen.get(game_id, ()):
@@ -125,9 +138,9 @@ class Feed:
 
     def publish_all(self) -> None:
         """Wake every watcher (after missing notifications, say): each looks again."""
-        for waiters in self._waiters.values():
-            for waiter in waiters:
-                waiter.set()
+        moved, self._moved = self._moved, {}
+        for waiting in moved.values():
+            waiting.event.set()
         for follower in self._followers:
             follower.everything()
         for choosers in self._chosen.values():
@@ -155,18 +168,18 @@ class Feed:
 
     async def wait(self, game_id: str, version: int, timeout: float | None = None) -> None:
         """Return once ``game_id`` may have moved past ``version`` (or after ``timeout``)."""
-        waiter = asyncio.Event()
-        self._waiters.setdefault(game_id, set()).add(waiter)
+        moved = self._moved.get(game_id)
+        if moved is None:
+            moved = self._moved[game_id] = _Moved()
+        moved.waiting += 1
         try:
             if timeout is None:
-                await waiter.wait()
+                await moved.event.wait()
             else:
-                await asyncio.wait_for(waiter.wait(), timeout)
+                await asyncio.wait_for(moved.event.wait(), timeout)
         except TimeoutError:
             pass
         finally:
-            waiters = self._waiters.get(game_id)
-            if waiters is not None:
-                waiters.discard(waiter)
-                if not waiters:
-                    del self._waiters[game_id]
+            moved.waiting -= 1
+            if not moved.waiting and self._moved.get(game_id) is moved:
+                del self._moved[game_id]

@@ -487,9 +487,10 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
                 yield message
             if game.over:
                 return
-            if not game.evicted:  # (an evicted copy may be behind the log: get it again)
+            if not game.evicted:
                 await self._feed.wait(game_id, position)
-            game = await self._host.get(game_id)
+            if game.evicted:  # (behind the log, or never kept: the host has it anew)
+                game = await self._host.get(game_id)
 
     # ------------------------------------------------------------ the lobby
 

@@ -80,3 +80,56 @@ async def test_a_dropped_game_wakes_nobody() -> None:
         changes.drop("g")
         feed.publish("g")
         assert not _woken(changes)
+
+
+@on_a_loop
+async def test_a_publish_wakes_every_watcher_of_its_game_and_none_of_another() -> None:
+    feed = Feed()
+    watchers = [asyncio.ensure_future(feed.wait("g", 5)) for _ in range(3)]
+    elsewhere = asyncio.ensure_future(feed.wait("h", 5))
+    await asyncio.sleep(0)
+    feed.publish("g")
+    await asyncio.wait_for(asyncio.gather(*watchers), 1)
+    await asyncio.sleep(0)
+    assert not elsewhere.done()
+    elsewhere.cancel()
+
+
+@on_a_loop
+async def test_a_wait_begun_after_a_publish_waits_for_the_next() -> None:
+    feed = Feed()
+    first = asyncio.ensure_future(feed.wait("g", 5))
+    await asyncio.sleep(0)
+    feed.publish("g")
+    await asyncio.wait_for(first, 1)
+    second = asyncio.ensure_future(feed.wait("g", 6))
+    await asyncio.sleep(0.01)
+    assert not second.done()
+    feed.publish("g")
+    await asyncio.wait_for(second, 1)
+
+
+@on_a_loop
+async def test_a_watcher_that_goes_away_leaves_the_others_waiting_and_nothing_behind() -> None:
+    feed = Feed()
+    leaving = asyncio.ensure_future(feed.wait("g", 5))
+    staying = asyncio.ensure_future(feed.wait("g", 5))
+    await asyncio.sleep(0)
+    leaving.cancel()
+    await asyncio.sleep(0)
+    assert not staying.done()
+    feed.publish("g")
+    await asyncio.wait_for(staying, 1)
+    assert not feed._moved  # type: ignore[attr-defined]
+    timed_out = asyncio.ensure_future(feed.wait("g", 5, timeout=0.01))
+    await asyncio.wait_for(timed_out, 1)
+    assert not feed._moved  # type: ignore[attr-defined]
+
+
+@on_a_loop
+async def test_publish_all_wakes_the_watchers_of_every_game() -> None:
+    feed = Feed()
+    watchers = [asyncio.ensure_future(feed.wait(g, 1)) for g in ("g", "h")]
+    await asyncio.sleep(0)
+    feed.publish_all()
+    await asyncio.wait_for(asyncio.gather(*watchers), 1)
