@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import weakref
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -45,6 +46,7 @@ from boneyard.server.games.cache import MAX_LIVE_GAMES, GameCache, Hold
 from boneyard.server.games.dealing import deal_hands
 from boneyard.server.games.feed import Publish
 from boneyard.server.games.live import LiveGame, Submitted, turn_of
+from boneyard.server.games.settling import Settler
 from boneyard.server.ops import logs
 from boneyard.server.store import errors as store_errors
 from boneyard.server.store.competition import CompetitionStore
@@ -101,6 +103,9 @@ class GameHost:
         process started is timed from its start."""
         self.cache = GameCache(store, publish, max_games, on_loaded)
         self._listeners: list[CommitListener] = []
+        self._settlers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Settler] = (
+            weakref.WeakKeyDictionary()
+        )
 
     # The games held here (``GameCache``), as everyone asks the host for them.
 
@@ -176,8 +181,9 @@ class GameHost:
         sync of the disk, for the seat and the batch's actions), on PostgreSQL on a worker
         thread in a transaction of its own (``conn`` None: its writes need not wait for each
         other, and a seat's row lock taken inside a batch could deadlock with another
-        process's batch). A game's creation stays on a worker thread: made on the writer's,
-        its deal and set-up held up the batches (no gain measured)."""
+        process's batch). A game is made on a worker thread (its deal and set-up would hold
+        up the batches on the writer's), and its write joins a batch through the store
+        (``EventStore.join_batches``)."""
         if self._store.lane is None:
             return await asyncio.to_thread(work, None)
         return await asyncio.wrap_future(self._writer.call(work))
@@ -599,9 +605,10 @@ class GameHost:
             clock = self._clock_after(game.clock, seat, state, running, expired)
         loop = asyncio.get_running_loop()
         written: asyncio.Future[BaseException | None] = loop.create_future()
+        settle = self._settler(loop).settle
 
         def done(error: BaseException | None) -> None:
-            loop.call_soon_threadsafe(_settle, written, error)
+            settle(written, error)
 
         self._writer.submit(
             Append(
@@ -631,6 +638,13 @@ class GameHost:
             self._after_write(game, error, events, states, last_hash, request, status, clock, at)
             raise
         return self._after_write(game, error, events, states, last_hash, request, status, clock, at)
+
+    def _settler(self, loop: asyncio.AbstractEventLoop) -> Settler:
+        """What tells this loop's appends their outcomes, a batch's at one wake-up."""
+        settler = self._settlers.get(loop)
+        if settler is None:
+            settler = self._settlers[loop] = Settler(loop)
+        return settler
 
     def _after_write(
         self,
@@ -708,11 +722,6 @@ class GameHost:
 
 class _Conflict(StaleVersion):
     """The writer found the game moved on in the database (another process wrote it)."""
-
-
-def _settle(future: asyncio.Future[BaseException | None], error: BaseException | None) -> None:
-    if not future.done():
-        future.set_result(error)
 
 
 def _earlier(game: LiveGame, seat: int, request_id: str) -> Submitted | None:
