@@ -27,8 +27,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
-from sqlalchemy.engine import Connection
-
 from boneyard import engine
 from boneyard.api import codec
 from boneyard.engine import Command, Event, GameState, Phase
@@ -52,6 +50,7 @@ from boneyard.server.store import errors as store_errors
 from boneyard.server.store.competition import CompetitionStore
 from boneyard.server.store.game_setup import ClockState, GameClock
 from boneyard.server.store.repository import EventStore, RequestRecord
+from boneyard.server.store.unit_of_work import WriteConnection
 from boneyard.server.store.writer import Append, Writer
 
 __all__ = ["ABSENT_AFTER", "SEAT_REQUEST", "CommitListener", "GameHost"]
@@ -175,7 +174,7 @@ class GameHost:
             self._take_back_seat_notice(game_id)
             raise
 
-    async def write(self, work: Callable[[Connection | None], _T]) -> _T:
+    async def write(self, work: Callable[[WriteConnection | None], _T]) -> _T:
         """Run ``work(conn)``, a blocking write of the store's (a seat taken or left): on
         SQLite in the transaction of the writer's next batch (``Writer.call``: one commit, one
         sync of the disk, for the seat and the batch's actions), on PostgreSQL on a worker

@@ -14,9 +14,15 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
-__all__ = ["Transaction"]
+__all__ = ["Transaction", "WriteConnection"]
 
 Transaction: TypeAlias = Session
 """One open transaction of the store."""
+
+WriteConnection: TypeAlias = Connection
+"""A connection with a write transaction open (the writer's batch, ``Writer.call``): code
+above the store hands it on to the store's functions (``take_seat(..., conn=...)``) and does
+nothing else with it."""
