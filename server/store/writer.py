@@ -399,37 +399,20 @@ def write_appended(
     transaction: one multi-row INSERT of the events, one of the requests, and so on.
     ``EventStore.create_game`` writes a new game's first events with it too."""
     cursor = _driver_cursor(conn)
-    if cursor is not None:
-        _insert_on_sqlite(conn, cursor, written, now)
-    else:
-        events = [
-            {
-                "game_id": item.game_id,
-                "seq": item.expected_version + offset,
-                "kind": kind,
-                "payload": payload,
-                "hash": chain,
-                "created_at": now,
-            }
-            for item in written
-            for offset, (kind, payload, chain) in enumerate(item.events, start=1)
-        ]
-        if events:  # (a game may be created with none)
-            conn.execute(_INSERT_EVENTS, events)
-        requests = [
-            {
-                "game_id": item.game_id,
-                "request_id": item.request[0],
-                "seat": item.request[1],
-                "result_version": item.new_version,
-                "response": item.request[2],
-                "created_at": now,
-            }
-            for item in written
-            if item.request is not None
-        ]
-        if requests:
-            conn.execute(_INSERT_REQUESTS, requests)
+    # On SQLite's driver the rows go as they are, the time as its column writes it.
+    at = now if cursor is None else _stamp(conn, now)
+    events = [
+        (item.game_id, item.expected_version + offset, kind, payload, chain, at)
+        for item in written
+        for offset, (kind, payload, chain) in enumerate(item.events, start=1)
+    ]
+    _insert(conn, cursor, _INSERT_EVENTS, _SQLITE_EVENTS, _EVENT_COLUMNS, events)
+    requests = [
+        (item.game_id, request[0], request[1], item.new_version, request[2], at)
+        for item in written
+        if (request := item.request) is not None
+    ]
+    _insert(conn, cursor, _INSERT_REQUESTS, _SQLITE_REQUESTS, _REQUEST_COLUMNS, requests)
     seeds = _new_seeds(conn, written, now)
     if seeds:
         conn.execute(_INSERT_SEEDS, seeds)
@@ -514,28 +497,24 @@ def _claim(conn: Connection, claims: list[dict[str, Any]]) -> int:
     return cursor.rowcount
 
 
-def _insert_on_sqlite(
-    conn: Connection, cursor: sqlite3.Cursor, written: Sequence[Append], now: datetime
+def _insert(
+    conn: Connection,
+    cursor: sqlite3.Cursor | None,
+    statement: Any,
+    sql: str,
+    columns: tuple[str, ...],
+    rows: list[tuple[Any, ...]],
 ) -> None:
-    """The events and requests of ``written`` through SQLite's driver, each row made as the
-    tuple of its columns (``_EVENT_COLUMNS``, ``_REQUEST_COLUMNS``) straight from the appends."""
-    stamp = _stamp(conn, now)
-    events = [
-        (item.game_id, item.expected_version + offset, kind, payload, chain, stamp)
-        for item in written
-        for offset, (kind, payload, chain) in enumerate(item.events, start=1)
-    ]
-    if events:  # (a game may be created with none)
-        with _as_sqlalchemy(_SQLITE_EVENTS, events):
-            cursor.executemany(_SQLITE_EVENTS, events)
-    requests = [
-        (item.game_id, request[0], request[1], item.new_version, request[2], stamp)
-        for item in written
-        if (request := item.request) is not None
-    ]
-    if requests:
-        with _as_sqlalchemy(_SQLITE_REQUESTS, requests):
-            cursor.executemany(_SQLITE_REQUESTS, requests)
+    """Insert ``rows`` (each the tuple of ``columns``): ``sql`` on SQLite's driver ``cursor``,
+    else ``statement`` (Core); none at all (a game may be created with no events) is no
+    statement."""
+    if not rows:
+        return
+    if cursor is None:
+        conn.execute(statement, [dict(zip(columns, row, strict=True)) for row in rows])
+        return
+    with _as_sqlalchemy(sql, rows):
+        cursor.executemany(sql, rows)
 
 
 @contextlib.contextmanager
