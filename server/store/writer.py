@@ -181,7 +181,7 @@ class _Call:
         try:
             with conn.begin_nested():
                 self.outcome = (True, self.work(conn))
-        except Exception as error:  # noqa: BLE001 - handed to the waiting caller
+        except BaseException as error:  # noqa: BLE001 - handed to the waiting caller
             self.outcome = (False, error)
 
     def tell(self, failed: BaseException | None = None) -> None:
