@@ -13,7 +13,6 @@ from types import TracebackType
 from typing import Any
 
 import grpc
-from prometheus_client import Counter
 
 from boneyard.server.ops import logs
 from boneyard.server.ops.metrics import BIDI_STREAM, UNARY, CallMetrics, Metrics
@@ -33,22 +32,27 @@ class Outcome:
     """The status code a call ended with, as the observed code learns it (``OK`` unless
     told otherwise), and the stream's messages as they go out."""
 
-    __slots__ = ("_received", "_sent", "code")
+    __slots__ = ("_counts_received", "_counts_sent", "_series", "code")
 
-    def __init__(self, sent: Counter | None = None, received: Counter | None = None) -> None:
+    def __init__(
+        self, series: CallMetrics | None = None, sent: bool = False, received: bool = False
+    ) -> None:
         self.code = grpc.StatusCode.OK
-        self._sent = sent
-        self._received = received
+        self._series = series
+        self._counts_sent = sent
+        self._counts_received = received
 
     def sent(self) -> None:
         """A message of the stream is handed to the door."""
-        if self._sent is not None:
-            self._sent.inc()
+        if self._counts_sent:
+            assert self._series is not None
+            self._series.sent += 1
 
     def received(self) -> None:
         """A message of the client's stream (a stream each way) is read."""
-        if self._received is not None:
-            self._received.inc()
+        if self._counts_received:
+            assert self._series is not None
+            self._series.received += 1
 
 
 class CallObserver:
@@ -117,20 +121,15 @@ class Observed:
         self._peer = peer
         self._streaming = kind != UNARY
         self._bidi = kind == BIDI_STREAM
-        self._outcome = Outcome(
-            series.sent if self._streaming else None, series.received if self._bidi else None
-        )
+        self._outcome = Outcome(series, sent=self._streaming, received=self._bidi)
         self._token: Any = None
         self._started = 0.0
 
     def __enter__(self) -> Outcome:
         _, self._token = logs.enter_call(self._metadata, self._game)
         self._started = time.perf_counter()
-        series = self._series
-        series.started.inc()
-        if not self._bidi:  # its one request (a stream each way counts each as it comes)
-            series.received.inc()
-        series.in_flight.inc()
+        # Its one request counted with it (a stream each way counts each as it comes).
+        self._series.begin(received=not self._bidi)
         return self._outcome
 
     def __exit__(
@@ -145,13 +144,9 @@ class Observed:
                 cancelled = issubclass(kind, (asyncio.CancelledError, GeneratorExit))
                 outcome.code = grpc.StatusCode.CANCELLED if cancelled else grpc.StatusCode.UNKNOWN
             seconds = time.perf_counter() - self._started
-            series = self._series
-            series.in_flight.dec()
             code = outcome.code.name
-            if not self._streaming and outcome.code is grpc.StatusCode.OK:
-                series.sent.inc()  # the answer
-            series.handled(code).inc()
-            series.seconds.observe(seconds)
+            answered = not self._streaming and outcome.code is grpc.StatusCode.OK
+            self._series.end(code, seconds, answered)
             # Only a line that will be written is made (the fields, its extras).
             if access_log.isEnabledFor(logging.INFO):
                 access_log.info(
