@@ -44,7 +44,7 @@ from boneyard.server.games.cache import MAX_LIVE_GAMES, GameCache, Hold
 from boneyard.server.games.dealing import deal_hands
 from boneyard.server.games.feed import Publish
 from boneyard.server.games.live import LiveGame, Submitted, turn_of
-from boneyard.server.games.settling import Settler
+from boneyard.server.games.settling import Outcome, Settler
 from boneyard.server.ops import logs
 from boneyard.server.store import errors as store_errors
 from boneyard.server.store.competition import CompetitionStore
@@ -603,7 +603,7 @@ class GameHost:
             running = status == "playing" and game.full
             clock = self._clock_after(game.clock, seat, state, running, expired)
         loop = asyncio.get_running_loop()
-        written: asyncio.Future[BaseException | None] = loop.create_future()
+        written = Outcome(loop)
         settle = self._settler(loop).settle
 
         def done(error: BaseException | None) -> None:
@@ -629,7 +629,7 @@ class GameHost:
             )
         )
         try:
-            error = await asyncio.shield(written)
+            error: BaseException | None = await written
         except asyncio.CancelledError:
             # The caller went away with the append in flight: see it through, so this copy
             # stays the game's truth, then go.
