@@ -70,7 +70,7 @@ from boneyard.server.store.notify import LOBBY_CHANNEL, NOTIFY_CHANNEL, announce
 from boneyard.server.store.writer import Writer
 from boneyard.server.transport.grpc import keepalive
 from boneyard.server.transport.grpc.by_name import ByName
-from boneyard.server.transport.grpc.interceptors import PipelineInterceptor
+from boneyard.server.transport.grpc.piping import PipedServer, Piping
 from boneyard.server.transport.grpc.reflection import enable_reflection
 from boneyard.server.transport.http.connect import Services, http_app
 from boneyard.server.transport.http.listener import (
@@ -156,12 +156,13 @@ async def create_server(
             ("grpc.max_receive_message_length", TRANSPORT_LIMIT),
             *keepalive.SERVER_OPTIONS,
         ],
-        interceptors=[PipelineInterceptor(pipeline)],
     )
-    game_service_pb2_grpc.add_GameServiceServicer_to_server(parts.games, server)
-    # Every service but the game's (and health) found by name: see ``by_name``. (The
-    # generated functions are typed for a server: ByName is the part of one they use.)
-    by_name = cast(grpc.aio.Server, ByName(server))
+    # Every handler wrapped in the pipeline as it is added (``piping``). (The generated
+    # functions are typed for a server: PipedServer and ByName are the part of one they use.)
+    piped = cast(grpc.aio.Server, PipedServer(server, Piping(pipeline)))
+    game_service_pb2_grpc.add_GameServiceServicer_to_server(parts.games, piped)
+    # Every service but the game's (and health) found by name: see ``by_name``.
+    by_name = cast(grpc.aio.Server, ByName(piped))
     turns = TurnWatch(parts.host, parts.feed, parts.seats, parts.competition)
     lobby = LobbyServicer(
         parts.app, parts.lobby, parts.seats, parts.games, quotas, turns, parts.metrics.turn_answered
@@ -181,7 +182,7 @@ async def create_server(
     matches = MatchServicer(parts.app, parts.matches)
     matches_pb2_grpc.add_MatchServiceServicer_to_server(matches, by_name)
     health_servicer = parts.health
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, piped)
     services = (
         SERVICE_NAME,
         LOBBY_SERVICE_NAME,
@@ -192,7 +193,7 @@ async def create_server(
         RATING_SERVICE_NAME,
         MATCH_SERVICE_NAME,
     )
-    enable_reflection((*services, health.SERVICE_NAME), server)
+    enable_reflection((*services, health.SERVICE_NAME), piped)
     try:
         if tls is None:
             port = server.add_insecure_port(listen)

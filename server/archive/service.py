@@ -1,9 +1,9 @@
 """The gRPC servicer of ``boneyard.v1.ArchiveService``: decode, call ``boneyard.server.archive.archive``
-(errors become status codes in ``boneyard.server.transport.grpc.interceptors``). Blocking store and
+(errors become status codes in ``boneyard.server.transport.grpc.piping``). Blocking store and
 verification work runs in worker threads.
 
 A VerifyRecord request is at most ``MAX_VERIFY_REQUEST_BYTES`` (``REQUEST_LIMITS``, which the
-error interceptor enforces before parsing); its verification is told the client's deadline,
+pipeline enforces before parsing); its verification is told the client's deadline,
 and that the call is over when it is cancelled, so that a worker thread does not go on with a
 record nobody waits for."""
 

@@ -1,5 +1,5 @@
 """The gRPC servicer of ``boneyard.v1.RatingService``: decode, read ``RatingStore`` in a worker
-thread, encode (errors become status codes in ``boneyard.server.transport.grpc.interceptors``). Ratings are
+thread, encode (errors become status codes in ``boneyard.server.transport.grpc.piping``). Ratings are
 public: no credentials."""
 
 from __future__ import annotations

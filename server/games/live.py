@@ -144,7 +144,7 @@ def stream_message(
     face_down_through: int = 0,
 ) -> bytes:
     """What a watcher in ``seat`` (``None``: a spectator) is sent for event ``seq``: an
-    encoded ``WatchGameResponse`` (the interceptors pass bytes through unchanged), as the
+    encoded ``WatchGameResponse`` (the gRPC port's piping passes bytes through unchanged), as the
     engine's views say: ``face_down_through``, the version up to which the tricks lay face
     down when the stream began (``engine.face_down_through``)."""
     behind = seq <= face_down_through

@@ -1,7 +1,7 @@
 """The gRPC servicer of GameService: decode, call the application layer, encode.
 
-No rule lives here, and no error handling or credential parsing either: the interceptors
-(``boneyard.server.transport.grpc.interceptors``) map errors to status codes and read the bearer token. The
+No rule lives here, and no error handling or credential parsing either: the one pipeline
+(``boneyard.server.transport.pipeline``) maps errors to status codes and reads the bearer token. The
 games are in memory (``boneyard.server.games.host``): seeing, acting and watching read nothing
 from the database.
 """
@@ -451,7 +451,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         self, request: game_service_pb2.WatchGameRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[bytes]:
         """Each message is an encoded ``WatchGameResponse``, made once for every watcher in
-        the same seat (``interceptors`` sends bytes as they are)."""
+        the same seat (``piping`` sends bytes as they are)."""
         game_id = check_game_id(request.game_id)
         asked = request.seat if request.HasField("seat") else None
         seat = await self.seat(game_id, asked, required=False)

@@ -25,7 +25,7 @@ Python's (``python_info``, ``python_gc_*``), and the game's, prefixed ``boneyard
 dashboard of them).
 
 What moves is counted where it happens, by the part that does it: the RPCs by the observing
-interceptor and the HTTP bridge (``boneyard.server.ops.observing``), the commit batches by the
+of the one pipeline, on both doors (``boneyard.server.ops.observing``), the commit batches by the
 writer, the actions by the game host's commit listeners, the timeouts by the clock keeper.
 What stands (games by status, seeks waiting, tournament games in play) is read when
 Prometheus scrapes (``watch``), not polled.

@@ -1,5 +1,5 @@
 """One pipeline of what every call shares, built once and used by both doors: the gRPC port's
-interceptor (``transport.grpc.interceptors``) and the HTTP listener's bridge
+handlers, each wrapped in it once (``transport.grpc.piping``), and the HTTP listener's bridge
 (``transport.http.connect``) hand each call to it, and only say how their own protocol writes a
 refusal. In order, around the servicer's handler:
 

@@ -1,5 +1,7 @@
-"""The gRPC port's side of the one pipeline (``boneyard.server.transport.pipeline``): one
-interceptor hands every call to it, and says what only gRPC has.
+"""The gRPC port's side of the one pipeline (``boneyard.server.transport.pipeline``): every
+method's handler is wrapped in it once, as the service is added to the server (``PipedServer``),
+and says what only gRPC has. (Not a grpc interceptor: grpc.aio runs an interceptor's coroutine
+at every call to find the handler it wraps, the same handler every time.)
 
 - A request is read by a tolerant deserializer: bytes that are not the method's message reach
   the pipeline as ``Undecodable`` (grpc would answer UNKNOWN with the parser's text), a request
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping
 from typing import Any
 
 import grpc
@@ -24,14 +26,14 @@ import grpc
 from boneyard.server.transport.pipeline import Caller, Pipeline, Refused
 from boneyard.server.transport.refusals import Refusal, too_large
 
-__all__ = ["Oversized", "PipelineInterceptor", "Undecodable"]
+__all__ = ["Oversized", "PipedServer", "Piping", "Undecodable"]
 
 Handler = Callable[[Any, grpc.aio.ServicerContext], Any]
 
 
 class Undecodable:
     """What a request that is not its message's bytes deserializes to (grpc would answer
-    UNKNOWN with the parser's exception text); ``ErrorInterceptor`` refuses it."""
+    UNKNOWN with the parser's exception text); the pipeline's check refuses it."""
 
     __slots__ = ("reason",)
 
@@ -41,7 +43,7 @@ class Undecodable:
 
 class Oversized:
     """What a request over its method's byte limit deserializes to, unparsed (parsing it is
-    the work the limit saves); ``ErrorInterceptor`` refuses it."""
+    the work the limit saves); the pipeline's check refuses it."""
 
     __slots__ = ("limit", "size")
 
@@ -139,33 +141,6 @@ def _bytes_as_they_are(
     return serializer
 
 
-class _Wrapping(grpc.aio.ServerInterceptor):
-    """An interceptor that wraps each method's handler once (the services' handlers never
-    change, so the wrapped one is kept per method instead of being made for every call)."""
-
-    def __init__(self) -> None:
-        self._wrapped: dict[str, grpc.RpcMethodHandler | None] = {}
-
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler | None]],
-        details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler | None:
-        method = details.method
-        if method in self._wrapped:
-            return self._wrapped[method]
-        handler = await continuation(details)
-        wrapped = self.wrap(handler, method)
-        if handler is not None:
-            self._wrapped[method] = wrapped
-        return wrapped
-
-    def wrap(
-        self, handler: grpc.RpcMethodHandler | None, method: str
-    ) -> grpc.RpcMethodHandler | None:
-        raise NotImplementedError
-
-
 def bytes_refusal(request: Undecodable, method: str) -> Refusal:
     return Refusal(
         grpc.StatusCode.INVALID_ARGUMENT,
@@ -196,11 +171,11 @@ def _answered(error: BaseException, context: Any) -> grpc.StatusCode | None:
     return code if isinstance(code, grpc.StatusCode) else grpc.StatusCode.UNKNOWN
 
 
-class PipelineInterceptor(_Wrapping):
-    """Every call of the gRPC port through ``pipeline``."""
+class Piping:
+    """Every call of the gRPC port through ``pipeline``: ``wrap`` makes a method's handler
+    the pipeline around it."""
 
     def __init__(self, pipeline: Pipeline) -> None:
-        super().__init__()
         self._pipeline = pipeline
 
     def wrap(
@@ -241,3 +216,47 @@ class PipelineInterceptor(_Wrapping):
 
         limit = pipeline.limit(method)
         return _wrap(handler, unary, stream, tolerant=True, limit=limit, bidi=bidi)
+
+
+class _PipedHandler(grpc.GenericRpcHandler):
+    """A generic handler's methods, each wrapped by ``piping`` the first time it is called
+    (then kept: a method's handler never changes; a name it does not serve is not kept)."""
+
+    def __init__(self, inner: grpc.GenericRpcHandler, piping: Piping) -> None:
+        self._inner = inner
+        self._piping = piping
+        self._wrapped: dict[str, grpc.RpcMethodHandler] = {}
+
+    def service(self, details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler | None:
+        method = details.method
+        wrapped = self._wrapped.get(method)
+        if wrapped is None:
+            wrapped = self._piping.wrap(self._inner.service(details), method)
+            if wrapped is None:
+                return None
+            self._wrapped[method] = wrapped
+        return wrapped
+
+
+class PipedServer:
+    """``server`` as a generated ``add_...Servicer_to_server`` (and reflection, and health)
+    sees it: every handler added goes through ``piping``."""
+
+    def __init__(self, server: grpc.aio.Server, piping: Piping) -> None:
+        self._server = server
+        self._piping = piping
+
+    def add_generic_rpc_handlers(self, handlers: Iterable[grpc.GenericRpcHandler]) -> None:
+        self._server.add_generic_rpc_handlers(
+            tuple(_PipedHandler(handler, self._piping) for handler in handlers)
+        )
+
+    def add_registered_method_handlers(
+        self, service: str, handlers: Mapping[str, grpc.RpcMethodHandler]
+    ) -> None:
+        wrapped: dict[str, grpc.RpcMethodHandler] = {}
+        for name, handler in handlers.items():
+            piped = self._piping.wrap(handler, f"/{service}/{name}")
+            assert piped is not None  # (a handler wraps to a handler)
+            wrapped[name] = piped
+        self._server.add_registered_method_handlers(service, wrapped)
