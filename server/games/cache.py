@@ -48,11 +48,17 @@ class GameCache:
         self._behind: set[str] = set()
         """Games another process moved while they were being loaded here."""
 
-    async def get(self, game_id: str) -> LiveGame:
-        """The game, loaded from the log if this process does not hold it. ``NotFound``."""
+    def held(self, game_id: str) -> LiveGame | None:
+        """The game if this process holds it (counted as used), without a wait."""
         game = self._games.get(game_id)
         if game is not None:
             self._games.move_to_end(game_id)
+        return game
+
+    async def get(self, game_id: str) -> LiveGame:
+        """The game, loaded from the log if this process does not hold it. ``NotFound``."""
+        game = self.held(game_id)
+        if game is not None:
             return game
         loading = self._loading.get(game_id) or self._load([game_id], room_only=False)[game_id]
         return await asyncio.shield(loading)
@@ -183,7 +189,7 @@ class GameCache:
     async def locked(self, game_id: str) -> LiveGame:
         """The game with its lock held (the caller releases it)."""
         while True:
-            game = await self.get(game_id)
+            game = self.held(game_id) or await self.get(game_id)
             await game.lock.acquire()
             if not game.evicted:
                 return game

@@ -110,7 +110,7 @@ class GameHost:
 
     async def get(self, game_id: str) -> LiveGame:
         """The game, loaded from the log if this process does not hold it. ``NotFound``."""
-        return await self.cache.get(game_id)
+        return self.cache.held(game_id) or await self.cache.get(game_id)
 
     async def get_many(self, game_ids: list[str]) -> dict[str, LiveGame]:
         """Games to be read, not played (``GameCache.get_many``: one trip for the cold ones,

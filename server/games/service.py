@@ -126,6 +126,13 @@ def _check_request_id(request_id: str) -> None:
     check_text(request_id, "request_id")
 
 
+@functools.lru_cache(maxsize=1024)
+def _rules_message(rules: engine.Ruleset) -> rules_pb2.Ruleset:
+    """A ruleset's message, made once (copied into each summary, never changed: a game's
+    rules are fixed, and a set-up answers with its summary five times)."""
+    return codec.rules_to_proto(rules)
+
+
 def summary(game: LiveGame, embargoed: bool, deadline: datetime | None) -> game_pb2.GameSummary:
     """What anybody may know of a game (an embargoed one's score and length are another
     table's secrets: its players see them in their views)."""
@@ -134,7 +141,6 @@ def summary(game: LiveGame, embargoed: bool, deadline: datetime | None) -> game_
     message = game_pb2.GameSummary(
         game_id=game.id,
         name=game.name,
-        rules=codec.rules_to_proto(state.rules),
         status=GAME_STATUS_TO_PROTO[game.status],
         seats=[
             game_pb2.SeatSummary(
@@ -147,6 +153,7 @@ def summary(game: LiveGame, embargoed: bool, deadline: datetime | None) -> game_
             for s in range(state.rules.players)
         ],
     )
+    message.rules.CopyFrom(_rules_message(state.rules))
     message.create_time.FromDatetime(game.created_at)
     if not embargoed:
         message.version = game.version
