@@ -203,7 +203,7 @@ class GameApp:
             ],
             clock=clock,
             deal_secret=deal_secret,
-            also=also_and_tell,
+            also=also_and_tell if also is not None or reserved else None,
         )
         encoded = [codec.encode_event(e) for e in events]
         record = self._store.create_game(

@@ -118,6 +118,18 @@ class GameSetup:
     store's functions; raising undoes the creation."""
 
     @property
+    def writes_nothing(self) -> bool:
+        """Whether ``insert_setup`` has nothing to write (a table of free seats, no clock: a
+        game made by CreateGame alone)."""
+        return not (
+            self.reservations
+            or self.house_bots
+            or self.clock is not None
+            or self.deal_secret is not None
+            or self.also is not None
+        )
+
+    @property
     def seats(self) -> tuple[Reservation | HouseSeat, ...]:
         """The seats the game is created with a row for: the reserved ones and the house's."""
         return (*self.reservations, *self.house_bots)

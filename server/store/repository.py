@@ -377,7 +377,8 @@ class EventStore:
             # The first events go in as the writer appends any (with the request and the
             # seeds, announced on the same channel).
             write_appended(db, [first], now, NOTIFY_CHANNEL)
-            if setup is not None:
+            # (A setup with nothing to write opens no session and no savepoint.)
+            if setup is not None and not setup.writes_nothing:
                 # The setup's writes (and its ``also``) are handed a transaction of the store.
                 with (
                     Session(
