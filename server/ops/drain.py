@@ -110,20 +110,38 @@ class Drain:
 
     async def call(self, method: str, handler: Callable[..., Awaitable[_T]], *args: Any) -> _T:
         """``await handler(*args)``, counted as a call in flight of ``method``."""
-        task = asyncio.current_task()
-        assert task is not None
-        self._calls[task] = method
+        task = self.enter(method)
         try:
             return await handler(*args)
         except asyncio.CancelledError:
-            if task not in self._cut:
-                raise  # the client went away
+            self.cut_off(task)
+            raise  # the client went away
+        finally:
+            self.leave(task)
+
+    # ``call`` in three steps, for the pipeline, which awaits the handler itself (one
+    # coroutine less at every call): ``enter`` before, ``cut_off`` on a cancellation, ``leave``
+    # after, whatever happened.
+
+    def enter(self, method: str) -> asyncio.Task[Any]:
+        """The calling task begins a unary call of ``method`` (counted in flight)."""
+        task = asyncio.current_task()
+        assert task is not None
+        self._calls[task] = method
+        return task
+
+    def cut_off(self, task: asyncio.Task[Any]) -> None:
+        """``task``'s call was cancelled: ``Unavailable`` (``CUT``) if the drain cut it off;
+        otherwise the client went away, and the caller lets the cancellation go on."""
+        if task in self._cut:
             task.uncancel()
             raise Unavailable(CUT) from None
-        finally:
-            del self._calls[task]
-            self._cut.discard(task)
-            self._settled.set()
+
+    def leave(self, task: asyncio.Task[Any]) -> None:
+        """``task``'s call has ended."""
+        del self._calls[task]
+        self._cut.discard(task)
+        self._settled.set()
 
     async def stream(self, method: str, messages: AsyncIterator[_T]) -> AsyncIterator[_T]:
         """``messages``, until they end or the drain ends the streams (``Unavailable``).

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
@@ -61,28 +62,18 @@ class CallObserver:
     def __init__(self, metrics: Metrics) -> None:
         self._metrics = metrics
 
-    def observe(
-        self,
-        method: str,
-        transport: str,
-        *,
-        metadata: Any,
-        request: Any,
-        peer: str,
-        kind: str,
-    ) -> Observed:
-        """Run one call inside (``with``): the caller sets ``Outcome.code`` when it learns
-        the call's status; an exception leaving the block unexplained is CANCELLED (the client
-        went away) or UNKNOWN."""
-        return Observed(
-            self._metrics.call(method, transport, kind),
-            method,
-            transport,
-            metadata,
-            game_of(request),
-            peer,
-            kind,
-        )
+    def of(self, method: str, transport: str, kind: str) -> Callable[[Any, str, Any], Observed]:
+        """How a call of ``method`` on the door ``transport``, a call of ``kind``, is observed:
+        given its metadata, its peer and its request (``None`` for a stream's), an ``Observed``
+        to run the call inside (``with``). The caller sets ``Outcome.code`` when it learns the
+        call's status; an exception leaving the block unexplained is CANCELLED (the client
+        went away) or UNKNOWN. The method's series are found once, here."""
+        series = self._metrics.call(method, transport, kind)
+
+        def observed(metadata: Any, peer: str, request: Any) -> Observed:
+            return Observed(series, method, transport, metadata, game_of(request), peer, kind)
+
+        return observed
 
 
 class Observed:
