@@ -19,6 +19,7 @@ The games themselves are held by ``GameCache`` (``cache``), dealt by ``dealing``
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import secrets
 import weakref
@@ -65,6 +66,10 @@ ABSENT_AFTER = 3
 (``boneyard-server --abandon-absent-after``)."""
 _T = TypeVar("_T")
 CommitListener = Callable[[LiveGame, tuple[Event, ...]], None]
+
+_token_hash = functools.lru_cache(maxsize=8192)(hash_token)
+"""``hash_token`` of the seat tokens in use, remembered: every call acting for a seat looks its
+token up by its hash (a dict look-up instead of a digest made at every call)."""
 
 
 class GameHost:
@@ -229,7 +234,7 @@ class GameHost:
                     asked=asked,
                 )
             return asked
-        seat = game.tokens.get(hash_token(token))
+        seat = game.tokens.get(_token_hash(token))
         if seat is None:
             # Perhaps seated through another process: the database knows.
             seat = await asyncio.to_thread(self._store.seat_for_token, game_id, hash_token(token))
