@@ -1,7 +1,7 @@
 """Graceful shutdown: what the server does between SIGTERM and its exit.
 
-``Drain`` is the one object every door (the gRPC port's ``DrainInterceptor``, the HTTP
-listener's bridge) asks about each call:
+``Drain`` is the one object the pipeline of both doors (``transport.pipeline``) asks about each
+call:
 
 - once the drain has begun, a new call is refused ``UNAVAILABLE`` (``REFUSED``), so a client
   goes to another server; the health service stays open, to say NOT_SERVING;
@@ -108,20 +108,9 @@ class Drain:
         if self.draining:
             raise Unavailable(REFUSED)
 
-    async def call(self, method: str, handler: Callable[..., Awaitable[_T]], *args: Any) -> _T:
-        """``await handler(*args)``, counted as a call in flight of ``method``."""
-        task = self.enter(method)
-        try:
-            return await handler(*args)
-        except asyncio.CancelledError:
-            self.cut_off(task)
-            raise  # the client went away
-        finally:
-            self.leave(task)
-
-    # ``call`` in three steps, for the pipeline, which awaits the handler itself (one
-    # coroutine less at every call): ``enter`` before, ``cut_off`` on a cancellation, ``leave``
-    # after, whatever happened.
+    # A unary call in flight: the pipeline awaits the handler itself (a coroutine of the
+    # drain's around it cost one more at every call), between ``enter`` and ``leave`` (whatever
+    # happened), and asks ``cut_off`` when the call is cancelled.
 
     def enter(self, method: str) -> asyncio.Task[Any]:
         """The calling task begins a unary call of ``method`` (counted in flight)."""
