@@ -93,7 +93,7 @@ MATCH_SERVICE_NAME = matches_pb2.DESCRIPTOR.services_by_name["MatchService"].ful
 TRANSPORT_LIMIT = 8 * 1024 * 1024
 """The bytes of a message gRPC reads at all: twice the largest request a method takes
 (VerifyRecord's 4 MiB record), so that a request a little over its method's limit is read and
-refused with the limit named (``ErrorInterceptor``), not cut off by the transport."""
+refused with the limit named (the pipeline's check), not cut off by the transport."""
 
 _background: set[asyncio.Task[None]] = set()
 """The background tasks (clock keeper, director, lobby heartbeat, listener) of every server
