@@ -33,27 +33,26 @@ class Outcome:
     """The status code a call ended with, as the observed code learns it (``OK`` unless
     told otherwise), and the stream's messages as they go out."""
 
-    __slots__ = ("_counts_received", "_counts_sent", "_series", "code")
+    __slots__ = ("_received", "_sent", "code")
 
     def __init__(
-        self, series: CallMetrics | None = None, sent: bool = False, received: bool = False
+        self, sent: CallMetrics | None = None, received: CallMetrics | None = None
     ) -> None:
+        """``sent``, ``received``: the series that count the stream's messages each way
+        (``None``: not counted one by one)."""
         self.code = grpc.StatusCode.OK
-        self._series = series
-        self._counts_sent = sent
-        self._counts_received = received
+        self._sent = sent
+        self._received = received
 
     def sent(self) -> None:
         """A message of the stream is handed to the door."""
-        if self._counts_sent:
-            assert self._series is not None
-            self._series.sent += 1
+        if self._sent is not None:
+            self._sent.sent += 1
 
     def received(self) -> None:
         """A message of the client's stream (a stream each way) is read."""
-        if self._counts_received:
-            assert self._series is not None
-            self._series.received += 1
+        if self._received is not None:
+            self._received.received += 1
 
 
 class CallObserver:
@@ -112,7 +111,9 @@ class Observed:
         self._peer = peer
         self._streaming = kind != UNARY
         self._bidi = kind == BIDI_STREAM
-        self._outcome = Outcome(series, sent=self._streaming, received=self._bidi)
+        self._outcome = Outcome(
+            series if self._streaming else None, series if self._bidi else None
+        )
         self._token: Any = None
         self._started = 0.0
 

@@ -245,7 +245,8 @@ class Pipeline:
                         check(request)
                     refuse()
                     use_credentials(caller.metadata)
-                    # (The drain's ``call``, written out: a coroutine less at every call.)
+                    # Counted in flight by the drain, the handler awaited here (not in a
+                    # coroutine of the drain's: one less at every call).
                     task = drain.enter(method)
                     try:
                         return await handler(request, context)
