@@ -40,6 +40,7 @@ from boneyard.records.hashing import (
     seed_commitment,
 )
 from boneyard.server.store.db import WRITE, create_engine
+from boneyard.server.store.driver import Prepared
 from boneyard.server.store.errors import (
     ChainBroken,
     DuplicateRequest,
@@ -108,28 +109,34 @@ NewSeed = tuple[int, bytes, bytes]
 _GAMES = table_of(GameRow)
 _T = TypeVar("_T")
 _SEATS = table_of(SeatRow)
-_SEAT_GAME = (
+_SEAT_GAME = Prepared(
     select(_GAMES.c.players, _GAMES.c.seats_taken)
     .where(_GAMES.c.id == bindparam("g_id"))
     .with_for_update()
 )
-_SEAT_HOLDERS = select(_SEATS.c.seat).where(
-    _SEATS.c.game_id == bindparam("g_id"),
-    or_(_SEATS.c.seat == bindparam("seat"), _SEATS.c.token_hash == bindparam("token_hash")),
+_SEAT_HOLDERS = Prepared(
+    select(_SEATS.c.seat).where(
+        _SEATS.c.game_id == bindparam("g_id"),
+        or_(_SEATS.c.seat == bindparam("seat"), _SEATS.c.token_hash == bindparam("token_hash")),
+    )
 )
 """The seat asked for, if it is taken, and the seat the token holds, if any."""
-_INSERT_SEAT = insert(_SEATS)
+_INSERT_SEAT = Prepared(insert(_SEATS))
 _REQUESTS = table_of(RequestRow)
-_INSERT_REQUEST = insert(_REQUESTS)
-_INSERT_GAME = insert(_GAMES)
+_INSERT_REQUEST = Prepared(insert(_REQUESTS))
+_INSERT_GAME = Prepared(insert(_GAMES))
 """A game's row (Core: the ORM's unit of work for one row cost more than the statement)."""
-_SEAT_TAKEN = (
+_GAME_COLUMNS = tuple(column.key for column in _GAMES.columns)
+_SEAT_TAKEN_CORE = (
     update(_GAMES)
     .where(_GAMES.c.id == bindparam("g_id"))
     .values(seats_taken=_GAMES.c.seats_taken + 1, updated_at=bindparam("now"))
 )
-_SEAT_TAKEN_FULL = _SEAT_TAKEN.values(
-    status=case((_GAMES.c.status == "open", "playing"), else_=_GAMES.c.status)
+_SEAT_TAKEN = Prepared(_SEAT_TAKEN_CORE)
+_SEAT_TAKEN_FULL = Prepared(
+    _SEAT_TAKEN_CORE.values(
+        status=case((_GAMES.c.status == "open", "playing"), else_=_GAMES.c.status)
+    )
 )
 """The last seat: an open game starts, in the same transaction."""
 _MAX_PAGE_SIZE = 1000
@@ -356,7 +363,7 @@ class EventStore:
             request=None if request_id is None else (request_id, 0, b""),
             seeds=seeds,
         )
-        row = GameRow(
+        record = GameRecord(
             id=game_id,
             preset=preset,
             options=dict(options),
@@ -368,12 +375,12 @@ class EventStore:
             created_at=now,
             updated_at=now,
         )
-        record = _game_record(row)
+        # The row holds the record's fields (they are its columns), with options of its own.
+        row = {field: getattr(record, field) for field in _GAME_COLUMNS}
+        row["options"] = dict(options)
 
         def created(db: Connection) -> None:
-            db.execute(
-                _INSERT_GAME, {column.key: getattr(row, column.key) for column in _GAMES.columns}
-            )
+            _INSERT_GAME.execute(db, row)
             # The first events go in as the writer appends any (with the request and the
             # seeds, announced on the same channel).
             write_appended(db, [first], now, NOTIFY_CHANNEL)
@@ -731,25 +738,22 @@ class EventStore:
         now = now or self._clock()
 
         def seated(db: Connection) -> int:
-            # Core statements built once: a new game's four seats are taken at every table,
-            # and the ORM's work per call was most of it.
-            game = db.execute(_SEAT_GAME, {"g_id": game_id}).one_or_none()
-            if game is None:
+            # Core statements built once and, on SQLite, run on its driver: a new game's four
+            # seats are taken at every table, and the ORM's work per call was most of it.
+            game = _SEAT_GAME.rows(db, {"g_id": game_id})
+            if not game:
                 raise GameNotFound(game_id)
-            if not 0 <= seat < game.players:
-                raise ValueError(
-                    f"game {game_id!r}: seat {seat} is not at a table of {game.players}"
-                )
-            held = db.execute(
-                _SEAT_HOLDERS, {"g_id": game_id, "seat": seat, "token_hash": token_hash}
-            ).all()
-            if any(row.seat == seat for row in held):
+            players, seats_taken = game[0]
+            if not 0 <= seat < players:
+                raise ValueError(f"game {game_id!r}: seat {seat} is not at a table of {players}")
+            held = _SEAT_HOLDERS.rows(db, {"g_id": game_id, "seat": seat, "token_hash": token_hash})
+            if any(row[0] == seat for row in held):
                 raise SeatTaken(game_id, seat)
             if held:
-                raise DuplicateToken(game_id, held[0].seat)
+                raise DuplicateToken(game_id, held[0][0])
             try:
-                db.execute(
-                    _INSERT_SEAT,
+                _INSERT_SEAT.execute(
+                    db,
                     {
                         "game_id": game_id,
                         "seat": seat,
@@ -763,11 +767,11 @@ class EventStore:
             if request_id is not None:
                 # (DuplicateRequest: a retry through another process, at once)
                 _insert_request(db, game_id, request_id, seat, 0, b"", now)
-            full = playing_when_full and int(game.seats_taken) + 1 == game.players
-            db.execute(_SEAT_TAKEN_FULL if full else _SEAT_TAKEN, {"g_id": game_id, "now": now})
+            full = playing_when_full and int(seats_taken) + 1 == players
+            (_SEAT_TAKEN_FULL if full else _SEAT_TAKEN).execute(db, {"g_id": game_id, "now": now})
             # The other processes' copies (and lobbies) do not seat the player yet.
             notify(db, LOBBY_CHANNEL, f"s:{game_id}")
-            return int(game.seats_taken) + 1
+            return int(seats_taken) + 1
 
         return self._write(seated, conn)
 
@@ -1005,8 +1009,8 @@ def _insert_request(
 ) -> None:
     """Remember an applied request, for its retries; ``DuplicateRequest`` if it was already."""
     try:
-        conn.execute(
-            _INSERT_REQUEST,
+        _INSERT_REQUEST.execute(
+            conn,
             {
                 "game_id": game_id,
                 "request_id": request_id,

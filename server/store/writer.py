@@ -38,10 +38,11 @@ from typing import Any, TypeVar
 
 from sqlalchemy import String, bindparam, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.exc import IntegrityError
 
 from boneyard.server.store.account_events import NewAccountEvent, append_account_events
 from boneyard.server.store.db import WRITE
+from boneyard.server.store.driver import as_sqlalchemy, driver_cursor
 from boneyard.server.store.errors import (
     DuplicateRequest,
     GameNotFound,
@@ -202,21 +203,21 @@ def _savepoint(conn: Connection) -> Iterator[None]:
     """A savepoint of ``conn``'s open transaction around the block, rolled back to if the block
     raises. On SQLite's driver it is the driver's own statements: SQLAlchemy compiles a
     savepoint's statement anew each time (a third of a seat taken in a batch)."""
-    cursor = _driver_cursor(conn)
+    cursor = driver_cursor(conn)
     if cursor is None:
         with conn.begin_nested():
             yield
         return
-    with _as_sqlalchemy(_SAVEPOINT, ()):
+    with as_sqlalchemy(_SAVEPOINT, ()):
         cursor.execute(f"SAVEPOINT {_SAVEPOINT}")
     try:
         yield
     except BaseException:
-        with _as_sqlalchemy(_SAVEPOINT, ()):
+        with as_sqlalchemy(_SAVEPOINT, ()):
             cursor.execute(f"ROLLBACK TO {_SAVEPOINT}")
             cursor.execute(f"RELEASE {_SAVEPOINT}")
         raise
-    with _as_sqlalchemy(_SAVEPOINT, ()):
+    with as_sqlalchemy(_SAVEPOINT, ()):
         cursor.execute(f"RELEASE {_SAVEPOINT}")
 
 
@@ -424,7 +425,7 @@ def write_appended(
     """Insert what ``written`` appends (their games' versions already claimed), in the open
     transaction: one multi-row INSERT of the events, one of the requests, and so on.
     ``EventStore.create_game`` writes a new game's first events with it too."""
-    cursor = _driver_cursor(conn)
+    cursor = driver_cursor(conn)
     # On SQLite's driver the rows go as they are, the time as its column writes it.
     at = now if cursor is None else _stamp(conn, now)
     events = [
@@ -469,15 +470,6 @@ def write_appended(
         )
 
 
-def _driver_cursor(conn: Connection) -> sqlite3.Cursor | None:
-    """The SQLite driver's cursor on ``conn`` (in its open transaction); ``None`` on any other
-    database, where the Core statements run."""
-    if conn.dialect.name != "sqlite" or conn.dialect.driver != "pysqlite":
-        return None
-    driver = conn.connection.driver_connection
-    return driver.cursor() if isinstance(driver, sqlite3.Connection) else None
-
-
 def _stamp(conn: Connection, at: datetime) -> Any:
     """``at`` as the store's column type writes it on SQLite (fixed-width naive UTC text)."""
     process = _STAMPS.get(conn.dialect)
@@ -504,7 +496,7 @@ class _Stamps(dict[datetime, Any]):
 def _claim(conn: Connection, claims: list[dict[str, Any]]) -> int:
     """Move each game of ``claims`` to its new version if it is still at the expected one;
     how many moved."""
-    cursor = _driver_cursor(conn)
+    cursor = driver_cursor(conn)
     if cursor is None:
         return int(conn.execute(_CLAIM, claims).rowcount)
     stamps = _Stamps(conn)
@@ -518,7 +510,7 @@ def _claim(conn: Connection, claims: list[dict[str, Any]]) -> int:
     else:
         sql = _SQLITE_MOVE
         rows = [(c["new_version"], stamps[c["now"]], c["g_id"], c["expected"]) for c in claims]
-    with _as_sqlalchemy(sql, rows):
+    with as_sqlalchemy(sql, rows):
         cursor.executemany(sql, rows)
     return cursor.rowcount
 
@@ -539,20 +531,8 @@ def _insert(
     if cursor is None:
         conn.execute(statement, [dict(zip(columns, row, strict=True)) for row in rows])
         return
-    with _as_sqlalchemy(sql, rows):
+    with as_sqlalchemy(sql, rows):
         cursor.executemany(sql, rows)
-
-
-@contextlib.contextmanager
-def _as_sqlalchemy(sql: str, params: Any) -> Iterator[None]:
-    """The driver's integrity errors as SQLAlchemy's, which the writer's callers tell apart
-    (a key collision is a lost race); its other errors as SQLAlchemy's too."""
-    try:
-        yield
-    except sqlite3.IntegrityError as error:
-        raise IntegrityError(sql, params, error) from error
-    except sqlite3.Error as error:
-        raise DBAPIError(sql, params, error) from error
 
 
 def _new_seeds(conn: Connection, written: Sequence[Append], now: datetime) -> list[dict[str, Any]]:

@@ -1,0 +1,138 @@
+"""Core statements run on SQLite's own driver.
+
+The writer's thread runs the hot path's statements under the GIL, and around a small statement
+SQLAlchemy's execute (the compiled cache's look-up, an execution context, a result) held it
+longer than SQLite took to run it. A ``Prepared`` statement is still written once, in Core: on
+SQLite's driver (pysqlite) it is compiled once and run on the driver's cursor, its values
+passed through the column types' bind processors as SQLAlchemy passes them; on any other
+database it runs through SQLAlchemy. The driver's errors are raised as SQLAlchemy's, which the
+store's callers tell apart (a key collision is a lost race).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from sqlalchemy.engine import Connection, Dialect
+from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.sql import Delete, Insert, Select, Update
+
+__all__ = ["Prepared", "as_sqlalchemy", "driver_cursor"]
+
+_Processor = Callable[[Any], Any] | None
+_REQUIRED = object()
+
+
+def driver_cursor(conn: Connection) -> sqlite3.Cursor | None:
+    """The SQLite driver's cursor on ``conn`` (in its open transaction); ``None`` on any other
+    database, where the Core statements run."""
+    if conn.dialect.name != "sqlite" or conn.dialect.driver != "pysqlite":
+        return None
+    driver = conn.connection.driver_connection
+    return driver.cursor() if isinstance(driver, sqlite3.Connection) else None
+
+
+@contextlib.contextmanager
+def as_sqlalchemy(sql: str, params: Any) -> Iterator[None]:
+    """The driver's integrity errors as SQLAlchemy's; its other errors as SQLAlchemy's too."""
+    try:
+        yield
+    except sqlite3.IntegrityError as error:
+        raise IntegrityError(sql, params, error) from error
+    except sqlite3.Error as error:
+        raise DBAPIError(sql, params, error) from error
+
+
+class _Form:
+    """A statement compiled for one dialect: its SQL and, position by position, the parameter's
+    name, its value when the caller gives none (a literal of the statement), its processor."""
+
+    __slots__ = ("_slots", "sql")
+
+    def __init__(
+        self,
+        statement: Select[Any] | Insert | Update | Delete,
+        dialect: Dialect,
+        keys: tuple[str, ...] | None,
+    ) -> None:
+        compiled = statement.compile(dialect=dialect, column_keys=list(keys) if keys else None)
+        if not compiled.positional or compiled.positiontup is None:
+            raise ValueError(f"{dialect.name}: a prepared statement needs positional parameters")
+        if isinstance(statement, Select):
+            for column in statement.selected_columns:
+                if column.type.dialect_impl(dialect).result_processor(dialect, None) is not None:
+                    raise ValueError(
+                        f"column {column.key!r} is read through a processor: select it with Core"
+                    )
+        self.sql: str = compiled.string
+        slots: list[tuple[str, Any, _Processor]] = []
+        for name in compiled.positiontup:
+            bind = compiled.binds[name]
+            if bind.expanding or bind.callable is not None:
+                raise ValueError(f"parameter {name!r}: an expanding or computed parameter")
+            default = _REQUIRED if bind.required else bind.value
+            slots.append((name, default, bind.type.dialect_impl(dialect).bind_processor(dialect)))
+        self._slots = tuple(slots)
+
+    def values(self, params: Mapping[str, Any]) -> tuple[Any, ...]:
+        values = []
+        for name, default, process in self._slots:
+            value = params.get(name, default)
+            if value is _REQUIRED:
+                raise KeyError(f"{self.sql!r} needs a value for {name!r}")
+            values.append(value if process is None else process(value))
+        return tuple(values)
+
+
+class Prepared:
+    """A Core statement, run on SQLite's driver when the connection is SQLite's (see the module).
+    An INSERT is compiled for the columns its parameters name (the first row's, for several)."""
+
+    __slots__ = ("_forms", "statement")
+
+    def __init__(self, statement: Select[Any] | Insert | Update | Delete) -> None:
+        self.statement = statement
+        self._forms: dict[tuple[Dialect, tuple[str, ...] | None], _Form] = {}
+
+    def rows(self, conn: Connection, params: Mapping[str, Any]) -> list[Sequence[Any]]:
+        """The rows a SELECT finds, each a sequence of its columns."""
+        cursor = driver_cursor(conn)
+        if cursor is None:
+            return list(conn.execute(self.statement, params).all())
+        form = self._form(conn.dialect, params)
+        values = form.values(params)
+        with as_sqlalchemy(form.sql, values):
+            return cursor.execute(form.sql, values).fetchall()
+
+    def execute(self, conn: Connection, params: Mapping[str, Any]) -> int:
+        """Run an INSERT, UPDATE or DELETE once; the rows it touched."""
+        return self.executemany(conn, (params,))
+
+    def executemany(self, conn: Connection, many: Sequence[Mapping[str, Any]]) -> int:
+        """Run an INSERT, UPDATE or DELETE once for each of ``many`` (none: nothing is run);
+        the rows it touched."""
+        if not many:
+            return 0
+        cursor = driver_cursor(conn)
+        if cursor is None:
+            return int(
+                conn.execute(self.statement, many[0] if len(many) == 1 else list(many)).rowcount
+            )
+        form = self._form(conn.dialect, many[0])
+        rows = [form.values(params) for params in many]
+        with as_sqlalchemy(form.sql, rows):
+            if len(rows) == 1:
+                cursor.execute(form.sql, rows[0])
+            else:
+                cursor.executemany(form.sql, rows)
+        return cursor.rowcount
+
+    def _form(self, dialect: Dialect, params: Mapping[str, Any]) -> _Form:
+        keys = tuple(params) if isinstance(self.statement, Insert) else None
+        form = self._forms.get((dialect, keys))
+        if form is None:
+            form = self._forms[dialect, keys] = _Form(self.statement, dialect, keys)
+        return form
