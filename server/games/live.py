@@ -129,10 +129,16 @@ class LiveGame:
         for offset, state in enumerate(states):
             self.recent[first + offset] = state
         horizon = self.version - _RECENT
-        for version in [v for v in self.recent if v < horizon]:
-            del self.recent[version]
-        for key in [k for k in self.messages if k[0] < horizon]:
-            del self.messages[key]
+        # Versions go in in order (only here, each after the last): the oldest are first.
+        recent = self.recent
+        while recent:
+            oldest = next(iter(recent))
+            if oldest >= horizon:
+                break
+            del recent[oldest]
+        if self.messages:
+            for key in [k for k in self.messages if k[0] < horizon]:
+                del self.messages[key]
 
 
 def stream_message(
