@@ -102,7 +102,9 @@ _UPDATE_CLOCK = (
         turn_started_at=bindparam("turn_started_at", type_=_CLOCKS.c.turn_started_at.type),
     )
 )
-_REVEAL = update(_SEEDS).where(_SEEDS.c.game_id == bindparam("g_id")).values(revealed=True)
+_REVEAL = Prepared(
+    update(_SEEDS).where(_SEEDS.c.game_id == bindparam("g_id")).values(revealed=True)
+)
 _VERSION = select(_GAMES.c.version).where(_GAMES.c.id == bindparam("g_id"))
 _KNOWN_SEED = Prepared(
     select(_SEEDS.c.seed).where(
@@ -464,7 +466,7 @@ def write_appended(
         append_account_events(conn, told, now)
     for item in written:
         if item.reveal_seeds:
-            conn.execute(_REVEAL, {"g_id": item.game_id})
+            _REVEAL.execute(conn, {"g_id": item.game_id})
     if notify_channel is not None:
         notify(
             conn,
