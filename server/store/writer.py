@@ -395,10 +395,11 @@ def write_batch(
         }
         for i in order
     ]
-    with conn.begin() as transaction:
-        if len(claims) > 1 and conn.dialect.supports_sane_multi_rowcount:
-            # Every game at once; if one moved elsewhere, claim them one by one instead
-            # to find which (rare: only with several processes on one database).
+    if len(claims) > 1 and conn.dialect.supports_sane_multi_rowcount:
+        # Every game at once; if one moved elsewhere, claim them one by one instead to find
+        # which (rare: only with several processes on one database). A batch of one append
+        # (or none) goes straight to its one transaction below.
+        with conn.begin() as transaction:
             if _claim(conn, claims) == len(claims):
                 write_appended(conn, batch, written_at, notify_channel)
                 if alongside is not None:

@@ -55,7 +55,7 @@ from boneyard.server.store.notify import (
     PgListener,
     listen_supported,
 )
-from boneyard.server.store.writer import Append, Writer
+from boneyard.server.store.writer import Append, Writer, write_batch
 
 # --- helpers -------------------------------------------------------------------------
 
@@ -817,6 +817,33 @@ class StoreContract:
             assert store.latest_version(g) == 3
             assert store.verify_chain(g) == 3
             assert store.find_request(g, f"r{games.index(g)}") is not None
+
+    def test_an_append_alone_and_a_batch_are_one_transaction_each(self, store: EventStore) -> None:
+        # Every transaction costs a BEGIN and a COMMIT (round trips on PostgreSQL).
+        games = [new_game(store) for _ in range(3)]
+
+        def append(game_id: str, expected: int) -> Append:
+            head = store.load_events(game_id)[-1].hash
+            return Append(game_id, expected, _chained(head, [b"x"]), lambda error: None)
+
+        begun: list[Connection] = []
+        writing = store.lane.connection() if store.lane else store.engine.connect()
+        with writing as lane:
+
+            def count(conn: Connection) -> None:  # the batches' only (reads begin their own)
+                if conn is lane:
+                    begun.append(conn)
+
+            sa.event.listen(store.engine, "begin", count)
+            try:
+                alone = write_batch(lane, [append(games[0], 1)])
+                begun_alone = len(begun)
+                together = write_batch(lane, [append(g, 1 + (g == games[0])) for g in games])
+            finally:
+                sa.event.remove(store.engine, "begin", count)
+        assert (alone, together) == ([None], [None] * 3)
+        assert (begun_alone, len(begun)) == (1, 2)
+        assert [store.latest_version(g) for g in games] == [3, 2, 2]
 
     def test_a_stale_append_fails_alone_and_its_batch_commits(self, store: EventStore) -> None:
         games = [new_game(store) for _ in range(3)]
