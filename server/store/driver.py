@@ -11,9 +11,9 @@ store's callers tell apart (a key collision is a lost race).
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from types import TracebackType
 from typing import Any
 
 from sqlalchemy.engine import Connection, Dialect
@@ -35,15 +35,29 @@ def driver_cursor(conn: Connection) -> sqlite3.Cursor | None:
     return driver.cursor() if isinstance(driver, sqlite3.Connection) else None
 
 
-@contextlib.contextmanager
-def as_sqlalchemy(sql: str, params: Any) -> Iterator[None]:
-    """The driver's integrity errors as SQLAlchemy's; its other errors as SQLAlchemy's too."""
-    try:
-        yield
-    except sqlite3.IntegrityError as error:
-        raise IntegrityError(sql, params, error) from error
-    except sqlite3.Error as error:
-        raise DBAPIError(sql, params, error) from error
+class as_sqlalchemy:  # (named as the function it is used as: ``with as_sqlalchemy(...)``)
+    """The driver's integrity errors as SQLAlchemy's; its other errors as SQLAlchemy's too.
+    (A class, not a generator: it is around every statement of the writer's batches.)"""
+
+    __slots__ = ("_params", "_sql")
+
+    def __init__(self, sql: str, params: Any) -> None:
+        self._sql = sql
+        self._params = params
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if isinstance(error, sqlite3.IntegrityError):
+            raise IntegrityError(self._sql, self._params, error) from error
+        if isinstance(error, sqlite3.Error):
+            raise DBAPIError(self._sql, self._params, error) from error
 
 
 class _Form:
