@@ -24,6 +24,11 @@ The table gives the median over the rounds of:
   the start and the end of the measured window, over the actions of the window (game set-up
   included); client CPU likewise, to show when the client is what limits.
 
+``--rate N`` paces the load: N actions a second in all, handed out to the games as they come
+due, so that both systems answer the same load and their server CPU an action no longer
+depends on how fast each ran (on this machine the open load's figures move ±10% from run to
+run: a faster round batches more commits an action, a slower one fewer).
+
 R = Boneyard's actions/s / the anchor's, at 32 games. ``--database-url postgresql+psycopg://...``
 runs Boneyard on a fresh database of that server each round (created, then dropped); the anchor
 always uses SQLite. ``--processes 2`` (PostgreSQL only) runs two Boneyard processes on the same
@@ -228,6 +233,8 @@ class Load:
     all_playing: asyncio.Event = field(default_factory=asyncio.Event)
     games_started: int = 0
     games_finished: int = 0
+    paced: asyncio.Semaphore | None = None
+    """With ``--rate``: an action waits for one of these, handed out at the rate."""
 
 
 def _bearer(token: str) -> tuple[tuple[str, str]]:
@@ -334,6 +341,8 @@ async def play_games(
         turn = public_view.turn
         view_request = game_service_pb2.GetViewRequest(game_id=game_id)
         while clock() < load.stop_at and len(load.done) < load.max_actions:
+            if load.paced is not None:
+                await load.paced.acquire()
             started = clock()
             try:
                 seen = await stub.GetView(view_request, metadata=seats[turn], timeout=RPC_TIMEOUT)
@@ -399,6 +408,8 @@ async def measure(
         stubs = [game_service_pb2_grpc.GameServiceStub(c) for c in channels]
         latest = args.warmup + SETUP_TIMEOUT + args.duration
         load = Load(games, time.perf_counter() + latest, args.max_actions)
+        if args.rate:
+            load.paced = asyncio.Semaphore(0)
 
         def sample() -> tuple[float, float, float]:
             cpu = sum(s.cpu_seconds() for s in servers)
@@ -414,6 +425,19 @@ async def measure(
             await asyncio.sleep(args.duration)
             return start, sample()
 
+        async def pace(rate: float) -> None:
+            """Hand out ``rate`` actions a second (those not taken wait for a game to take
+            them: a slow moment is caught up, as an open load would)."""
+            assert load.paced is not None
+            began, given = time.perf_counter(), 0
+            while True:
+                due = int((time.perf_counter() - began) * rate)
+                for _ in range(due - given):
+                    load.paced.release()
+                given = due
+                await asyncio.sleep(0.002)
+
+        pacer = asyncio.ensure_future(pace(args.rate)) if args.rate else None
         players = [
             play_games(
                 stubs[i % len(stubs)], args.preset, random.Random(args.seed + i), load, accounts
@@ -421,7 +445,11 @@ async def measure(
             for i in range(games)
         ]
         bound = latest + RPC_TIMEOUT + 30
-        (start, end), *_ = await asyncio.wait_for(asyncio.gather(window(), *players), bound)
+        try:
+            (start, end), *_ = await asyncio.wait_for(asyncio.gather(window(), *players), bound)
+        finally:
+            if pacer is not None:
+                pacer.cancel()
         if load.playing < games:
             load.errors[f"games not set up in the warm-up: {games - load.playing}"] += 1
     finally:
@@ -609,6 +637,15 @@ def main() -> None:
         help="the boneyard-server to measure (default: the one beside this Python); it must be "
         "the server process itself (a wrapper script must exec it) for the CPU figures",
     )
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        metavar="N",
+        help="offer N actions a second in all (default: as fast as the server answers). Both "
+        "systems then answer the same load: compare their server CPU an action, which no "
+        "longer depends on how fast each ran",
+    )
     parser.add_argument("--seed", type=int, default=42)
     args = parser.parse_args()
     systems = [s for s in args.systems.split(",") if s]
@@ -618,6 +655,8 @@ def main() -> None:
         parser.error("--processes 2 and --compare-processes need --database-url postgresql+...")
     if args.rounds < 1 or args.duration <= 0 or args.warmup < 0:
         parser.error("--rounds must be at least 1, --duration positive, --warmup not negative")
+    if args.rate < 0 or args.rate > 100_000:
+        parser.error("--rate is 0 (as fast as the server answers) to 100000 actions a second")
 
     where = "PostgreSQL (a fresh database each round)" if args.database_url else "SQLite"
     print(
@@ -626,7 +665,8 @@ def main() -> None:
         f"synchronous=FULL, one writer thread); {args.rounds} round(s) of {args.warmup:g} s "
         f"warm-up + {args.duration:g} s measured per system and concurrency, alternating, a "
         f"fresh server and database each; one asyncio client process, one channel per "
-        f"server, loopback, {os.cpu_count()} CPUs shared by client and server",
+        f"server, loopback, {os.cpu_count()} CPUs shared by client and server"
+        + (f"; {args.rate:g} actions/s offered in all" if args.rate else ""),
         flush=True,
     )
     plan = [(s, 1 if s == "anchor" else args.processes) for s in systems]
@@ -651,7 +691,7 @@ def main() -> None:
     bone = {g: s for (system, g), s in summaries.items() if system == "boneyard"}
     anchor = {g: s for (system, g), s in summaries.items() if system == "anchor"}
     ratios = {g: bone[g].rate / anchor[g].rate for g in bone if g in anchor and anchor[g].rate}
-    if ratios:
+    if ratios and not args.rate:
         print(
             "  R = Boneyard / anchor actions/s: "
             + ", ".join(f"{_games(g)} {r:.2f}" for g, r in ratios.items())
@@ -660,8 +700,13 @@ def main() -> None:
     head = HEADLINE if HEADLINE in bone else (max(bone) if bone else None)
     if head is not None:
         print("targets (issue 36; measured, not asserted):")
+        if args.rate:
+            print(
+                f"  (paced at {args.rate:g} actions/s: R and p99 are the open load's, run "
+                "without --rate; the CPU an action compares at the same load)"
+            )
         for g in (HEADLINE, 128):
-            if g in ratios:
+            if g in ratios and not args.rate:
                 print(
                     f"  R >= 0.85 at {_games(g)}: R = {ratios[g]:.2f} ({_met(ratios[g] >= 0.85)})"
                 )
@@ -672,7 +717,7 @@ def main() -> None:
                     f"  server CPU <= 1.2 x the anchor's at {_games(g)}: {b.server_ms:.2f} / "
                     f"{anchor[g].server_ms:.2f} ms an action = {cpu:.2f} x ({_met(cpu <= 1.2)})"
                 )
-        if head in anchor and anchor[head].p99:
+        if head in anchor and anchor[head].p99 and not args.rate:
             p99 = bone[head].p99 / anchor[head].p99
             print(
                 f"  action p99 <= 1.5 x the anchor's at {_games(head)}: {bone[head].p99:.1f} / "
@@ -694,7 +739,14 @@ def main() -> None:
             f"postgresql: 1 process {one:.0f} actions/s, 2 processes {two:.0f} actions/s, "
             f"ratio {ratio:.2f}"
         )
-    if head is not None and head in ratios:
+    if args.rate and head is not None and head in anchor and anchor[head].server_ms:
+        b = bone[head]
+        print(
+            f"server at {b.rate:.0f} actions/s ({args.rate:g} offered, {_games(head)}): CPU "
+            f"{b.server_ms:.2f} ms an action, ratio {b.server_ms / anchor[head].server_ms:.2f} "
+            f"to the anchor's"
+        )
+    elif head is not None and head in ratios:
         if head != HEADLINE:
             print(f"(32 games were not measured: the last line is at {_games(head)})")
         b = bone[head]
