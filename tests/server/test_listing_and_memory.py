@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 import grpc
 
 from boneyard.api.v1 import game_service_pb2, game_service_pb2_grpc, rules_pb2
-from tests.server.api_helpers import RPC_TIMEOUT, RunningServer, bearer
+from tests.server.api_helpers import RPC_TIMEOUT, RunningServer
+from tests.server.process_helpers import play_one, seat_all
 
 TEXAS = rules_pb2.Ruleset(preset="texas42")
 
@@ -105,39 +105,12 @@ def test_a_game_played_on_keeps_the_states_of_its_latest_versions_only(tmp_path:
         with grpc.insecure_channel(server.address) as channel:
             stub = game_service_pb2_grpc.GameServiceStub(channel)
             game_id = _create(stub)
-            tokens = [
-                stub.TakeSeat(
-                    game_service_pb2.TakeSeatRequest(game_id=game_id, seat=seat, player_name="p"),
-                    timeout=RPC_TIMEOUT,
-                ).seat_token
-                for seat in range(4)
-            ]
-            for number in range(40):
-                view = stub.GetView(
-                    game_service_pb2.GetViewRequest(game_id=game_id), timeout=RPC_TIMEOUT
-                ).view
-                stub.SubmitAction(
-                    game_service_pb2.SubmitActionRequest(
-                        game_id=game_id,
-                        expected_version=view.version,
-                        request_id=f"action-{number}",
-                        action=_first_legal(stub, game_id, tokens[view.turn]),
-                    ),
-                    metadata=bearer(tokens[view.turn]),
-                    timeout=RPC_TIMEOUT,
-                )
+            tokens = seat_all(stub, game_id)
+            for _ in range(40):
+                assert play_one(stub, game_id, tokens) is not None
             game = server.run(server.app.host.get(game_id))
             version, recent = game.version, sorted(game.recent)
     finally:
         server.close()
     assert version > 40
     assert recent == list(range(version - 16, version + 1))
-
-
-def _first_legal(stub: game_service_pb2_grpc.GameServiceStub, game_id: str, token: str) -> Any:
-    seen = stub.GetView(
-        game_service_pb2.GetViewRequest(game_id=game_id),
-        metadata=bearer(token),
-        timeout=RPC_TIMEOUT,
-    )
-    return seen.view.legal_actions[0]
