@@ -234,10 +234,11 @@ class GameHost:
                     asked=asked,
                 )
             return asked
-        seat = game.tokens.get(_token_hash(token))
+        digest = _token_hash(token)
+        seat = game.tokens.get(digest)
         if seat is None:
             # Perhaps seated through another process: the database knows.
-            seat = await asyncio.to_thread(self._store.seat_for_token, game_id, hash_token(token))
+            seat = await asyncio.to_thread(self._store.seat_for_token, game_id, digest)
             if seat is None:
                 raise Unauthenticated(
                     f"this token opens no seat of game {game_id}", game_id=game_id
