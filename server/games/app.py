@@ -47,6 +47,7 @@ from boneyard.server.store.competition import (
 )
 from boneyard.server.store.game_setup import HouseSeat
 from boneyard.server.store.keys import KeyStore
+from boneyard.server.store.models import CREATE_REQUEST
 from boneyard.server.store.ratings import mark_rated
 from boneyard.server.store.repository import EventStore
 from boneyard.server.store.unit_of_work import Transaction
@@ -55,9 +56,6 @@ __all__ = ["GameApp", "check_house_bots", "check_time_control", "new_seat_token"
 
 log = logging.getLogger(__name__)
 
-CREATE_REQUEST = "\x1ecreate:"
-"""The prefix of a CreateGame's request id in the requests table (a control character, so no
-client's own id can collide with it)."""
 _CACHE_SIZE = 1024
 
 

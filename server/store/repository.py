@@ -63,6 +63,7 @@ from boneyard.server.store.game_setup import (
 )
 from boneyard.server.store.lane import WriteLane
 from boneyard.server.store.models import (
+    CREATE_REQUESTS,
     EventRow,
     GameClockRow,
     GameDealRow,
@@ -862,10 +863,13 @@ class EventStore:
         return [(str(r.id), str(r.status)) for r in rows]
 
     def game_of_request(self, request_id: str) -> str | None:
-        """The game a request (a CreateGame's, by its id) is recorded in, if any."""
+        """The game a CreateGame's request (its id, ``CREATE_REQUEST`` first) is recorded in,
+        if any."""
         with self.reading() as session:
             return session.scalar(
-                select(RequestRow.game_id).where(RequestRow.request_id == request_id).limit(1)
+                select(RequestRow.game_id)
+                .where(RequestRow.request_id == request_id, CREATE_REQUESTS)
+                .limit(1)
             )
 
     def seat_for_token(self, game_id: str, token_hash: str) -> int | None:

@@ -47,7 +47,13 @@ from boneyard.server.store import (
     upgrade,
 )
 from boneyard.server.store.migrate import alembic_config, current_revision
-from boneyard.server.store.models import Base, GameRow
+from boneyard.server.store.models import (
+    CREATE_REQUEST,
+    CREATE_REQUESTS,
+    Base,
+    GameRow,
+    RequestRow,
+)
 from boneyard.server.store.notify import (
     NOTIFY_CHANNEL,
     AsyncPgListener,
@@ -550,6 +556,40 @@ class StoreContract:
         assert store.latest_version(game_id) == 2
         found = store.find_request(game_id, "req-1")
         assert found is not None and found.result_version == 2
+
+    def test_a_create_games_request_is_found_by_its_id_alone(self, store: EventStore) -> None:
+        game_id = str(uuid.uuid4())
+        store.create_game(
+            game_id,
+            "texas42",
+            {},
+            4,
+            "table",
+            [("GameCreated", b"created")],
+            request_id=CREATE_REQUEST + "make-1",
+        )
+        store.append(game_id, 1, events(b"play 6-4"), ("make-1", 0, b"ok"))
+        assert store.game_of_request(CREATE_REQUEST + "make-1") == game_id
+        # An action's request is found by its game and its id, never by its id alone.
+        assert store.game_of_request("make-1") is None
+        assert store.game_of_request(CREATE_REQUEST + "make-2") is None
+
+    def test_only_create_games_requests_are_indexed_by_their_id(self, engine: Engine) -> None:
+        # Every action's request in that index was a page more in every commit.
+        look_up = sa.select(RequestRow.game_id).where(
+            RequestRow.request_id == CREATE_REQUEST + "x", CREATE_REQUESTS
+        )
+        with engine.connect() as conn:
+            if conn.dialect.name == "postgresql":
+                conn.exec_driver_sql("SET enable_seqscan = off")  # (a few rows: a scan is cheaper)
+            explain = "EXPLAIN QUERY PLAN" if conn.dialect.name == "sqlite" else "EXPLAIN"
+            sql = str(look_up.compile(conn, compile_kwargs={"literal_binds": True}))
+            plan = " ".join(str(row) for row in conn.exec_driver_sql(f"{explain} {sql}"))
+        assert "ix_requests_create_request_id" in plan
+        indexed = {
+            tuple(index["column_names"]) for index in sa.inspect(engine).get_indexes("requests")
+        }
+        assert indexed == {("request_id",)}  # that one, partial: no other on the id
 
     # --- seats ---------------------------------------------------------------------------
 
