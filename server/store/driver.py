@@ -14,13 +14,13 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.sql import Delete, Insert, Select, Update
 
-__all__ = ["Prepared", "as_sqlalchemy", "driver_cursor"]
+__all__ = ["DriverTransaction", "Prepared", "as_sqlalchemy", "driver_cursor"]
 
 _Processor = Callable[[Any], Any] | None
 _REQUIRED = object()
@@ -58,6 +58,62 @@ class as_sqlalchemy:  # (named as the function it is used as: ``with as_sqlalche
             raise IntegrityError(self._sql, self._params, error) from error
         if isinstance(error, sqlite3.Error):
             raise DBAPIError(self._sql, self._params, error) from error
+
+
+class DriverTransaction:
+    """A write transaction begun and ended on SQLite's driver (``BEGIN IMMEDIATE`` ...
+    ``COMMIT``), for work whose every statement runs there (``Prepared`` statements, the
+    driver's cursor). SQLAlchemy's own begin and commit (its transaction objects, its events)
+    cost more than a small batch's statements. Anything SQLAlchemy itself ran inside it would
+    try to begin a second transaction and fail, rolling this one back: nothing is half
+    written. ``rollback()`` ends it early; an error in the block rolls it back."""
+
+    __slots__ = ("_driver", "_open")
+
+    def __init__(self, driver: sqlite3.Connection) -> None:
+        self._driver = driver
+        self._open = False
+
+    def __enter__(self) -> Self:
+        with as_sqlalchemy("BEGIN IMMEDIATE", ()):
+            self._driver.execute("BEGIN IMMEDIATE")
+        self._open = True
+        return self
+
+    def rollback(self) -> None:
+        if self._open:
+            self._open = False
+            if self._driver.in_transaction:
+                with as_sqlalchemy("ROLLBACK", ()):
+                    self._driver.execute("ROLLBACK")
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if not self._open:
+            return
+        if error is not None:
+            self.rollback()
+            return
+        try:
+            with as_sqlalchemy("COMMIT", ()):
+                self._driver.execute("COMMIT")
+        except BaseException:
+            self.rollback()  # (a commit that failed may leave the transaction open)
+            raise
+        self._open = False
+
+    @staticmethod
+    def of(conn: Connection) -> DriverTransaction | None:
+        """A transaction on ``conn``'s SQLite driver (``conn`` has none open); ``None`` on any
+        other database."""
+        if conn.dialect.name != "sqlite" or conn.dialect.driver != "pysqlite":
+            return None
+        driver = conn.connection.driver_connection
+        return DriverTransaction(driver) if isinstance(driver, sqlite3.Connection) else None
 
 
 class _Form:

@@ -37,12 +37,17 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from sqlalchemy import String, bindparam, func, insert, select, update
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection, Engine, RootTransaction
 from sqlalchemy.exc import IntegrityError
 
 from boneyard.server.store.account_events import NewAccountEvent, append_account_events
 from boneyard.server.store.db import WRITE
-from boneyard.server.store.driver import Prepared, as_sqlalchemy, driver_cursor
+from boneyard.server.store.driver import (
+    DriverTransaction,
+    Prepared,
+    as_sqlalchemy,
+    driver_cursor,
+)
 from boneyard.server.store.errors import (
     DuplicateRequest,
     GameNotFound,
@@ -92,7 +97,7 @@ _INSERT_EVENTS = insert(_EVENTS)
 _INSERT_REQUESTS = insert(_REQUESTS)
 _INSERT_SEEDS = Prepared(insert(_SEEDS))
 _CLOCKS = table_of(GameClockRow)
-_UPDATE_CLOCK = (
+_UPDATE_CLOCK = Prepared(
     update(_CLOCKS)
     .where(_CLOCKS.c.game_id == bindparam("g_id"))
     .values(
@@ -105,7 +110,7 @@ _UPDATE_CLOCK = (
 _REVEAL = Prepared(
     update(_SEEDS).where(_SEEDS.c.game_id == bindparam("g_id")).values(revealed=True)
 )
-_VERSION = select(_GAMES.c.version).where(_GAMES.c.id == bindparam("g_id"))
+_VERSION = Prepared(select(_GAMES.c.version).where(_GAMES.c.id == bindparam("g_id")))
 _KNOWN_SEED = Prepared(
     select(_SEEDS.c.seed).where(
         _SEEDS.c.game_id == bindparam("g_id"), _SEEDS.c.hand_number == bindparam("hand")
@@ -400,7 +405,7 @@ def write_batch(
         # Every game at once; if one moved elsewhere, claim them one by one instead to find
         # which (rare: only with several processes on one database). A batch of one append
         # (or none) goes straight to its one transaction below.
-        with conn.begin() as transaction:
+        with _begin(conn, batch, alongside) as transaction:
             if _claim(conn, claims) == len(claims):
                 write_appended(conn, batch, written_at, notify_channel)
                 if alongside is not None:
@@ -409,7 +414,7 @@ def write_batch(
             transaction.rollback()
     outcomes: dict[int, BaseException | None] = {}
     written: list[Append] = []
-    with conn.begin():
+    with _begin(conn, batch, alongside):
         for index, claim in zip(order, claims, strict=True):
             item = batch[index]
             if _claim(conn, [claim]) != 1:
@@ -422,6 +427,18 @@ def write_batch(
         if alongside is not None:
             alongside(conn)
     return [outcomes[i] for i in range(len(batch))]
+
+
+def _begin(
+    conn: Connection, batch: Sequence[Append], alongside: Callable[[Connection], None] | None
+) -> DriverTransaction | RootTransaction:
+    """The batch's transaction: on SQLite's driver when every statement of it runs there (no
+    other write alongside it, no account told anything), else SQLAlchemy's."""
+    if alongside is None and not any(item.account_events for item in batch):
+        on_driver = DriverTransaction.of(conn)
+        if on_driver is not None:
+            return on_driver
+    return conn.begin()
 
 
 def write_appended(
@@ -461,8 +478,7 @@ def write_appended(
         for item in written
         if item.clock is not None
     ]
-    if clocks:
-        conn.execute(_UPDATE_CLOCK, clocks)
+    _UPDATE_CLOCK.executemany(conn, clocks)
     told = [event for item in written for event in item.account_events]
     if told:
         append_account_events(conn, told, now)
@@ -573,10 +589,10 @@ def _new_seeds(conn: Connection, written: Sequence[Append], now: datetime) -> li
 
 
 def _conflict(conn: Connection, item: Append) -> BaseException:
-    actual = conn.execute(_VERSION, {"g_id": item.game_id}).scalar()
-    if actual is None:
+    found = _VERSION.rows(conn, {"g_id": item.game_id})
+    if not found:
         return GameNotFound(item.game_id)
-    return VersionConflict(item.game_id, item.expected_version, actual)
+    return VersionConflict(item.game_id, item.expected_version, int(found[0][0]))
 
 
 def refusal(item: Append, error: BaseException) -> BaseException:

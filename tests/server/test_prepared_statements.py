@@ -4,6 +4,7 @@ the statement's own literals kept, the driver's errors raised as SQLAlchemy's.""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,7 +16,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
 from boneyard.server.store.db import create_engine
-from boneyard.server.store.driver import Prepared, driver_cursor
+from boneyard.server.store.driver import DriverTransaction, Prepared, driver_cursor
 from boneyard.server.store.models import Base, GameRow, SeatRow, table_of
 
 _GAMES = table_of(GameRow)
@@ -129,3 +130,65 @@ def test_an_expanding_parameter_is_refused(engines: tuple[Engine, Engine]) -> No
     many = select(_GAMES.c.id).where(_GAMES.c.id.in_(bindparam("ids", expanding=True)))
     with engines[0].begin() as conn, pytest.raises(ValueError, match="expanding"):
         Prepared(many).rows(conn, {"ids": ["g-1"]})
+
+
+# --- a transaction on the driver ---------------------------------------------------------
+
+
+def _games(engine: Engine) -> list[str]:
+    with engine.connect() as conn:
+        return [str(row[0]) for row in conn.execute(select(_GAMES.c.id))]
+
+
+def test_a_driver_transaction_commits_what_its_block_wrote(
+    engines: tuple[Engine, Engine],
+) -> None:
+    engine = engines[0]
+    with engine.connect() as conn:
+        transaction = DriverTransaction.of(conn)
+        assert transaction is not None
+        with transaction:
+            Prepared(insert(_GAMES)).execute(conn, _GAME)
+        assert not conn.in_transaction()  # (SQLAlchemy never began one)
+    assert _games(engine) == ["g-1"]
+
+
+def test_a_driver_transaction_rolls_back_when_its_block_raises(
+    engines: tuple[Engine, Engine],
+) -> None:
+    engine = engines[0]
+    with engine.connect() as conn:
+        transaction = DriverTransaction.of(conn)
+        assert transaction is not None
+        with pytest.raises(IntegrityError), transaction:
+            Prepared(insert(_GAMES)).execute(conn, _GAME)
+            Prepared(insert(_GAMES)).execute(conn, _GAME)  # the same key again
+    assert _games(engine) == []
+
+
+def test_a_driver_transaction_rolled_back_early_writes_nothing(
+    engines: tuple[Engine, Engine],
+) -> None:
+    engine = engines[0]
+    with engine.connect() as conn:
+        transaction = DriverTransaction.of(conn)
+        assert transaction is not None
+        with transaction:
+            Prepared(insert(_GAMES)).execute(conn, _GAME)
+            transaction.rollback()
+    assert _games(engine) == []
+
+
+def test_sqlalchemy_inside_a_driver_transaction_fails_and_writes_nothing(
+    engines: tuple[Engine, Engine],
+) -> None:
+    # It would begin a second transaction: refused, and the first rolled back with it.
+    engine = engines[0]
+    with engine.connect() as conn:
+        transaction = DriverTransaction.of(conn)
+        assert transaction is not None
+        with pytest.raises(sqlite3.OperationalError, match="within a transaction"), transaction:
+            Prepared(insert(_GAMES)).execute(conn, _GAME)
+            conn.execute(insert(_GAMES), {**_GAME, "id": "g-2"})
+        conn.rollback()
+    assert _games(engine) == []

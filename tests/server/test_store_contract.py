@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import sqlite3
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -866,21 +867,33 @@ class StoreContract:
             head = store.load_events(game_id)[-1].hash
             return Append(game_id, expected, _chained(head, [b"x"]), lambda error: None)
 
-        begun: list[Connection] = []
+        begun: list[object] = []
         writing = store.lane.connection() if store.lane else store.engine.connect()
         with writing as lane:
+            driver = lane.connection.driver_connection
+            on_sqlite = isinstance(driver, sqlite3.Connection)
 
             def count(conn: Connection) -> None:  # the batches' only (reads begin their own)
                 if conn is lane:
                     begun.append(conn)
 
-            sa.event.listen(store.engine, "begin", count)
+            def traced(sql: str) -> None:  # SQLite: begun on the driver or by SQLAlchemy
+                if sql.upper().startswith("BEGIN"):
+                    begun.append(sql)
+
+            if on_sqlite:
+                driver.set_trace_callback(traced)
+            else:
+                sa.event.listen(store.engine, "begin", count)
             try:
                 alone = write_batch(lane, [append(games[0], 1)])
                 begun_alone = len(begun)
                 together = write_batch(lane, [append(g, 1 + (g == games[0])) for g in games])
             finally:
-                sa.event.remove(store.engine, "begin", count)
+                if on_sqlite:
+                    driver.set_trace_callback(None)
+                else:
+                    sa.event.remove(store.engine, "begin", count)
         assert (alone, together) == ([None], [None] * 3)
         assert (begun_alone, len(begun)) == (1, 2)
         assert [store.latest_version(g) for g in games] == [3, 2, 2]
