@@ -405,7 +405,7 @@ def write_batch(
         # Every game at once; if one moved elsewhere, claim them one by one instead to find
         # which (rare: only with several processes on one database). A batch of one append
         # (or none) goes straight to its one transaction below.
-        with _begin(conn, batch, alongside) as transaction:
+        with _begin(conn, batch, alongside, notify_channel) as transaction:
             if _claim(conn, claims) == len(claims):
                 write_appended(conn, batch, written_at, notify_channel)
                 if alongside is not None:
@@ -414,7 +414,7 @@ def write_batch(
             transaction.rollback()
     outcomes: dict[int, BaseException | None] = {}
     written: list[Append] = []
-    with _begin(conn, batch, alongside):
+    with _begin(conn, batch, alongside, notify_channel):
         for index, claim in zip(order, claims, strict=True):
             item = batch[index]
             if _claim(conn, [claim]) != 1:
@@ -430,11 +430,18 @@ def write_batch(
 
 
 def _begin(
-    conn: Connection, batch: Sequence[Append], alongside: Callable[[Connection], None] | None
+    conn: Connection,
+    batch: Sequence[Append],
+    alongside: Callable[[Connection], None] | None,
+    notify_channel: str | None,
 ) -> DriverTransaction | RootTransaction:
     """The batch's transaction: on SQLite's driver when every statement of it runs there (no
-    other write alongside it, no account told anything), else SQLAlchemy's."""
-    if alongside is None and not any(item.account_events for item in batch):
+    other write alongside it, no account told anything, no notification), else SQLAlchemy's."""
+    if (
+        alongside is None
+        and notify_channel is None
+        and not any(item.account_events for item in batch)
+    ):
         on_driver = DriverTransaction.of(conn)
         if on_driver is not None:
             return on_driver
