@@ -391,22 +391,13 @@ def write_batch(
     ``EventStore.append`` for a batch of one."""
     written_at = now or datetime.now(UTC)
     order = sorted(range(len(batch)), key=lambda i: batch[i].game_id)
-    claims = [
-        {
-            "g_id": batch[i].game_id,
-            "expected": batch[i].expected_version,
-            "new_version": batch[i].new_version,
-            "now": batch[i].at or written_at,
-            "new_status": batch[i].status,
-        }
-        for i in order
-    ]
+    claims = [batch[i] for i in order]
     if len(claims) > 1 and conn.dialect.supports_sane_multi_rowcount:
         # Every game at once; if one moved elsewhere, claim them one by one instead to find
         # which (rare: only with several processes on one database). A batch of one append
         # (or none) goes straight to its one transaction below.
         with _begin(conn, batch, alongside, notify_channel) as transaction:
-            if _claim(conn, claims) == len(claims):
+            if _claim(conn, claims, written_at) == len(claims):
                 write_appended(conn, batch, written_at, notify_channel)
                 if alongside is not None:
                     alongside(conn)
@@ -415,9 +406,9 @@ def write_batch(
     outcomes: dict[int, BaseException | None] = {}
     written: list[Append] = []
     with _begin(conn, batch, alongside, notify_channel):
-        for index, claim in zip(order, claims, strict=True):
+        for index in order:
             item = batch[index]
-            if _claim(conn, [claim]) != 1:
+            if _claim(conn, [item], written_at) != 1:
                 outcomes[index] = _conflict(conn, item)
                 continue
             outcomes[index] = None
@@ -523,23 +514,40 @@ class _Stamps(dict[datetime, Any]):
         return stamp
 
 
-def _claim(conn: Connection, claims: list[dict[str, Any]]) -> int:
-    """Move each game of ``claims`` to its new version if it is still at the expected one;
-    how many moved."""
+def _claim(conn: Connection, claims: Sequence[Append], written_at: datetime) -> int:
+    """Move the game of each of ``claims`` to its new version if it is still at the expected
+    one (its ``updated_at`` to the append's time, else ``written_at``); how many moved."""
     cursor = driver_cursor(conn)
     if cursor is None:
-        return int(conn.execute(_CLAIM, claims).rowcount)
+        return int(
+            conn.execute(
+                _CLAIM,
+                [
+                    {
+                        "g_id": c.game_id,
+                        "expected": c.expected_version,
+                        "new_version": c.new_version,
+                        "now": c.at or written_at,
+                        "new_status": c.status,
+                    }
+                    for c in claims
+                ],
+            ).rowcount
+        )
     stamps = _Stamps(conn)
     rows: list[tuple[Any, ...]]
-    if any(c["new_status"] is not None for c in claims):
+    if any(c.status is not None for c in claims):
         sql = _SQLITE_CLAIM
         rows = [
-            (c["new_version"], stamps[c["now"]], c["new_status"], c["g_id"], c["expected"])
+            (c.new_version, stamps[c.at or written_at], c.status, c.game_id, c.expected_version)
             for c in claims
         ]
     else:
         sql = _SQLITE_MOVE
-        rows = [(c["new_version"], stamps[c["now"]], c["g_id"], c["expected"]) for c in claims]
+        rows = [
+            (c.new_version, stamps[c.at or written_at], c.game_id, c.expected_version)
+            for c in claims
+        ]
     with as_sqlalchemy(sql, rows):
         cursor.executemany(sql, rows)
     return cursor.rowcount
