@@ -1,8 +1,8 @@
 """Only CreateGame's request ids are indexed by themselves.
 
 ``ix_requests_request_id`` indexed every request's id, so every action's commit wrote a page
-of it at a random place (request ids are random) besides the game's own pages: a quarter of the
-pages a commit wrote. Only a CreateGame's request is ever looked up by its id alone (before
+of it at a random place (request ids are random) besides the game's own pages, in an index
+that grows with every action ever played. Only a CreateGame's request is ever looked up by its id alone (before
 there is a game to look in); an action's is found by its game and its id, the primary key. The
 index is now partial: the requests whose id begins with CreateGame's prefix ("\\x1ecreate:").
 

@@ -122,8 +122,9 @@ one small statement each, on SQLite's driver, cost less than one look-up of all 
 # The same three statements in SQLite's own words, run on the driver's cursor (pysqlite): they
 # are every action's writes, and SQLAlchemy's work around each execute held the GIL for longer
 # than SQLite took to run them (the writer was an eighth of a busy server's GIL). A dealt hand's
-# seed and a finished game's reveal are ``Prepared`` (``store/driver.py``: the same on the
-# driver, from one Core statement); the clocks and account events are rare and stay Core.
+# seed, a finished game's reveal, a clock and a conflict's version are ``Prepared``
+# (``store/driver.py``: the same on the driver, from one Core statement); the account events
+# (a game's end) stay Core, so a batch that has them runs in SQLAlchemy's transaction.
 _SQLITE_CLAIM = (
     "UPDATE games SET version = ?, updated_at = ?, status = coalesce(?, status) "
     "WHERE id = ? AND version = ?"
