@@ -3,7 +3,8 @@ is committed in one transaction.
 
 The server decides actions in memory (``boneyard.server.games.host``) and hands the writer what
 to append; the answer to the client waits for ``Append.done``, called after the commit, so an
-acknowledged action is durable. A batch is, through SQLAlchemy Core (no ORM): for each game
+acknowledged action is durable. A batch is (Core statements, no ORM; on SQLite run on its
+driver, below): for each game
 one conditional ``UPDATE games SET version = new WHERE id = ? AND version = expected``, then
 one multi-row INSERT of all the batch's events and one of its requests (plus the seeds of
 hands dealt, and the clocks). A game no longer at its expected version (another process
