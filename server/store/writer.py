@@ -4,10 +4,9 @@ is committed in one transaction.
 The server decides actions in memory (``boneyard.server.games.host``) and hands the writer what
 to append; the answer to the client waits for ``Append.done``, called after the commit, so an
 acknowledged action is durable. A batch is (Core statements, no ORM; on SQLite run on its
-driver, below): for each game
-one conditional ``UPDATE games SET version = new WHERE id = ? AND version = expected``, then
-one multi-row INSERT of all the batch's events and one of its requests (plus the seeds of
-hands dealt, and the clocks). A game no longer at its expected version (another process
+driver, below): for each game one conditional ``UPDATE games SET version = new WHERE id = ?
+AND version = expected``, then one multi-row INSERT of all the batch's events and one of its
+requests (plus the seeds of hands dealt, and the clocks). A game no longer at its expected version (another process
 wrote it) gets ``VersionConflict`` and nothing of it is written, without failing the others;
 any other failure rolls the batch back and retries each append in a transaction of its own,
 so one bad append never fails its batch. The primary key ``(game_id, seq)`` stays the last
