@@ -306,6 +306,33 @@ class StoreContract:
         finally:
             store.close()
 
+    def test_create_games_requests_made_before_0013_are_found_after_it(
+        self, empty_url: str
+    ) -> None:
+        upgrade(empty_url, "0012")
+        eng = create_engine(empty_url)
+        try:
+            before = EventStore(eng)
+            game_id = str(uuid.uuid4())
+            before.create_game(
+                game_id,
+                "texas42",
+                {},
+                4,
+                "table",
+                [("GameCreated", b"created")],
+                request_id=CREATE_REQUEST + "made-before",
+            )
+            before.append(game_id, 1, events(b"play 6-4"), ("acted-before", 0, b"ok"))
+            upgrade(empty_url)
+            after = EventStore(eng)
+            assert after.game_of_request(CREATE_REQUEST + "made-before") == game_id
+            assert after.find_request(game_id, "acted-before") is not None
+            names = {index["name"] for index in sa.inspect(eng).get_indexes("requests")}
+            assert names == {"ix_requests_create_request_id"}
+        finally:
+            eng.dispose()
+
     def test_migrated_schema_matches_the_models(self, engine: Engine) -> None:
         with engine.connect() as conn:
             context = MigrationContext.configure(conn, opts={"compare_type": True})
