@@ -140,55 +140,52 @@ def _games(engine: Engine) -> list[str]:
         return [str(row[0]) for row in conn.execute(select(_GAMES.c.id))]
 
 
-def test_a_driver_transaction_commits_what_its_block_wrote(
-    engines: tuple[Engine, Engine],
-) -> None:
-    engine = engines[0]
-    with engine.connect() as conn:
+@pytest.fixture
+def on_driver(engines: tuple[Engine, Engine]) -> Iterator[tuple[Connection, DriverTransaction]]:
+    """A connection of the first store and a transaction (not yet begun) on its driver."""
+    with engines[0].connect() as conn:
         transaction = DriverTransaction.of(conn)
         assert transaction is not None
-        with transaction:
-            Prepared(insert(_GAMES)).execute(conn, _GAME)
-        assert not conn.in_transaction()  # (SQLAlchemy never began one)
-    assert _games(engine) == ["g-1"]
+        yield conn, transaction
+
+
+def test_a_driver_transaction_commits_what_its_block_wrote(
+    on_driver: tuple[Connection, DriverTransaction], engines: tuple[Engine, Engine]
+) -> None:
+    conn, transaction = on_driver
+    with transaction:
+        Prepared(insert(_GAMES)).execute(conn, _GAME)
+    assert not conn.in_transaction()  # (SQLAlchemy never began one)
+    assert _games(engines[0]) == ["g-1"]
 
 
 def test_a_driver_transaction_rolls_back_when_its_block_raises(
-    engines: tuple[Engine, Engine],
+    on_driver: tuple[Connection, DriverTransaction], engines: tuple[Engine, Engine]
 ) -> None:
-    engine = engines[0]
-    with engine.connect() as conn:
-        transaction = DriverTransaction.of(conn)
-        assert transaction is not None
-        with pytest.raises(IntegrityError), transaction:
-            Prepared(insert(_GAMES)).execute(conn, _GAME)
-            Prepared(insert(_GAMES)).execute(conn, _GAME)  # the same key again
-    assert _games(engine) == []
+    conn, transaction = on_driver
+    with pytest.raises(IntegrityError), transaction:
+        Prepared(insert(_GAMES)).execute(conn, _GAME)
+        Prepared(insert(_GAMES)).execute(conn, _GAME)  # the same key again
+    assert _games(engines[0]) == []
 
 
 def test_a_driver_transaction_rolled_back_early_writes_nothing(
-    engines: tuple[Engine, Engine],
+    on_driver: tuple[Connection, DriverTransaction], engines: tuple[Engine, Engine]
 ) -> None:
-    engine = engines[0]
-    with engine.connect() as conn:
-        transaction = DriverTransaction.of(conn)
-        assert transaction is not None
-        with transaction:
-            Prepared(insert(_GAMES)).execute(conn, _GAME)
-            transaction.rollback()
-    assert _games(engine) == []
+    conn, transaction = on_driver
+    with transaction:
+        Prepared(insert(_GAMES)).execute(conn, _GAME)
+        transaction.rollback()
+    assert _games(engines[0]) == []
 
 
 def test_sqlalchemy_inside_a_driver_transaction_fails_and_writes_nothing(
-    engines: tuple[Engine, Engine],
+    on_driver: tuple[Connection, DriverTransaction], engines: tuple[Engine, Engine]
 ) -> None:
     # It would begin a second transaction: refused, and the first rolled back with it.
-    engine = engines[0]
-    with engine.connect() as conn:
-        transaction = DriverTransaction.of(conn)
-        assert transaction is not None
-        with pytest.raises(sqlite3.OperationalError, match="within a transaction"), transaction:
-            Prepared(insert(_GAMES)).execute(conn, _GAME)
-            conn.execute(insert(_GAMES), {**_GAME, "id": "g-2"})
-        conn.rollback()
-    assert _games(engine) == []
+    conn, transaction = on_driver
+    with pytest.raises(sqlite3.OperationalError, match="within a transaction"), transaction:
+        Prepared(insert(_GAMES)).execute(conn, _GAME)
+        conn.execute(insert(_GAMES), {**_GAME, "id": "g-2"})
+    conn.rollback()
+    assert _games(engines[0]) == []

@@ -90,7 +90,13 @@ def _other_store(url: str) -> EventStore:
     return EventStore(create_engine(url))
 
 
-def new_game(store: EventStore, game_id: str | None = None, *, players: int = 4) -> str:
+def new_game(
+    store: EventStore,
+    game_id: str | None = None,
+    *,
+    players: int = 4,
+    request_id: str | None = None,
+) -> str:
     game_id = game_id or str(uuid.uuid4())
     store.create_game(
         game_id,
@@ -99,6 +105,7 @@ def new_game(store: EventStore, game_id: str | None = None, *, players: int = 4)
         players,
         "table",
         [("GameCreated", b"created:" + game_id.encode())],
+        request_id=request_id,
     )
     return game_id
 
@@ -313,16 +320,7 @@ class StoreContract:
         eng = create_engine(empty_url)
         try:
             before = EventStore(eng)
-            game_id = str(uuid.uuid4())
-            before.create_game(
-                game_id,
-                "texas42",
-                {},
-                4,
-                "table",
-                [("GameCreated", b"created")],
-                request_id=CREATE_REQUEST + "made-before",
-            )
+            game_id = new_game(before, request_id=CREATE_REQUEST + "made-before")
             before.append(game_id, 1, events(b"play 6-4"), ("acted-before", 0, b"ok"))
             upgrade(empty_url)
             after = EventStore(eng)
@@ -586,16 +584,7 @@ class StoreContract:
         assert found is not None and found.result_version == 2
 
     def test_a_create_games_request_is_found_by_its_id_alone(self, store: EventStore) -> None:
-        game_id = str(uuid.uuid4())
-        store.create_game(
-            game_id,
-            "texas42",
-            {},
-            4,
-            "table",
-            [("GameCreated", b"created")],
-            request_id=CREATE_REQUEST + "make-1",
-        )
+        game_id = new_game(store, request_id=CREATE_REQUEST + "make-1")
         store.append(game_id, 1, events(b"play 6-4"), ("make-1", 0, b"ok"))
         assert store.game_of_request(CREATE_REQUEST + "make-1") == game_id
         # An action's request is found by its game and its id, never by its id alone.
