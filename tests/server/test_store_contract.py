@@ -1107,6 +1107,30 @@ class TestSQLite(StoreContract):
             assert not conn.in_transaction()
         assert store.get_game(game_id).version == 1
 
+    def test_a_batch_of_appends_alone_is_begun_on_sqlites_driver(self, store: EventStore) -> None:
+        # SQLAlchemy's begin and commit cost more than a small batch's statements; a batch
+        # with another write beside it (a seat) still runs in SQLAlchemy's transaction.
+        game_id = new_game(store)
+        head = store.load_events(game_id)[-1].hash
+        alone = Append(game_id, 1, _chained(head, [b"x"]), lambda error: None)
+        lane = store.lane
+        assert lane is not None
+        by_sqlalchemy: list[Connection] = []
+
+        def begun(conn: Connection) -> None:
+            by_sqlalchemy.append(conn)
+
+        with lane.connection() as conn:
+            sa.event.listen(store.engine, "begin", begun)
+            try:
+                assert write_batch(conn, [alone]) == [None]
+                begun_alone = len(by_sqlalchemy)
+                write_batch(conn, [], alongside=lambda c: None)
+            finally:
+                sa.event.remove(store.engine, "begin", begun)
+        assert (begun_alone, len(by_sqlalchemy)) == (0, 1)
+        assert store.latest_version(game_id) == 2
+
 
 @pytest.mark.postgres
 class TestPostgreSQL(StoreContract):
