@@ -26,13 +26,19 @@ _Processor = Callable[[Any], Any] | None
 _REQUIRED = object()
 
 
-def driver_cursor(conn: Connection) -> sqlite3.Cursor | None:
-    """The SQLite driver's cursor on ``conn`` (in its open transaction); ``None`` on any other
-    database, where the Core statements run."""
+def _sqlite_driver(conn: Connection) -> sqlite3.Connection | None:
+    """``conn``'s SQLite driver connection (pysqlite); ``None`` on any other database."""
     if conn.dialect.name != "sqlite" or conn.dialect.driver != "pysqlite":
         return None
     driver = conn.connection.driver_connection
-    return driver.cursor() if isinstance(driver, sqlite3.Connection) else None
+    return driver if isinstance(driver, sqlite3.Connection) else None
+
+
+def driver_cursor(conn: Connection) -> sqlite3.Cursor | None:
+    """The SQLite driver's cursor on ``conn`` (in its open transaction); ``None`` on any other
+    database, where the Core statements run."""
+    driver = _sqlite_driver(conn)
+    return None if driver is None else driver.cursor()
 
 
 class as_sqlalchemy:  # (named as the function it is used as: ``with as_sqlalchemy(...)``)
@@ -110,10 +116,8 @@ class DriverTransaction:
     def of(conn: Connection) -> DriverTransaction | None:
         """A transaction on ``conn``'s SQLite driver (``conn`` has none open); ``None`` on any
         other database."""
-        if conn.dialect.name != "sqlite" or conn.dialect.driver != "pysqlite":
-            return None
-        driver = conn.connection.driver_connection
-        return DriverTransaction(driver) if isinstance(driver, sqlite3.Connection) else None
+        driver = _sqlite_driver(conn)
+        return None if driver is None else DriverTransaction(driver)
 
 
 class _Form:

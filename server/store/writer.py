@@ -6,12 +6,13 @@ to append; the answer to the client waits for ``Append.done``, called after the 
 acknowledged action is durable. A batch is (Core statements, no ORM; on SQLite run on its
 driver, below): for each game one conditional ``UPDATE games SET version = new WHERE id = ?
 AND version = expected``, then one multi-row INSERT of all the batch's events and one of its
-requests (plus the seeds of hands dealt, and the clocks). A game no longer at its expected version (another process
-wrote it) gets ``VersionConflict`` and nothing of it is written, without failing the others;
-any other failure rolls the batch back and retries each append in a transaction of its own,
-so one bad append never fails its batch. The primary key ``(game_id, seq)`` stays the last
-word: an INSERT that collides is a ``VersionConflict`` too. A hand's seed recorded again is
-left as it is (the same seed) or refused (``SeedConflict``, another seed).
+requests (plus the seeds of hands dealt, and the clocks). A game no longer at its expected
+version (another process wrote it) gets ``VersionConflict`` and nothing of it is written,
+without failing the others; any other failure rolls the batch back and retries each append in
+a transaction of its own, so one bad append never fails its batch. The primary key
+``(game_id, seq)`` stays the last word: an INSERT that collides is a ``VersionConflict`` too.
+A hand's seed recorded again is left as it is (the same seed) or refused (``SeedConflict``,
+another seed).
 
 The transaction is a plain function over a connection, ``write_batch``: the ``Writer``'s
 thread calls it for each batch, and ``EventStore.append`` for a batch of one, so the store's
