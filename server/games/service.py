@@ -27,7 +27,6 @@ from boneyard.api.v1 import (
     game_service_pb2,
     game_service_pb2_grpc,
     rules_pb2,
-    view_pb2,
 )
 from boneyard.engine import GameState
 from boneyard.server.competition.accounts import is_api_key
@@ -38,6 +37,7 @@ from boneyard.server.errors import (
     PermissionDenied,
     Unauthenticated,
 )
+from boneyard.server.games.answers import action_answer, view_answer
 from boneyard.server.games.app import GameApp, new_seat_token, rules_for
 from boneyard.server.games.feed import Feed
 from boneyard.server.games.host import GameHost
@@ -392,14 +392,16 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     # ------------------------------------------------------------ seeing and acting
 
-    async def GetView(
+    # The base class says a message; this answers it encoded (``answers``), which the doors
+    # send as it is.
+    async def GetView(  # type: ignore[override]
         self, request: game_service_pb2.GetViewRequest, context: grpc.aio.ServicerContext
-    ) -> game_service_pb2.GetViewResponse:
+    ) -> bytes:
         game_id = check_game_id(request.game_id)
         asked = request.seat if request.HasField("seat") else None
         seat = await self.seat(game_id, asked, required=False)
         game = await self._host.get(game_id)
-        return game_service_pb2.GetViewResponse(view=_view(game.state, seat, game.version))
+        return view_answer(game.state, seat, game.version)
 
     async def SubmitAction(
         self, request: game_service_pb2.SubmitActionRequest, context: grpc.aio.ServicerContext
@@ -416,10 +418,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         seat, command = await self._command(game_id, asked, request.action)
 
         def response_for(version: int, state: GameState) -> bytes:
-            response = game_service_pb2.SubmitActionResponse(
-                version=version, view=_view(state, seat, version)
-            )
-            return response.SerializeToString(deterministic=True)
+            return action_answer(state, seat, version)
 
         result = await self._host.submit(
             game_id, seat, request.expected_version, request.request_id, command, response_for
@@ -576,7 +575,3 @@ def _version_only(version: int, state: GameState) -> bytes:
     made (the stream tells the view with the next turn; a SubmitAction sending such an id
     again gets this, without a view)."""
     return game_service_pb2.SubmitActionResponse(version=version).SerializeToString()
-
-
-def _view(state: GameState, seat: int | None, version: int) -> view_pb2.SeatView:
-    return codec.view_to_proto(engine.view(state, seat), version)
