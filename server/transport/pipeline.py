@@ -27,7 +27,6 @@ import contextlib
 import contextvars
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import grpc
@@ -109,6 +108,9 @@ _credentials: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 
 Handler = Callable[[Any, Any], Any]
 """A servicer's method: ``(request, context)`` to an answer, or to a stream of them."""
+Refuse = Callable[[Refusal, Any], Awaitable[Any]]
+"""A door's way to answer a refusal in its own protocol, given the call's context (gRPC's
+``context.abort_with_status``): it raises."""
 Answered = Callable[[BaseException, Any], grpc.StatusCode | None]
 """A door's way to tell an error that has already answered the call (gRPC's ``context.abort``)
 and with which code, given the call's context; ``None`` for any other error."""
@@ -122,13 +124,17 @@ class Refused(Exception):
         self.refusal = refusal
 
 
-@dataclass(frozen=True, slots=True)
 class Caller:
     """Who makes a call, as both doors say it: the metadata (lowercase keys) and the peer in
-    grpc's form (``ipv4:1.2.3.4:5678``), so that one client's quotas count on both doors."""
+    grpc's form (``ipv4:1.2.3.4:5678``), so that one client's quotas count on both doors.
+    (A plain class: a frozen dataclass's ``__init__`` sets each field through
+    ``object.__setattr__``, at every call of both doors.)"""
 
-    metadata: Any
-    peer: str
+    __slots__ = ("metadata", "peer")
+
+    def __init__(self, metadata: Any, peer: str) -> None:
+        self.metadata = metadata
+        self.peer = peer
 
 
 def credentials() -> str | None:
@@ -230,20 +236,26 @@ class Pipeline:
         *,
         check: Callable[[Any], None] | None = None,
         answered: Answered = _never_answered,
-    ) -> Callable[[Any, Any, Caller], Awaitable[Any]]:
+        refuse: Refuse | None = None,
+    ) -> Callable[[Any, Any], Awaitable[Any]]:
         """``handler`` of ``method`` with the pipeline around it, for the door ``transport``
-        (``grpc`` or ``http``): ``check(request)`` raises ``Refused`` for what the door could
-        not read; an error ``answered`` recognises passes through as it is."""
-        refuse = self._refuser(method)
+        (``grpc`` or ``http``), called with the request and the door's context (its
+        ``invocation_metadata()`` and ``peer()`` say who calls): ``check(request)`` raises
+        ``Refused`` for what the door could not read; an error ``answered`` recognises passes
+        through as it is; a refusal is answered by ``refuse(refusal, context)`` (which raises),
+        or raised as ``Refused`` for the door to answer. (One coroutine for the whole call:
+        every layer a coroutine deep is passed through again at each wait of the handler.)"""
+        refuse_call = self._refuser(method)
         drain = self._drain
         observe = self._observer_of(method, transport, UNARY)
 
-        async def call(request: Any, context: Any, caller: Caller) -> Any:
+        async def call(request: Any, context: Any) -> Any:
+            caller = Caller(context.invocation_metadata(), context.peer())
             with observe(caller.metadata, caller.peer, request) as outcome:
                 try:
                     if check is not None:
                         check(request)
-                    refuse()
+                    refuse_call()
                     use_credentials(caller.metadata)
                     # Counted in flight by the drain, the handler awaited here (not in a
                     # coroutine of the drain's: one less at every call).
@@ -256,7 +268,10 @@ class Pipeline:
                     finally:
                         drain.leave(task)
                 except Exception as error:  # noqa: BLE001 - every error gets a status
-                    raise _refused(error, method, context, caller, outcome, answered) from None
+                    refused = _refused(error, method, context, caller, outcome, answered)
+                    if refuse is not None and type(refused) is Refused:
+                        await refuse(refused.refusal, context)
+                    raise refused from None
 
         return call
 

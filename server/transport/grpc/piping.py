@@ -163,6 +163,11 @@ def _checker(method: str) -> Callable[[Any], None]:
     return check
 
 
+async def _abort(refusal: Refusal, context: grpc.aio.ServicerContext) -> None:
+    """A refusal written as gRPC's status: raises ``grpc.aio.AbortError``."""
+    await context.abort_with_status(refusal.status())
+
+
 def _answered(error: BaseException, context: Any) -> grpc.StatusCode | None:
     """A handler's own ``context.abort``: answered already, with the code it set."""
     if not isinstance(error, grpc.aio.AbortError):
@@ -185,16 +190,9 @@ class Piping:
         check = _checker(method)
 
         def unary(inner: Handler) -> Handler:
-            call = pipeline.unary(method, "grpc", inner, check=check, answered=_answered)
-
-            async def run(request: Any, context: grpc.aio.ServicerContext) -> Any:
-                caller = Caller(context.invocation_metadata(), context.peer())
-                try:
-                    return await call(request, context, caller)
-                except Refused as refused:
-                    await context.abort_with_status(refused.refusal.status())
-
-            return run
+            return pipeline.unary(
+                method, "grpc", inner, check=check, answered=_answered, refuse=_abort
+            )
 
         def streaming(call: Callable[[Any, Any, Caller], AsyncGenerator[Any, None]]) -> Handler:
             async def run(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:

@@ -249,9 +249,7 @@ def _unary(
         # connectrpc lets a GET reach only the reads (NO_SIDE_EFFECTS): 405 for the others.
         get = ctx.http_method == "GET"
         try:
-            answer = await piped(
-                request, context, Caller(context.invocation_metadata(), context.peer())
-            )
+            answer = await piped(request, context)
         except Refused as refused:
             if get:
                 ctx.response_headers["cache-control"] = caching.REFUSED
