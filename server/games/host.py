@@ -690,8 +690,9 @@ class GameHost:
         game.status = status
         if game.clock is not None and clock is not None:
             game.clock = GameClock(game.id, game.clock.control, clock, game.version, game.version)
-        self._notify(game, tuple(events))
-        return Submitted(game.version, tuple(events), False, request[2] if request else None)
+        told = tuple(events)
+        self._notify(game, told)
+        return Submitted(game.version, told, False, request[2] if request else None)
 
     def _notify(self, game: LiveGame, events: tuple[Event, ...]) -> None:
         if game.over:
