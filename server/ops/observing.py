@@ -67,53 +67,46 @@ class CallObserver:
         to run the call inside (``with``). The caller sets ``Outcome.code`` when it learns the
         call's status; an exception leaving the block unexplained is CANCELLED (the client
         went away) or UNKNOWN. The method's series are found once, here."""
-        series = self._metrics.call(method, transport, kind)
+        watched = _Watched(self._metrics.call(method, transport, kind), method, transport, kind)
 
         def observed(metadata: Any, peer: str, request: Any) -> Observed:
-            return Observed(series, method, transport, metadata, game_of(request), peer, kind)
+            return Observed(watched, metadata, game_of(request), peer)
 
         return observed
 
 
-class Observed:
-    """One call being observed: a context manager written out as a class, not a generator,
-    since every call of both doors goes through it."""
+class _Watched:
+    """What every call of one method on one door is observed with: its series, its names,
+    and what kind of call it is (found once, not at every call)."""
 
-    __slots__ = (
-        "_bidi",
-        "_game",
-        "_metadata",
-        "_method",
-        "_outcome",
-        "_peer",
-        "_series",
-        "_started",
-        "_streaming",
-        "_token",
-        "_transport",
-    )
+    __slots__ = ("bidi", "method", "received", "sent", "series", "streaming", "transport")
 
-    def __init__(
-        self,
-        series: CallMetrics,
-        method: str,
-        transport: str,
-        metadata: Any,
-        game: str | None,
-        peer: str,
-        kind: str,
-    ) -> None:
-        self._series = series
-        self._method = method
-        self._transport = transport
+    def __init__(self, series: CallMetrics, method: str, transport: str, kind: str) -> None:
+        self.series = series
+        self.method = method
+        self.transport = transport
+        self.streaming = kind != UNARY
+        self.bidi = kind == BIDI_STREAM
+        self.sent = series if self.streaming else None
+        """The series that counts the stream's messages one by one (a unary answer is
+        counted as the call ends)."""
+        self.received = series if self.bidi else None
+
+
+class Observed(Outcome):
+    """One call being observed, and its outcome (what ``with`` gives): a context manager
+    written out as a class, not a generator, since every call of both doors goes through it."""
+
+    __slots__ = ("_game", "_metadata", "_peer", "_started", "_token", "_watched")
+
+    def __init__(self, watched: _Watched, metadata: Any, game: str | None, peer: str) -> None:
+        self.code = grpc.StatusCode.OK
+        self._sent = watched.sent
+        self._received = watched.received
+        self._watched = watched
         self._metadata = metadata
         self._game = game
         self._peer = peer
-        self._streaming = kind != UNARY
-        self._bidi = kind == BIDI_STREAM
-        self._outcome = Outcome(
-            series if self._streaming else None, series if self._bidi else None
-        )
         self._token: Any = None
         self._started = 0.0
 
@@ -121,8 +114,8 @@ class Observed:
         _, self._token = logs.enter_call(self._metadata, self._game)
         self._started = time.perf_counter()
         # Its one request counted with it (a stream each way counts each as it comes).
-        self._series.begin(received=not self._bidi)
-        return self._outcome
+        self._watched.series.begin(received=not self._watched.bidi)
+        return self
 
     def __exit__(
         self,
@@ -131,28 +124,28 @@ class Observed:
         traceback: TracebackType | None,
     ) -> None:
         try:
-            outcome = self._outcome
-            if kind is not None and outcome.code is grpc.StatusCode.OK:
+            watched = self._watched
+            if kind is not None and self.code is grpc.StatusCode.OK:
                 cancelled = issubclass(kind, (asyncio.CancelledError, GeneratorExit))
-                outcome.code = grpc.StatusCode.CANCELLED if cancelled else grpc.StatusCode.UNKNOWN
+                self.code = grpc.StatusCode.CANCELLED if cancelled else grpc.StatusCode.UNKNOWN
             seconds = time.perf_counter() - self._started
-            code = outcome.code.name
-            answered = not self._streaming and outcome.code is grpc.StatusCode.OK
-            self._series.end(code, seconds, answered)
+            code = self.code.name
+            answered = not watched.streaming and self.code is grpc.StatusCode.OK
+            watched.series.end(code, seconds, answered)
             # Only a line that will be written is made (the fields, its extras).
             if access_log.isEnabledFor(logging.INFO):
                 access_log.info(
                     "%s %s %.1f ms from %s",
-                    self._method,
+                    watched.method,
                     code,
                     seconds * 1000,
                     self._peer,
                     extra={
-                        "method": self._method,
+                        "method": watched.method,
                         "code": code,
                         "duration_ms": round(seconds * 1000, 3),
                         "peer": self._peer,
-                        "transport": self._transport,
+                        "transport": watched.transport,
                     },
                 )
         finally:
