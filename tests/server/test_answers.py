@@ -38,9 +38,7 @@ def test_a_get_view_answer_is_the_bytes_of_its_message(positions: list[GameState
     for number, state in enumerate(positions, start=1):
         for seat in (None, *range(state.rules.players)):
             message = game_service_pb2.GetViewResponse(view=_view(state, seat, number))
-            assert view_answer(state, seat, number) == message.SerializeToString(
-                deterministic=True
-            )
+            assert view_answer(state, seat, number) == message.SerializeToString(deterministic=True)
 
 
 def test_an_action_answer_is_the_bytes_of_its_message(positions: list[GameState]) -> None:
