@@ -117,6 +117,11 @@ class GameHost:
         """The game, loaded from the log if this process does not hold it. ``NotFound``."""
         return self.cache.held(game_id) or await self.cache.get(game_id)
 
+    def held(self, game_id: str) -> LiveGame | None:
+        """The game if this process holds it, without a wait: on the paths of every action,
+        ``held(id) or await get(id)`` makes no coroutine for a game held here."""
+        return self.cache.held(game_id)
+
     async def get_many(self, game_ids: list[str]) -> dict[str, LiveGame]:
         """Games to be read, not played (``GameCache.get_many``: one trip for the cold ones,
         kept only while there is room)."""
@@ -208,7 +213,7 @@ class GameHost:
         """The seat a seat token (or, given ``account_id``, an account's key) opens. An account
         holding several seats (a match's partnership) opens the one ``asked`` for, and must
         ask."""
-        game = await self.get(game_id)
+        game = self.held(game_id) or await self.get(game_id)
         if account_id is not None:
             held = game.accounts.get(account_id)
             if held is None:

@@ -400,7 +400,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         game_id = check_game_id(request.game_id)
         asked = request.seat if request.HasField("seat") else None
         seat = await self.seat(game_id, asked, required=False)
-        game = await self._host.get(game_id)
+        game = self._host.held(game_id) or await self._host.get(game_id)
         return view_answer(game.state, seat, game.version)
 
     async def SubmitAction(
