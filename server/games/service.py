@@ -314,10 +314,21 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     def _reservations(
         self, requested: Iterable[game_service_pb2.SeatReservation]
     ) -> list[tuple[int, Account]]:
+        reservations = list(requested)
+        # The names read at once, up to the first that is no account name: each reservation
+        # is then refused in order, as if it were looked up alone.
+        names: list[str] = []
+        for r in reservations:
+            try:
+                check_account_name(r.account_name)
+            except ValueError:
+                break
+            names.append(r.account_name)
+        accounts = self._app.competition.accounts_named(names)
         found = []
-        for r in requested:
+        for r in reservations:
             check_account_name_given(r.account_name, f"the account_name reserving seat {r.seat}")
-            account = self._app.competition.account_named(r.account_name)
+            account = accounts.get(r.account_name)
             if account is None:
                 raise NotFound(
                     f"no account named {r.account_name!r} to reserve seat {r.seat} for",

@@ -219,6 +219,16 @@ def test_reserving_for_an_unknown_account_is_not_found(
         reserved_game(server, client, [("nobody-such", "")])
 
 
+def test_reservations_are_refused_in_their_order_an_unknown_name_before_a_malformed_one(
+    server: RunningServer, client: Client
+) -> None:
+    known = account(server)
+    with rpc_error(grpc.StatusCode.NOT_FOUND, "nobody-such", "seat 1"):
+        reserved_game(server, client, [known, ("nobody-such", ""), ("bad\x00name", "")])
+    with rpc_error(grpc.StatusCode.INVALID_ARGUMENT, "seat 1", "no account name"):
+        reserved_game(server, client, [known, ("bad\x00name", ""), ("nobody-such", "")])
+
+
 def test_reserving_seats_needs_an_accounts_key(server: RunningServer, client: Client) -> None:
     name, _ = account(server)
     request = game_service_pb2.CreateGameRequest(
