@@ -11,7 +11,10 @@ version that answer gave (the last event the action made). latency = arrival - t
 every (action, stream) pair, as measured: a stream may see the event before its actor sees the
 answer, so a latency may be negative. The first ``--warmup-actions`` actions (which also show
 that every stream is live) are not counted; a game that ends is replaced by a new one with new
-streams.
+streams. It does so ``--rounds`` times (3 by default) with the systems' order swapped every
+round (the one that runs first on a machine has a few percent of an edge) and a fresh server
+and database each time, and compares the medians: one round's p99 is a handful of actions'
+slowest arrivals, and moves by a third from one run to the next.
 
 With ``--database-url postgresql+psycopg://...`` (or env ``BONEYARD_BENCH_PG_URL``) it then
 runs two server processes on one fresh database of that PostgreSQL server: the actions go to
@@ -28,6 +31,7 @@ import asyncio
 import contextlib
 import os
 import random
+import statistics
 import sys
 import tempfile
 import time
@@ -55,6 +59,7 @@ ARRIVAL_TIMEOUT = 10.0
 """How long an action waits for every stream to receive it before it is counted as missing."""
 LIVE_TIMEOUT = 60.0
 MAX_GAMES = 50
+MAX_ROUNDS = 20
 WATCH_METHOD = "/boneyard.v1.GameService/WatchGame"
 
 
@@ -355,9 +360,20 @@ def main() -> None:
         "anchor, benchmarks/anchor_server.py, makes each spectator message once for all streams",
     )
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="rounds of the one-process part, the systems' order swapped each (default "
+        "%(default)s; the figures compared are the medians)",
+    )
     args = parser.parse_args()
-    if min(args.streams, args.channels, args.actions, args.cross_streams) < 1:
-        parser.error("--streams, --channels, --actions and --cross-streams must be at least 1")
+    if min(args.streams, args.channels, args.actions, args.cross_streams, args.rounds) < 1:
+        parser.error(
+            "--streams, --channels, --actions, --cross-streams and --rounds must be at least 1"
+        )
+    if args.rounds > MAX_ROUNDS:
+        parser.error(f"--rounds is at most {MAX_ROUNDS}")
     if args.warmup_actions < 1:
         parser.error("--warmup-actions must be at least 1 (it shows that the streams are live)")
     systems = [s for s in args.systems.split(",") if s]
@@ -372,21 +388,31 @@ def main() -> None:
         "and server; latency = arrival of the acked version on a stream - SubmitAction's return",
         flush=True,
     )
-    p99: dict[str, float | None] = {}
+    rounds: dict[str, list[Measured | None]] = {system: [] for system in systems}
     cross_p99 = None
     try:
         with tempfile.TemporaryDirectory(prefix="bench-fanout-") as tmp:
-            for system in systems:
-                p99[system] = _one_process(system, args, Path(tmp))
+            for number in range(args.rounds):
+                # The order swapped every round: neither system always runs first.
+                for system in systems if number % 2 == 0 else systems[::-1]:
+                    where = Path(tmp) / f"round-{number + 1}-{system}"
+                    where.mkdir()
+                    label = f"round {number + 1}/{args.rounds}: " if args.rounds > 1 else ""
+                    rounds[system].append(_one_process(system, args, where, label))
             if args.database_url and "boneyard" in systems:
                 cross_p99 = _across(args, Path(tmp))
     except StartError as e:
         sys.exit(f"bench_fanout: {e}")
+    p99 = {system: _median_p99(measured) for system, measured in rounds.items()}
+    if args.rounds > 1:
+        _say_medians(rounds)
     bone, anchor = p99.get("boneyard"), p99.get("anchor")
     if bone is not None and anchor:
+        medians = " (medians)" if args.rounds > 1 else ""
         print(
-            f"Boneyard's p99 / the anchor's: {bone:.1f} / {anchor:.1f} ms = {bone / anchor:.2f} "
-            f"(the anchor shows how soon this client can see {args.streams} streams at all)"
+            f"Boneyard's p99 / the anchor's{medians}: {bone:.1f} / {anchor:.1f} ms = "
+            f"{bone / anchor:.2f} (the anchor shows how soon this client can see "
+            f"{args.streams} streams at all)"
         )
     if args.database_url is None:
         print(
@@ -401,15 +427,53 @@ def main() -> None:
         print(f"fanout: {args.streams} streams, {figure}")
 
 
-def _one_process(system: str, args: argparse.Namespace, tmp: Path) -> float | None:
+@dataclass(frozen=True)
+class Measured:
+    """What one round of one system gave."""
+
+    p99_ms: float
+    server_cpu_us: float
+    """Server CPU per arrival (set-up and warm-up included)."""
+
+
+def _median_p99(rounds: list[Measured | None]) -> float | None:
+    """The median of the rounds' p99s; ``None`` if any round failed (said above)."""
+    if not rounds or any(measured is None for measured in rounds):
+        return None
+    return statistics.median(measured.p99_ms for measured in rounds if measured is not None)
+
+
+def _say_medians(rounds: dict[str, list[Measured | None]]) -> None:
+    for system, measured in rounds.items():
+        done = [m for m in measured if m is not None]
+        if not done:
+            continue
+        p99s = ", ".join(f"{m.p99_ms:.1f}" for m in done)
+        print(
+            f"{system}: p99 by round {p99s} ms, median {statistics.median(m.p99_ms for m in done):.1f}"
+            f" ms; server CPU {statistics.median(m.server_cpu_us for m in done):.1f} us an "
+            "arrival (median)"
+        )
+    bone, anchor = rounds.get("boneyard"), rounds.get("anchor")
+    if bone and anchor:
+        ratios = ", ".join(
+            f"{b.p99_ms / a.p99_ms:.2f}" if a and b else "-"
+            for b, a in zip(bone, anchor, strict=True)
+        )
+        print(f"Boneyard's p99 / the anchor's, round by round: {ratios}")
+
+
+def _one_process(
+    system: str, args: argparse.Namespace, tmp: Path, label: str = ""
+) -> Measured | None:
     """One server process on a fresh SQLite file, ``--streams`` watchers."""
     if system == "anchor":
         server = start_anchor(tmp / "anchor.db", tmp / "anchor.log")
-        title = f"the anchor (benchmarks/anchor_server.py, SQLite), {args.streams} streams"
+        title = f"{label}the anchor (benchmarks/anchor_server.py, SQLite), {args.streams} streams"
     else:
         url = f"sqlite:///{tmp / 'fanout.db'}"
         server = start_boneyard(url, tmp / "server.log", args.boneyard_server)
-        title = f"Boneyard, one process (SQLite), {args.streams} streams"
+        title = f"{label}Boneyard, one process (SQLite), {args.streams} streams"
     try:
         figures = asyncio.run(
             fanout(server.address, server.address, args.streams, args, [server])
@@ -420,7 +484,9 @@ def _one_process(system: str, args: argparse.Namespace, tmp: Path) -> float | No
     finally:
         server.stop()
         _say_problems([server])
-    return report(title, figures, args.streams)
+    p99 = report(title, figures, args.streams)
+    arrivals = max(len(figures.latencies), 1)
+    return Measured(p99, figures.server_cpu * 1e6 / arrivals)
 
 
 def _reason(error: Exception) -> str:
