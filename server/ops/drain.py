@@ -21,14 +21,12 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from boneyard.server.errors import Unavailable
 
-__all__ = ["CUT", "REFUSED", "STREAM_ENDED", "Drain", "Grace"]
-
-_T = TypeVar("_T")
+__all__ = ["CUT", "REFUSED", "STREAM_ENDED", "Drain", "Grace", "OpenStream"]
 
 REFUSED = "the server is shutting down; reconnect to another server"
 STREAM_ENDED = (
@@ -85,21 +83,33 @@ class Grace:
         return True
 
 
+class OpenStream:
+    """A stream open through the drain (``Drain.open_stream``). The pipeline marks it
+    ``waiting`` while the stream waits for its handler's next message: the only time the drain
+    cancels it (a stream busy sending is ended before its next message instead)."""
+
+    __slots__ = ("ended", "method", "task", "waiting")
+
+    def __init__(self, method: str, task: asyncio.Task[Any]) -> None:
+        self.method = method
+        self.task = task
+        self.waiting = False
+        self.ended = False
+        """The drain cancelled its wait to end it."""
+
+
 class Drain:
     def __init__(self) -> None:
         self.draining = False
         self._calls: dict[asyncio.Task[Any], str] = {}
         """The unary calls in flight, by the task running each, with its method."""
         self._cut: set[asyncio.Task[Any]] = set()
-        self._streams: Counter[str] = Counter()
-        """The open streams by method."""
+        self._open: set[OpenStream] = set()
         self._settled = asyncio.Event()
         """Set whenever a call or stream ends."""
-        self._waiting: set[asyncio.Task[Any]] = set()
-        """The streams' tasks waiting for their handler's next message."""
-        self._ended: set[asyncio.Task[Any]] = set()
-        """The streams' tasks the drain cancelled to end them."""
-        self._ending = False
+        self.ending = False
+        """The streams are to end (``end_streams``): each asks ``end`` before its next
+        message."""
 
     # ------------------------------------------------------------ the doors
 
@@ -132,54 +142,44 @@ class Drain:
         self._cut.discard(task)
         self._settled.set()
 
-    async def stream(self, method: str, messages: AsyncIterator[_T]) -> AsyncIterator[_T]:
-        """``messages``, until they end or the drain ends the streams (``Unavailable``).
+    # A stream: likewise, the pipeline awaits the handler's messages itself, in the stream's
+    # own task and generator (one of the drain's around the handler's cost one more step at
+    # every message of every watcher), between ``open_stream`` and ``close_stream``. Before
+    # each message it asks ``end`` if the drain is ``ending``; it marks the stream ``waiting``
+    # while it awaits the message, and asks ``cancelled`` if that wait is cancelled.
 
-        The handler's messages are awaited in the stream's own task (in its context: what the
-        pipeline set, the caller's credentials, stays set). While the stream waits for its
-        next message the drain knows its task, and ends it by cancelling that wait
-        (``end_streams``); a stream busy sending is ended before its next message. (A task
-        and an ``asyncio.wait`` for every message of every stream cost more than the rest of
-        a watcher's message.)"""
+    def open_stream(self, method: str) -> OpenStream:
+        """The calling task begins a stream of ``method`` (counted open)."""
         task = asyncio.current_task()
         assert task is not None
-        self._streams[method] += 1
-        try:
-            while True:
-                self._check_ending(task)
-                self._waiting.add(task)
-                try:
-                    message = await messages.__anext__()
-                except StopAsyncIteration:
-                    return
-                except asyncio.CancelledError:
-                    if task not in self._ended:
-                        raise  # the client went away
-                    self._ended.discard(task)
-                    task.uncancel()
-                    raise Unavailable(STREAM_ENDED) from None
-                finally:
-                    self._waiting.discard(task)
-                yield message
-        finally:
-            self._ended.discard(task)
-            aclose = getattr(messages, "aclose", None)
-            if aclose is not None:  # (a no-op if the handler has ended)
-                await aclose()
-            self._streams[method] -= 1
-            if not self._streams[method]:
-                del self._streams[method]
-            self._settled.set()
+        stream = OpenStream(method, task)
+        self._open.add(stream)
+        return stream
 
-    def _check_ending(self, task: asyncio.Task[Any]) -> None:
-        """``Unavailable`` once the streams are to end (a cancel the drain sent while the
-        stream was not waiting is taken back: the stream ends with its own error)."""
-        if not self._ending:
+    def end(self, stream: OpenStream) -> None:
+        """Raise ``Unavailable`` (``STREAM_ENDED``) if the streams are to end (a cancel the
+        drain sent while the stream was not waiting is taken back: the stream ends with its
+        own error)."""
+        if not self.ending:
             return
-        if task in self._ended:
-            self._ended.discard(task)
-            task.uncancel()
+        if stream.ended:
+            stream.ended = False
+            stream.task.uncancel()
         raise Unavailable(STREAM_ENDED)
+
+    def cancelled(self, stream: OpenStream) -> None:
+        """``stream``'s wait was cancelled: ``Unavailable`` (``STREAM_ENDED``) if the drain
+        ended it; otherwise the client went away, and the caller lets the cancellation go
+        on."""
+        if stream.ended:
+            stream.ended = False
+            stream.task.uncancel()
+            raise Unavailable(STREAM_ENDED) from None
+
+    def close_stream(self, stream: OpenStream) -> None:
+        """``stream`` has ended."""
+        self._open.discard(stream)
+        self._settled.set()
 
     # ------------------------------------------------------------ the shutdown
 
@@ -193,7 +193,7 @@ class Drain:
 
     def streams(self) -> Counter[str]:
         """The open streams, by method."""
-        return Counter(self._streams)
+        return Counter(stream.method for stream in self._open)
 
     async def calls_finished(self, grace: Grace) -> bool:
         """Wait, within ``grace``, until no unary call is in flight; whether none is."""
@@ -209,11 +209,12 @@ class Drain:
     async def end_streams(self, grace: Grace) -> bool:
         """End every stream (``UNAVAILABLE``, ``STREAM_ENDED``) and wait, within ``grace``,
         until they have; whether they all have."""
-        self._ending = True
-        for task in self._waiting - self._ended:
-            self._ended.add(task)
-            task.cancel()  # its wait for the handler's next message
-        return await self._until(lambda: not self._streams, grace)
+        self.ending = True
+        for stream in self._open:
+            if stream.waiting and not stream.ended:
+                stream.ended = True
+                stream.task.cancel()  # its wait for the handler's next message
+        return await self._until(lambda: not self._open, grace)
 
     async def _until(self, done: Callable[[], bool], grace: Grace) -> bool:
         while not done():
@@ -221,4 +222,3 @@ class Drain:
             if not await grace.wait(self._settled):
                 return done()
         return True
-

@@ -245,7 +245,7 @@ class Pipeline:
         through as it is; a refusal is answered by ``refuse(refusal, context)`` (which raises),
         or raised as ``Refused`` for the door to answer. (One coroutine for the whole call:
         every layer a coroutine deep is passed through again at each wait of the handler.)"""
-        refuse_call = self._refuser(method)
+        refuse_if_draining = self._refuser(method)
         drain = self._drain
         observe = self._observer_of(method, transport, UNARY)
 
@@ -255,7 +255,7 @@ class Pipeline:
                 try:
                     if check is not None:
                         check(request)
-                    refuse_call()
+                    refuse_if_draining()
                     use_credentials(caller.metadata)
                     # Counted in flight by the drain, the handler awaited here (not in a
                     # coroutine of the drain's: one less at every call).
@@ -283,7 +283,8 @@ class Pipeline:
         *,
         check: Callable[[Any], None] | None = None,
         answered: Answered = _never_answered,
-    ) -> Callable[[Any, Any, Caller], AsyncGenerator[Any, None]]:
+        refuse: Refuse | None = None,
+    ) -> Callable[[Any, Any], AsyncGenerator[Any, None]]:
         """As ``unary``, for a server stream: its messages as the handler yields them."""
 
         def opened(request: Any, context: Any, outcome: Outcome) -> AsyncIterator[Any]:
@@ -291,7 +292,7 @@ class Pipeline:
                 check(request)
             return handler(request, context)
 
-        return self._streamed(method, transport, SERVER_STREAM, opened, answered)
+        return self._streamed(method, transport, SERVER_STREAM, opened, answered, refuse)
 
     def bidi(
         self,
@@ -301,7 +302,8 @@ class Pipeline:
         *,
         check: Callable[[Any], None] | None = None,
         answered: Answered = _never_answered,
-    ) -> Callable[[AsyncIterator[Any], Any, Caller], AsyncGenerator[Any, None]]:
+        refuse: Refuse | None = None,
+    ) -> Callable[[AsyncIterator[Any], Any], AsyncGenerator[Any, None]]:
         """As ``stream``, for a stream each way: the handler reads the client's messages as
         they come, each counted and checked by ``check`` first (one the door could not read
         ends the call with its refusal), and its own messages go out as it yields them."""
@@ -318,7 +320,7 @@ class Pipeline:
 
             return handler(checked(), context)
 
-        return self._streamed(method, transport, BIDI_STREAM, opened, answered)
+        return self._streamed(method, transport, BIDI_STREAM, opened, answered, refuse)
 
     def _streamed(
         self,
@@ -327,26 +329,59 @@ class Pipeline:
         kind: str,
         opened: Callable[[Any, Any, Outcome], AsyncIterator[Any]],
         answered: Answered,
-    ) -> Callable[[Any, Any, Caller], AsyncGenerator[Any, None]]:
-        """A stream's call: ``opened(request or requests, context, outcome)`` checks what it
-        can and makes the handler's stream of messages."""
-        refuse = self._refuser(method)
+        refuse: Refuse | None,
+    ) -> Callable[[Any, Any], AsyncGenerator[Any, None]]:
+        """A stream's call, given the request (or the requests) and the door's context:
+        ``opened(request or requests, context, outcome)`` checks what it can and makes the
+        handler's stream of messages; a refusal is answered as ``unary`` says. (One generator
+        between the door and the handler's: every layer is stepped through again at every
+        message of every watcher.)"""
+        refuse_if_draining = self._refuser(method)
         drain, quotas = self._drain, self._quotas
         observe = self._observer_of(method, transport, kind)
 
-        async def call(request: Any, context: Any, caller: Caller) -> AsyncGenerator[Any, None]:
+        async def call(request: Any, context: Any) -> AsyncGenerator[Any, None]:
+            caller = Caller(context.invocation_metadata(), context.peer())
             observed = request if kind == SERVER_STREAM else None  # (a stream: none yet)
             with observe(caller.metadata, caller.peer, observed) as outcome:
                 try:
                     messages = opened(request, context, outcome)
-                    refuse()
+                    refuse_if_draining()
                     use_credentials(caller.metadata)
                     with quotas.stream(peer_of(caller.peer)):
-                        async for message in drain.stream(method, messages):
-                            outcome.sent()
-                            yield message
+                        # The handler's messages awaited here, in the stream's own task (in
+                        # its context: the caller's credentials stay set), as the drain asks
+                        # (``Drain.open_stream``).
+                        stream = drain.open_stream(method)
+                        following = messages.__anext__
+                        try:
+                            while True:
+                                if drain.ending:
+                                    drain.end(stream)
+                                stream.waiting = True
+                                try:
+                                    message = await following()
+                                except StopAsyncIteration:
+                                    break
+                                except asyncio.CancelledError:
+                                    drain.cancelled(stream)
+                                    raise  # the client went away
+                                finally:
+                                    stream.waiting = False
+                                outcome.sent()
+                                yield message
+                        finally:
+                            try:
+                                aclose = getattr(messages, "aclose", None)
+                                if aclose is not None:  # (a no-op if the handler has ended)
+                                    await aclose()
+                            finally:
+                                drain.close_stream(stream)
                 except Exception as error:  # noqa: BLE001 - every error gets a status
-                    raise _refused(error, method, context, caller, outcome, answered) from None
+                    refused = _refused(error, method, context, caller, outcome, answered)
+                    if refuse is not None and type(refused) is Refused:
+                        await refuse(refused.refusal, context)
+                    raise refused from None
 
         return call
 

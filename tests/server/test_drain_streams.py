@@ -1,21 +1,33 @@
-"""A stream through the drain (``Drain.stream``): its handler's messages as they come, in the
-caller's context; ended by the drain with ``UNAVAILABLE`` (``STREAM_ENDED``) whether it waits
-for a message or is busy between two; a client that goes away is not mistaken for the
-drain."""
+"""A stream through the pipeline and its drain (``Pipeline.stream``, ``Drain.open_stream``): its
+handler's messages as they come, in the caller's context; ended by the drain with
+``UNAVAILABLE`` (``STREAM_ENDED``) whether it waits for a message or is busy between two; a
+client that goes away is not mistaken for the drain."""
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
 from collections.abc import AsyncIterator
+from typing import Any
 
+import grpc
 import pytest
 
-from boneyard.server.errors import Unavailable
-from boneyard.server.ops.drain import Drain, Grace
+from boneyard.server.ops.drain import STREAM_ENDED, Drain, Grace
+from boneyard.server.quotas import Quotas
+from boneyard.server.transport.pipeline import Pipeline, Refused, credentials
 from tests.server.loop_helpers import on_a_loop
 
-_who: contextvars.ContextVar[str] = contextvars.ContextVar("who", default="nobody")
+_TOKEN = "the caller's token"
+
+
+class _Context:
+    """What a door tells the pipeline of a call: its metadata and peer."""
+
+    def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
+        return (("authorization", f"Bearer {_TOKEN}"),)
+
+    def peer(self) -> str:
+        return "ipv4:127.0.0.1:5555"
 
 
 class _Handler:
@@ -24,35 +36,48 @@ class _Handler:
     def __init__(self) -> None:
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.closed = False
-        self.seen: list[str] = []
+        self.seen: list[str | None] = []
 
-    async def messages(self) -> AsyncIterator[str]:
+    async def messages(self, request: Any, context: Any) -> AsyncIterator[str]:
         try:
             while True:
                 message = await self.queue.get()
                 if message is None:
                     return
-                self.seen.append(_who.get())
+                self.seen.append(credentials())
                 yield message
         finally:
             self.closed = True
 
 
+def _stream(drain: Drain, handler: Any) -> AsyncIterator[Any]:
+    call = Pipeline(drain, Quotas()).stream("/W", "grpc", handler)
+    return call(object(), _Context())
+
+
 async def _read(drain: Drain, handler: _Handler, into: list[str]) -> None:
-    _who.set("the caller")  # as the pipeline sets the caller's credentials
-    async for message in drain.stream("/W", handler.messages()):
+    async for message in _stream(drain, handler.messages):
         into.append(message)
 
 
+def _ended_by_the_drain(refused: Refused) -> bool:
+    return (
+        refused.refusal.code is grpc.StatusCode.UNAVAILABLE
+        and refused.refusal.message == STREAM_ENDED
+    )
+
+
 @on_a_loop
-async def test_messages_pass_in_order_in_the_callers_context_and_the_stream_ends_with_them() -> None:
+async def test_messages_pass_in_order_in_the_callers_context_and_the_stream_ends_with_them() -> (
+    None
+):
     drain, handler, got = Drain(), _Handler(), []
     reading = asyncio.ensure_future(_read(drain, handler, got))
     for message in ("a", "b", "c", None):
         handler.queue.put_nowait(message)
     await asyncio.wait_for(reading, 1)
     assert got == ["a", "b", "c"]
-    assert handler.seen == ["the caller"] * 3
+    assert handler.seen == [_TOKEN] * 3
     assert handler.closed and not drain.streams()
 
 
@@ -64,8 +89,9 @@ async def test_a_stream_waiting_for_a_message_is_ended_by_the_drain() -> None:
     await asyncio.sleep(0.01)
     assert drain.streams() == {"/W": 1}
     assert await drain.end_streams(Grace(5))
-    with pytest.raises(Unavailable, match="resume from the last version"):
+    with pytest.raises(Refused) as refused:
         await reading
+    assert _ended_by_the_drain(refused.value)
     assert got == ["a"] and handler.closed and not drain.streams()
 
 
@@ -76,7 +102,7 @@ async def test_a_stream_busy_between_two_messages_ends_before_the_next() -> None
     resume = asyncio.Event()
 
     async def slow_reader() -> None:
-        async for _ in drain.stream("/W", handler.messages()):
+        async for _ in _stream(drain, handler.messages):
             sending.set()
             await resume.wait()  # the door sending the message
 
@@ -87,8 +113,9 @@ async def test_a_stream_busy_between_two_messages_ends_before_the_next() -> None
     ending = asyncio.ensure_future(drain.end_streams(Grace(5)))
     await asyncio.sleep(0.01)
     resume.set()
-    with pytest.raises(Unavailable):
+    with pytest.raises(Refused) as refused:
         await reading
+    assert _ended_by_the_drain(refused.value)
     assert await ending
     assert handler.closed
 
@@ -109,21 +136,40 @@ async def test_a_stream_opened_once_the_streams_are_ending_ends_at_once() -> Non
     drain, handler, got = Drain(), _Handler(), []
     assert await drain.end_streams(Grace(5))
     handler.queue.put_nowait("a")
-    with pytest.raises(Unavailable):
+    with pytest.raises(Refused) as refused:
         await _read(drain, handler, got)
-    assert got == []
+    assert _ended_by_the_drain(refused.value)
+    assert got == [] and not drain.streams()
 
 
 @on_a_loop
-async def test_what_the_handler_raises_ends_the_stream_with_it() -> None:
+async def test_what_the_handler_raises_ends_the_stream_with_its_status() -> None:
     drain = Drain()
 
-    async def failing() -> AsyncIterator[str]:
+    async def failing(request: Any, context: Any) -> AsyncIterator[str]:
         yield "a"
         raise ValueError("the handler's own error")
 
     got = []
-    with pytest.raises(ValueError, match="own error"):
-        async for message in drain.stream("/W", failing()):
+    with pytest.raises(Refused) as refused:
+        async for message in _stream(drain, failing):
             got.append(message)
+    assert refused.value.refusal.code is grpc.StatusCode.INTERNAL
     assert got == ["a"] and not drain.streams()
+
+
+@on_a_loop
+async def test_a_refusal_is_answered_through_the_doors_own_hook() -> None:
+    drain = Drain()
+    answered: list[grpc.StatusCode] = []
+
+    async def refuse(refusal: Any, context: Any) -> None:
+        answered.append(refusal.code)
+        raise RuntimeError("the door's answer")
+
+    assert await drain.end_streams(Grace(5))
+    call = Pipeline(drain, Quotas()).stream("/W", "grpc", _Handler().messages, refuse=refuse)
+    with pytest.raises(RuntimeError, match="the door's answer"):
+        async for _ in call(object(), _Context()):
+            pass
+    assert answered == [grpc.StatusCode.UNAVAILABLE]

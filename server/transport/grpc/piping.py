@@ -16,14 +16,13 @@ at every call to find the handler it wraps, the same handler every time.)
 
 from __future__ import annotations
 
-import contextlib
 import inspect
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from typing import Any
 
 import grpc
 
-from boneyard.server.transport.pipeline import Caller, Pipeline, Refused
+from boneyard.server.transport.pipeline import Pipeline, Refused
 from boneyard.server.transport.refusals import Refusal, too_large
 
 __all__ = ["Oversized", "PipedServer", "Piping", "Undecodable"]
@@ -194,23 +193,17 @@ class Piping:
                 method, "grpc", inner, check=check, answered=_answered, refuse=_abort
             )
 
-        def streaming(call: Callable[[Any, Any, Caller], AsyncGenerator[Any, None]]) -> Handler:
-            async def run(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-                caller = Caller(context.invocation_metadata(), context.peer())
-                try:
-                    async with contextlib.aclosing(call(request, context, caller)) as messages:
-                        async for message in messages:
-                            yield message
-                except Refused as refused:
-                    await context.abort_with_status(refused.refusal.status())
-
-            return run
-
+        # A stream's generator is the pipeline's own, handed to grpc as it is (a generator of
+        # the door's around it was one more step at every message of every watcher).
         def stream(inner: Handler) -> Handler:
-            return streaming(pipeline.stream(method, "grpc", inner, check=check, answered=_answered))
+            return pipeline.stream(
+                method, "grpc", inner, check=check, answered=_answered, refuse=_abort
+            )
 
         def bidi(inner: Handler) -> Handler:
-            return streaming(pipeline.bidi(method, "grpc", inner, check=check, answered=_answered))
+            return pipeline.bidi(
+                method, "grpc", inner, check=check, answered=_answered, refuse=_abort
+            )
 
         limit = pipeline.limit(method)
         return _wrap(handler, unary, stream, tolerant=True, limit=limit, bidi=bidi)

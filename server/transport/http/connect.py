@@ -74,7 +74,7 @@ from boneyard.server.transport.http.door import (
     Door,
     StreamRefused,
 )
-from boneyard.server.transport.pipeline import Caller, Pipeline, Refused, shortened
+from boneyard.server.transport.pipeline import Pipeline, Refused, shortened
 from boneyard.server.transport.reflection import reflection_services
 from boneyard.server.transport.refusals import STATUS_TRAILER, Refusal
 
@@ -279,16 +279,14 @@ def _streaming(
 
 def _stream_call(
     method: MethodDescriptor,
-    piped: Callable[[Any, Any, Caller], AsyncGenerator[Any, None]],
+    piped: Callable[[Any, Any], AsyncGenerator[Any, None]],
     read: Callable[[Any], Any],
 ) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]]:
     output = message_factory.GetMessageClass(method.output_type)
 
     async def call(request: Any, ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
-        context = _Context(ctx)
-        caller = Caller(context.invocation_metadata(), context.peer())
         try:
-            async with contextlib.aclosing(piped(read(request), context, caller)) as messages:
+            async with contextlib.aclosing(piped(read(request), _Context(ctx))) as messages:
                 async for message in messages:
                     # WatchGame's messages are encoded once for every watcher (bytes), and
                     # sent as they are by the binary codec.
