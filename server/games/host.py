@@ -465,16 +465,19 @@ class GameHost:
     ) -> Submitted:
         """Apply ``command`` for ``seat`` if the game is still at ``expected_version``.
 
-        ``response_for(version, state)`` makes the bytes kept with the request, so that a
-        retry with the same ``request_id`` gets the same answer."""
+        ``response_for(version, state)`` makes the answer from the version the action brought
+        the game to and the state there. A retry with the same ``request_id`` gets it made
+        again from the log at that version, the same answer: the request keeps its id, seat
+        and version, not a copy of the answer (one was written with every action, the view it
+        holds larger than the action's events, and kept in memory for every live game)."""
         async with Hold(self.cache, game_id) as hold:
-            earlier = _earlier(hold.game, seat, request_id)
+            earlier = _earlier(hold.game, seat, request_id, response_for)
             if earlier is not None:
                 return earlier
             if expected_version > hold.game.version:
                 # The client saw a version this copy has not: another process moved the game.
                 await hold.reload()
-                earlier = _earlier(hold.game, seat, request_id)
+                earlier = _earlier(hold.game, seat, request_id, response_for)
                 if earlier is not None:
                     return earlier
             game = hold.game
@@ -508,7 +511,7 @@ class GameHost:
             except _Conflict as conflict:
                 # Another process wrote the game first; perhaps with this very request.
                 await hold.reload()
-                earlier = _earlier(hold.game, seat, request_id)
+                earlier = _earlier(hold.game, seat, request_id, response_for)
                 if earlier is not None:
                     return earlier
                 raise StaleVersion(
@@ -605,6 +608,7 @@ class GameHost:
             chained.append((kind, payload, last_hash))
         request = None
         if request_id and response_for is not None:
+            # (The answer goes back to the caller; the request is written without it.)
             request = (request_id, seat, response_for(new_version, state))
         status = game.status
         if state.phase is Phase.GAME_OVER:
@@ -626,7 +630,7 @@ class GameHost:
                 game.version,
                 chained,
                 done,
-                request=request,
+                request=None if request is None else (request_id, seat, b""),
                 status=status if status != game.status else None,
                 seeds=seeds,
                 clock=clock,
@@ -691,7 +695,7 @@ class GameHost:
         game.updated_at = at
         game._remember(states)
         if request is not None:
-            game.requests[request[0]] = RequestRecord(request[0], request[1], game.version, request[2])
+            game.requests[request[0]] = RequestRecord(request[0], request[1], game.version, b"")
         game.status = status
         if game.clock is not None and clock is not None:
             game.clock = GameClock(game.id, game.clock.control, clock, game.version, game.version)
@@ -735,9 +739,16 @@ class _Conflict(StaleVersion):
     """The writer found the game moved on in the database (another process wrote it)."""
 
 
-def _earlier(game: LiveGame, seat: int, request_id: str) -> Submitted | None:
-    """The kept answer to ``request_id`` if it was applied already, for a retry. The answer
-    holds the acting seat's view (its hand): another seat sending the same id is refused."""
+def _earlier(
+    game: LiveGame,
+    seat: int,
+    request_id: str,
+    response_for: Callable[[int, GameState], bytes],
+) -> Submitted | None:
+    """The answer to ``request_id`` if it was applied already, for a retry: made again from
+    the log at the version it brought the game to (the state there is one of the latest, or
+    the log up to it replayed). The answer holds the acting seat's view (its hand): another
+    seat sending the same id is refused."""
     if not request_id:
         return None
     earlier = game.requests.get(request_id)
@@ -748,7 +759,11 @@ def _earlier(game: LiveGame, seat: int, request_id: str) -> Submitted | None:
             f"request_id {request_id!r} was already used by another seat's action in game "
             f"{game.id}: send a new, unique id (a UUID) with each action"
         )
-    return Submitted(earlier.result_version, (), True, earlier.response)
+    version = earlier.result_version
+    state = game.state_at(version)
+    if state is None:
+        state = engine.replay(game.events[:version])
+    return Submitted(version, (), True, response_for(version, state))
 
 
 def _not_leavable(game: LiveGame) -> str:

@@ -582,7 +582,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
 
 def _version_only(version: int, state: GameState) -> bytes:
-    """What a turn answered on a stream keeps for a retry of its request id: the version it
-    made (the stream tells the view with the next turn; a SubmitAction sending such an id
-    again gets this, without a view)."""
+    """What a turn answered on a stream is answered with, again on a retry of its request
+    id: the version it made (the stream tells the view with the next turn; a SubmitAction
+    sending such an id again gets its own answer, with the view)."""
     return game_service_pb2.SubmitActionResponse(version=version).SerializeToString()

@@ -223,7 +223,10 @@ word for word (SQLite uses a partial index only for a query that repeats its con
 
 
 class RequestRow(Base):
-    """The answer to an applied client request, so a retry is answered, not applied again."""
+    """An applied client request, so a retry is answered, not applied again: the seat that
+    sent it and the version it made. The server makes an action's answer again from the log
+    at that version (``GameHost.submit``) and writes ``response`` empty; the store keeps what
+    it is given (rows written before hold a copy of their answer)."""
 
     __tablename__ = "requests"
 

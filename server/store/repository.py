@@ -174,7 +174,8 @@ class SeatRecord:
 
 @dataclass(frozen=True, slots=True)
 class RequestRecord:
-    """The stored answer to an applied request: the version it produced and its response."""
+    """An applied request: its seat, the version it produced, and the response stored with it
+    (empty for what the server writes now: it makes an action's answer again from the log)."""
 
     request_id: str
     seat: int

@@ -920,6 +920,38 @@ def test_a_retried_request_is_answered_byte_for_byte_and_applied_once(
     assert call(elsewhere, metadata=bearer(other.tokens[oseat])).version == oview.version + 1
 
 
+def test_a_retry_long_after_is_answered_byte_for_byte_from_the_log_even_once_reloaded(
+    server: RunningServer, client: Client
+) -> None:
+    """The answer is not kept: a retry's is made again at the version its action made, from
+    the latest states, from the whole log once that version is older, and from the store's
+    log once the game is read again (as another process would)."""
+    table = client.seated("texas42")
+    seat, view = turn_of(client, table)
+    request = _request(table, view)
+    metadata = bearer(table.tokens[seat])
+    raw = client.channel.unary_unary(
+        "/boneyard.v1.GameService/SubmitAction",
+        request_serializer=lambda m: m.SerializeToString(),
+        response_deserializer=None,
+    )
+    first = raw(request, metadata=metadata, timeout=RPC_TIMEOUT)
+    answer = game_service_pb2.SubmitActionResponse.FromString(first)
+    for _ in range(30):  # past the states a game keeps at hand
+        nxt, nview = turn_of(client, table)
+        client.submit(table, nxt, nview.legal_actions[0], nview.version)
+    assert client.game(table.game_id).version >= answer.version + 30
+    assert raw(request, metadata=metadata, timeout=RPC_TIMEOUT) == first
+
+    async def forget() -> None:
+        server.app.host.evict(table.game_id)
+
+    server.run(forget())
+    before = snapshot(server, client, table)
+    assert raw(request, metadata=metadata, timeout=RPC_TIMEOUT) == first
+    assert_unchanged(before, server, client, table)
+
+
 def test_another_seat_reusing_a_request_id_gets_nothing_of_the_first_answer(
     server: RunningServer, client: Client
 ) -> None:
