@@ -335,7 +335,7 @@ class GameHost:
             game.seats[chosen] = player_name
             game.tokens[hash_token(token)] = chosen
             if key is not None:
-                game.requests[key] = RequestRecord(key, chosen, 0, b"")
+                game.requests[key] = RequestRecord(key, chosen, 0)
             game.updated_at = now
             if taken == players and game.status == "open":
                 game.status = "playing"
@@ -606,10 +606,11 @@ class GameHost:
             kind, payload = codec.encode_event(event)
             last_hash = chain_hash(last_hash, payload)
             chained.append((kind, payload, last_hash))
-        request = None
+        request: tuple[str, int] | None = None
+        answer = None
         if request_id and response_for is not None:
-            # (The answer goes back to the caller; the request is written without it.)
-            request = (request_id, seat, response_for(new_version, state))
+            request = (request_id, seat)
+            answer = response_for(new_version, state)
         status = game.status
         if state.phase is Phase.GAME_OVER:
             status = "finished" if state.winner is not None else "abandoned"
@@ -630,7 +631,7 @@ class GameHost:
                 game.version,
                 chained,
                 done,
-                request=None if request is None else (request_id, seat, b""),
+                request=request,
                 status=status if status != game.status else None,
                 seeds=seeds,
                 clock=clock,
@@ -651,7 +652,8 @@ class GameHost:
             error = await written
             self._after_write(game, error, events, states, last_hash, request, status, clock, at)
             raise
-        return self._after_write(game, error, events, states, last_hash, request, status, clock, at)
+        told = self._after_write(game, error, events, states, last_hash, request, status, clock, at)
+        return Submitted(game.version, told, False, answer)
 
     def _settler(self, loop: asyncio.AbstractEventLoop) -> Settler:
         """What tells this loop's appends their outcomes, a batch's at one wake-up."""
@@ -667,11 +669,13 @@ class GameHost:
         events: list[Event],
         states: list[GameState],
         last_hash: bytes,
-        request: tuple[str, int, bytes] | None,
+        request: tuple[str, int] | None,
         status: str,
         clock: ClockState | None,
         at: datetime,
-    ) -> Submitted:
+    ) -> tuple[Event, ...]:
+        """Make the written events the game's (or raise the write's refusal); the events
+        told to its watchers."""
         if error is not None:
             self.evict(game.id)
             if isinstance(error, store_errors.DuplicateRequest | store_errors.VersionConflict):
@@ -695,13 +699,13 @@ class GameHost:
         game.updated_at = at
         game._remember(states)
         if request is not None:
-            game.requests[request[0]] = RequestRecord(request[0], request[1], game.version, b"")
+            game.requests[request[0]] = RequestRecord(request[0], request[1], game.version)
         game.status = status
         if game.clock is not None and clock is not None:
             game.clock = GameClock(game.id, game.clock.control, clock, game.version, game.version)
         told = tuple(events)
         self._notify(game, told)
-        return Submitted(game.version, told, False, request[2] if request else None)
+        return told
 
     def _notify(self, game: LiveGame, events: tuple[Event, ...]) -> None:
         if game.over:

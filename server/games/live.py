@@ -43,7 +43,7 @@ class Submitted:
     replayed: bool
     """True when this answers a retried ``request_id`` and nothing was applied."""
     response: bytes | None = None
-    """The stored response (the first attempt's, for a retried request)."""
+    """The answer the caller's ``response_for`` made (made again for a retried request)."""
 
 
 @dataclass(eq=False, slots=True)

@@ -435,8 +435,8 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             game_id, seat, request.expected_version, request.request_id, command, response_for
         )
         assert result.response is not None
-        # The answer as encoded when it was kept for retries: sent as these very bytes (the
-        # doors pass bytes through), not parsed back to be serialized again.
+        # The answer as encoded (``answers``): sent as these very bytes (the doors pass bytes
+        # through), not parsed back to be serialized again.
         return result.response  # type: ignore[return-value]
 
     async def answer_turn(

@@ -224,9 +224,8 @@ word for word (SQLite uses a partial index only for a query that repeats its con
 
 class RequestRow(Base):
     """An applied client request, so a retry is answered, not applied again: the seat that
-    sent it and the version it made. The server makes an action's answer again from the log
-    at that version (``GameHost.submit``) and writes ``response`` empty; the store keeps what
-    it is given (rows written before hold a copy of their answer)."""
+    sent it and the version it made (an action's answer is made again from the log at that
+    version: ``GameHost.submit``; before migration 0014 a copy of it was kept here)."""
 
     __tablename__ = "requests"
 
@@ -234,7 +233,6 @@ class RequestRow(Base):
     request_id: Mapped[str] = mapped_column(String(128), primary_key=True)
     seat: Mapped[int] = mapped_column(Integer)
     result_version: Mapped[int] = mapped_column(Integer)
-    response: Mapped[bytes]
     created_at: Mapped[datetime]
 
     # CreateGame's request ids are looked up before there is a game to look in; only theirs

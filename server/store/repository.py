@@ -102,8 +102,8 @@ _STATUSES: tuple[str, ...] = get_args(GameStatus)
 
 #: An event to append: ``(kind, payload)``.
 NewEvent = tuple[str, bytes]
-#: A request to remember with an append: ``(request_id, seat, response)``.
-PendingRequest = tuple[str, int, bytes]
+#: A request to remember with an append: ``(request_id, seat)``.
+PendingRequest = tuple[str, int]
 #: A hand's seed to record with an append: ``(hand_number, seed, commitment)``.
 NewSeed = tuple[int, bytes, bytes]
 
@@ -174,13 +174,12 @@ class SeatRecord:
 
 @dataclass(frozen=True, slots=True)
 class RequestRecord:
-    """An applied request: its seat, the version it produced, and the response stored with it
-    (empty for what the server writes now: it makes an action's answer again from the log)."""
+    """An applied request: the seat that sent it and the version it produced (an action's
+    answer is made again from the log at that version: ``GameHost.submit``)."""
 
     request_id: str
     seat: int
     result_version: int
-    response: bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,7 +361,7 @@ class EventStore:
             0,
             _chained(GENESIS_HASH, first_events),
             _told_nothing,
-            request=None if request_id is None else (request_id, 0, b""),
+            request=None if request_id is None else (request_id, 0),
             seeds=seeds,
         )
         record = GameRecord(
@@ -421,8 +420,8 @@ class EventStore:
     ) -> int:
         """Append ``events`` as ``seq = expected_version + 1, ...``; return the new version.
 
-        With ``request = (request_id, seat, response)`` the response is stored in the same
-        transaction, answered later by ``find_request``.  ``status`` (if given) becomes the
+        With ``request = (request_id, seat)`` the request is recorded in the same
+        transaction (with the version it produced), found later by ``find_request``.  ``status`` (if given) becomes the
         game's status.  ``seeds`` (``(hand_number, seed, sha256(seed))`` of hands dealt by
         these events) are recorded in the same transaction, unrevealed; recording a hand's
         seed again is a no-op, a different seed for it raises ``SeedConflict``. ``clock`` (for a
@@ -540,14 +539,12 @@ class EventStore:
                     RequestRow.request_id,
                     RequestRow.seat,
                     RequestRow.result_version,
-                    RequestRow.response,
                 ).where(RequestRow.game_id.in_(ids))
             ):
                 requests[request.game_id][request.request_id] = RequestRecord(
                     request.request_id,
                     int(request.seat),
                     int(request.result_version),
-                    bytes(request.response),
                 )
             clocks: dict[str, GameClock] = {}
             for clock_row in session.scalars(
@@ -768,7 +765,7 @@ class EventStore:
                 raise SeatTaken(game_id, seat) from exc
             if request_id is not None:
                 # (DuplicateRequest: a retry through another process, at once)
-                _insert_request(db, game_id, request_id, seat, 0, b"", now)
+                _insert_request(db, game_id, request_id, seat, 0, now)
             full = playing_when_full and int(seats_taken) + 1 == players
             (_SEAT_TAKEN_FULL if full else _SEAT_TAKEN).execute(db, {"g_id": game_id, "now": now})
             # The other processes' copies (and lobbies) do not seat the player yet.
@@ -905,7 +902,7 @@ class EventStore:
             row = session.get(RequestRow, (game_id, request_id))
             if row is None:
                 return None
-            return RequestRecord(row.request_id, row.seat, row.result_version, bytes(row.response))
+            return RequestRecord(row.request_id, row.seat, row.result_version)
 
     # --- hand seeds ------------------------------------------------------------------
 
@@ -1009,7 +1006,6 @@ def _insert_request(
     request_id: str,
     seat: int,
     result_version: int,
-    response: bytes,
     now: datetime,
 ) -> None:
     """Remember an applied request, for its retries; ``DuplicateRequest`` if it was already."""
@@ -1021,7 +1017,6 @@ def _insert_request(
                 "request_id": request_id,
                 "seat": seat,
                 "result_version": result_version,
-                "response": response,
                 "created_at": now,
             },
         )

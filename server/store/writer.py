@@ -134,7 +134,7 @@ _SQLITE_MOVE = "UPDATE games SET version = ?, updated_at = ? WHERE id = ? AND ve
 """The claim of a batch that changes no game's status (nearly every batch): ``status`` left
 out of it is left out of its index's work too."""
 _EVENT_COLUMNS = ("game_id", "seq", "kind", "payload", "hash", "created_at")
-_REQUEST_COLUMNS = ("game_id", "request_id", "seat", "result_version", "response", "created_at")
+_REQUEST_COLUMNS = ("game_id", "request_id", "seat", "result_version", "created_at")
 
 
 def _sqlite_insert(table: str, columns: tuple[str, ...]) -> str:
@@ -157,8 +157,8 @@ class Append:
     events: Sequence[tuple[str, bytes, bytes]]
     """``(kind, payload, chain hash)`` of each event, in order."""
     done: Callable[[BaseException | None], None]
-    request: tuple[str, int, bytes] | None = None
-    """``(request_id, seat, response)`` remembered for retries."""
+    request: tuple[str, int] | None = None
+    """``(request_id, seat)`` remembered for retries (with the version it produced)."""
     status: str | None = None
     seeds: Sequence[tuple[int, bytes, bytes]] = ()
     """``(hand_number, seed, commitment)`` of hands these events deal (kept secret)."""
@@ -460,7 +460,7 @@ def write_appended(
     ]
     _insert(conn, cursor, _INSERT_EVENTS, _SQLITE_EVENTS, _EVENT_COLUMNS, events)
     requests = [
-        (item.game_id, request[0], request[1], item.new_version, request[2], at)
+        (item.game_id, request[0], request[1], item.new_version, at)
         for item in written
         if (request := item.request) is not None
     ]

@@ -54,6 +54,7 @@ from boneyard.server.store.models import (
     Base,
     GameRow,
     RequestRow,
+    UTCDateTime,
 )
 from boneyard.server.store.notify import (
     NOTIFY_CHANNEL,
@@ -88,6 +89,30 @@ def _fresh_pg_database(admin: Engine, base_url: str) -> Iterator[str]:
 def _other_store(url: str) -> EventStore:
     """A store on its own engine: separate connections, as another server process has."""
     return EventStore(create_engine(url))
+
+
+def _request_as_written_before_0014(
+    eng: Engine, game_id: str, request_id: str, *, seat: int, version: int
+) -> None:
+    """An action's request row as the server wrote it before revision 0014: with a copy of its
+    answer (the store of today writes none, so it cannot write one into the old schema)."""
+    requests_then = sa.table(
+        "requests",
+        *(sa.column(name) for name in ("game_id", "request_id", "seat", "result_version")),
+        sa.column("response", sa.LargeBinary()),
+        sa.column("created_at", UTCDateTime()),
+    )
+    with eng.begin() as conn:
+        conn.execute(
+            requests_then.insert().values(
+                game_id=game_id,
+                request_id=request_id,
+                seat=seat,
+                result_version=version,
+                response=b"\x08\x01the answer",
+                created_at=datetime(2027, 2, 1, tzinfo=UTC),
+            )
+        )
 
 
 def new_game(
@@ -206,7 +231,7 @@ def _appends(store: EventStore, writes: list[tuple[str, int, list[bytes]]]) -> l
                 "game_id": game_id,
                 "expected_version": expected,
                 "events": _chained(head[game_id], payloads),
-                "request": (f"r{index}", 0, b"ok"),
+                "request": (f"r{index}", 0),
             }
             for index, (game_id, expected, payloads) in enumerate(writes)
         ],
@@ -320,12 +345,33 @@ class StoreContract:
         eng = create_engine(empty_url)
         try:
             before = EventStore(eng)
-            game_id = new_game(before, request_id=CREATE_REQUEST + "made-before")
-            before.append(game_id, 1, events(b"play 6-4"), ("acted-before", 0, b"ok"))
+            game_id = new_game(before)
+            made = CREATE_REQUEST + "made-before"
+            _request_as_written_before_0014(eng, game_id, made, seat=0, version=1)
+            before.append(game_id, 1, events(b"play 6-4"))
+            _request_as_written_before_0014(eng, game_id, "acted-before", seat=0, version=2)
             upgrade(empty_url)
             after = EventStore(eng)
             assert after.game_of_request(CREATE_REQUEST + "made-before") == game_id
             assert after.find_request(game_id, "acted-before") is not None
+            names = {index["name"] for index in sa.inspect(eng).get_indexes("requests")}
+            assert names == {"ix_requests_create_request_id"}
+        finally:
+            eng.dispose()
+
+    def test_actions_requests_made_before_0014_are_found_after_it_without_their_answers(
+        self, empty_url: str
+    ) -> None:
+        upgrade(empty_url, "0013")
+        eng = create_engine(empty_url)
+        try:
+            game_id = new_game(EventStore(eng))
+            _request_as_written_before_0014(eng, game_id, "acted-before", seat=2, version=1)
+            upgrade(empty_url)
+            found = EventStore(eng).find_request(game_id, "acted-before")
+            assert found is not None and (found.seat, found.result_version) == (2, 1)
+            columns = {column["name"] for column in sa.inspect(eng).get_columns("requests")}
+            assert "response" not in columns
             names = {index["name"] for index in sa.inspect(eng).get_indexes("requests")}
             assert names == {"ix_requests_create_request_id"}
         finally:
@@ -420,7 +466,7 @@ class StoreContract:
         at = datetime(2026, 12, 4, 15, 0, 0, tzinfo=UTC)
         store = EventStore(engine, clock=lambda: at)
         game_id = new_game(store)
-        store.append(game_id, 1, events(b"deal"), ("req-1", 0, b"ok"), status="playing")
+        store.append(game_id, 1, events(b"deal"), ("req-1", 0), status="playing")
         with engine.connect() as conn:
             stored = {
                 table: conn.execute(
@@ -556,36 +602,31 @@ class StoreContract:
 
     # --- idempotent requests -------------------------------------------------------------
 
-    def test_applied_request_is_found_with_its_response(self, store: EventStore) -> None:
+    def test_applied_request_is_found_with_its_seat_and_version(self, store: EventStore) -> None:
         game_id = new_game(store)
         assert store.find_request(game_id, "req-1") is None
-        version = store.append(game_id, 1, events(b"play 6-4"), ("req-1", 2, b"\x08\x02response"))
+        version = store.append(game_id, 1, events(b"play 6-4"), ("req-1", 2))
         found = store.find_request(game_id, "req-1")
         assert found is not None
-        assert (found.request_id, found.seat, found.result_version, found.response) == (
-            "req-1",
-            2,
-            version,
-            b"\x08\x02response",
-        )
+        assert (found.request_id, found.seat, found.result_version) == ("req-1", 2, version)
         assert store.find_request("other-game", "req-1") is None
 
     def test_retried_request_is_not_applied_twice(self, store: EventStore) -> None:
         game_id = new_game(store)
-        store.append(game_id, 1, events(b"play 6-4"), ("req-1", 0, b"ok"))
+        store.append(game_id, 1, events(b"play 6-4"), ("req-1", 0))
         # A retry at the old version: the version check stops it; the answer is stored.
         with pytest.raises(VersionConflict):
-            store.append(game_id, 1, events(b"play 6-4"), ("req-1", 0, b"ok"))
+            store.append(game_id, 1, events(b"play 6-4"), ("req-1", 0))
         # A retry at the current version: the request key stops it.
         with pytest.raises(DuplicateRequest):
-            store.append(game_id, 2, events(b"play 6-4"), ("req-1", 0, b"ok"))
+            store.append(game_id, 2, events(b"play 6-4"), ("req-1", 0))
         assert store.latest_version(game_id) == 2
         found = store.find_request(game_id, "req-1")
         assert found is not None and found.result_version == 2
 
     def test_a_create_games_request_is_found_by_its_id_alone(self, store: EventStore) -> None:
         game_id = new_game(store, request_id=CREATE_REQUEST + "make-1")
-        store.append(game_id, 1, events(b"play 6-4"), ("make-1", 0, b"ok"))
+        store.append(game_id, 1, events(b"play 6-4"), ("make-1", 0))
         assert store.game_of_request(CREATE_REQUEST + "make-1") == game_id
         # An action's request is found by its game and its id, never by its id alone.
         assert store.game_of_request("make-1") is None
@@ -827,7 +868,7 @@ class StoreContract:
         game_id = new_game(store)
         head = store.load_events(game_id)[-1].hash
         first = _chained(head, [b"bid 30", b"pass"])
-        applied = {"game_id": game_id, "request": ("req-1", 2, b"\x08\x02response")}
+        applied = {"game_id": game_id, "request": ("req-1", 2)}
         assert _submit(store, [{**applied, "expected_version": 1, "events": first}]) == [None]
 
         (stale,) = _submit(
@@ -859,7 +900,7 @@ class StoreContract:
         assert store.find_request(game_id, "req-2") is None
         found = store.find_request(game_id, "req-1")
         assert found is not None
-        assert (found.seat, found.result_version, found.response) == (2, 3, b"\x08\x02response")
+        assert (found.seat, found.result_version) == (2, 3)
         prev = GENESIS_HASH
         for event in store.load_events(game_id):
             assert event.hash == hashlib.sha256(prev + event.payload).digest()

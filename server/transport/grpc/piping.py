@@ -128,9 +128,9 @@ def _yielding(handler: Handler) -> Handler:
 def _bytes_as_they_are(
     serialize: Callable[[Any], bytes] | None,
 ) -> Callable[[Any], bytes] | None:
-    """A handler may answer with a message it encoded once (a stream's for many watchers, an
-    action's answer kept for retries): send those bytes unchanged, and serialize anything
-    else."""
+    """A handler may answer with a message it encoded itself (a stream's, once for many
+    watchers; GetView's and SubmitAction's, the view's bytes after the other fields): send
+    those bytes unchanged, and serialize anything else."""
     if serialize is None:
         return None
 
