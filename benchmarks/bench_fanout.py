@@ -11,7 +11,7 @@ version that answer gave (the last event the action made). latency = arrival - t
 every (action, stream) pair, as measured: a stream may see the event before its actor sees the
 answer, so a latency may be negative. The first ``--warmup-actions`` actions (which also show
 that every stream is live) are not counted; a game that ends is replaced by a new one with new
-streams. It does so ``--rounds`` times (3 by default) with the systems' order swapped every
+streams. It does so ``--rounds`` times (5 by default) with the systems' order swapped every
 round (the one that runs first on a machine has a few percent of an edge) and a fresh server
 and database each time, and compares the medians: one round's p99 is a handful of actions'
 slowest arrivals, and moves by a third from one run to the next.
@@ -363,7 +363,7 @@ def main() -> None:
     parser.add_argument(
         "--rounds",
         type=int,
-        default=3,
+        default=5,
         help="rounds of the one-process part, the systems' order swapped each (default "
         "%(default)s; the figures compared are the medians)",
     )
