@@ -874,6 +874,15 @@ def _watch_seat(
 # ---------------------------------------------------------------- retries
 
 
+def _raw_submit(client: Client) -> Any:
+    """SubmitAction whose answers come as they are on the wire, not parsed."""
+    return client.channel.unary_unary(
+        "/boneyard.v1.GameService/SubmitAction",
+        request_serializer=lambda m: m.SerializeToString(),
+        response_deserializer=None,
+    )
+
+
 def test_a_retried_request_is_answered_byte_for_byte_and_applied_once(
     server: RunningServer, client: Client
 ) -> None:
@@ -881,12 +890,7 @@ def test_a_retried_request_is_answered_byte_for_byte_and_applied_once(
     seat, view = turn_of(client, table)
     request = _request(table, view, action=bid(rules_pb2.BID_KIND_POINTS, 30))
     metadata = bearer(table.tokens[seat])
-    # The answers as they come over the wire, not parsed.
-    raw = client.channel.unary_unary(
-        "/boneyard.v1.GameService/SubmitAction",
-        request_serializer=lambda m: m.SerializeToString(),
-        response_deserializer=None,
-    )
+    raw = _raw_submit(client)
     first = raw(request, metadata=metadata, timeout=RPC_TIMEOUT)
     answer = game_service_pb2.SubmitActionResponse.FromString(first)
     assert answer.version == view.version + 1
@@ -930,11 +934,7 @@ def test_a_retry_long_after_is_answered_byte_for_byte_from_the_log_even_once_rel
     seat, view = turn_of(client, table)
     request = _request(table, view)
     metadata = bearer(table.tokens[seat])
-    raw = client.channel.unary_unary(
-        "/boneyard.v1.GameService/SubmitAction",
-        request_serializer=lambda m: m.SerializeToString(),
-        response_deserializer=None,
-    )
+    raw = _raw_submit(client)
     first = raw(request, metadata=metadata, timeout=RPC_TIMEOUT)
     answer = game_service_pb2.SubmitActionResponse.FromString(first)
     for _ in range(30):  # past the states a game keeps at hand
