@@ -1,10 +1,10 @@
 """A request's row no longer holds a copy of its answer.
 
 ``requests.response`` held the answer to an action (its version and the acting seat's view,
-one to two kilobytes, more than the action's events) so that a retry with the same request id
-got the same bytes, and every other request wrote it empty. The server now makes a retried
-action's answer again from the log at the version the request produced (the answer is a
-function of the log), so the column goes: the rows keep the seat and the version.
+about 250 bytes, five times the action's events with their hashes) so that a retry with the
+same request id got the same bytes, and every other request wrote it empty. The server now
+makes a retried action's answer again from the log at the version the request produced (the
+answer is a function of the log), so the column goes: the rows keep the seat and the version.
 
 PostgreSQL drops the column without rewriting the table. SQLite (3.35 and later: Python 3.11
 ships later) drops it with ``ALTER TABLE ... DROP COLUMN``, which rewrites the table's rows
