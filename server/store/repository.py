@@ -420,9 +420,9 @@ class EventStore:
     ) -> int:
         """Append ``events`` as ``seq = expected_version + 1, ...``; return the new version.
 
-        With ``request = (request_id, seat)`` the request is recorded in the same
-        transaction (with the version it produced), found later by ``find_request``.  ``status`` (if given) becomes the
-        game's status.  ``seeds`` (``(hand_number, seed, sha256(seed))`` of hands dealt by
+        With ``request = (request_id, seat)`` the request is recorded in the same transaction
+        (with the version it produced), found later by ``find_request``.  ``status`` (if
+        given) becomes the game's status.  ``seeds`` (``(hand_number, seed, sha256(seed))`` of hands dealt by
         these events) are recorded in the same transaction, unrevealed; recording a hand's
         seed again is a no-op, a different seed for it raises ``SeedConflict``. ``clock`` (for a
         game with a time control) is the clock after these events.
