@@ -421,11 +421,11 @@ class EventStore:
         """Append ``events`` as ``seq = expected_version + 1, ...``; return the new version.
 
         With ``request = (request_id, seat)`` the request is recorded in the same transaction
-        (with the version it produced), found later by ``find_request``.  ``status`` (if
-        given) becomes the game's status.  ``seeds`` (``(hand_number, seed, sha256(seed))`` of hands dealt by
-        these events) are recorded in the same transaction, unrevealed; recording a hand's
-        seed again is a no-op, a different seed for it raises ``SeedConflict``. ``clock`` (for a
-        game with a time control) is the clock after these events.
+        (with the version it produced), found later by ``find_request``. ``status`` (if given)
+        becomes the game's status. ``seeds`` (``(hand_number, seed, sha256(seed))`` of hands
+        dealt by these events) are recorded in the same transaction, unrevealed; recording a
+        hand's seed again is a no-op, a different seed for it raises ``SeedConflict``. ``clock``
+        (for a game with a time control) is the clock after these events.
 
         Raises ``VersionConflict`` when the game is no longer at ``expected_version``,
         ``GameNotFound``, or ``DuplicateRequest`` when ``request_id`` was already applied
