@@ -449,10 +449,11 @@ def _say_medians(rounds: dict[str, list[Measured | None]]) -> None:
         if not done:
             continue
         p99s = ", ".join(f"{m.p99_ms:.1f}" for m in done)
+        median = statistics.median(m.p99_ms for m in done)
+        cpu = statistics.median(m.server_cpu_us for m in done)
         print(
-            f"{system}: p99 by round {p99s} ms, median {statistics.median(m.p99_ms for m in done):.1f}"
-            f" ms; server CPU {statistics.median(m.server_cpu_us for m in done):.1f} us an "
-            "arrival (median)"
+            f"{system}: p99 by round {p99s} ms, median {median:.1f} ms; server CPU {cpu:.1f} us "
+            "an arrival (median)"
         )
     bone, anchor = rounds.get("boneyard"), rounds.get("anchor")
     if bone and anchor:
