@@ -268,10 +268,9 @@ class Pipeline:
                     finally:
                         drain.leave(task)
                 except Exception as error:  # noqa: BLE001 - every error gets a status
-                    refused = _refused(error, method, context, caller, outcome, answered)
-                    if refuse is not None and type(refused) is Refused:
-                        await refuse(refused.refusal, context)
-                    raise refused from None
+                    raise await _refused(
+                        error, method, context, caller, outcome, answered, refuse
+                    ) from None
 
         return call
 
@@ -378,10 +377,9 @@ class Pipeline:
                             finally:
                                 drain.close_stream(stream)
                 except Exception as error:  # noqa: BLE001 - every error gets a status
-                    refused = _refused(error, method, context, caller, outcome, answered)
-                    if refuse is not None and type(refused) is Refused:
-                        await refuse(refused.refusal, context)
-                    raise refused from None
+                    raise await _refused(
+                        error, method, context, caller, outcome, answered, refuse
+                    ) from None
 
         return call
 
@@ -399,18 +397,24 @@ class Pipeline:
         return self._observer.of(method, transport, kind)
 
 
-def _refused(
+async def _refused(
     error: Exception,
     method: str,
     context: Any,
     caller: Caller,
     outcome: Outcome,
     answered: Answered,
+    refuse: Refuse | None,
 ) -> BaseException:
+    """What a call that failed with ``error`` raises: the error itself if the door answered
+    it already; else its refusal, answered through the door's ``refuse`` if it gave one (which
+    raises), or as ``Refused`` for the door to answer."""
     code = answered(error, context)
     if code is not None:
         outcome.code = code
         return error
     refusal = refusal_for(error, method, caller.metadata)
     outcome.code = refusal.code
+    if refuse is not None:
+        await refuse(refusal, context)
     return Refused(refusal)
