@@ -339,9 +339,8 @@ class CompetitionStore:
         notify(session, LOBBY_CHANNEL, f"r:{account_id}")
 
     def account_named(self, name: str) -> Account | None:
-        with self._store.reading() as session:
-            row = session.scalars(select(AccountRow).where(AccountRow.name == name)).one_or_none()
-        return None if row is None else _account(row)
+        """The account named ``name``, if there is one (``accounts_named``'s read)."""
+        return self.accounts_named([name]).get(name)
 
     def accounts_named(self, names: Sequence[str]) -> dict[str, Account]:
         """The accounts of those of ``names`` that name one, by name: one read for a table's
