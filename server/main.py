@@ -31,7 +31,7 @@ from boneyard.server.competition.sweeper import (
 )
 from boneyard.server.games.cache import MAX_LIVE_GAMES
 from boneyard.server.games.host import ABSENT_AFTER
-from boneyard.server.ops import collector
+from boneyard.server.ops import collector, event_loop
 from boneyard.server.ops.admin import admin
 from boneyard.server.ops.drain import Grace
 from boneyard.server.ops.logs import LOG_FORMATS, configure
@@ -103,7 +103,13 @@ async def _serve(args: argparse.Namespace) -> None:
         ) from e
     collector.settle()  # (why: its module)
     host = listen.rsplit(":", 1)[0]
-    log.info("boneyard-server listening on %s:%d, database %s", host, port, redacted_url(database_url))
+    log.info(
+        "boneyard-server listening on %s:%d, database %s, event loop %s",
+        host,
+        port,
+        redacted_url(database_url),
+        args.event_loop,
+    )
     print(f"boneyard-server listening on {host}:{port}", flush=True)
     if app.http_port is not None:
         http_host = args.http_listen.rsplit(":", 1)[0]
@@ -480,6 +486,14 @@ def main(argv: list[str] | None = None) -> None:
         "loses nothing) (env BONEYARD_SQLITE_SYNCHRONOUS; default %(default)s)",
     )
     parser.add_argument(
+        "--event-loop",
+        type=str.lower,
+        choices=event_loop.EVENT_LOOPS,
+        default=os.environ.get("BONEYARD_EVENT_LOOP", "auto").lower(),
+        help="auto: uvloop if it is installed (less of the server's CPU an action), else "
+        "asyncio's own (env BONEYARD_EVENT_LOOP; default %(default)s)",
+    )
+    parser.add_argument(
         "--log-level",
         type=str.upper,
         choices=("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"),
@@ -498,9 +512,15 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.log_format not in LOG_FORMATS:  # from the environment: argparse checks only flags
         parser.error(f"BONEYARD_LOG_FORMAT must be one of {', '.join(LOG_FORMATS)}")
+    if args.event_loop not in event_loop.EVENT_LOOPS:  # (from the environment, as above)
+        parser.error(f"BONEYARD_EVENT_LOOP must be one of {', '.join(event_loop.EVENT_LOOPS)}")
+    try:
+        args.event_loop = event_loop.chosen(args.event_loop)
+    except event_loop.LoopChoiceError as e:
+        parser.error(str(e))
     configure(args.log_level, args.log_format)
     try:
-        asyncio.run(_serve(args))
+        event_loop.run(_serve(args), args.event_loop)
     except StartupError as e:
         if args.log_format == "json":  # every line of stderr a JSON object
             log.critical("%s", e)

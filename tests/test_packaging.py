@@ -245,6 +245,8 @@ def test_the_installed_wheel_brings_no_code_generator_and_the_server_runs(
         re.sub(r"[-_.]+", "-", package["name"]).lower() for package in json.loads(listed.stdout)
     }
     assert "boneyard" in names and "grpcio" in names
+    # The server's event loop comes with it where it builds (server/ops/event_loop.py).
+    assert ("uvloop" in names) == (sys.platform != "win32")
     assert not names & set(CODE_GENERATORS)
     helped = _run(
         [str(installed.bin / "boneyard-server"), "--help"],
