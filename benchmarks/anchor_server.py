@@ -1,6 +1,6 @@
 """The anchor of ``bench_server.py``: the smallest server that does what Boneyard's must.
 
-    python benchmarks/anchor_server.py --database FILE --listen 127.0.0.1:0
+    python benchmarks/anchor_server.py --database FILE --listen 127.0.0.1:0 [--event-loop LOOP]
 
 It serves the ``boneyard.v1.GameService`` RPCs the benchmarks use (CreateGame, TakeSeat,
 GetView, SubmitAction; WatchGame for spectators, for ``bench_fanout.py``) and the standard
@@ -37,6 +37,7 @@ from boneyard import engine
 from boneyard.api import codec
 from boneyard.api.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
 from boneyard.engine import GameState, Phase
+from boneyard.server.ops import event_loop
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (id TEXT PRIMARY KEY, version INTEGER NOT NULL);
@@ -364,8 +365,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database", required=True, help="SQLite file (made if missing)")
     parser.add_argument("--listen", default="127.0.0.1:0", help="HOST:PORT (default %(default)s)")
+    parser.add_argument(
+        "--event-loop",
+        choices=event_loop.EVENT_LOOPS,
+        default="auto",
+        help="the loop it runs on, as boneyard-server's option (default %(default)s)",
+    )
     args = parser.parse_args()
-    asyncio.run(serve(args.database, args.listen))
+    event_loop.run(serve(args.database, args.listen), event_loop.chosen(args.event_loop))
 
 
 if __name__ == "__main__":

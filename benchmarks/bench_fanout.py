@@ -45,9 +45,11 @@ import grpc
 from bench_server import (
     Server,
     StartError,
+    add_event_loop_option,
     fresh_pg_database,
     is_postgres,
     quantile,
+    resolve_event_loop,
     start_anchor,
     start_boneyard,
 )
@@ -367,7 +369,9 @@ def main() -> None:
         help="rounds of the one-process part, the systems' order swapped each (default "
         "%(default)s; the figures compared are the medians)",
     )
+    add_event_loop_option(parser)
     args = parser.parse_args()
+    resolve_event_loop(parser, args)
     if min(args.streams, args.channels, args.actions, args.cross_streams, args.rounds) < 1:
         parser.error(
             "--streams, --channels, --actions, --cross-streams and --rounds must be at least 1"
@@ -385,7 +389,8 @@ def main() -> None:
     print(
         f"fan-out benchmark: {args.preset}, spectator WatchGame streams over {args.channels} "
         f"channels from one asyncio process, loopback, {os.cpu_count()} CPUs shared by client "
-        "and server; latency = arrival of the acked version on a stream - SubmitAction's return",
+        f"and server, both servers on {args.event_loop}'s event loop; latency = arrival of the "
+        "acked version on a stream - SubmitAction's return",
         flush=True,
     )
     rounds: dict[str, list[Measured | None]] = {system: [] for system in systems}
@@ -469,11 +474,11 @@ def _one_process(
 ) -> Measured | None:
     """One server process on a fresh SQLite file, ``--streams`` watchers."""
     if system == "anchor":
-        server = start_anchor(tmp / "anchor.db", tmp / "anchor.log")
+        server = start_anchor(tmp / "anchor.db", tmp / "anchor.log", args.event_loop)
         title = f"{label}the anchor (benchmarks/anchor_server.py, SQLite), {args.streams} streams"
     else:
         url = f"sqlite:///{tmp / 'fanout.db'}"
-        server = start_boneyard(url, tmp / "server.log", args.boneyard_server)
+        server = start_boneyard(url, tmp / "server.log", args.boneyard_server, args.event_loop)
         title = f"{label}Boneyard, one process (SQLite), {args.streams} streams"
     try:
         figures = asyncio.run(
@@ -504,7 +509,9 @@ def _across(args: argparse.Namespace, tmp: Path) -> float | None:
         try:
             for name in ("a", "b"):  # one after the other: the first one migrates
                 log_path = tmp / f"server-{name}.log"
-                servers.append(start_boneyard(url, log_path, args.boneyard_server))
+                servers.append(
+                    start_boneyard(url, log_path, args.boneyard_server, args.event_loop)
+                )
             a, b = servers
             figures = asyncio.run(fanout(a.address, b.address, args.cross_streams, args, [a, b]))
         except (Failed, grpc.RpcError) as e:

@@ -5,7 +5,9 @@
 The anchor (``benchmarks/anchor_server.py``) is the smallest server with the same RPCs that
 does what Boneyard must: each game's state in memory, decided with our own engine, and one
 writer thread that commits every waiting action in one SQLite transaction (WAL,
-synchronous=FULL), answering only after its commit.
+synchronous=FULL), answering only after its commit. Both run on the same event loop
+(``--event-loop``, by default uvloop's where this Python has it, as ``boneyard-server``'s own
+default): R compares the servers' work, not their loops'.
 
 The load, from one asyncio client process with one grpc.aio channel per server: with G
 concurrent games (G in 1, 32, 128), the seat to act asks for its view (GetView with its seat
@@ -62,6 +64,7 @@ from pathlib import Path
 import grpc
 
 from boneyard.api.v1 import game_service_pb2, game_service_pb2_grpc, rules_pb2, view_pb2
+from boneyard.server.ops import event_loop
 
 LISTENING = re.compile(r"^boneyard-server listening on (\S+):(\d+)$", re.MULTILINE)
 RPC_TIMEOUT = 30.0
@@ -138,10 +141,14 @@ def server_binary() -> str:
     return found
 
 
-def start_process(argv: Sequence[str], log_path: Path) -> Server:
-    """Start a server that prints ``boneyard-server listening on HOST:PORT``; wait for it."""
+def start_process(
+    argv: Sequence[str], log_path: Path, env_extra: dict[str, str] | None = None
+) -> Server:
+    """Start a server that prints ``boneyard-server listening on HOST:PORT``; wait for it.
+    Its environment is this one without ``BONEYARD_*``, plus ``env_extra``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("BONEYARD_")}
     env["PYTHONUNBUFFERED"] = "1"
+    env.update(env_extra or {})
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
             list(argv),
@@ -167,8 +174,11 @@ def start_process(argv: Sequence[str], log_path: Path) -> Server:
         time.sleep(0.05)
 
 
-def start_boneyard(database_url: str, log_path: Path, binary: str | None = None) -> Server:
-    """``binary``: another install's ``boneyard-server`` (default: this venv's)."""
+def start_boneyard(
+    database_url: str, log_path: Path, binary: str | None = None, loop: str = "auto"
+) -> Server:
+    """``binary``: another install's ``boneyard-server`` (default: this venv's); ``loop``: its
+    event loop, told through the environment (an older install ignores it)."""
     return start_process(
         [
             binary or server_binary(),
@@ -182,14 +192,45 @@ def start_boneyard(database_url: str, log_path: Path, binary: str | None = None)
             "WARNING",
         ],
         log_path,
+        {"BONEYARD_EVENT_LOOP": loop},
     )
 
 
-def start_anchor(database: Path, log_path: Path) -> Server:
+def start_anchor(database: Path, log_path: Path, loop: str = "auto") -> Server:
+    """The anchor on the event loop ``loop``: the server's, so that R compares the servers'
+    own work, not their loops'."""
     return start_process(
-        [sys.executable, str(ANCHOR), "--database", str(database), "--listen", "127.0.0.1:0"],
+        [
+            sys.executable,
+            str(ANCHOR),
+            "--database",
+            str(database),
+            "--listen",
+            "127.0.0.1:0",
+            "--event-loop",
+            loop,
+        ],
         log_path,
     )
+
+
+def add_event_loop_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--event-loop",
+        choices=event_loop.EVENT_LOOPS,
+        default="auto",
+        help="the event loop of Boneyard and of the anchor alike (default %(default)s: uvloop "
+        "if this Python has it, as boneyard-server's default)",
+    )
+
+
+def resolve_event_loop(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """``args.event_loop`` made the loop it stands for here (``auto`` resolved once, so both
+    systems run on the same one)."""
+    try:
+        args.event_loop = event_loop.chosen(args.event_loop)
+    except event_loop.LoopChoiceError as e:
+        parser.error(str(e))
 
 
 def is_postgres(url: str | None) -> bool:
@@ -485,12 +526,13 @@ def trial(system: str, games: int, processes: int, args: argparse.Namespace) -> 
         servers: list[Server] = []
         stack.callback(lambda: [s.stop() for s in servers])
         if system == "anchor":
-            servers.append(start_anchor(Path(tmp) / "anchor.db", Path(tmp) / "anchor.log"))
+            log_path = Path(tmp) / "anchor.log"
+            servers.append(start_anchor(Path(tmp) / "anchor.db", log_path, args.event_loop))
         else:
             url = url or f"sqlite:///{Path(tmp) / 'boneyard.db'}"
             for n in range(processes):  # one after the other: the first one migrates
                 log_path = Path(tmp) / f"boneyard{n}.log"
-                servers.append(start_boneyard(url, log_path, args.boneyard_server))
+                servers.append(start_boneyard(url, log_path, args.boneyard_server, args.event_loop))
             if system == "boneyard-key":
                 accounts = make_bot_accounts(url, PLAYERS_AT_MOST)
         label = system if processes == 1 else f"{system} x{processes}"
@@ -646,8 +688,10 @@ def main() -> None:
         "systems then answer the same load: compare their server CPU an action, which no "
         "longer depends on how fast each ran",
     )
+    add_event_loop_option(parser)
     parser.add_argument("--seed", type=int, default=42)
     args = parser.parse_args()
+    resolve_event_loop(parser, args)
     systems = [s for s in args.systems.split(",") if s]
     if not systems or set(systems) - set(SYSTEMS):
         parser.error(f"--systems is a comma-separated list of {', '.join(SYSTEMS)}")
@@ -666,6 +710,7 @@ def main() -> None:
         f"warm-up + {args.duration:g} s measured per system and concurrency, alternating, a "
         f"fresh server and database each; one asyncio client process, one channel per "
         f"server, loopback, {os.cpu_count()} CPUs shared by client and server"
+        + f"; both on {args.event_loop}'s event loop"
         + (f"; {args.rate:g} actions/s offered in all" if args.rate else ""),
         flush=True,
     )
