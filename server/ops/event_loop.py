@@ -36,7 +36,10 @@ def chosen(choice: str) -> str:
         raise ValueError(f"the event loop is one of {', '.join(EVENT_LOOPS)}, not {choice!r}")
     installed = importlib.util.find_spec("uvloop") is not None
     if choice == "uvloop" and not installed:
-        raise LoopChoiceError("--event-loop uvloop: uvloop is not installed")
+        raise LoopChoiceError(
+            "the event loop uvloop was asked for (--event-loop or BONEYARD_EVENT_LOOP) and "
+            "uvloop is not installed: install it, or ask for auto or asyncio"
+        )
     if choice == "asyncio" or not installed:
         return "asyncio"
     return "uvloop"
