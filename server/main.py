@@ -512,10 +512,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.log_format not in LOG_FORMATS:  # from the environment: argparse checks only flags
         parser.error(f"BONEYARD_LOG_FORMAT must be one of {', '.join(LOG_FORMATS)}")
-    if args.event_loop not in event_loop.EVENT_LOOPS:  # (from the environment, as above)
-        parser.error(f"BONEYARD_EVENT_LOOP must be one of {', '.join(event_loop.EVENT_LOOPS)}")
     try:
         args.event_loop = event_loop.chosen(args.event_loop)
+    except ValueError:  # an unknown name from the environment, as above
+        parser.error(f"BONEYARD_EVENT_LOOP must be one of {', '.join(event_loop.EVENT_LOOPS)}")
     except event_loop.LoopChoiceError as e:
         parser.error(str(e))
     configure(args.log_level, args.log_format)
