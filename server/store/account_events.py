@@ -10,7 +10,9 @@ numbered in id order within a transaction (as the writer claims games in id orde
 transactions never wait for each other's accounts the other way round.
 
 The functions take the open transaction (the writer's ``Connection``, or a ``Transaction`` of
-the store's unit of work) and join it.
+the store's unit of work) and join it. The writes are ``Prepared`` (run on SQLite's driver): a
+game's creation and its end number and write the seated accounts' events in the writer's batch,
+where every statement run through SQLAlchemy held up the appends queued behind it.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from datetime import datetime
 
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import NoResultFound
 
+from boneyard.server.store.driver import Prepared
 from boneyard.server.store.models import AccountEventRow, AccountRow, table_of
 from boneyard.server.store.unit_of_work import Transaction
 
@@ -29,13 +33,13 @@ __all__ = ["AccountEvent", "NewAccountEvent", "account_events_after", "append_ac
 
 _ACCOUNTS = table_of(AccountRow)
 _EVENTS = table_of(AccountEventRow)
-_NEXT = (
+_NEXT = Prepared(
     update(_ACCOUNTS)
     .where(_ACCOUNTS.c.id == bindparam("a_id"))
     .values(event_seq=_ACCOUNTS.c.event_seq + 1)
     .returning(_ACCOUNTS.c.event_seq)
 )
-_INSERT = insert(_EVENTS)
+_INSERT = Prepared(insert(_EVENTS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,22 +69,24 @@ def append_account_events(
     conn = _connection(transaction)
     written: list[AccountEvent] = []
     for event in sorted(events, key=lambda e: e.account_id):  # stable: an account's in order
-        seq = conn.execute(_NEXT, {"a_id": event.account_id}).scalar_one()
+        numbered = _NEXT.rows(conn, {"a_id": event.account_id})
+        if not numbered:
+            raise NoResultFound(f"no account {event.account_id!r} to tell {event.kind}")
+        ((seq,),) = numbered
         written.append(AccountEvent(event.account_id, int(seq), event.kind, event.payload, now))
-    if written:
-        conn.execute(
-            _INSERT,
-            [
-                {
-                    "account_id": e.account_id,
-                    "seq": e.seq,
-                    "kind": e.kind,
-                    "payload": e.payload,
-                    "created_at": e.created_at,
-                }
-                for e in written
-            ],
-        )
+    _INSERT.executemany(
+        conn,
+        [
+            {
+                "account_id": e.account_id,
+                "seq": e.seq,
+                "kind": e.kind,
+                "payload": e.payload,
+                "created_at": e.created_at,
+            }
+            for e in written
+        ],
+    )
     return written
 
 

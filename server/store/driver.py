@@ -135,12 +135,13 @@ class _Form:
         compiled = statement.compile(dialect=dialect, column_keys=list(keys) if keys else None)
         if not compiled.positional or compiled.positiontup is None:
             raise ValueError(f"{dialect.name}: a prepared statement needs positional parameters")
-        if isinstance(statement, Select):
-            for column in statement.selected_columns:
-                if column.type.dialect_impl(dialect).result_processor(dialect, None) is not None:
-                    raise ValueError(
-                        f"column {column.key!r} is read through a processor: select it with Core"
-                    )
+        # What a SELECT reads, or what an INSERT, UPDATE or DELETE returns (RETURNING).
+        read = statement.selected_columns if isinstance(statement, Select) else statement.exported_columns
+        for column in read:
+            if column.type.dialect_impl(dialect).result_processor(dialect, None) is not None:
+                raise ValueError(
+                    f"column {column.key!r} is read through a processor: select it with Core"
+                )
         self.sql: str = compiled.string
         slots: list[tuple[str, Any, _Processor]] = []
         for name in compiled.positiontup:
@@ -172,7 +173,8 @@ class Prepared:
         self._forms: dict[tuple[Dialect, tuple[str, ...] | None], _Form] = {}
 
     def rows(self, conn: Connection, params: Mapping[str, Any]) -> list[Sequence[Any]]:
-        """The rows a SELECT finds, each a sequence of its columns."""
+        """The rows a SELECT finds (or a statement RETURNING returns), each a sequence of
+        its columns."""
         cursor = driver_cursor(conn)
         if cursor is None:
             return list(conn.execute(self.statement, params).all())

@@ -123,9 +123,8 @@ one small statement each, on SQLite's driver, cost less than one look-up of all 
 # The same three statements in SQLite's own words, run on the driver's cursor (pysqlite): they
 # are every action's writes, and SQLAlchemy's work around each execute held the GIL for longer
 # than SQLite took to run them (the writer was an eighth of a busy server's GIL). A dealt hand's
-# seed, a finished game's reveal, a clock and a conflict's version are ``Prepared``
-# (``store/driver.py``: the same on the driver, from one Core statement); the account events
-# (a game's end) stay Core, so a batch that has them runs in SQLAlchemy's transaction.
+# seed, a finished game's reveal, a clock, a conflict's version and the accounts told a game's
+# end are ``Prepared`` (``store/driver.py``: the same on the driver, from one Core statement).
 _SQLITE_CLAIM = (
     "UPDATE games SET version = ?, updated_at = ?, status = coalesce(?, status) "
     "WHERE id = ? AND version = ?"
@@ -398,7 +397,7 @@ def write_batch(
         # Every game at once; if one moved elsewhere, claim them one by one instead to find
         # which (rare: only with several processes on one database). A batch of one append
         # (or none) goes straight to its one transaction below.
-        with _begin(conn, batch, alongside, notify_channel) as transaction:
+        with _begin(conn, alongside, notify_channel) as transaction:
             if _claim(conn, claims, written_at) == len(claims):
                 write_appended(conn, batch, written_at, notify_channel)
                 if alongside is not None:
@@ -407,7 +406,7 @@ def write_batch(
             transaction.rollback()
     outcomes: dict[int, BaseException | None] = {}
     written: list[Append] = []
-    with _begin(conn, batch, alongside, notify_channel):
+    with _begin(conn, alongside, notify_channel):
         for index in order:
             item = batch[index]
             if _claim(conn, [item], written_at) != 1:
@@ -424,17 +423,12 @@ def write_batch(
 
 def _begin(
     conn: Connection,
-    batch: Sequence[Append],
     alongside: Callable[[Connection], None] | None,
     notify_channel: str | None,
 ) -> DriverTransaction | RootTransaction:
     """The batch's transaction: on SQLite's driver when every statement of it runs there (no
-    other write alongside it, no account told anything, no notification), else SQLAlchemy's."""
-    if (
-        alongside is None
-        and notify_channel is None
-        and not any(item.account_events for item in batch)
-    ):
+    other write alongside it, no notification), else SQLAlchemy's."""
+    if alongside is None and notify_channel is None:
         on_driver = DriverTransaction.of(conn)
         if on_driver is not None:
             return on_driver

@@ -126,6 +126,28 @@ def test_a_column_read_through_a_processor_is_refused(engines: tuple[Engine, Eng
             Prepared(select(_GAMES.c.created_at)).rows(conn, {})
 
 
+def test_a_statement_returning_gives_its_rows_as_through_core(
+    engines: tuple[Engine, Engine],
+) -> None:
+    taken = _FILL.values(seats_taken=_GAMES.c.seats_taken + 1).returning(_GAMES.c.seats_taken)
+    found = []
+    for engine, rows in (
+        (engines[0], lambda conn, p: Prepared(taken).rows(conn, p)),
+        (engines[1], lambda conn, p: list(conn.execute(taken, p).all())),
+    ):
+        with engine.begin() as conn:
+            Prepared(insert(_GAMES)).execute(conn, _GAME)
+            found.append([tuple(row) for row in rows(conn, {"g_id": "g-1"})])
+            found.append([tuple(row) for row in rows(conn, {"g_id": "no such game"})])
+    assert found == [[(4,)], [], [(4,)], []]
+
+
+def test_a_column_returned_through_a_processor_is_refused(engines: tuple[Engine, Engine]) -> None:
+    stamped = _FILL.values(version=9).returning(_GAMES.c.updated_at)
+    with engines[0].begin() as conn, pytest.raises(ValueError, match="updated_at"):
+        Prepared(stamped).rows(conn, {"g_id": "g-1"})
+
+
 def test_an_expanding_parameter_is_refused(engines: tuple[Engine, Engine]) -> None:
     many = select(_GAMES.c.id).where(_GAMES.c.id.in_(bindparam("ids", expanding=True)))
     with engines[0].begin() as conn, pytest.raises(ValueError, match="expanding"):

@@ -47,6 +47,12 @@ from boneyard.server.store import (
     seed_commitment,
     upgrade,
 )
+from boneyard.server.store.account_events import (
+    NewAccountEvent,
+    account_events_after,
+    last_sequence,
+)
+from boneyard.server.store.competition import CompetitionStore
 from boneyard.server.store.migrate import alembic_config, current_revision
 from boneyard.server.store.models import (
     CREATE_REQUEST,
@@ -1171,6 +1177,39 @@ class TestSQLite(StoreContract):
                 sa.event.remove(store.engine, "begin", begun)
         assert (begun_alone, len(by_sqlalchemy)) == (0, 1)
         assert store.latest_version(game_id) == 2
+
+    def test_a_batch_telling_accounts_a_games_end_is_begun_on_sqlites_driver(
+        self, store: EventStore
+    ) -> None:
+        # A game's end numbers and writes its accounts' events in the batch: on the driver
+        # too, the appends queued behind it held up by no SQLAlchemy statement.
+        game_id = new_game(store)
+        account = str(uuid.uuid4())
+        CompetitionStore(store).create_account(account, "Ann", "player", "a" * 64)
+        told = [
+            NewAccountEvent(account, "game_finished", b"the end"),
+            NewAccountEvent(account, "game_finished", b"told twice"),
+        ]
+        head = store.load_events(game_id)[-1].hash
+        ending = Append(game_id, 1, _chained(head, [b"x"]), lambda error: None, account_events=told)
+        lane = store.lane
+        assert lane is not None
+        by_sqlalchemy: list[Connection] = []
+        begun = by_sqlalchemy.append  # (one bound method: the one removed is the one listening)
+        with lane.connection() as conn:
+            sa.event.listen(store.engine, "begin", begun)
+            try:
+                assert write_batch(conn, [ending]) == [None]
+            finally:
+                sa.event.remove(store.engine, "begin", begun)
+        assert by_sqlalchemy == []
+        with store.reading() as session:
+            written = account_events_after(session, account, 0, 10)
+            assert last_sequence(session, account) == 2
+        assert [(e.seq, e.kind, e.payload) for e in written] == [
+            (1, "game_finished", b"the end"),
+            (2, "game_finished", b"told twice"),
+        ]
 
 
 @pytest.mark.postgres
