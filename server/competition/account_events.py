@@ -118,7 +118,7 @@ def game_started(
     challenge: str | None,
 ) -> list[NewAccountEvent]:
     """Seats reserved at a game's creation (``(seat, account_id)``), and the tournament or
-    challenge it was made for (``CompetitionStore.made_for`` in its transaction)."""
+    challenge it was made for."""
     return [
         NewAccountEvent(
             account_id,

@@ -223,6 +223,7 @@ class ChallengeBook:
                 reservations=[(s.seat, accounts[s.account_id]) for s in challenge.seats],
                 also=complete,
                 rated=challenge.rated,
+                challenge_id=challenge_id,
             )
         except ChallengeGone:
             log.info("challenge %s changed while its game was made; looking again", challenge_id)

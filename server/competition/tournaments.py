@@ -617,6 +617,7 @@ class TournamentDirector:
                 ),
                 rated=True,  # every tournament game is a rated game
                 partnerships=swiss,  # a Swiss entrant holds both seats of its partnership
+                tournament_id=tournament.id,
             )
         except GameAlreadyMade:
             return None  # another server process made it, or an entrant became busy

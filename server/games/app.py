@@ -35,7 +35,6 @@ from boneyard.server.games.dealing import deal_hands
 from boneyard.server.games.live import LiveGame, account_seats, turn_of
 from boneyard.server.games.seat_tokens import SeatTokens
 from boneyard.server.store import errors as store_errors
-from boneyard.server.store.account_events import append_account_events
 from boneyard.server.store.competition import (
     Account,
     ClockState,
@@ -48,7 +47,6 @@ from boneyard.server.store.competition import (
 from boneyard.server.store.game_setup import HouseSeat
 from boneyard.server.store.keys import KeyStore
 from boneyard.server.store.models import CREATE_REQUEST
-from boneyard.server.store.ratings import mark_rated
 from boneyard.server.store.repository import EventStore
 from boneyard.server.store.unit_of_work import Transaction
 
@@ -124,6 +122,8 @@ class GameApp:
         request_id: str = "",
         rated: bool = False,
         partnerships: bool = False,
+        tournament_id: str | None = None,
+        challenge_id: str | None = None,
     ) -> tuple[str, bool]:
         """Make a game and deal its first hand; its id, and whether it is new (``False``: the
         game an earlier attempt with this ``request_id`` made). ``reservations`` keep seats
@@ -133,7 +133,9 @@ class GameApp:
         tournament's bookkeeping); ``rated`` marks it rated (``boneyard.server.competition.ratings``), in
         that transaction too: only a table whose every seat is reserved for an account.
         ``partnerships``: an account may hold every seat of one team (a match's entrant is its
-        partnership); otherwise an account holds one seat of a game."""
+        partnership); otherwise an account holds one seat of a game. ``tournament_id``,
+        ``challenge_id``: what the game is made for (linked to it by ``also``), named in what
+        the accounts seated are told."""
         if request_id:
             made = self._store.game_of_request(CREATE_REQUEST + request_id)
             if made is not None:
@@ -153,8 +155,6 @@ class GameApp:
                 f"only accounts have ratings: a rated {rules.name} game reserves all "
                 f"{rules.players} seats for accounts, not {len(reservations)}"
             )
-        if rated:
-            also = _and_rated(also, game_type_of(rules), self._now())
         game_id = str(uuid.uuid4())
         events: list[Event] = list(engine.start(rules))
         state = engine.replay(events)
@@ -178,18 +178,6 @@ class GameApp:
                 ),
             )
         reserved = [(seat, account.id) for seat, account in reservations]
-
-        def also_and_tell(session: Transaction, game_id: str) -> None:
-            # After the caller's writes (a tournament's or challenge's link to the game, which
-            # the accounts' game_started events name), in the same transaction.
-            if also is not None:
-                also(session, game_id)
-            if reserved:
-                tournament, challenge = CompetitionStore.made_for(session, game_id)
-                self._tournaments[game_id] = tournament or ""
-                told = account_events.game_started(game_id, preset, reserved, tournament, challenge)
-                append_account_events(session, told, self._now())
-
         setup = GameSetup(
             reservations=[
                 Reservation(seat, account.id, account.name, hash_token(secrets.token_urlsafe(32)))
@@ -201,7 +189,9 @@ class GameApp:
             ],
             clock=clock,
             deal_secret=deal_secret,
-            also=also_and_tell if also is not None or reserved else None,
+            rated_as=game_type_of(rules) if rated else None,
+            also=also,
+            told=account_events.game_started(game_id, preset, reserved, tournament_id, challenge_id),
         )
         encoded = [codec.encode_event(e) for e in events]
         record = self._store.create_game(
@@ -218,6 +208,7 @@ class GameApp:
             now=created,
         )
         self._secrets[game_id] = deal_secret
+        self._tournaments[game_id] = tournament_id or ""
         if self.on_created is not None:
             # The copy in memory, made from what was just written: the first to look at the
             # game (its seated players, say) need not read it back.
@@ -309,17 +300,6 @@ class GameApp:
         if game_id not in self._secrets:
             self._secrets[game_id] = self._competition.deal_secret(game_id)
         return self._secrets[game_id]
-
-
-def _and_rated(
-    also: Callable[[Transaction, str], None] | None, game_type: str, now: datetime
-) -> Callable[[Transaction, str], None]:
-    def write(session: Transaction, game_id: str) -> None:
-        if also is not None:
-            also(session, game_id)
-        mark_rated(session, game_id, game_type, now)
-
-    return write
 
 
 def _check_holders(

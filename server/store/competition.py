@@ -33,7 +33,6 @@ from boneyard.server.store.game_setup import (
 from boneyard.server.store.key_check import mark_key_change
 from boneyard.server.store.models import (
     AccountRow,
-    ChallengeRow,
     GameClockRow,
     GameDealRow,
     GameRow,
@@ -738,16 +737,6 @@ class CompetitionStore:
                     ],
                 )
         return True
-
-    @staticmethod
-    def made_for(session: Transaction, game_id: str) -> tuple[str | None, str | None]:
-        """The tournament and the challenge ``game_id`` was made for (``None``: neither), in
-        the game's creating transaction: their links, written by its ``also``, are seen."""
-        tournament = session.scalar(
-            select(TournamentGameRow.tournament_id).where(TournamentGameRow.game_id == game_id)
-        )
-        challenge = session.scalar(select(ChallengeRow.id).where(ChallengeRow.game_id == game_id))
-        return tournament, challenge
 
     def tournament_of_game(self, game_id: str) -> str | None:
         with self._store.reading() as session:

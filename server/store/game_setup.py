@@ -13,12 +13,17 @@ from datetime import datetime
 from typing import Any, Literal
 
 from sqlalchemy import insert
+from sqlalchemy.engine import Connection
+from sqlalchemy.orm import Session
 
 from boneyard.records.hashing import is_token_hash
+from boneyard.server.store.account_events import NewAccountEvent, append_account_events
+from boneyard.server.store.driver import Prepared
 from boneyard.server.store.models import (
     GameClockRow,
     GameDealRow,
     HouseBotRow,
+    RatedGameRow,
     SeatAccountRow,
     SeatRow,
     table_of,
@@ -39,12 +44,15 @@ __all__ = [
 TimeoutPolicy = Literal["auto_play", "forfeit"]
 
 # Built once, Core, no ORM objects: a tournament makes a game every few milliseconds, and the
-# ORM's unit of work for these rows cost more than the rest of the creation.
-_INSERT_SEATS = insert(table_of(SeatRow))
-_INSERT_SEAT_ACCOUNTS = insert(table_of(SeatAccountRow))
-_INSERT_HOUSE_BOTS = insert(table_of(HouseBotRow))
-_INSERT_CLOCK = insert(table_of(GameClockRow))
-_INSERT_DEAL = insert(table_of(GameDealRow))
+# ORM's unit of work for these rows cost more than the rest of the creation. ``Prepared`` (run
+# on SQLite's driver): a game is made in the writer's batch, and every statement run through
+# SQLAlchemy there held up the appends queued behind it.
+_INSERT_SEATS = Prepared(insert(table_of(SeatRow)))
+_INSERT_SEAT_ACCOUNTS = Prepared(insert(table_of(SeatAccountRow)))
+_INSERT_HOUSE_BOTS = Prepared(insert(table_of(HouseBotRow)))
+_INSERT_CLOCK = Prepared(insert(table_of(GameClockRow)))
+_INSERT_DEAL = Prepared(insert(table_of(GameDealRow)))
+_INSERT_RATED = Prepared(insert(table_of(RatedGameRow)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,21 +121,14 @@ class GameSetup:
     house_bots: Sequence[HouseSeat] = ()
     clock: tuple[TimeControl, ClockState] | None = None
     deal_secret: bytes | None = None
+    rated_as: str | None = None
+    """The game type whose ratings the game counts for (``None``: an unrated game); a rated
+    game's mark (``RatedGameRow``) is written with it."""
     also: Callable[[Transaction, str], None] | None = None
     """More writes in the creating transaction (given it and the game id), through the
     store's functions; raising undoes the creation."""
-
-    @property
-    def writes_nothing(self) -> bool:
-        """Whether ``insert_setup`` has nothing to write (a table of free seats, no clock: a
-        game made by CreateGame alone)."""
-        return not (
-            self.reservations
-            or self.house_bots
-            or self.clock is not None
-            or self.deal_secret is not None
-            or self.also is not None
-        )
+    told: Sequence[NewAccountEvent] = ()
+    """What the accounts seated are told of the game (after ``also``'s writes)."""
 
     @property
     def seats(self) -> tuple[Reservation | HouseSeat, ...]:
@@ -135,41 +136,38 @@ class GameSetup:
         return (*self.reservations, *self.house_bots)
 
 
-def insert_setup(session: Transaction, game_id: str, version: int, setup: GameSetup, now: datetime) -> None:
-    """Write ``setup`` for a game being created (in its transaction)."""
+def insert_setup(conn: Connection, game_id: str, version: int, setup: GameSetup, now: datetime) -> None:
+    """Write ``setup`` for a game being created, in the open transaction on ``conn``: what
+    ``also`` raises undoes the creation with it."""
     taken = setup.seats
     for r in taken:
         if not is_token_hash(r.token_hash):
             raise ValueError(f"game {game_id!r}, seat {r.seat}: token_hash must be a sha256 hex digest")
-    conn = session.connection()
-    if taken:
-        conn.execute(
-            _INSERT_SEATS,
-            [
-                {
-                    "game_id": game_id,
-                    "seat": r.seat,
-                    "player_name": r.player_name,
-                    "token_hash": r.token_hash,
-                    "created_at": now,
-                }
-                for r in taken
-            ],
-        )
-    if setup.reservations:
-        conn.execute(
-            _INSERT_SEAT_ACCOUNTS,
-            [{"game_id": game_id, "seat": r.seat, "account_id": r.account_id} for r in setup.reservations],
-        )
-    if setup.house_bots:
-        conn.execute(
-            _INSERT_HOUSE_BOTS,
-            [{"game_id": game_id, "seat": h.seat, "strategy": h.strategy} for h in setup.house_bots],
-        )
+    _INSERT_SEATS.executemany(
+        conn,
+        [
+            {
+                "game_id": game_id,
+                "seat": r.seat,
+                "player_name": r.player_name,
+                "token_hash": r.token_hash,
+                "created_at": now,
+            }
+            for r in taken
+        ],
+    )
+    _INSERT_SEAT_ACCOUNTS.executemany(
+        conn,
+        [{"game_id": game_id, "seat": r.seat, "account_id": r.account_id} for r in setup.reservations],
+    )
+    _INSERT_HOUSE_BOTS.executemany(
+        conn,
+        [{"game_id": game_id, "seat": h.seat, "strategy": h.strategy} for h in setup.house_bots],
+    )
     if setup.clock is not None:
         control, state = setup.clock
-        conn.execute(
-            _INSERT_CLOCK,
+        _INSERT_CLOCK.execute(
+            conn,
             {
                 "game_id": game_id,
                 "per_move_ms": control.per_move_ms,
@@ -182,6 +180,17 @@ def insert_setup(session: Transaction, game_id: str, version: int, setup: GameSe
             },
         )
     if setup.deal_secret is not None:
-        conn.execute(_INSERT_DEAL, {"game_id": game_id, "secret": setup.deal_secret})
+        _INSERT_DEAL.execute(conn, {"game_id": game_id, "secret": setup.deal_secret})
+    if setup.rated_as is not None:
+        _INSERT_RATED.execute(
+            conn, {"game_id": game_id, "game_type": setup.rated_as, "created_at": now}
+        )
     if setup.also is not None:
-        setup.also(session, game_id)
+        # The caller's writes are handed a transaction of the store, joined to this one (a
+        # savepoint of it: the session ends there, the creation goes on).
+        with (
+            Session(bind=conn, expire_on_commit=False, join_transaction_mode="create_savepoint") as session,
+            session.begin(),
+        ):
+            setup.also(session, game_id)
+    append_account_events(conn, setup.told, now)

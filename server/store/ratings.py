@@ -32,7 +32,7 @@ from boneyard.server.store.models import (
 from boneyard.server.store.repository import EventStore
 from boneyard.server.store.unit_of_work import Transaction
 
-__all__ = ["Rate", "Rated", "RatingHistory", "RatingStore", "StoredRating", "Tell", "mark_rated"]
+__all__ = ["Rate", "Rated", "RatingHistory", "RatingStore", "StoredRating", "Tell"]
 
 _RATINGS = table_of(RatingRow)
 _RATINGS_OF = select(_RATINGS.c.account_id, _RATINGS.c.mu, _RATINGS.c.sigma).where(
@@ -61,7 +61,6 @@ _UPDATE_RATING = (
 )
 _INSERT_CHANGE = insert(table_of(RatingChangeRow))
 _RATED_GAMES = table_of(RatedGameRow)
-_INSERT_RATED_GAME = insert(_RATED_GAMES)
 _SEEDS = table_of(HandSeedRow)
 _GAMES = table_of(GameRow)
 _PENDING = (
@@ -131,13 +130,6 @@ Rate = Callable[[dict[str, tuple[Mu, Sigma] | None]], dict[str, Rated]]
 
 Tell = Callable[[Transaction, dict[str, Rated]], None]
 """Written with a game's ratings, in their transaction: what each account's rating became."""
-
-
-def mark_rated(session: Transaction, game_id: str, game_type: str, now: datetime) -> None:
-    """Mark a game rated, in the transaction that makes it (a ``create_game`` ``also``)."""
-    session.connection().execute(
-        _INSERT_RATED_GAME, {"game_id": game_id, "game_type": game_type, "created_at": now}
-    )
 
 
 class RatingStore:

@@ -385,16 +385,8 @@ class EventStore:
             # The first events go in as the writer appends any (with the request and the
             # seeds, announced on the same channel).
             write_appended(db, [first], now, NOTIFY_CHANNEL)
-            # (A setup with nothing to write opens no session and no savepoint.)
-            if setup is not None and not setup.writes_nothing:
-                # The setup's writes (and its ``also``) are handed a transaction of the store.
-                with (
-                    Session(
-                        bind=db, expire_on_commit=False, join_transaction_mode="create_savepoint"
-                    ) as session,
-                    session.begin(),
-                ):
-                    insert_setup(session, game_id, len(first_events), setup, now)
+            if setup is not None:
+                insert_setup(db, game_id, len(first_events), setup, now)
 
         try:
             self._write(created)

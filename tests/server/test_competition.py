@@ -21,6 +21,7 @@ from boneyard import engine
 from boneyard.api.v1 import (
     archive_pb2,
     archive_pb2_grpc,
+    challenges_pb2,
     competition_pb2,
     competition_pb2_grpc,
     events_pb2,
@@ -38,6 +39,7 @@ from boneyard.server.competition.accounts import key_hash, new_api_key
 from boneyard.server.competition.lobby import table_key
 from boneyard.server.competition.tournaments import schedule, seating_count, seatings
 from boneyard.server.games.app import GameApp, rules_for
+from boneyard.server.store.account_events import account_events_after
 from boneyard.server.store.db import WRITE
 from boneyard.server.store.game_setup import TimeControl
 from boneyard.server.store.models import AccountRow, GameClockRow, SeekRow
@@ -1035,6 +1037,41 @@ def test_a_tournament_without_duplicate_can_be_watched_live(
     )
     assert client.view(Table(game.game_id, None), None).phase == view_pb2.PHASE_BIDDING
     assert client.game(game.game_id).version > 0
+
+
+def test_each_entrant_is_told_its_tournament_game_with_the_tournament_named(
+    server: RunningServer, client: Client
+) -> None:
+    entrants = [account(server) for _ in range(4)]
+    key = organiser(server)
+    stub = tournaments(client)
+    request = create_request([n for n, _ in entrants], deals=1)
+    made = stub.CreateTournament(request, metadata=bearer(key), timeout=RPC_TIMEOUT).tournament
+    stub.StartTournament(
+        competition_pb2.StartTournamentRequest(tournament_id=made.tournament_id),
+        metadata=bearer(key),
+        timeout=RPC_TIMEOUT,
+    )
+    get = competition_pb2.GetTournamentRequest(tournament_id=made.tournament_id)
+    wait_for(
+        lambda: all(g.game_id for g in stub.GetTournament(get, timeout=RPC_TIMEOUT).games),
+        "the games made",
+    )
+    made_ids = {g.game_id for g in stub.GetTournament(get, timeout=RPC_TIMEOUT).games}
+    for name, _ in entrants:
+        entrant = server.app.competition.account_named(name)
+        assert entrant is not None
+        with server.store.reading() as session:
+            told = account_events_after(session, entrant.id, 0, 100)
+        started = [
+            challenges_pb2.AccountEvent.FromString(e.payload).game_started
+            for e in told
+            if e.kind == "game_started"
+        ]
+        assert started, f"{name} was told no game"
+        assert {s.game_id for s in started} <= made_ids
+        assert {s.tournament_id for s in started} == {made.tournament_id}
+        assert {s.challenge_id for s in started} == {""}
 
 
 def test_a_cancelled_tournament_makes_no_more_games_and_rates_what_was_played(
