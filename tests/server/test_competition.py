@@ -1016,20 +1016,30 @@ def test_the_playings_of_a_deal_start_together_and_stay_closed_until_all_are_ove
     assert all(g.HasField("winner") for g in after.games) and len(after.individuals) == 4
 
 
-def test_a_tournament_without_duplicate_can_be_watched_live(
-    server: RunningServer, client: Client
-) -> None:
+def started_tournament(
+    server: RunningServer, client: Client, duplicate: bool
+) -> tuple[Any, list[tuple[str, str]]]:
+    """A one-deal Texas 42 tournament of four new bot accounts, started by an organiser: the
+    tournament and its entrants' ``(name, key)``."""
     entrants = [account(server) for _ in range(4)]
     key = organiser(server)
     stub = tournaments(client)
     request = create_request([n for n, _ in entrants], deals=1)
-    request.duplicate = False
+    request.duplicate = duplicate
     made = stub.CreateTournament(request, metadata=bearer(key), timeout=RPC_TIMEOUT).tournament
     stub.StartTournament(
         competition_pb2.StartTournamentRequest(tournament_id=made.tournament_id),
         metadata=bearer(key),
         timeout=RPC_TIMEOUT,
     )
+    return made, entrants
+
+
+def test_a_tournament_without_duplicate_can_be_watched_live(
+    server: RunningServer, client: Client
+) -> None:
+    made, _ = started_tournament(server, client, duplicate=False)
+    stub = tournaments(client)
     get = competition_pb2.GetTournamentRequest(tournament_id=made.tournament_id)
     (game,) = wait_for(
         lambda: (r := stub.GetTournament(get, timeout=RPC_TIMEOUT)).games[0].game_id and r.games,
@@ -1042,16 +1052,8 @@ def test_a_tournament_without_duplicate_can_be_watched_live(
 def test_each_entrant_is_told_its_tournament_game_with_the_tournament_named(
     server: RunningServer, client: Client
 ) -> None:
-    entrants = [account(server) for _ in range(4)]
-    key = organiser(server)
+    made, entrants = started_tournament(server, client, duplicate=True)
     stub = tournaments(client)
-    request = create_request([n for n, _ in entrants], deals=1)
-    made = stub.CreateTournament(request, metadata=bearer(key), timeout=RPC_TIMEOUT).tournament
-    stub.StartTournament(
-        competition_pb2.StartTournamentRequest(tournament_id=made.tournament_id),
-        metadata=bearer(key),
-        timeout=RPC_TIMEOUT,
-    )
     get = competition_pb2.GetTournamentRequest(tournament_id=made.tournament_id)
     wait_for(
         lambda: all(g.game_id for g in stub.GetTournament(get, timeout=RPC_TIMEOUT).games),
