@@ -411,6 +411,7 @@ class MatchDirector:
                 ),
                 rated=True,  # as every tournament game
                 partnerships=True,
+                match_id=match.id,
             )
         except MatchGameRefused as refused:
             log.debug("%s", refused)
@@ -424,11 +425,21 @@ class MatchDirector:
         self._wake.set()
 
     def game_committed(self, game: LiveGame, events: tuple[engine.Event, ...]) -> None:
-        """``GameHost.on_commit``: a game that ends may let a match go on (a match's games
-        seat accounts only: the others, most of a busy server's, wake nothing; nor does a
-        game known to be a tournament's)."""
-        if game.over and events and game.accounts and not self._app.tournament_remembered(game.id):
+        """``GameHost.on_commit``: wake the director if the commit ``concerns`` it."""
+        if self.concerns(game, events):
             self._wake.set()
+
+    def concerns(self, game: LiveGame, events: tuple[engine.Event, ...]) -> bool:
+        """Whether a commit may let a match go on: a game's end, of a game seating accounts (a
+        match's games seat accounts only: the others, most of a busy server's, do not; nor
+        does a game made here for no match, or one known to be a tournament's)."""
+        return bool(
+            game.over
+            and events
+            and game.accounts
+            and game.for_match is not False
+            and not self._app.tournament_remembered(game.id)
+        )
 
     async def run(self, retry_after: float = 1.0) -> None:
         """Advance the matches whenever something happens (the server's background task): no

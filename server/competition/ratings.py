@@ -251,13 +251,24 @@ class Rater:
         the event loop, taken by the rating thread: one dict operation at a time)."""
 
     def game_committed(self, game: LiveGame, events: tuple[engine.Event, ...]) -> None:
-        """``GameHost.on_commit``: a game that ends may be rated (only a game whose every seat
-        is an account's is: one with none wakes nothing)."""
-        if events and game.accounts and any(isinstance(e, engine.GameWon) for e in events):
+        """``GameHost.on_commit``: a game that ends may be rated (``concerns``)."""
+        if self.concerns(game, events):
             self._finals[game.id] = game.state
             while len(self._finals) > MAX_FINALS:
                 self._finals.popitem(last=False)  # rated by another process, perhaps
             self._wake.set()
+
+    @staticmethod
+    def concerns(game: LiveGame, events: tuple[engine.Event, ...]) -> bool:
+        """Whether a commit may need rating: a game won, of a game seating accounts (only a
+        game whose every seat is an account's is rated: one with none is not, nor is one made
+        here unrated)."""
+        return bool(
+            events
+            and game.accounts
+            and game.rated is not False
+            and any(isinstance(e, engine.GameWon) for e in events)
+        )
 
     def wake(self) -> None:
         """On the event loop."""

@@ -124,6 +124,7 @@ class GameApp:
         partnerships: bool = False,
         tournament_id: str | None = None,
         challenge_id: str | None = None,
+        match_id: str | None = None,
     ) -> tuple[str, bool]:
         """Make a game and deal its first hand; its id, and whether it is new (``False``: the
         game an earlier attempt with this ``request_id`` made). ``reservations`` keep seats
@@ -134,8 +135,9 @@ class GameApp:
         that transaction too: only a table whose every seat is reserved for an account.
         ``partnerships``: an account may hold every seat of one team (a match's entrant is its
         partnership); otherwise an account holds one seat of a game. ``tournament_id``,
-        ``challenge_id``: what the game is made for (linked to it by ``also``), named in what
-        the accounts seated are told."""
+        ``challenge_id``, ``match_id``: what the game is made for (linked to it by ``also``),
+        named in what the accounts seated are told (a tournament or a challenge) and known to
+        the game's copy in memory, whose end wakes only what it concerns."""
         if request_id:
             made = self._store.game_of_request(CREATE_REQUEST + request_id)
             if made is not None:
@@ -231,6 +233,8 @@ class GameApp:
                 else GameClock(game_id, clock[0], clock[1], len(events), len(events)),
                 deal_secret=deal_secret,
                 house={h.seat: h.strategy for h in setup.house_bots},
+                rated=rated,
+                for_match=match_id is not None,
             )
             self.on_created(game)
         return game_id, True

@@ -71,6 +71,11 @@ class LiveGame:
     deal_secret: bytes | None
     house: dict[int, str] = field(default_factory=dict)
     """Seat -> the strategy of the house bot playing it (``boneyard.server.competition.house_bots``)."""
+    rated: bool | None = None
+    """Whether the game counts for ratings; ``None``: not known here (a game read from the
+    store rather than made by this process), so its end is looked at as a rated game's."""
+    for_match: bool | None = None
+    """Whether a match made the game; ``None``: not known here (as ``rated``)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     recent: dict[int, GameState] = field(default_factory=dict)
     """State after each of the latest versions."""
