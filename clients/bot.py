@@ -69,11 +69,17 @@ class Bot:
         self.stop = stop or threading.Event()
         self.actions_sent = 0
         self.reconnects = 0
+        """Calls that failed with a code worth waiting out (the server went away)."""
+        self.resumes = 0
+        """Streams opened again after the first: the last one failed or ended before the game
+        did (a server killed behind a load balancer may end it cleanly, then the next call
+        goes elsewhere: no error is ever seen, so ``reconnects`` does not count it)."""
         self._acted_at: set[int] = set()
 
     def run(self) -> view_pb2.SeatView:
         """Play until the game ends; return the last view."""
         down_since: float | None = None
+        watched = False
         while not self.stop.is_set():
             try:
                 view = self.client.view(self.game_id, self.token, timeout=10, seat=self.seat)
@@ -82,6 +88,9 @@ class Bot:
                 if view.phase == _GAME_OVER:
                     return view
                 self._maybe_act(view)
+                if watched:
+                    self.resumes += 1
+                watched = True
                 stream = self.client.watch(self.game_id, self.token, view.version, self.seat)
                 try:
                     for message in stream:
