@@ -72,8 +72,8 @@ class Bot:
         """Calls that failed with a code worth waiting out (the server went away)."""
         self.resumes = 0
         """Streams opened again after the first: the last one failed or ended before the game
-        did (a server killed behind a load balancer may end it cleanly, then the next call
-        goes elsewhere: no error is ever seen, so ``reconnects`` does not count it)."""
+        did. A stream that ends without an error (closed by the server or by a balancer in
+        front of it) is resumed too, and only ``resumes`` counts it."""
         self._acted_at: set[int] = set()
 
     def run(self) -> view_pb2.SeatView:

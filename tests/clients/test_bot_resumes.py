@@ -1,7 +1,6 @@
 """A bot resumes a stream that ended before its game did, and counts it (``Bot.resumes``),
-whether the stream failed (``reconnects`` counts those too) or simply ended: a server killed
-behind a load balancer may end a stream cleanly, and the next call then goes to another
-process without an error ever reaching the bot.
+whether the stream failed (``reconnects`` counts those too) or simply ended (closed by the
+server or by a balancer in front of it) without an error ever reaching the bot.
 
 The client here is a stand-in that plays the server's part (a view, then streams that end as
 the test says), so the count is the bot's own, not a timing.

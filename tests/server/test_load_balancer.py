@@ -186,7 +186,7 @@ def _play_through(lb: Balancer, servers: list[ServerProcess]) -> None:
         assert len(finished) == 4 * GAMES, f"{4 * GAMES - len(finished)} seats never finished"
 
         # The kill cut games in play: their seats' streams dropped and were resumed (ended by
-        # an error, or cleanly by the balancer: a bot opens one stream a game otherwise).
+        # an error or not: a bot opens one stream a game otherwise).
         resumed = sum(bot.resumes for bot in bots)
         assert resumed > 0, (
             f"no bot lost its stream ({sum(bot.reconnects for bot in bots)} reconnects)\n{logs}"
