@@ -429,17 +429,11 @@ class MatchDirector:
         if self.concerns(game, events):
             self._wake.set()
 
-    def concerns(self, game: LiveGame, events: tuple[engine.Event, ...]) -> bool:
-        """Whether a commit may let a match go on: a game's end, of a game seating accounts (a
-        match's games seat accounts only: the others, most of a busy server's, do not; nor
-        does a game made here for no match, or one known to be a tournament's)."""
-        return bool(
-            game.over
-            and events
-            and game.accounts
-            and game.for_match is not False
-            and not self._app.tournament_remembered(game.id)
-        )
+    @staticmethod
+    def concerns(game: LiveGame, events: tuple[engine.Event, ...]) -> bool:
+        """Whether a commit may let a match go on: the end of a match's game (the others, most
+        of a busy server's, do not)."""
+        return bool(game.over and events and game.made_for.match_id is not None)
 
     async def run(self, retry_after: float = 1.0) -> None:
         """Advance the matches whenever something happens (the server's background task): no

@@ -260,14 +260,9 @@ class Rater:
 
     @staticmethod
     def concerns(game: LiveGame, events: tuple[engine.Event, ...]) -> bool:
-        """Whether a commit may need rating: a game won, of a game seating accounts (only a
-        game whose every seat is an account's is rated: one with none is not, nor is one made
-        here unrated)."""
+        """Whether a commit may need rating: a rated game won."""
         return bool(
-            events
-            and game.accounts
-            and game.rated is not False
-            and any(isinstance(e, engine.GameWon) for e in events)
+            events and game.made_for.rated and any(isinstance(e, engine.GameWon) for e in events)
         )
 
     def wake(self) -> None:

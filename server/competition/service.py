@@ -104,19 +104,13 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
         SQLite the operator's command cannot wake them: they end at their next wake-up."""
         await self._app.keys.account(key)
 
-    async def _assignment(
-        self, game_id: str, seat: int, tournament: str | None = None
-    ) -> competition_pb2.SeatAssignment:
-        """``tournament``: the game's tournament if the caller knows it ("": none)."""
-        if tournament is None:
-            tournament = self._app.tournament_remembered(game_id)
-        if tournament is None:
-            tournament = await asyncio.to_thread(self._app.tournament_of, game_id)
+    async def _assignment(self, game_id: str, seat: int) -> competition_pb2.SeatAssignment:
+        game = await self._games.game(game_id)
         return competition_pb2.SeatAssignment(
             game_id=game_id,
             seat=seat,
-            game=await self._games.summary(game_id),
-            tournament_id=tournament or "",
+            game=await self._games.summary_of(game),
+            tournament_id=game.made_for.tournament_id or "",
         )
 
     async def Seek(
@@ -157,9 +151,8 @@ class LobbyServicer(competition_pb2_grpc.LobbyServiceServicer):
                 if current.status == "seated":
                     assert current.game_id is not None and current.seat is not None
                     seated = True
-                    # A table formed by seeking is no tournament's.
                     yield competition_pb2.SeekResponse(
-                        seated=await self._assignment(current.game_id, current.seat, "")
+                        seated=await self._assignment(current.game_id, current.seat)
                     )
                     return
                 if current.status == "cancelled":

@@ -630,11 +630,15 @@ class TournamentDirector:
         self._wake.set()
 
     def game_committed(self, game: LiveGame, events: tuple[engine.Event, ...]) -> None:
-        """``GameHost.on_commit``: a game that ends may let a tournament go on (a
-        tournament's games seat accounts only: the others wake nothing, nor does a game known
-        to be no tournament's)."""
-        if game.over and events and game.accounts and self._app.tournament_remembered(game.id) != "":
+        """``GameHost.on_commit``: wake the director if the commit ``concerns`` it."""
+        if self.concerns(game, events):
             self._wake.set()
+
+    @staticmethod
+    def concerns(game: LiveGame, events: tuple[engine.Event, ...]) -> bool:
+        """Whether a commit may let a tournament go on: the end of a tournament's game (the
+        others', most of a busy server's, do not)."""
+        return bool(game.over and events and game.made_for.tournament_id is not None)
 
     async def run(self, retry_after: float = 1.0) -> None:
         """Advance the running tournaments whenever something happens (the server's

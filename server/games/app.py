@@ -44,7 +44,7 @@ from boneyard.server.store.competition import (
     Reservation,
     TimeControl,
 )
-from boneyard.server.store.game_setup import HouseSeat
+from boneyard.server.store.game_setup import HouseSeat, MadeFor
 from boneyard.server.store.keys import KeyStore
 from boneyard.server.store.models import CREATE_REQUEST
 from boneyard.server.store.repository import EventStore
@@ -92,8 +92,6 @@ class GameApp:
         self._secrets: _Memo[bytes | None] = _Memo()
         self._public: _Memo[bool] = _Memo()
         """Games spectators may watch (checked once: an embargo is only ever lifted)."""
-        self._tournaments: _Memo[str] = _Memo()
-        """The tournament each game was made for ("": none)."""
         self.on_created: Callable[[LiveGame], None] | None = None
         """Told of each new game (from the creating thread): its copy for memory (with the
         accounts it reserved seats for)."""
@@ -210,7 +208,6 @@ class GameApp:
             now=created,
         )
         self._secrets[game_id] = deal_secret
-        self._tournaments[game_id] = tournament_id or ""
         if self.on_created is not None:
             # The copy in memory, made from what was just written: the first to look at the
             # game (its seated players, say) need not read it back.
@@ -233,8 +230,7 @@ class GameApp:
                 else GameClock(game_id, clock[0], clock[1], len(events), len(events)),
                 deal_secret=deal_secret,
                 house={h.seat: h.strategy for h in setup.house_bots},
-                rated=rated,
-                for_match=match_id is not None,
+                made_for=MadeFor(tournament_id, match_id, rated),
             )
             self.on_created(game)
         return game_id, True
@@ -288,17 +284,6 @@ class GameApp:
                 reason="EMBARGOED",
                 game_id=game_id,
             )
-
-    def tournament_of(self, game_id: str) -> str:
-        """The tournament a game was made for ("": none), remembered (a game's never
-        changes): the games made here are known from their creation."""
-        if game_id not in self._tournaments:
-            self._tournaments[game_id] = self._competition.tournament_of_game(game_id) or ""
-        return self._tournaments[game_id]
-
-    def tournament_remembered(self, game_id: str) -> str | None:
-        """``tournament_of`` if remembered (no reading: for the event loop), else ``None``."""
-        return self._tournaments.get(game_id)
 
     def _deal_secret(self, game_id: str) -> bytes | None:
         if game_id not in self._secrets:

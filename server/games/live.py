@@ -19,7 +19,7 @@ from boneyard.api import codec
 from boneyard.api.v1 import game_service_pb2
 from boneyard.engine import Event, GameState, Phase
 from boneyard.records.hashing import GENESIS_HASH
-from boneyard.server.store.game_setup import GameClock
+from boneyard.server.store.game_setup import GameClock, MadeFor
 from boneyard.server.store.repository import GameSnapshot, RequestRecord
 
 __all__ = [
@@ -71,11 +71,9 @@ class LiveGame:
     deal_secret: bytes | None
     house: dict[int, str] = field(default_factory=dict)
     """Seat -> the strategy of the house bot playing it (``boneyard.server.competition.house_bots``)."""
-    rated: bool | None = None
-    """Whether the game counts for ratings; ``None``: not known here (a game read from the
-    store rather than made by this process), so its end is looked at as a rated game's."""
-    for_match: bool | None = None
-    """Whether a match made the game; ``None``: not known here (as ``rated``)."""
+    made_for: MadeFor = field(default_factory=MadeFor)
+    """The tournament, match or ratings the game was made for, from its creation (here, or
+    read with the game): its end wakes only what it concerns."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     recent: dict[int, GameState] = field(default_factory=dict)
     """State after each of the latest versions."""
@@ -212,4 +210,5 @@ def live_game(snapshot: GameSnapshot) -> LiveGame:
         clock=snapshot.clock,
         deal_secret=snapshot.deal_secret,
         house=dict(snapshot.house_bots),
+        made_for=snapshot.made_for,
     )

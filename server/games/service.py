@@ -233,12 +233,18 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     # ------------------------------------------------------------ games
 
+    async def game(self, game_id: str) -> LiveGame:
+        """The game's copy in memory (read from the store if this process holds none)."""
+        return await self._host.get(game_id)
+
     async def summary(self, game_id: str) -> game_pb2.GameSummary:
-        game = await self._host.get(game_id)
+        return await self.summary_of(await self._host.get(game_id))
+
+    async def summary_of(self, game: LiveGame) -> game_pb2.GameSummary:
         # A playing of a shared deal is embargoed at least as long as it is played itself:
         # only a game over asks the database whether the deal's other playings are.
         embargoed = game.deal_secret is not None and (
-            not game.over or await self._call(self._app.embargoed, game_id)
+            not game.over or await self._call(self._app.embargoed, game.id)
         )
         return self._summary(game, embargoed)
 

@@ -738,12 +738,6 @@ class CompetitionStore:
                 )
         return True
 
-    def tournament_of_game(self, game_id: str) -> str | None:
-        with self._store.reading() as session:
-            return session.scalar(
-                select(TournamentGameRow.tournament_id).where(TournamentGameRow.game_id == game_id)
-            )
-
     @staticmethod
     def link_tournament_game(
         session: Transaction,

@@ -35,6 +35,7 @@ __all__ = [
     "GameClock",
     "GameSetup",
     "HouseSeat",
+    "MadeFor",
     "Reservation",
     "TimeControl",
     "TimeoutPolicy",
@@ -53,6 +54,16 @@ _INSERT_HOUSE_BOTS = Prepared(insert(table_of(HouseBotRow)))
 _INSERT_CLOCK = Prepared(insert(table_of(GameClockRow)))
 _INSERT_DEAL = Prepared(insert(table_of(GameDealRow)))
 _INSERT_RATED = Prepared(insert(table_of(RatedGameRow)))
+
+
+@dataclass(frozen=True, slots=True)
+class MadeFor:
+    """What a game was made for, fixed at its creation: a tournament's schedule entry, a
+    match's playing, ratings. A game's end wakes only the directors it concerns."""
+
+    tournament_id: str | None = None
+    match_id: str | None = None
+    rated: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,6 +57,7 @@ from boneyard.server.store.game_setup import (
     ClockState,
     GameClock,
     GameSetup,
+    MadeFor,
     TimeControl,
     TimeoutPolicy,
     insert_setup,
@@ -70,6 +71,8 @@ from boneyard.server.store.models import (
     GameRow,
     HandSeedRow,
     HouseBotRow,
+    MatchGameRow,
+    RatedGameRow,
     RequestRow,
     SeatAccountRow,
     SeatRow,
@@ -207,6 +210,7 @@ class GameSnapshot:
     deal_secret: bytes | None
     house_bots: dict[int, str]
     """Seat -> the strategy of the house bot playing it."""
+    made_for: MadeFor
 
 
 def _utcnow() -> datetime:
@@ -570,6 +574,23 @@ class EventStore:
                 )
             ):
                 house_bots[house.game_id][int(house.seat)] = str(house.strategy)
+            tournaments = dict(
+                session.execute(
+                    select(TournamentGameRow.game_id, TournamentGameRow.tournament_id).where(
+                        TournamentGameRow.game_id.in_(ids)
+                    )
+                ).all()
+            )
+            matches = dict(
+                session.execute(
+                    select(MatchGameRow.game_id, MatchGameRow.match_id).where(
+                        MatchGameRow.game_id.in_(ids)
+                    )
+                ).all()
+            )
+            rated = set(
+                session.scalars(select(RatedGameRow.game_id).where(RatedGameRow.game_id.in_(ids)))
+            )
         return {
             game_id: GameSnapshot(
                 games[game_id],
@@ -580,6 +601,7 @@ class EventStore:
                 clocks.get(game_id),
                 secrets_of.get(game_id),
                 house_bots[game_id],
+                MadeFor(tournaments.get(game_id), matches.get(game_id), game_id in rated),
             )
             for game_id in ids
         }
