@@ -5,8 +5,8 @@ gRPC port and HTTP listener, health-checked on ``/healthz``, one game's calls ha
 
 Fifty one-hand games are played through the balancer by the project's own bot runner
 (``clients.bot.Bot``, four seats a game, each on the shipped ``Client``), and the process that
-has committed the most actions is killed with SIGKILL while they play. Its games move to the
-next process on the ring, which loads them from the log. Then every game must be finished,
+with the most of their streams open is killed with SIGKILL while they play. Its games move to
+the next process on the ring, which loads them from the log. Then every game must be finished,
 every record (read back through the balancer) verified offline under the server's key, and
 every action a bot was told was done must be in the log where the answer said.
 
@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from boneyard.api.v1 import actions_pb2, game_service_pb2, view_pb2
 from boneyard.clients.api import Client
@@ -101,6 +102,19 @@ def _committed(server: ServerProcess) -> float:
     return float(found[1])
 
 
+def _watching(server: ServerProcess) -> float:
+    """The WatchGame streams open in the process now (``boneyard_calls_in_flight``)."""
+    with urllib.request.urlopen(server.metrics_url, timeout=30) as answer:
+        text = answer.read().decode()
+    return sum(
+        sample.value
+        for family in text_string_to_metric_families(text)
+        if family.name == "boneyard_calls_in_flight"
+        for sample in family.samples
+        if sample.labels.get("grpc_method") == "WatchGame"
+    )
+
+
 def _http_port(server: ServerProcess) -> int:
     return int(server.http_url.rsplit(":", 1)[1])
 
@@ -163,14 +177,18 @@ def _play_through(lb: Balancer, servers: list[ServerProcess]) -> None:
         for thread in threads:
             thread.start()
 
-        # Mid-game: kill -9 the process that has committed the most actions.
+        # Mid-game: kill -9 the process with the most seats watching their games (each a bot
+        # in a game in play; the process that committed the most so far may have played all
+        # its games to their end already: a game here lasts well under a second).
         with client.acked:
             ready = client.acked.wait_for(lambda: len(client.acks) >= KILL_AFTER_ACKS, HANG_GUARD)
         assert ready, f"only {len(client.acks)} actions acknowledged:\n{failures}"
         committed = [_committed(s) for s in servers]
         # The hash spread the games: every process is playing some.
         assert all(committed), committed
-        victim = servers[committed.index(max(committed))]
+        watching = [_watching(s) for s in servers]
+        assert max(watching) > 0, f"no game is being watched: {watching}"
+        victim = servers[watching.index(max(watching))]
         victim.kill()
         playing = GAMES - len({game for game, _ in finished})
         assert playing > 0, "every game was over before the kill"
