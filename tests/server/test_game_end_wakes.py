@@ -35,6 +35,13 @@ def _ended(
     return _in_memory(server, game_id)
 
 
+def _a_game_played_to_its_end(server: RunningServer, client: Client) -> LiveGame:
+    """A game of four new accounts' reserved seats, made for nothing, played to its end."""
+    seated = [account(server) for _ in range(4)]
+    table = reserved_game(server, client, seated)
+    return _ended(server, client, seated, table.game_id)
+
+
 def _in_memory(server: RunningServer, game_id: str) -> LiveGame:
     game: LiveGame = server.run(server.app.host.get(game_id))
     return game
@@ -63,12 +70,10 @@ def _concerns(server: RunningServer, game: LiveGame) -> tuple[bool, bool, bool]:
 def test_a_game_made_for_nothing_wakes_nothing_at_its_end_here_or_read_from_the_store(
     server: RunningServer, client: Client
 ) -> None:
-    seated = [account(server) for _ in range(4)]
-    table = reserved_game(server, client, seated)
-    game = _ended(server, client, seated, table.game_id)
+    game = _a_game_played_to_its_end(server, client)
     assert game.made_for == MadeFor()
     assert _concerns(server, game) == (False, False, False)
-    assert _read_from_the_store(server, table.game_id).made_for == MadeFor()
+    assert _read_from_the_store(server, game.id).made_for == MadeFor()
 
 
 def test_a_rated_games_end_wakes_the_rater_here_or_read_from_the_store(
@@ -128,9 +133,7 @@ def test_a_tournaments_game_is_known_as_the_tournaments_here_and_read_from_the_s
 def test_a_games_end_wakes_each_director_its_made_for_names(
     server: RunningServer, client: Client
 ) -> None:
-    seated = [account(server) for _ in range(4)]
-    table = reserved_game(server, client, seated)
-    ended = _ended(server, client, seated, table.game_id)
+    ended = _a_game_played_to_its_end(server, client)
 
     def made_for(**what: str) -> tuple[bool, bool, bool]:
         return _concerns(server, dataclasses.replace(ended, made_for=MadeFor(**what)))
