@@ -4,9 +4,9 @@ gRPC port and HTTP listener, health-checked on ``/healthz``, one game's calls ha
 ``boneyard-game`` header to one process over a consistent ring.
 
 Fifty one-hand games are played through the balancer by the project's own bot runner
-(``clients.bot.Bot``, four seats a game, each on the shipped ``Client``), and the process that
-with the most of their streams open is killed with SIGKILL while they play. Its games move to
-the next process on the ring, which loads them from the log. Then every game must be finished,
+(``clients.bot.Bot``, four seats a game, each on the shipped ``Client``), and the process
+holding the most of their streams open is killed with SIGKILL while they play. Its games move
+to the next process on the ring, which loads them from the log. Then every game must be finished,
 every record (read back through the balancer) verified offline under the server's key, and
 every action a bot was told was done must be in the log where the answer said.
 
