@@ -18,7 +18,6 @@ haproxy fails. Nothing here depends on the machine's speed: the waits are hang g
 from __future__ import annotations
 
 import json
-import re
 import threading
 import time
 import urllib.request
@@ -27,6 +26,7 @@ from pathlib import Path
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
+from prometheus_client.samples import Sample
 
 from boneyard.api.v1 import actions_pb2, game_service_pb2, view_pb2
 from boneyard.clients.api import Client
@@ -52,7 +52,6 @@ KILL_AFTER_ACKS = 300
 HANG_GUARD = 900.0
 """The longest the games may take after the kill (seconds): a guard against a hang, far
 beyond what the slowest machine needs, never a bound on speed."""
-COMMITTED = re.compile(r"^boneyard_actions_committed_total (\S+)$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -94,24 +93,35 @@ class RecordingClient(Client):
         return answer
 
 
+def _samples(server: ServerProcess, family: str) -> list[Sample]:
+    """The samples of one metric family, from the process's metrics now."""
+    with urllib.request.urlopen(server.metrics_url, timeout=30) as answer:
+        text = answer.read().decode()
+    return [
+        sample
+        for found in text_string_to_metric_families(text)
+        if found.name == family
+        for sample in found.samples
+    ]
+
+
 def _committed(server: ServerProcess) -> float:
     """The process's ``boneyard_actions_committed_total``, from its metrics."""
-    with urllib.request.urlopen(server.metrics_url, timeout=30) as answer:
-        found = COMMITTED.search(answer.read().decode())
-    assert found, f"no boneyard_actions_committed_total at {server.metrics_url}"
-    return float(found[1])
+    totals = [
+        s.value
+        for s in _samples(server, "boneyard_actions_committed")
+        if s.name == "boneyard_actions_committed_total"
+    ]
+    assert totals, f"no boneyard_actions_committed_total at {server.metrics_url}"
+    return totals[0]
 
 
 def _watching(server: ServerProcess) -> float:
     """The WatchGame streams open in the process now (``boneyard_calls_in_flight``)."""
-    with urllib.request.urlopen(server.metrics_url, timeout=30) as answer:
-        text = answer.read().decode()
     return sum(
-        sample.value
-        for family in text_string_to_metric_families(text)
-        if family.name == "boneyard_calls_in_flight"
-        for sample in family.samples
-        if sample.labels.get("grpc_method") == "WatchGame"
+        s.value
+        for s in _samples(server, "boneyard_calls_in_flight")
+        if s.labels.get("grpc_method") == "WatchGame"
     )
 
 
