@@ -92,6 +92,7 @@ def profile(system: str, args: argparse.Namespace) -> Profile:
                 warmup=args.warmup,
                 duration=args.seconds,
                 max_actions=10**9,
+                rate=0,  # unpaced: as fast as the server answers
                 preset=args.preset,
                 seed=args.seed,
             )
