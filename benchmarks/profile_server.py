@@ -8,8 +8,11 @@ A fresh server (and the anchor, one after the other) on a fresh SQLite file take
 only the threads holding the GIL (``--gil``), i.e. the Python work that bounds one process.
 Printed for each: actions/s and server CPU an action while sampled, then the functions with the
 most samples of their own ("self") and the project's functions with the most samples under
-them ("inclusive"), as shares of the samples. ``--boneyard-server PATH`` profiles another
-install (another commit's) the same way: the figures "before" and "after" a change.
+them ("inclusive"), as shares of the samples; and the server's CPU an action by thread over
+the sampled seconds (from /proc: the event loop's, the writer's, gRPC's own threads', the
+worker threads'), which shows work the GIL samples do not: the writer's SQLite and the
+kernel's time, gRPC's C core. ``--boneyard-server PATH`` profiles another install (another
+commit's) the same way: the figures "before" and "after" a change.
 
 py-spy (the ``bench`` extra) attaches to the running server (``--pid``) once the warm-up is
 over, so the server's start and imports are not in the profile: it needs the right to read
@@ -20,14 +23,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import bench_server as bench
 
@@ -45,6 +51,64 @@ class Profile:
     under: Counter[str]
     rate: float
     cpu_ms: float
+    by_thread: dict[str, float]
+    """CPU seconds of each kind of thread (``THREAD_KINDS``) over the sampled seconds."""
+    actions: int
+    """Actions answered over the sampled seconds."""
+
+
+THREAD_KINDS = ("event loop", "writer", "gRPC core", "worker threads", "other")
+
+
+def thread_kind(name: str) -> str:
+    """What a thread of the server is, by its Python name (its kernel name for a native one)."""
+    if name == "MainThread":
+        return "event loop"
+    if name.endswith("writer"):  # boneyard-writer; the anchor's "writer"
+        return "writer"
+    if name == "event_engine" or "_poll_wrapper" in name or name.startswith("grpc"):
+        return "gRPC core"
+    if name.startswith(("uvloop_", "asyncio_", "ThreadPoolExecutor")):
+        return "worker threads"
+    return "other"
+
+
+def thread_times(pid: int) -> dict[str, tuple[str, float]]:
+    """Each thread of ``pid``: its kernel name and CPU seconds so far (/proc/PID/task)."""
+    found: dict[str, tuple[str, float]] = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            text = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
+        except FileNotFoundError:
+            continue  # ended meanwhile
+        fields = text[text.rindex(")") + 2 :].split()
+        name = text[text.index("(") + 1 : text.rindex(")")]
+        found[tid] = (name, (int(fields[11]) + int(fields[12])) / bench.CLK_TCK)
+    return found
+
+
+PY_SPY_THREAD = re.compile(r'^Thread (\d+) \(\w+\): "([^"]*)"', re.MULTILINE)
+
+
+def python_thread_names(pid: int) -> dict[str, str]:
+    """The Python threads' names by thread id (``py-spy dump``); native threads are not in it."""
+    told = subprocess.run(
+        [py_spy(), "dump", "--pid", str(pid)], capture_output=True, text=True, check=False
+    )
+    return dict(PY_SPY_THREAD.findall(told.stdout))
+
+
+def by_kind(
+    before: dict[str, tuple[str, float]],
+    after: dict[str, tuple[str, float]],
+    names: dict[str, str],
+) -> dict[str, float]:
+    """CPU seconds between two ``thread_times`` of one process, summed by ``thread_kind``."""
+    spent = dict.fromkeys(THREAD_KINDS, 0.0)
+    for tid, (name, seconds) in after.items():
+        earlier = before.get(tid, (name, 0.0))[1]
+        spent[thread_kind(names.get(tid, name))] += seconds - earlier
+    return spent
 
 
 def read_raw(path: Path) -> tuple[int, Counter[str], Counter[str]]:
@@ -104,6 +168,8 @@ def profile(system: str, args: argparse.Namespace) -> Profile:
                 # Past the warm-up (the server's start, its imports and the games' set-up are
                 # not what is asked about), for the measured seconds.
                 await asyncio.sleep(args.warmup + 1)
+                pid = server.proc.pid
+                before, began = thread_times(pid), time.perf_counter()
                 spy = await asyncio.create_subprocess_exec(
                     py_spy(),
                     "record",
@@ -130,13 +196,26 @@ def profile(system: str, args: argparse.Namespace) -> Profile:
                         f"another process: root, or kernel.yama.ptrace_scope=0):\n"
                         f"{told.decode(errors='replace')[-2000:]}"
                     )
+                window["seconds"] = time.perf_counter() - began
+                window["spent"] = by_kind(before, thread_times(pid), python_thread_names(pid))
                 return await measuring
 
+            window: dict[str, Any] = {}
             result = asyncio.run(sampled())
         finally:
             server.stop()
         samples, own, under = read_raw(raw)
-        return Profile(system, samples, own, under, result.rate, result.cpu_ms(result.server_cpu))
+        return Profile(
+            system,
+            samples,
+            own,
+            under,
+            result.rate,
+            result.cpu_ms(result.server_cpu),
+            window["spent"],
+            # (the sampled seconds lie inside the measured ones: at the measured rate)
+            max(1, round(result.rate * window["seconds"])),
+        )
 
 
 def print_profile(p: Profile, top: int) -> None:
@@ -151,6 +230,12 @@ def print_profile(p: Profile, top: int) -> None:
     ours = Counter({f: n for f, n in p.under.items() if PROJECT.search(f)})
     for frame, n in ours.most_common(top):
         print(f"    {100 * n / p.samples:5.1f}%  {frame}")
+    spent = ", ".join(
+        f"{kind} {seconds / p.actions * 1e6:.0f}"
+        for kind, seconds in p.by_thread.items()
+        if seconds or kind != "other"
+    )
+    print(f"  CPU by thread while sampled (µs an action): {spent}")
 
 
 def main() -> None:
