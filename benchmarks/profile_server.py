@@ -33,7 +33,6 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import bench_server as bench
 
@@ -54,7 +53,7 @@ class Profile:
     by_thread: dict[str, float]
     """CPU seconds of each kind of thread (``THREAD_KINDS``) over the sampled seconds."""
     actions: int
-    """Actions answered over the sampled seconds."""
+    """Actions over the sampled seconds, at the measured rate (they lie inside its window)."""
 
 
 THREAD_KINDS = ("event loop", "writer", "gRPC core", "worker threads", "other")
@@ -161,7 +160,7 @@ def profile(system: str, args: argparse.Namespace) -> Profile:
                 seed=args.seed,
             )
 
-            async def sampled() -> bench.Result:
+            async def sampled() -> tuple[bench.Result, dict[str, float], float]:
                 measuring = asyncio.create_task(
                     bench.measure(system, [server], args.games, load_args, accounts)
                 )
@@ -196,12 +195,11 @@ def profile(system: str, args: argparse.Namespace) -> Profile:
                         f"another process: root, or kernel.yama.ptrace_scope=0):\n"
                         f"{told.decode(errors='replace')[-2000:]}"
                     )
-                window["seconds"] = time.perf_counter() - began
-                window["spent"] = by_kind(before, thread_times(pid), python_thread_names(pid))
-                return await measuring
+                seconds = time.perf_counter() - began
+                spent = by_kind(before, thread_times(pid), python_thread_names(pid))
+                return await measuring, spent, seconds
 
-            window: dict[str, Any] = {}
-            result = asyncio.run(sampled())
+            result, spent, seconds = asyncio.run(sampled())
         finally:
             server.stop()
         samples, own, under = read_raw(raw)
@@ -212,9 +210,8 @@ def profile(system: str, args: argparse.Namespace) -> Profile:
             under,
             result.rate,
             result.cpu_ms(result.server_cpu),
-            window["spent"],
-            # (the sampled seconds lie inside the measured ones: at the measured rate)
-            max(1, round(result.rate * window["seconds"])),
+            spent,
+            max(1, round(result.rate * seconds)),
         )
 
 
