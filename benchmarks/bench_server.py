@@ -87,12 +87,16 @@ class StartError(RuntimeError):
     pass
 
 
-def cpu_seconds(pid: int) -> float:
-    """utime + stime of process ``pid`` so far, all its threads (/proc/PID/stat 14 and 15)."""
-    with open(f"/proc/{pid}/stat") as f:
-        text = f.read()
-    fields = text[text.rindex(")") + 2 :].split()
+def stat_cpu_seconds(stat: str) -> float:
+    """utime + stime (fields 14 and 15) of a process's or a thread's ``/proc/.../stat`` line."""
+    fields = stat[stat.rindex(")") + 2 :].split()
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of process ``pid`` so far, all its threads (/proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat") as f:
+        return stat_cpu_seconds(f.read())
 
 
 @dataclass

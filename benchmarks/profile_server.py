@@ -80,9 +80,8 @@ def thread_times(pid: int) -> dict[str, tuple[str, float]]:
             text = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
         except FileNotFoundError:
             continue  # ended meanwhile
-        fields = text[text.rindex(")") + 2 :].split()
         name = text[text.index("(") + 1 : text.rindex(")")]
-        found[tid] = (name, (int(fields[11]) + int(fields[12])) / bench.CLK_TCK)
+        found[tid] = (name, bench.stat_cpu_seconds(text))
     return found
 
 
