@@ -310,17 +310,16 @@ class Boneyard:
         self.challenges = ChallengeBook(self.app, self.seats.written, quotas=quotas)
         self.games = GameServicer(self.app, self.host, self.feed, quotas)
         self.director = TournamentDirector(self.app)
-        self.host.on_commit(self.director.game_committed)
+        self.host.on_game_over(self.director.game_committed)
         self.rater = Rater(store, on_rated=self.seats.written)
-        self.host.on_commit(self.rater.game_committed)
+        self.host.on_game_over(self.rater.game_committed)
         self.director.on_published = self.rater.wake_threadsafe
         self.matches = MatchDirector(self.app)
-        self.host.on_commit(self.matches.game_committed)
+        self.host.on_game_over(self.matches.game_committed)
         self.matches.on_published = self.rater.wake_threadsafe
-        self.host.on_commit(self._count_actions)
-        self.host.on_commit(self._tell_game_over)
+        self.host.on_game_over(self._tell_game_over)
         self.quotas = quotas
-        self.host.on_commit(self._count_served)
+        self.host.on_commit(self._count)
         self.clocks = ClockKeeper(self.host, self.app.competition, self.metrics.timed_out)
         self.house = HouseBots(self.host, store, house_bot_workers)
         self.sweeper = Sweeper(self.host, store, abandonment)
@@ -446,14 +445,12 @@ class Boneyard:
         self.app.keys.close()
         self.store.close()
 
-    def _count_actions(self, game: LiveGame, events: tuple[Event, ...]) -> None:
-        if events:  # taking or leaving a seat commits no event
-            self.metrics.committed()
-
-    def _count_served(self, game: LiveGame, events: tuple[Event, ...]) -> None:
-        """What the server played for a client (a timeout, a house bot's action) counts
-        against the quota of whoever created the game (``Quotas.served_action``)."""
+    def _count(self, game: LiveGame, events: tuple[Event, ...]) -> None:
+        """A commit counted: an action in the metrics; what the server played for a client (a
+        timeout, a house bot's action) against the quota of whoever created the game
+        (``Quotas.served_action``). Taking or leaving a seat commits no event."""
         if events:
+            self.metrics.committed()
             first = events[0]
             if type(first) is ClockExpired or getattr(first, "seat", None) in game.house:
                 self.quotas.served_action(game.id)

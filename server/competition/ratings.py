@@ -251,7 +251,7 @@ class Rater:
         the event loop, taken by the rating thread: one dict operation at a time)."""
 
     def game_committed(self, game: LiveGame, events: tuple[engine.Event, ...]) -> None:
-        """``GameHost.on_commit``: a game that ends may be rated (``concerns``)."""
+        """``GameHost.on_game_over``: a game that ends may be rated (``concerns``)."""
         if self.concerns(game, events):
             self._finals[game.id] = game.state
             while len(self._finals) > MAX_FINALS:

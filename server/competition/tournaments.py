@@ -630,7 +630,7 @@ class TournamentDirector:
         self._wake.set()
 
     def game_committed(self, game: LiveGame, events: tuple[engine.Event, ...]) -> None:
-        """``GameHost.on_commit``: wake the director if the commit ``concerns`` it."""
+        """``GameHost.on_game_over``: wake the director if the commit ``concerns`` it."""
         if self.concerns(game, events):
             self._wake.set()
 

@@ -107,6 +107,7 @@ class GameHost:
         process started is timed from its start."""
         self.cache = GameCache(store, publish, max_games, on_loaded)
         self._listeners: list[CommitListener] = []
+        self._ending_listeners: list[CommitListener] = []
         self._settlers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Settler] = (
             weakref.WeakKeyDictionary()
         )
@@ -153,8 +154,14 @@ class GameHost:
 
     def on_commit(self, listener: CommitListener) -> None:
         """Call ``listener(game, events)`` after every committed change of a game (on the
-        event loop): the clock keeper and the tournament director follow games this way."""
+        event loop): the clock keeper and the house bots follow games this way."""
         self._listeners.append(listener)
+
+    def on_game_over(self, listener: CommitListener) -> None:
+        """Call ``listener(game, events)`` after each commit whose events end a game (on the
+        event loop): the directors and the rater, which nothing else concerns. (Called at
+        every commit, they were four calls of an action's to answer "not mine".)"""
+        self._ending_listeners.append(listener)
 
     # ------------------------------------------------------------ seats
 
@@ -708,7 +715,8 @@ class GameHost:
         return told
 
     def _notify(self, game: LiveGame, events: tuple[Event, ...]) -> None:
-        if game.over:
+        over = game.over
+        if over:
             to_act = None
         else:
             seat = turn_of(game.state)
@@ -719,6 +727,12 @@ class GameHost:
                 listener(game, events)
             except Exception:  # one follower's trouble must not undo a committed action
                 log.exception("game %s: a commit listener failed", game.id)
+        if over and events:  # (these events ended it: nothing is committed after the end)
+            for listener in self._ending_listeners:
+                try:
+                    listener(game, events)
+                except Exception:
+                    log.exception("game %s: a game-over listener failed", game.id)
 
     def _clock_after(
         self, clock: GameClock, seat: int, state: GameState, running: bool, expired: bool

@@ -105,12 +105,12 @@ class Metrics:
         GCCollector(registry=registry)
         self._calls: dict[tuple[str, str, str], CallMetrics] = {}
         registry.register(_Calls(self._calls))
-        self.actions = Counter(
+        self._actions = _Tally(
             "boneyard_actions_committed",
             "Actions committed to games' logs by this process (a seat's action, a timeout, "
             "an abandonment)",
-            registry=registry,
         )
+        registry.register(self._actions)
         self.commit_batch = Histogram(
             "boneyard_commit_batch_size",
             "Appends the writer committed in one transaction (group commit)",
@@ -161,7 +161,8 @@ class Metrics:
         )
 
     def committed(self, actions: int = 1) -> None:
-        self.actions.inc(actions)
+        """``actions`` were committed (on the event loop)."""
+        self._actions.value += actions
 
     def batch(self, size: int) -> None:
         """The writer committed ``size`` appends at once (from its thread)."""
@@ -284,6 +285,23 @@ class _Calls(Collector):
                 cumulative.append((bound, total))
             seconds.add_metric(labels, cumulative, series.seconds)
         yield from (started, handled, received, sent, seconds, in_flight)
+
+    def describe(self) -> Iterable[Metric]:
+        return self.collect()
+
+
+class _Tally(Collector):
+    """A counter that one thread adds to (the event loop's) as a plain number, read by a
+    scrape from its own thread (``CallMetrics``' way): prometheus_client's ``Counter`` takes a
+    lock at every ``inc``, and the actions are counted at every commit."""
+
+    def __init__(self, name: str, documentation: str) -> None:
+        self._name = name
+        self._documentation = documentation
+        self.value = 0
+
+    def collect(self) -> Iterable[Metric]:
+        yield CounterMetricFamily(self._name, self._documentation, value=self.value)
 
     def describe(self) -> Iterable[Metric]:
         return self.collect()
