@@ -43,7 +43,6 @@ from prometheus_client import (
     CollectorRegistry,
     Counter,
     GCCollector,
-    Histogram,
     PlatformCollector,
     ProcessCollector,
     disable_created_metrics,
@@ -83,6 +82,7 @@ _BOUNDS = (*map(floatToGoString, _SECONDS), "+Inf")
 """The ``le`` labels of ``_SECONDS``'s buckets, as prometheus_client writes them."""
 _BATCH = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 """Up to the writer's ``MAX_BATCH``."""
+_BATCH_BOUNDS = (*map(floatToGoString, _BATCH), "+Inf")
 
 _CALL = ["grpc_type", "grpc_service", "grpc_method", "transport"]
 _HANDLED = ["grpc_type", "grpc_service", "grpc_method", "grpc_code", "transport"]
@@ -111,12 +111,8 @@ class Metrics:
             "an abandonment)",
         )
         registry.register(self._actions)
-        self.commit_batch = Histogram(
-            "boneyard_commit_batch_size",
-            "Appends the writer committed in one transaction (group commit)",
-            buckets=_BATCH,
-            registry=registry,
-        )
+        self._batches = _BatchSizes()
+        registry.register(self._batches)
         self.loaded = Counter(
             "boneyard_games_loaded",
             "Games this process read back from their log: one it did not hold, or held behind "
@@ -166,7 +162,9 @@ class Metrics:
 
     def batch(self, size: int) -> None:
         """The writer committed ``size`` appends at once (from its thread)."""
-        self.commit_batch.observe(size)
+        batches = self._batches
+        batches.counts[bisect_left(_BATCH, size)] += 1
+        batches.total += size
 
     def games_loaded(self, games: int) -> None:
         """``games`` were read back from their log (on the event loop)."""
@@ -302,6 +300,34 @@ class _Tally(Collector):
 
     def collect(self) -> Iterable[Metric]:
         yield CounterMetricFamily(self._name, self._documentation, value=self.value)
+
+    def describe(self) -> Iterable[Metric]:
+        return self.collect()
+
+
+class _BatchSizes(Collector):
+    """The histogram of the writer's batch sizes, kept as plain numbers by the writer's one
+    thread and read by a scrape from its own (``_Tally``'s way): a ``Histogram``'s observe
+    took its locks on the writer's thread at every batch, which the event loop then waited
+    for with the GIL."""
+
+    def __init__(self) -> None:
+        self.counts = [0] * (len(_BATCH) + 1)
+        """Batches by the first of ``_BATCH`` their size is within (the last: beyond)."""
+        self.total = 0
+        """Appends in all the batches."""
+
+    def collect(self) -> Iterable[Metric]:
+        family = HistogramMetricFamily(
+            "boneyard_commit_batch_size",
+            "Appends the writer committed in one transaction (group commit)",
+        )
+        cumulative, seen = [], 0
+        for bound, count in zip(_BATCH_BOUNDS, list(self.counts), strict=True):
+            seen += count
+            cumulative.append((bound, seen))
+        family.add_metric([], cumulative, self.total)
+        yield family
 
     def describe(self) -> Iterable[Metric]:
         return self.collect()

@@ -391,31 +391,35 @@ def write_batch(
     This is the one path to the log: the ``Writer`` calls it for each batch, and
     ``EventStore.append`` for a batch of one."""
     written_at = now or datetime.now(UTC)
+    # SQLite's driver found once a batch (``None`` elsewhere): each look-up walks SQLAlchemy's
+    # connection objects, on the writer's thread, whose every moment with the GIL is a moment
+    # the event loop waits for it.
+    cursor = driver_cursor(conn)
     order = sorted(range(len(batch)), key=lambda i: batch[i].game_id)
     claims = [batch[i] for i in order]
     if len(claims) > 1 and conn.dialect.supports_sane_multi_rowcount:
         # Every game at once; if one moved elsewhere, claim them one by one instead to find
         # which (rare: only with several processes on one database). A batch of one append
         # (or none) goes straight to its one transaction below.
-        with _begin(conn, alongside, notify_channel) as transaction:
-            if _claim(conn, claims, written_at) == len(claims):
-                write_appended(conn, batch, written_at, notify_channel)
+        with _begin(conn, cursor, alongside, notify_channel) as transaction:
+            if _claim(conn, cursor, claims, written_at) == len(claims):
+                _write_appended(conn, cursor, batch, written_at, notify_channel)
                 if alongside is not None:
                     alongside(conn)
                 return [None] * len(batch)
             transaction.rollback()
     outcomes: dict[int, BaseException | None] = {}
     written: list[Append] = []
-    with _begin(conn, alongside, notify_channel):
+    with _begin(conn, cursor, alongside, notify_channel):
         for index in order:
             item = batch[index]
-            if _claim(conn, [item], written_at) != 1:
+            if _claim(conn, cursor, [item], written_at) != 1:
                 outcomes[index] = _conflict(conn, item)
                 continue
             outcomes[index] = None
             written.append(item)
         if written:
-            write_appended(conn, written, written_at, notify_channel)
+            _write_appended(conn, cursor, written, written_at, notify_channel)
         if alongside is not None:
             alongside(conn)
     return [outcomes[i] for i in range(len(batch))]
@@ -423,15 +427,14 @@ def write_batch(
 
 def _begin(
     conn: Connection,
+    cursor: sqlite3.Cursor | None,
     alongside: Callable[[Connection], None] | None,
     notify_channel: str | None,
 ) -> DriverTransaction | RootTransaction:
-    """The batch's transaction: on SQLite's driver when every statement of it runs there (no
-    other write alongside it, no notification), else SQLAlchemy's."""
-    if alongside is None and notify_channel is None:
-        on_driver = DriverTransaction.of(conn)
-        if on_driver is not None:
-            return on_driver
+    """The batch's transaction: on SQLite's driver (``cursor``'s) when every statement of it
+    runs there (no other write alongside it, no notification), else SQLAlchemy's."""
+    if cursor is not None and alongside is None and notify_channel is None:
+        return DriverTransaction(cursor.connection)
     return conn.begin()
 
 
@@ -444,23 +447,48 @@ def write_appended(
     """Insert what ``written`` appends (their games' versions already claimed), in the open
     transaction: one multi-row INSERT of the events, one of the requests, and so on.
     ``EventStore.create_game`` writes a new game's first events with it too."""
-    cursor = driver_cursor(conn)
+    _write_appended(conn, driver_cursor(conn), written, now, notify_channel)
+
+
+def _write_appended(
+    conn: Connection,
+    cursor: sqlite3.Cursor | None,
+    written: Sequence[Append],
+    now: datetime,
+    notify_channel: str | None,
+) -> None:
+    """``write_appended``, given ``conn``'s SQLite driver cursor (``None``: not SQLite's)."""
     # On SQLite's driver the rows go as they are, the time as its column writes it.
     at = now if cursor is None else _stamp(conn, now)
-    events = [
-        (item.game_id, item.expected_version + offset, kind, payload, chain, at)
-        for item in written
-        for offset, (kind, payload, chain) in enumerate(item.events, start=1)
-    ]
+    events: list[tuple[Any, ...]] = []
+    requests: list[tuple[Any, ...]] = []
+    rare: list[Append] = []
+    """The appends that deal a hand, move a clock, end a game (a few in a hundred)."""
+    for item in written:
+        game_id, version = item.game_id, item.expected_version
+        for kind, payload, chain in item.events:
+            version += 1
+            events.append((game_id, version, kind, payload, chain, at))
+        if (request := item.request) is not None:
+            requests.append((game_id, request[0], request[1], version, at))
+        if item.seeds or item.clock is not None or item.account_events or item.reveal_seeds:
+            rare.append(item)
     _insert(conn, cursor, _INSERT_EVENTS, _SQLITE_EVENTS, _EVENT_COLUMNS, events)
-    requests = [
-        (item.game_id, request[0], request[1], item.new_version, at)
-        for item in written
-        if (request := item.request) is not None
-    ]
     _insert(conn, cursor, _INSERT_REQUESTS, _SQLITE_REQUESTS, _REQUEST_COLUMNS, requests)
-    seeds = _new_seeds(conn, written, now)
-    _INSERT_SEEDS.executemany(conn, seeds)
+    if rare:
+        _write_rare(conn, rare, now)
+    if notify_channel is not None:
+        notify(
+            conn,
+            notify_channel,
+            *notification_payloads((i.game_id, i.new_version) for i in written),
+        )
+
+
+def _write_rare(conn: Connection, written: Sequence[Append], now: datetime) -> None:
+    """What a few appends carry besides their events and request: the seeds of hands dealt,
+    a clock, the accounts told a game's end, the seeds revealed at a game's end."""
+    _INSERT_SEEDS.executemany(conn, _new_seeds(conn, written, now))
     clocks = [
         {
             "g_id": item.game_id,
@@ -479,12 +507,6 @@ def write_appended(
     for item in written:
         if item.reveal_seeds:
             _REVEAL.execute(conn, {"g_id": item.game_id})
-    if notify_channel is not None:
-        notify(
-            conn,
-            notify_channel,
-            *notification_payloads((i.game_id, i.new_version) for i in written),
-        )
 
 
 def _stamp(conn: Connection, at: datetime) -> Any:
@@ -510,10 +532,12 @@ class _Stamps(dict[datetime, Any]):
         return stamp
 
 
-def _claim(conn: Connection, claims: Sequence[Append], written_at: datetime) -> int:
+def _claim(
+    conn: Connection, cursor: sqlite3.Cursor | None, claims: Sequence[Append], written_at: datetime
+) -> int:
     """Move the game of each of ``claims`` to its new version if it is still at the expected
-    one (its ``updated_at`` to the append's time, else ``written_at``); how many moved."""
-    cursor = driver_cursor(conn)
+    one (its ``updated_at`` to the append's time, else ``written_at``); how many moved.
+    ``cursor``: ``conn``'s SQLite driver cursor (``None``: not SQLite's)."""
     if cursor is None:
         return int(
             conn.execute(
