@@ -176,22 +176,31 @@ class GameHost:
             self._own_seat_notices.clear()
 
     async def _seat_write(
-        self, game_id: str, write: Callable[..., _T], *args: Any, **kw: Any
+        self,
+        game_id: str,
+        write: Callable[..., _T],
+        *args: Any,
+        prepared_only: bool = False,
+        **kw: Any,
     ) -> _T:
         """``write(*args, **kw, conn=...)``: a seat taken or left in the store (``write``),
         whose notice is expected as this process's own. A write that fails brings no notice;
         one cancelled may still commit, and its notice then drops the copy here (a reload,
-        never a stale copy)."""
+        never a stale copy). ``prepared_only``: as ``Writer.call``'s."""
         counts = self._own_seat_notices
         if counts is not None:
             counts[game_id] += 1
         try:
-            return await self.write(lambda conn: write(*args, **kw, conn=conn))
+            return await self.write(
+                lambda conn: write(*args, **kw, conn=conn), prepared_only=prepared_only
+            )
         except BaseException:
             self._take_back_seat_notice(game_id)
             raise
 
-    async def write(self, work: Callable[[WriteConnection | None], _T]) -> _T:
+    async def write(
+        self, work: Callable[[WriteConnection | None], _T], *, prepared_only: bool = False
+    ) -> _T:
         """Run ``work(conn)``, a blocking write of the store's (a seat taken or left): on
         SQLite in the transaction of the writer's next batch (``Writer.call``: one commit, one
         sync of the disk, for the seat and the batch's actions), on PostgreSQL on a worker
@@ -199,10 +208,10 @@ class GameHost:
         other, and a seat's row lock taken inside a batch could deadlock with another
         process's batch). A game is made on a worker thread (its deal and set-up would hold
         up the batches on the writer's), and its write joins a batch through the store
-        (``EventStore.join_batches``)."""
+        (``EventStore.join_batches``). ``prepared_only``: as ``Writer.call``'s."""
         if self._store.lane is None:
             return await asyncio.to_thread(work, None)
-        return await asyncio.wrap_future(self._writer.call(work))
+        return await asyncio.wrap_future(self._writer.call(work, prepared_only=prepared_only))
 
     def _take_back_seat_notice(self, game_id: str) -> bool:
         """One notice of ``game_id`` fewer expected as this process's own; whether one was."""
@@ -323,6 +332,7 @@ class GameHost:
                         playing_when_full=not game.over,
                         now=(now := self._now()),
                         request_id=key,
+                        prepared_only=True,  # (EventStore.take_seat: all prepared)
                     )
                 except store_errors.DuplicateRequest:
                     await hold.reload()  # the same request took its seat through another process

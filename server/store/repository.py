@@ -309,15 +309,22 @@ class EventStore:
         ):
             yield session
 
-    def _write(self, work: Callable[[Connection], _T], conn: Connection | None = None) -> _T:
+    def _write(
+        self,
+        work: Callable[[Connection], _T],
+        conn: Connection | None = None,
+        *,
+        prepared_only: bool = False,
+    ) -> _T:
         """``work(db)`` in a write transaction: on ``conn``, whose transaction the caller
         opened (and ends); else in the next batch of the writer joined (``join_batches``),
-        once it committed; else in a transaction of its own."""
+        once it committed (``prepared_only``: as ``Writer.call``'s); else in a transaction of
+        its own."""
         if conn is not None:
             return work(conn)
         writer = self._batches
         if writer is not None and not writer.on_its_thread():
-            return writer.call(work).result()
+            return writer.call(work, prepared_only=prepared_only).result()
         with self.writing() as session:
             return work(session.connection())
 
@@ -393,7 +400,8 @@ class EventStore:
                 insert_setup(db, game_id, len(first_events), setup, now)
 
         try:
-            self._write(created)
+            # (Prepared statements all, but the caller's own writes: ``setup.also``'s session.)
+            self._write(created, prepared_only=setup is None or setup.also is None)
         except IntegrityError as exc:
             if self._game_exists(game_id):
                 raise GameExists(game_id) from exc
@@ -786,7 +794,7 @@ class EventStore:
             notify(db, LOBBY_CHANNEL, f"s:{game_id}")
             return int(seats_taken) + 1
 
-        return self._write(seated, conn)
+        return self._write(seated, conn, prepared_only=True)
 
     def leave_seat(
         self,

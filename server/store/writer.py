@@ -177,10 +177,12 @@ class Append:
 class _Call:
     """A write other than an append, made in a batch's transaction (``Writer.call``)."""
 
-    __slots__ = ("future", "outcome", "work")
+    __slots__ = ("future", "outcome", "prepared_only", "work")
 
-    def __init__(self, work: Callable[[Connection], Any]) -> None:
+    def __init__(self, work: Callable[[Connection], Any], prepared_only: bool) -> None:
         self.work = work
+        self.prepared_only = prepared_only
+        """``work`` runs the store's prepared statements only (``driver.Prepared``)."""
         self.future: concurrent.futures.Future[Any] = concurrent.futures.Future()
         self.outcome: tuple[bool, Any] | None = None
         """``(True, result)`` or ``(False, error)`` of its latest attempt."""
@@ -265,13 +267,17 @@ class Writer:
             return
         self._queue.put(append)
 
-    def call(self, work: Callable[[Connection], _T]) -> concurrent.futures.Future[_T]:
+    def call(
+        self, work: Callable[[Connection], _T], *, prepared_only: bool = False
+    ) -> concurrent.futures.Future[_T]:
         """Run ``work(conn)`` (a write of the store's: a seat taken or left) in the
         transaction of the next batch, after its appends, in a savepoint of its own: one
         commit (one sync of the disk) for both. The future tells what ``work`` returned or
         raised once that transaction committed (what it raised undid its own writes only);
-        cancelled before the batch begins, it is not run."""
-        call = _Call(work)
+        cancelled before the batch begins, it is not run. ``prepared_only``: ``work`` runs
+        the store's prepared statements (``driver.Prepared``) and nothing else, so that on
+        SQLite a batch of such calls stays in a transaction of the driver's own."""
+        call = _Call(work, prepared_only)
         if self._closed:
             call.future.set_exception(RuntimeError("the writer is closed"))
         else:
@@ -333,6 +339,7 @@ class Writer:
                 batch,
                 notify_channel=self._notify_channel,
                 alongside=alongside if calls else None,
+                alongside_prepared=all(call.prepared_only for call in calls),
             )
 
     def _commit(self, batch: list[Append], calls: list[_Call]) -> None:
@@ -380,13 +387,15 @@ def write_batch(
     notify_channel: str | None = None,
     now: datetime | None = None,
     alongside: Callable[[Connection], None] | None = None,
+    alongside_prepared: bool = False,
 ) -> list[BaseException | None]:
     """Write ``batch`` in one transaction on ``conn`` (which has none open); the outcome of
     each append, in order: ``None`` (written) or the ``VersionConflict`` / ``GameNotFound``
     it is refused with (nothing of it written). Anything else the database raises (a key
     collision, ``SeedConflict``) rolls the whole batch back and is raised: retry each append
     alone and tell it ``refusal(item, error)``. ``now``: when it is written (default: now).
-    ``alongside(conn)``: more writes in the transaction that commits, after the appends.
+    ``alongside(conn)``: more writes in the transaction that commits, after the appends;
+    ``alongside_prepared``: they run the store's prepared statements only (``Writer.call``).
 
     This is the one path to the log: the ``Writer`` calls it for each batch, and
     ``EventStore.append`` for a batch of one."""
@@ -395,13 +404,16 @@ def write_batch(
     # connection objects, on the writer's thread, whose every moment with the GIL is a moment
     # the event loop waits for it.
     cursor = driver_cursor(conn)
+    on_driver = cursor is not None and notify_channel is None and (
+        alongside is None or alongside_prepared
+    )
     order = sorted(range(len(batch)), key=lambda i: batch[i].game_id)
     claims = [batch[i] for i in order]
     if len(claims) > 1 and conn.dialect.supports_sane_multi_rowcount:
         # Every game at once; if one moved elsewhere, claim them one by one instead to find
         # which (rare: only with several processes on one database). A batch of one append
         # (or none) goes straight to its one transaction below.
-        with _begin(conn, cursor, alongside, notify_channel) as transaction:
+        with _begin(conn, cursor if on_driver else None) as transaction:
             if _claim(conn, cursor, claims, written_at) == len(claims):
                 _write_appended(conn, cursor, batch, written_at, notify_channel)
                 if alongside is not None:
@@ -410,7 +422,7 @@ def write_batch(
             transaction.rollback()
     outcomes: dict[int, BaseException | None] = {}
     written: list[Append] = []
-    with _begin(conn, cursor, alongside, notify_channel):
+    with _begin(conn, cursor if on_driver else None):
         for index in order:
             item = batch[index]
             if _claim(conn, cursor, [item], written_at) != 1:
@@ -425,15 +437,12 @@ def write_batch(
     return [outcomes[i] for i in range(len(batch))]
 
 
-def _begin(
-    conn: Connection,
-    cursor: sqlite3.Cursor | None,
-    alongside: Callable[[Connection], None] | None,
-    notify_channel: str | None,
-) -> DriverTransaction | RootTransaction:
+def _begin(conn: Connection, cursor: sqlite3.Cursor | None) -> DriverTransaction | RootTransaction:
     """The batch's transaction: on SQLite's driver (``cursor``'s) when every statement of it
-    runs there (no other write alongside it, no notification), else SQLAlchemy's."""
-    if cursor is not None and alongside is None and notify_channel is None:
+    runs there (no notification, and no write alongside it but prepared statements: a
+    SQLAlchemy statement would begin a second transaction and fail), else SQLAlchemy's. Its
+    begin and commit and their events cost more than most batches' statements."""
+    if cursor is not None:
         return DriverTransaction(cursor.connection)
     return conn.begin()
 

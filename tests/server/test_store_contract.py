@@ -1092,6 +1092,54 @@ class TestSQLite(StoreContract):
             assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
             assert (conn.exec_driver_sql("PRAGMA busy_timeout").scalar() or 0) > 0
 
+    def test_seats_taken_beside_appends_stay_in_the_drivers_transaction(
+        self, store: EventStore
+    ) -> None:
+        """A batch whose calls run prepared statements only (a seat taken) is begun and
+        committed on SQLite's driver, not through SQLAlchemy's transaction; a call that says
+        so and runs another statement fails alone, with the database's error, and the writer
+        goes on."""
+        games = [new_game(store) for _ in range(2)]
+        heads = {g: store.load_events(g)[-1].hash for g in games}
+        writer = Writer(store.engine, lane=store.lane)
+        gate, began = threading.Event(), threading.Event()
+        begun: list[int] = []
+
+        def held_up(conn: Connection) -> None:
+            began.set()
+            gate.wait(10)
+
+        def counted(conn: Connection) -> None:
+            begun.append(1)
+
+        try:
+            assert writer.call(held_up) and began.wait(10)  # what follows waits: one batch
+            sa.event.listen(store.engine, "begin", counted)
+            appended: Future[BaseException | None] = Future()
+            writer.submit(
+                Append(games[0], 1, _chained(heads[games[0]], [b"x"]), appended.set_result)
+            )
+            seated = writer.call(
+                lambda conn: store.take_seat(games[1], 0, "p", hash_token("p"), conn=conn),
+                prepared_only=True,
+            )
+            gate.set()
+            assert appended.result(10) is None
+            assert seated.result(10) == 1
+            assert begun == []
+            wrong = writer.call(lambda conn: conn.execute(sa.text("SELECT 1")), prepared_only=True)
+            with pytest.raises(
+                (sa.exc.OperationalError, sqlite3.OperationalError), match="within a transaction"
+            ):
+                wrong.result(10)
+            after = writer.call(lambda conn: conn.execute(sa.text("SELECT 2")).scalar())
+            assert after.result(10) == 2
+        finally:
+            writer.close()
+            sa.event.remove(store.engine, "begin", counted)
+        assert store.latest_version(games[0]) == 2
+        assert [s.player_name for s in store.list_seats(games[1])] == ["p"]
+
     def test_every_write_of_a_process_goes_through_one_connection(self, store: EventStore) -> None:
         """The writer's batches and the store's other writes (a seat taken) share the lane's
         connection: neither waits in SQLite's busy handler for the other, nor finds its page
