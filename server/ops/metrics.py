@@ -36,7 +36,7 @@ from __future__ import annotations
 import logging
 import threading
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import (
@@ -276,16 +276,21 @@ class _Calls(Collector):
             in_flight.add_metric(labels, series.in_flight)
             for code, count in list(series.handled.items()):
                 handled.add_metric([*labels[:3], code, labels[3]], count)
-            counts = list(series.buckets)
-            cumulative, total = [], 0
-            for bound, count in zip(_BOUNDS, counts, strict=True):
-                total += count
-                cumulative.append((bound, total))
-            seconds.add_metric(labels, cumulative, series.seconds)
+            seconds.add_metric(labels, _cumulative(_BOUNDS, series.buckets), series.seconds)
         yield from (started, handled, received, sent, seconds, in_flight)
 
     def describe(self) -> Iterable[Metric]:
         return self.collect()
+
+
+def _cumulative(bounds: Sequence[str], counts: Sequence[int]) -> list[tuple[str, int]]:
+    """A histogram's buckets as a scrape gives them: each ``le`` bound with the count of all
+    observations within it (``counts`` copied first: its thread may add one meanwhile)."""
+    cumulative, seen = [], 0
+    for bound, count in zip(bounds, list(counts), strict=True):
+        seen += count
+        cumulative.append((bound, seen))
+    return cumulative
 
 
 class _Tally(Collector):
@@ -322,11 +327,7 @@ class _BatchSizes(Collector):
             "boneyard_commit_batch_size",
             "Appends the writer committed in one transaction (group commit)",
         )
-        cumulative, seen = [], 0
-        for bound, count in zip(_BATCH_BOUNDS, list(self.counts), strict=True):
-            seen += count
-            cumulative.append((bound, seen))
-        family.add_metric([], cumulative, self.total)
+        family.add_metric([], _cumulative(_BATCH_BOUNDS, self.counts), self.total)
         yield family
 
     def describe(self) -> Iterable[Metric]:
