@@ -71,8 +71,9 @@ class DriverTransaction:
     ``COMMIT``), for work whose every statement runs there (``Prepared`` statements, the
     driver's cursor). SQLAlchemy's own begin and commit (its transaction objects, its events)
     cost more than a small batch's statements. Anything SQLAlchemy itself ran inside it would
-    try to begin a second transaction and fail, rolling this one back: nothing is half
-    written. ``rollback()`` ends it early; an error in the block rolls it back."""
+    try to begin a second transaction and fail: out of the block, the error rolls this one
+    back (nothing is half written); inside a writer's call, its savepoint undoes that call's
+    writes alone. ``rollback()`` ends it early; an error in the block rolls it back."""
 
     __slots__ = ("_driver", "_open")
 
@@ -111,13 +112,6 @@ class DriverTransaction:
             self.rollback()  # (a commit that failed may leave the transaction open)
             raise
         self._open = False
-
-    @staticmethod
-    def of(conn: Connection) -> DriverTransaction | None:
-        """A transaction on ``conn``'s SQLite driver (``conn`` has none open); ``None`` on any
-        other database."""
-        driver = _sqlite_driver(conn)
-        return None if driver is None else DriverTransaction(driver)
 
 
 class _Form:

@@ -166,9 +166,9 @@ def _games(engine: Engine) -> list[str]:
 def on_driver(engines: tuple[Engine, Engine]) -> Iterator[tuple[Connection, DriverTransaction]]:
     """A connection of the first store and a transaction (not yet begun) on its driver."""
     with engines[0].connect() as conn:
-        transaction = DriverTransaction.of(conn)
-        assert transaction is not None
-        yield conn, transaction
+        cursor = driver_cursor(conn)
+        assert cursor is not None
+        yield conn, DriverTransaction(cursor.connection)
 
 
 def test_a_driver_transaction_commits_what_its_block_wrote(
