@@ -244,6 +244,21 @@ def _appends(store: EventStore, writes: list[tuple[str, int, list[bytes]]]) -> l
     )
 
 
+def _hold(writer: Writer) -> tuple[Future[bool], threading.Event]:
+    """Hold ``writer`` up on a call of its own until the returned gate is set (what is queued
+    meanwhile waits, and goes in one batch); that call's future (``True``: the gate opened in
+    time), once it runs."""
+    gate, began = threading.Event(), threading.Event()
+
+    def held_up(conn: Connection) -> bool:
+        began.set()
+        return gate.wait(10)
+
+    held = writer.call(held_up)
+    assert began.wait(10)
+    return held, gate
+
+
 # --- the contract --------------------------------------------------------------------
 
 
@@ -1004,14 +1019,7 @@ class StoreContract:
             assert threads == ["boneyard-writer"]
             with pytest.raises(SeatTaken):
                 writer.call(lambda conn: seat(0, conn)).result(10)
-            gate, began = threading.Event(), threading.Event()
-
-            def held_up(conn: Connection) -> bool:
-                began.set()
-                return gate.wait(10)
-
-            held = writer.call(held_up)
-            assert began.wait(10)
+            held, gate = _hold(writer)
             skipped = writer.call(lambda conn: seat(1, conn))
             assert skipped.cancel()
             gate.set()
@@ -1033,12 +1041,7 @@ class StoreContract:
         store.take_seat(games[2], 0, "first", hash_token("first"))
         heads = {g: store.load_events(g)[-1].hash for g in games}
         writer = Writer(store.engine, lane=store.lane)
-        gate, began = threading.Event(), threading.Event()
         commits: list[int] = []
-
-        def held_up(conn: Connection) -> None:
-            began.set()
-            gate.wait(10)
 
         def taken(game_id: str, seat: int, name: str) -> Any:
             return writer.call(
@@ -1049,7 +1052,7 @@ class StoreContract:
             commits.append(1)
 
         try:
-            assert writer.call(held_up) and began.wait(10)  # what follows waits: one batch
+            _, gate = _hold(writer)  # what follows waits: one batch
             sa.event.listen(store.engine, "commit", committed)
             appended = []
             for game_id in games[:2]:
@@ -1102,18 +1105,13 @@ class TestSQLite(StoreContract):
         games = [new_game(store) for _ in range(2)]
         heads = {g: store.load_events(g)[-1].hash for g in games}
         writer = Writer(store.engine, lane=store.lane)
-        gate, began = threading.Event(), threading.Event()
         begun: list[int] = []
-
-        def held_up(conn: Connection) -> None:
-            began.set()
-            gate.wait(10)
 
         def counted(conn: Connection) -> None:
             begun.append(1)
 
         try:
-            assert writer.call(held_up) and began.wait(10)  # what follows waits: one batch
+            _, gate = _hold(writer)  # what follows waits: one batch
             sa.event.listen(store.engine, "begin", counted)
             appended: Future[BaseException | None] = Future()
             writer.submit(
