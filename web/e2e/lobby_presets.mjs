@@ -9,6 +9,8 @@ run(async (browser) => {
   await page.goto(`${URL}/#/`);
   const form = page.getByRole("form", { name: "new game" });
   const menu = form.getByLabel("game", { exact: true });
+  // The form is drawn once ListPresets answers, with every preset at once: wait for it.
+  await menu.locator("option").first().waitFor({ state: "attached" });
   const offered = await menu.locator("option").evaluateAll((options) => options.map((o) => [o.value, o.textContent]));
   await menu.selectOption("moon-overcall");
   await form.getByText("Options (unset: the preset's value)").click();
