@@ -286,6 +286,23 @@ export function pickRandom(rng) {
   return (candidates) => candidates[Math.floor(rng() * candidates.length)];
 }
 
+/** The line of "what happened" that says how hand `hand` ended (the first after its deal that
+ * matches `pattern`), once it is there: the log follows the game's stream, which may run behind
+ * the table (a view the stream has not reached is shown after a grace anyway). */
+export async function handResult(page, hand, pattern) {
+  const found = await page.waitForFunction(
+    ([n, source, flags]) => {
+      const lines = [...document.querySelectorAll(".log li")].map((li) => li.textContent ?? "");
+      const dealt = lines.findIndex((line) => line.startsWith(`Hand ${n} dealt`));
+      const result = new RegExp(source, flags);
+      return dealt >= 0 && (lines.slice(dealt).find((line) => result.test(line)) ?? false);
+    },
+    [hand, pattern.source, pattern.flags],
+    { timeout: TIMEOUT },
+  );
+  return found.jsonValue();
+}
+
 /** The scores as the scoreboard shows them, by team (numbers). */
 export async function shownScores(page) {
   const cells = await page.getByRole("table", { name: "scores" }).locator("td.score").allTextContents();

@@ -3,7 +3,7 @@
 // tile of the hand, names trump and plays the hand out. GAME_ID names the game.
 
 import {
-  check, checkOnlyLegalClickable, checkPage, newPage, pickRandom, random, report, resign, run, seatToken, shot, takeTurn, URL,
+  check, checkOnlyLegalClickable, checkPage, handResult, newPage, pickRandom, random, report, resign, run, seatToken, shot, takeTurn, URL,
   waitTurn,
 } from "./lib.mjs";
 
@@ -75,9 +75,7 @@ run(async (browser) => {
     await takeTurn(page, pickRandom(rng));
     plays++;
   }
-  const log = await page.getByRole("region", { name: "what happened" }).locator("li").allTextContents();
-  const result = log.find((line) => /the moon and (made it|was set|were set)/.test(line)) ?? "";
-  check(result, `no result of the moon in the log: ${log.slice(0, 5)}`);
+  const result = await handResult(page, 1, /the moon and (made it|was set|were set)/);
   await shot(page, "moon-after-hand");
   await checkPage(page, "after the hand", checked);
   // (The game ends: a game with house bots left in play counts against the server's limit.)
