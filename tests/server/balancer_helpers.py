@@ -104,6 +104,15 @@ def haproxy_config(
         text = text.replace(old, new)
     for n in range(len(processes), len(_GRPC)):
         text = re.sub(rf"^\s*server boneyard{n + 1} .*\n", "", text, flags=re.MULTILINE)
+    # Each request and each server's change of state in haproxy's output (``log_text``): what a
+    # failed test needs to tell a refused connection from a health check's verdict.
+    for old, new in {
+        "global\n": "global\n    log stderr format raw daemon\n",
+        "defaults\n    mode http\n": "defaults\n    mode http\n    log global\n    option httplog\n    option log-health-checks\n",
+    }.items():
+        if text.count(old) != 1:
+            raise AssertionError(f"{SAMPLE} no longer holds {old.strip()!r} once")
+        text = text.replace(old, new)
     if not affinity:
         hashed = "    balance hdr(boneyard-game)\n    hash-type consistent\n"
         if text.count(hashed) != 2:

@@ -20,7 +20,9 @@ from __future__ import annotations
 import json
 import threading
 import time
+import urllib.error
 import urllib.request
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,6 +54,33 @@ KILL_AFTER_ACKS = 300
 HANG_GUARD = 900.0
 """The longest the games may take after the kill (seconds): a guard against a hang, far
 beyond what the slowest machine needs, never a bound on speed."""
+
+
+def _health_through(lb: Balancer, tries: int = 5) -> object:
+    """``/healthz`` through the balancer: a call about no one game, sent round robin. Once, in
+    CI, it was answered 503 after the failover with both survivors UP; a client of the balancer
+    tries again (its contract: only a call never sent is retried for it), and so does this, and
+    says so with haproxy's own account of the refused call."""
+    refused = []
+    for _ in range(tries):
+        try:
+            with urllib.request.urlopen(f"{lb.http_url}/healthz", timeout=60) as answer:
+                found = json.loads(answer.read())
+        except urllib.error.HTTPError as error:
+            if error.code != 503:
+                raise
+            refused.append(error)
+            time.sleep(1.0)
+            continue
+        if refused:
+            told = [
+                line for line in lb.log_text().splitlines() if "/healthz" in line or "DOWN" in line
+            ]
+            warnings.warn(f"/healthz was refused {len(refused)} time(s): {told[-6:]}", stacklevel=2)
+        return found
+    raise AssertionError(
+        f"/healthz refused {tries} times through the balancer:\n{lb.log_text()[-4000:]}"
+    )
 
 
 @dataclass(frozen=True)
@@ -250,8 +279,7 @@ def _play_through(lb: Balancer, servers: list[ServerProcess]) -> None:
         )
         with urllib.request.urlopen(request, timeout=60) as answer:
             assert json.loads(answer.read())["game"]["status"] == "GAME_STATUS_FINISHED"
-        with urllib.request.urlopen(f"{lb.http_url}/healthz", timeout=60) as answer:
-            assert json.loads(answer.read()) == {"status": "SERVING"}
+        assert _health_through(lb) == {"status": "SERVING"}
         # The survivors served the victim's games: nothing was lost with it.
         assert victim.proc.returncode is not None
         assert all(s.proc.poll() is None for s in servers if s is not victim)
