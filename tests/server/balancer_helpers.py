@@ -79,11 +79,16 @@ class Ports:
 
 
 def haproxy_config(
-    processes: Sequence[tuple[int, int]], ports: Ports, *, affinity: bool = True
+    processes: Sequence[tuple[int, int]],
+    ports: Ports,
+    *,
+    affinity: bool = True,
+    logged: bool = False,
 ) -> str:
     """``docs/haproxy.cfg`` with its fronts on ``ports`` and its servers at ``processes``
     (``(grpc_port, http_port)`` each, 1 to 3 of them; the sample's other servers left out).
-    ``affinity=False``: round robin instead of the game header's hash."""
+    ``affinity=False``: round robin instead of the game header's hash; ``logged``: each
+    request and each health verdict in haproxy's output (a test's, not a benchmark's)."""
     if not 1 <= len(processes) <= len(_GRPC):
         raise ValueError(f"1 to {len(_GRPC)} processes, not {len(processes)}")
     text = SAMPLE.read_text()
@@ -104,12 +109,13 @@ def haproxy_config(
         text = text.replace(old, new)
     for n in range(len(processes), len(_GRPC)):
         text = re.sub(rf"^\s*server boneyard{n + 1} .*\n", "", text, flags=re.MULTILINE)
-    # Each request and each server's change of state in haproxy's output (``log_text``): what a
-    # failed test needs to tell a refused connection from a health check's verdict.
-    for old, new in {
+    # What a failed test needs to tell a refused connection from a health check's verdict.
+    log_lines = {
         "global\n": "global\n    log stderr format raw daemon\n",
-        "defaults\n    mode http\n": "defaults\n    mode http\n    log global\n    option httplog\n    option log-health-checks\n",
-    }.items():
+        "defaults\n    mode http\n": "defaults\n    mode http\n    log global\n"
+        "    option httplog\n    option log-health-checks\n",
+    }
+    for old, new in log_lines.items() if logged else ():
         if text.count(old) != 1:
             raise AssertionError(f"{SAMPLE} no longer holds {old.strip()!r} once")
         text = text.replace(old, new)
@@ -138,10 +144,11 @@ class Balancer:
         *,
         affinity: bool = True,
         binary: str | None = None,
+        logged: bool = False,
     ) -> Balancer:
         directory.mkdir(parents=True, exist_ok=True)
         config = directory / "haproxy.cfg"
-        config.write_text(haproxy_config(processes, ports, affinity=affinity))
+        config.write_text(haproxy_config(processes, ports, affinity=affinity, logged=logged))
         log_path = directory / "haproxy.log"
         with open(log_path, "ab") as log:
             proc = subprocess.Popen(

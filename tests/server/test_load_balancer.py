@@ -74,9 +74,11 @@ def _health_through(lb: Balancer, tries: int = 5) -> object:
             continue
         if refused:
             told = [
-                line for line in lb.log_text().splitlines() if "/healthz" in line or "DOWN" in line
+                line
+                for line in lb.log_text().splitlines()
+                if "/healthz" in line or "Health check" in line
             ]
-            warnings.warn(f"/healthz was refused {len(refused)} time(s): {told[-6:]}", stacklevel=2)
+            warnings.warn(f"/healthz was refused {len(refused)} time(s): {told[-8:]}", stacklevel=2)
         return found
     raise AssertionError(
         f"/healthz refused {tries} times through the balancer:\n{lb.log_text()[-4000:]}"
@@ -176,7 +178,9 @@ def test_fifty_games_through_haproxy_survive_a_kill_9_of_one_of_three_processes(
                 )
             ports = Ports(free_port(), free_port(), free_port())
             processes = [(s.port, _http_port(s)) for s in servers]
-            with Balancer.start(tmp_path / "haproxy", processes, ports, binary=binary) as lb:
+            with Balancer.start(
+                tmp_path / "haproxy", processes, ports, binary=binary, logged=True
+            ) as lb:
                 lb.wait_until(up=PROCESSES)
                 _play_through(lb, servers)
         finally:
