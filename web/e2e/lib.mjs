@@ -290,17 +290,22 @@ export function pickRandom(rng) {
  * matches `pattern`), once it is there: the log follows the game's stream, which may run behind
  * the table (a view the stream has not reached is shown after a grace anyway). */
 export async function handResult(page, hand, pattern) {
-  const found = await page.waitForFunction(
-    ([n, source, flags]) => {
-      const lines = [...document.querySelectorAll(".log li")].map((li) => li.textContent ?? "");
-      const dealt = lines.findIndex((line) => line.startsWith(`Hand ${n} dealt`));
-      const result = new RegExp(source, flags);
-      return dealt >= 0 && (lines.slice(dealt).find((line) => result.test(line)) ?? false);
-    },
-    [hand, pattern.source, pattern.flags],
-    { timeout: TIMEOUT },
-  );
-  return found.jsonValue();
+  try {
+    const found = await page.waitForFunction(
+      ([n, source, flags]) => {
+        const lines = [...document.querySelectorAll(".log li")].map((li) => li.textContent ?? "");
+        const dealt = lines.findIndex((line) => line.startsWith(`Hand ${n} dealt`));
+        const result = new RegExp(source, flags);
+        return dealt >= 0 && (lines.slice(dealt).find((line) => result.test(line)) ?? false);
+      },
+      [hand, pattern.source, pattern.flags],
+      { timeout: TIMEOUT },
+    );
+    return await found.jsonValue();
+  } catch (error) {
+    const log = await page.locator(".log li").allTextContents();
+    fail(`no line ${pattern} after hand ${hand}'s deal in the log (${error.message.split("\n")[0]}): ${log.slice(-8)}`);
+  }
 }
 
 /** The scores as the scoreboard shows them, by team (numbers). */
