@@ -15,7 +15,7 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -135,6 +135,22 @@ def games_played(lines: Sequence[str]) -> dict[str, Played]:
             p = started[m["id"]]
             started[m["id"]] = Played(p.game_id, p.seat, p.tournament, scores, winner)
     return started
+
+
+def games_said_over(
+    bot: Background, games: Iterable[str], timeout: float = 60.0
+) -> dict[str, Played]:
+    """``games_played`` of ``bot`` once it has said each of ``games`` ended (or after
+    ``timeout`` seconds, a hang guard): a bot prints a game's end when its own stream tells
+    it, in its own time after the tournament's end."""
+    wanted = set(games)
+    deadline = time.monotonic() + timeout
+    while True:
+        said = games_played(bot.lines)
+        ended = {g for g, p in said.items() if p.scores is not None}
+        if wanted <= ended or time.monotonic() > deadline:
+            return said
+        time.sleep(0.1)
 
 
 def table_rows(stdout: str, title: str | None) -> list[list[str]]:
@@ -435,11 +451,10 @@ def test_tournament_create_run_and_standings(
     ]
 
     # Every bot said it played exactly the games the tournament seated its account in.
-    time.sleep(1.0)  # the last "over" lines
     for name, bot in bots.items():
-        assert bot.proc.poll() is None, f"{name}'s bot stopped:\n{bot.explain()}"
-        said = games_played(bot.lines)
         seated = {g.game_id: list(g.seats).index(name) for g in got.games if name in g.seats}
+        said = games_said_over(bot, seated)
+        assert bot.proc.poll() is None, f"{name}'s bot stopped:\n{bot.explain()}"
         assert {gid: p.seat for gid, p in said.items()} == seated, bot.explain()
         assert all(p.tournament == tid and p.scores is not None for p in said.values()), (
             bot.explain()
@@ -471,16 +486,10 @@ def test_bots_with_concurrency_play_a_tournament_of_games_at_once_to_the_end(
     got = api.tournament(tid, timeout=30)
     assert got.tournament.games_finished == got.tournament.games_total == total == 12
     # Every bot said it started and ended every game the tournament seated it in, once.
-    deadline = time.monotonic() + 30
     for name, bot in bots.items():
         seated = {g.game_id: list(g.seats).index(name) for g in got.games if name in g.seats}
-        while time.monotonic() < deadline:
-            said = games_played(bot.lines)
-            if set(said) == set(seated) and all(p.scores is not None for p in said.values()):
-                break
-            time.sleep(0.1)
+        said = games_said_over(bot, seated)
         assert bot.proc.poll() is None, f"{name}'s bot stopped:\n{bot.explain()}"
-        said = games_played(bot.lines)
         assert {gid: p.seat for gid, p in said.items()} == seated, bot.explain()
         assert all(p.tournament == tid and p.scores is not None for p in said.values()), (
             bot.explain()
@@ -567,11 +576,10 @@ def test_tournament_run_follows_through_a_server_restart(
             assert t.games_finished == t.games_total == total
         # The bots lived through the restart; each game was started once in each of them
         # (WatchSeats, reopened, tells the unfinished seats again) and played to its end.
-        time.sleep(1.0)  # the last "over" lines
         for name, bot in bots.items():
-            assert bot.proc.poll() is None, f"{name}'s bot stopped:\n{bot.explain()}"
-            said = games_played(bot.lines)
             seated = {g.game_id for g in got.games if name in g.seats}
+            said = games_said_over(bot, seated)
+            assert bot.proc.poll() is None, f"{name}'s bot stopped:\n{bot.explain()}"
             assert set(said) == seated, bot.explain()
             assert all(p.scores is not None for p in said.values()), bot.explain()
         assert any("reconnecting" in bot.stderr_text() for bot in bots.values()), (
