@@ -565,9 +565,10 @@ def test_a_slow_seat_within_its_bank_is_not_penalised(
         slow.append(turn)
     assert timeouts(server, table.game_id) == []
     banks = [s.bank_remaining_ms for s in client.game(table.game_id).seats]
-    # each action took about 350 ms, 250 over the allowance (more on a busy machine)
+    # each action took 350 ms or more (more on a busy machine), 250 over the allowance at
+    # least: spent from the bank, which is not run out
     for seat in slow:
-        assert 5000 - 1500 < banks[seat] <= 5000 - 250, banks
+        assert 0 < banks[seat] <= 5000 - 250, banks
     # and it is still the seats' game: no timeout happened while they thought
     assert client.game(table.game_id).status == game_pb2.GAME_STATUS_PLAYING
 
@@ -578,8 +579,12 @@ def test_a_seat_out_of_per_move_time_spends_its_bank_before_the_policy(
     table = reserved_game(
         server, client, [account(server) for _ in range(4)], time_control=clock(100, bank_ms=400)
     )
-    turn = client.view(table, None).turn
-    wait_for(lambda: timeouts(server, table.game_id), "the timeout", timeout=10)
+    wait_for(lambda: timeouts(server, table.game_id), "the timeout", timeout=60)
+    # The seat to act when the clock ran out, from the log (its 500 ms may be over before this
+    # test could ask for a view on a busy machine).
+    events = [e for _, e in log_events(server, table.game_id)]
+    expired = next(i for i, e in enumerate(events) if isinstance(e, engine.ClockExpired))
+    turn = engine.replay(events[:expired]).hand.turn
     game = client.game(table.game_id)
     assert game.seats[turn].bank_remaining_ms == 0
     assert timeouts(server, table.game_id)[0] == engine.ClockExpired(turn, "auto_play")
@@ -685,29 +690,34 @@ def test_the_clock_survives_a_restart(
     try:
         c = Client(first.address)
         table = reserved_game(
-            first, c, [account(first) for _ in range(4)], time_control=clock(100, bank_ms=3000)
+            first, c, [account(first) for _ in range(4)], time_control=clock(100, bank_ms=5000)
         )
         turn = c.view(table, None).turn
         view = c.view(table, turn)
         time.sleep(0.6)
         c.submit(table, turn, view.legal_actions[0], view.version)
         banks = [s.bank_remaining_ms for s in c.game(table.game_id).seats]
-        assert banks[turn] < 3000
+        assert banks[turn] < 5000
+        nxt = c.view(table, None).turn
         c.close()
     finally:
         first.close()
     time.sleep(1.0)  # the server is down: that time is nobody's
+    # (Times from the moment the second server starts: whatever the machine's speed after it,
+    # the next seat's turn begins no earlier.)
+    restarting = time.time()
     second = RunningServer(url)
     try:
         c = Client(second.address)
         game = c.game(table.game_id)
         assert [s.bank_remaining_ms for s in game.seats] == banks
-        restarted = time.time()
-        assert game.turn_deadline.ToDatetime().timestamp() >= restarted - 0.5
-        assert timeouts(second, table.game_id) == []
-        nxt = c.view(table, None).turn
-        wait_for(lambda: timeouts(second, table.game_id), "the clock running again", timeout=10)
+        allowed = (100 + banks[nxt]) / 1000
+        assert game.turn_deadline.ToDatetime().timestamp() >= restarting + allowed - 0.01
+        wait_for(lambda: timeouts(second, table.game_id), "the clock running again", timeout=60)
         assert timeouts(second, table.game_id)[0].seat == nxt
+        # Run out no earlier than a whole allowance after the restart (the game changed then).
+        expired = c.game(table.game_id).update_time.ToDatetime().timestamp()
+        assert expired >= restarting + allowed - 0.01
         c.close()
     finally:
         second.close()
