@@ -444,9 +444,9 @@ def test_a_game_created_elsewhere_appears_in_the_open_lobby_and_leaves_it_when_o
     screen: str,
 ) -> None:
     report = _ok(run_script("lobby_live.mjs", server.http_url, tmp_path, env={"SCREEN": screen}))
-    # The issue asks for under a second; the script waits up to ten (the machine may be loaded).
+    # The issue asks for under a second: the machine's speed, printed, not asserted (a change
+    # that never shows fails the script).
     print(f"lobby on {screen}: shown after {report['ms']} ms")
-    assert all(ms < 10_000 for ms in report["ms"].values()), report["ms"]
     game = game_stub.GetGame(
         game_service_pb2.GetGameRequest(game_id=report["gameId"]), timeout=30
     ).game

@@ -3,12 +3,12 @@
 // moves it under "In play", and its resignation takes it off the lobby. The first lobby stream
 // is cut by the network: the page says it is reconnecting and opens it again by itself. The
 // lobby is checked for sideways scrolling and by axe-core. Reports the time each change took
-// to show (the issue asks for under 1 s; the test allows much more on a loaded machine).
+// to show (the issue asks for under 1 s; that is the machine's speed, reported, not asserted:
+// a change that never shows fails after the scripts' hang guard, TIMEOUT).
 
-import { call, check, checkPage, newPage, report, run, say, SCREENS, shot, URL, WATCH_LOBBY } from "./lib.mjs";
+import { call, check, checkPage, newPage, report, run, say, SCREENS, shot, TIMEOUT, URL, WATCH_LOBBY } from "./lib.mjs";
 
 const screen = process.env.SCREEN ?? "desktop";
-const DEADLINE_MS = 10000;
 
 /** Run `change`, then wait until the game `id(result)` is where `where` says ("open games",
  * "games in play", or null: off the lobby); the milliseconds between. */
@@ -18,7 +18,7 @@ async function timed(page, what, change, id, where) {
   await page.waitForFunction(([game, list]) => {
     const shown = [...document.querySelectorAll(`li[data-game="${game}"]`)].map((li) => li.closest("section")?.getAttribute("aria-label"));
     return list === null ? shown.length === 0 : shown.length === 1 && shown[0] === list;
-  }, [id(result), where], { timeout: DEADLINE_MS });
+  }, [id(result), where], { timeout: TIMEOUT });
   const ms = Date.now() - start;
   say("measured", what, `${ms} ms`);
   return { ms, result };

@@ -129,7 +129,7 @@ run(async (browser) => {
       await page.keyboard.press("Enter");
       await page.waitForFunction((v) => Number(document.querySelector(".table-view")?.dataset.version) > v, before);
       const inTrick = await page
-        .waitForFunction(() => window.__tileInTrick === 1, null, { timeout: 10000 })
+        .waitForFunction(() => window.__tileInTrick === 1, null, { timeout: TIMEOUT })
         .then(() => 1, () => 0);
       play = { tile: reached.tile, inTrick, ring: reached.ring };
     } else {
