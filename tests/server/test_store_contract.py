@@ -1273,7 +1273,7 @@ class TestPostgreSQL(StoreContract):
             with pytest.raises(VersionConflict):
                 store.append(game_id, 2, events(b"lost"))
             received: list[Change] = []
-            for _ in range(20):
+            for _ in range(120):  # a hang guard of a minute: each wait returns at its first
                 received += listener.wait(timeout=0.5)
                 if len(received) >= 2:
                     break
@@ -1286,7 +1286,7 @@ class TestPostgreSQL(StoreContract):
         async def scenario() -> list[Change]:
             async with await AsyncPgListener.open(url) as listener:
                 await asyncio.to_thread(store.append, game_id, 1, events(b"a"))
-                return await listener.wait(timeout=5.0)
+                return await listener.wait(timeout=60.0)  # (returns at the first)
 
         assert asyncio.run(scenario()) == [Change(game_id, 2)]
 
@@ -1297,7 +1297,7 @@ class TestPostgreSQL(StoreContract):
         with PgListener(url) as listener:
             _appends(store, [(g, 1, [b"a", b"b"]) for g in games])
             received: list[Change] = []
-            for _ in range(20):
+            for _ in range(120):  # a hang guard of a minute: each wait returns at its first
                 received += listener.wait(timeout=0.5)
                 if len(received) >= 3:
                     break
@@ -1315,7 +1315,7 @@ class TestPostgreSQL(StoreContract):
                     await asyncio.to_thread(writer.append, b, 1, events(b"x", b"y"))
                 finally:
                     writer.close()
-                return await listener.wait(timeout=5.0)
+                return await listener.wait(timeout=60.0)  # (returns at the first)
 
         assert asyncio.run(scenario()) == [Change(b, 3)]
         assert store.latest_versions([a, b]) == {a: 1, b: 3}
