@@ -325,7 +325,11 @@ def test_kill_9_cycles_with_retried_creates_and_seats_leave_no_stuck_game(
 
 
 def test_sigterm_stops_the_server_with_a_stream_open(tmp_path: Path, sqlite_url: str) -> None:
-    with ServerProcess.start(tmp_path / "server.log", sqlite_url) as server:
+    # A grace of ten minutes: an open stream that held the drain for it would show whatever the
+    # machine's speed (the stream is ended when told, not waited for).
+    with ServerProcess.start(
+        tmp_path / "server.log", sqlite_url, extra_args=["--shutdown-grace", "600"]
+    ) as server:
         stub = server.stub()
         game_id = create_game(stub)
         version = spectator_view(stub, game_id).version
@@ -345,10 +349,8 @@ def test_sigterm_stops_the_server_with_a_stream_open(tmp_path: Path, sqlite_url:
         reader = threading.Thread(target=drain)
         reader.start()
         time.sleep(0.5)
-        started = time.monotonic()
-        assert server.terminate(timeout=20) == 0
-        assert time.monotonic() - started < 15
-        reader.join(timeout=20)
+        assert server.terminate(timeout=300) == 0
+        reader.join(timeout=60)
         assert ended and ended[0] is not grpc.StatusCode.DEADLINE_EXCEEDED
 
 
