@@ -87,7 +87,7 @@ def test_a_call_that_never_reached_a_server_has_no_error_info() -> None:
     with grpc.insecure_channel(f"127.0.0.1:{free_port()}") as channel:
         stub = game_service_pb2_grpc.GameServiceStub(channel)
         with pytest.raises(grpc.RpcError) as failed:
-            stub.GetGame(game_service_pb2.GetGameRequest(game_id=str(uuid.uuid4())), timeout=5)
+            stub.GetGame(game_service_pb2.GetGameRequest(game_id=str(uuid.uuid4())), timeout=60)
     assert failed.value.code() == grpc.StatusCode.UNAVAILABLE  # type: ignore[attr-defined]
     assert error_details.error_info_of(failed.value) is None
     assert error_details.reason_of(None) == errors_pb2.ERROR_REASON_UNSPECIFIED

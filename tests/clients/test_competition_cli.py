@@ -549,7 +549,7 @@ def test_tournament_run_follows_through_a_server_restart(
         run = background("tournament", "run", tid, "--server", listen, "--key", site.organiser)
         with Client(listen) as watcher:
             deadline = time.monotonic() + 120
-            while not any(g.game_id for g in watcher.tournament(tid, timeout=10).games):
+            while not any(g.game_id for g in watcher.tournament(tid, timeout=60).games):
                 assert time.monotonic() < deadline, "the tournament did not get going"
                 time.sleep(0.1)
         servers[-1].kill()  # SIGKILL, mid-tournament

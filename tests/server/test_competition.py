@@ -420,7 +420,7 @@ def test_a_table_forms_when_a_late_sign_of_life_comes_back(
             .values(seen_at=datetime.now(UTC) - timedelta(seconds=60))
         )
     late = Seeker(client, keys[2], "moon-s1", widow=rules_pb2.WIDOW_RULE_MUST_EXCHANGE)
-    wait_for(lambda: all(s.seated for s in [*early, late]), "the table", timeout=10)
+    wait_for(lambda: all(s.seated for s in [*early, late]), "the table", timeout=60)
     assert len({s.seated.game_id for s in [*early, late]}) == 1
 
 
