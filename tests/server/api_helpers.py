@@ -321,6 +321,21 @@ def log_events(server: RunningServer, game_id: str) -> list[tuple[int, engine.Ev
     return [(row.seq, codec.decode_event(row.payload)) for row in server.store.load_events(game_id)]
 
 
+def timeouts(server: RunningServer, game_id: str) -> list[engine.ClockExpired]:
+    """Each time the game's clock ran out, in the log's order."""
+    return [e for _, e in log_events(server, game_id) if isinstance(e, engine.ClockExpired)]
+
+
+def first_timed_out(server: RunningServer, game_id: str) -> int:
+    """The seat to act when the game's clock first ran out, from the log (on a busy machine
+    its time may be over before a test could ask for a view)."""
+    events = [e for _, e in log_events(server, game_id)]
+    expired = next(i for i, e in enumerate(events) if isinstance(e, engine.ClockExpired))
+    hand = engine.replay(events[:expired]).hand
+    assert hand is not None  # (a clock runs out on a turn of a hand)
+    return hand.turn
+
+
 def state_at(app: Boneyard, game_id: str) -> engine.GameState:
     """The game's state now, as the server folds it from its log."""
     state, _ = app.app.load(game_id)

@@ -50,8 +50,10 @@ from tests.server.api_helpers import (
     RunningServer,
     Table,
     bearer,
+    first_timed_out,
     log_events,
     rpc_error,
+    timeouts,
 )
 
 AUTO_PLAY = events_pb2.TIMEOUT_POLICY_AUTO_PLAY
@@ -493,10 +495,6 @@ def clock(per_move_ms: int, bank_ms: int = 0, policy: int = AUTO_PLAY) -> game_p
     return game_pb2.TimeControl(per_move_ms=per_move_ms, bank_ms=bank_ms, policy=policy)
 
 
-def timeouts(server: RunningServer, game_id: str) -> list[engine.ClockExpired]:
-    return [e for _, e in log_events(server, game_id) if isinstance(e, engine.ClockExpired)]
-
-
 def test_a_seat_that_never_answers_has_its_lowest_legal_action_played(
     server: RunningServer, client: Client
 ) -> None:
@@ -539,11 +537,7 @@ def test_forfeit_on_timeout_gives_the_game_to_the_other_team(
     wait_for(
         lambda: client.game(table.game_id).status == game_pb2.GAME_STATUS_FINISHED, "the forfeit"
     )
-    # The seat to act when the clock ran out, from the log (on a busy machine 100 ms may pass
-    # before this test could ask for a view).
-    events = [e for _, e in log_events(server, table.game_id)]
-    expired = next(i for i, e in enumerate(events) if isinstance(e, engine.ClockExpired))
-    turn = engine.replay(events[:expired]).hand.turn
+    turn = first_timed_out(server, table.game_id)
     assert timeouts(server, table.game_id) == [engine.ClockExpired(turn, "forfeit")]
     assert client.game(table.game_id).winner == 1 - turn % 2
     assert record_verdict(server, table.game_id).valid
@@ -580,11 +574,7 @@ def test_a_seat_out_of_per_move_time_spends_its_bank_before_the_policy(
         server, client, [account(server) for _ in range(4)], time_control=clock(100, bank_ms=400)
     )
     wait_for(lambda: timeouts(server, table.game_id), "the timeout", timeout=60)
-    # The seat to act when the clock ran out, from the log (its 500 ms may be over before this
-    # test could ask for a view on a busy machine).
-    events = [e for _, e in log_events(server, table.game_id)]
-    expired = next(i for i, e in enumerate(events) if isinstance(e, engine.ClockExpired))
-    turn = engine.replay(events[:expired]).hand.turn
+    turn = first_timed_out(server, table.game_id)
     game = client.game(table.game_id)
     assert game.seats[turn].bank_remaining_ms == 0
     assert timeouts(server, table.game_id)[0] == engine.ClockExpired(turn, "auto_play")

@@ -23,6 +23,7 @@ from api_helpers import (
     fresh_database,
     log_events,
     rpc_error,
+    timeouts,
 )
 
 from boneyard import engine
@@ -138,17 +139,13 @@ def test_a_seat_that_acts_keeps_its_game_going_while_the_others_time_out(
         for seat in (1, 2):
             client.take_seat(game_id, seat, "away")
 
-        def timeouts() -> list[engine.ClockExpired]:
-            events = log_events(lenient_server, game_id)
-            return [e for _, e in events if isinstance(e, engine.ClockExpired)]
-
         deadline = time.monotonic() + 120  # a hang guard
         answered = 0
         counted = 0.0
         while time.monotonic() < deadline:
             if answered >= 3 and time.monotonic() > counted + 0.25:
                 counted = time.monotonic()
-                if len(timeouts()) > 6:
+                if len(timeouts(lenient_server, game_id)) > 6:
                     break
             view = client.stub.GetView(
                 game_service_pb2.GetViewRequest(game_id=game_id),
@@ -171,7 +168,8 @@ def test_a_seat_that_acts_keeps_its_game_going_while_the_others_time_out(
                 except grpc.RpcError as error:
                     assert error.code() in (Code.ABORTED, Code.FAILED_PRECONDITION), error
             time.sleep(0.02)
-        assert answered >= 3 and len(timeouts()) > 6, (answered, len(timeouts()))
+        expired = timeouts(lenient_server, game_id)
+        assert answered >= 3 and len(expired) > 6, (answered, len(expired))
         assert client.game(game_id).status == game_pb2.GAME_STATUS_PLAYING
     finally:
         client.close()
