@@ -374,7 +374,7 @@ def _complete_rules_from_proto(
         missing = [n for n in engine.option_names() if n not in options]
         if missing:
             raise error(f"{what}: the ruleset leaves out {', '.join(missing)}")
-        return Ruleset(name=msg.preset, **options)
+        return engine.canonical_ruleset(Ruleset(name=msg.preset, **options))
     except (MalformedRules, engine.RulesetError) as e:
         raise error(f"{what}: {e}") from e
 

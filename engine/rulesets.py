@@ -26,6 +26,7 @@ __all__ = [
     "PRESETS",
     "PRESET_DESCRIPTIONS",
     "Ruleset",
+    "canonical_ruleset",
     "option_names",
     "preset_names",
     "ruleset",
@@ -464,7 +465,25 @@ def ruleset(preset: str = TEXAS42, options: Mapping[str, Any] | None = None, /, 
         if name not in known:
             raise RulesetError(f"no option {name!r}; options are {', '.join(sorted(known))}")
         typed[name] = _coerce(name, value)
-    return dataclasses.replace(base, **typed) if typed else base
+    return canonical_ruleset(dataclasses.replace(base, **typed)) if typed else base
+
+
+_CANONICAL: dict[Ruleset, Ruleset] = {}
+"""The first object seen of each ruleset, up to ``_CANONICAL_MAX`` of them."""
+_CANONICAL_MAX = 1024
+
+
+def canonical_ruleset(rules: Ruleset) -> Ruleset:
+    """One object for equal rulesets (while fewer than ``_CANONICAL_MAX`` differ): every view
+    of a game carries its ruleset, and what is made once per ruleset (its message) is found by
+    it; a game's own copy, equal to the last game's but not the same object, was compared
+    field by field (some forty) at every view."""
+    found = _CANONICAL.get(rules)
+    if found is not None:
+        return found
+    if len(_CANONICAL) < _CANONICAL_MAX:
+        _CANONICAL[rules] = rules
+    return rules
 
 
 def _coerce(name: str, value: Any) -> Any:

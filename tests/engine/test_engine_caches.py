@@ -6,6 +6,7 @@ for the same decisions, events and states."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -75,10 +76,17 @@ def test_the_engines_caches_never_change_an_answer(preset: str, options: dict[st
 
 def test_equal_rulesets_share_their_tables_and_different_ones_do_not() -> None:
     plunge = engine.ruleset("texas42", {"plunge": True})
-    same = engine.ruleset("texas42", {"plunge": True})
+    same = dataclasses.replace(plunge)  # (equal, another object: as made outside ``ruleset``)
     assert same is not plunge
     assert decider._per_ruleset(plunge) is decider._per_ruleset(same)
     assert decider._per_ruleset(plunge) is not decider._per_ruleset(engine.ruleset("texas42"))
+
+
+def test_a_ruleset_asked_for_twice_is_one_object() -> None:
+    plunge = engine.ruleset("texas42", {"plunge": True})
+    assert engine.ruleset("texas42", {"plunge": True}) is plunge
+    assert engine.canonical_ruleset(dataclasses.replace(plunge)) is plunge
+    assert engine.ruleset("texas42", {"plunge": True, "sevens": True}) is not plunge
 
 
 def test_a_play_is_refused_for_its_reason_after_the_legal_plays_were_asked() -> None:
