@@ -46,6 +46,8 @@ def _varint(value: int) -> bytes:
     first, the high bit set on every byte but the last."""
     if value < 0x80:
         return bytes((value,))
+    if value < 0x4000:  # (a view's length: two bytes)
+        return bytes((value & 0x7F | 0x80, value >> 7))
     out = bytearray()
     while value >= 0x80:
         out.append(value & 0x7F | 0x80)
