@@ -10,6 +10,7 @@ at once and never a crash in the middle of a game.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -281,8 +282,10 @@ class Ruleset:
         return {name: getattr(self, name) for name in option_names()}
 
 
+@functools.cache
 def option_names() -> tuple[str, ...]:
-    """Every option name, in declaration order (``name`` excluded)."""
+    """Every option name, in declaration order (``name`` excluded); made once (a game's
+    ruleset and options are read through it)."""
     return tuple(f.name for f in dataclasses.fields(Ruleset) if f.name not in _NOT_OPTIONS)
 
 
