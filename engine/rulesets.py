@@ -468,7 +468,23 @@ def ruleset(preset: str = TEXAS42, options: Mapping[str, Any] | None = None, /, 
         if name not in known:
             raise RulesetError(f"no option {name!r}; options are {', '.join(sorted(known))}")
         typed[name] = _coerce(name, value)
-    return canonical_ruleset(dataclasses.replace(base, **typed)) if typed else base
+    if not typed:
+        return base
+    try:
+        key = (preset, frozenset(typed.items()))
+        made = _MADE.get(key)
+    except TypeError:  # a value that cannot be a key: refused by the ruleset's checks
+        return canonical_ruleset(dataclasses.replace(base, **typed))
+    if made is None:
+        made = canonical_ruleset(dataclasses.replace(base, **typed))
+        if len(_MADE) < _CANONICAL_MAX:
+            _MADE[key] = made
+    return made
+
+
+_MADE: dict[tuple[str, frozenset[tuple[str, Any]]], Ruleset] = {}
+"""``ruleset``'s answers by preset and options (a server makes every game's ruleset with the
+same few): made and checked once each, up to ``_CANONICAL_MAX`` of them."""
 
 
 _CANONICAL: dict[Ruleset, Ruleset] = {}
