@@ -5,7 +5,7 @@ PYTHON ?= python3
 PYTEST_ARGS ?=
 
 .DELETE_ON_ERROR:
-.PHONY: setup setup-web test stress lint dist typecheck-tree proto web web-gen bench-browser bench-asgi profile-server bench-engine bench-engine-instructions bench-server bench-balancer bench-grpc-calls bench-fanout bench-listing bench-verify bench-solver bench-sampler bench-bots bench-competition bench-match run clean FORCE demo
+.PHONY: setup setup-web test stress lint dist typecheck-tree proto web web-gen bench-browser bench-asgi profile-server bench-engine bench-engine-instructions bench-server bench-server-instructions bench-balancer bench-grpc-calls bench-fanout bench-listing bench-verify bench-solver bench-sampler bench-bots bench-competition bench-match run clean FORCE demo
 
 setup: $(VENV)/.installed
 
@@ -148,6 +148,13 @@ bench-engine-instructions: setup
 
 bench-server: setup
 	$(PY) benchmarks/bench_server.py $(BENCH_SERVER_ARGS)
+
+# bench-server's load counted in instructions under valgrind (every thread of each server; steady
+# on a busy machine, the kernel's work left out): last line `server instructions: Boneyard X M an
+# action, anchor Y M, ratio R`. BENCH_SERVER_INSTRUCTIONS_ARGS=--opcodes: the Python opcodes
+# an action by function instead, Boneyard's beside the anchor's (benchmarks/count_opcodes.py).
+bench-server-instructions: setup
+	$(PY) benchmarks/bench_server_instructions.py $(BENCH_SERVER_INSTRUCTIONS_ARGS)
 
 # Several processes behind HAProxy (docs/haproxy.cfg) on one PostgreSQL: actions/s with 1, 2 and 3
 # processes hashing on the game header, and 2 and 3 in round robin beside them; stale views,
