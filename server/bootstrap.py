@@ -160,9 +160,10 @@ async def create_server(
     # Every handler wrapped in the pipeline as it is added (``piping``). (The generated
     # functions are typed for a server: PipedServer and ByName are the part of one they use.)
     piped = cast(grpc.aio.Server, PipedServer(server, Piping(pipeline)))
-    game_service_pb2_grpc.add_GameServiceServicer_to_server(parts.games, piped)
-    # Every service but the game's (and health) found by name: see ``by_name``.
+    # Every service found by name, none registered (``by_name``); the game's first, the one
+    # each action calls.
     by_name = cast(grpc.aio.Server, ByName(piped))
+    game_service_pb2_grpc.add_GameServiceServicer_to_server(parts.games, by_name)
     turns = TurnWatch(parts.host, parts.feed, parts.seats, parts.competition)
     lobby = LobbyServicer(
         parts.app, parts.lobby, parts.seats, parts.games, quotas, turns, parts.metrics.turn_answered
@@ -182,7 +183,7 @@ async def create_server(
     matches = MatchServicer(parts.app, parts.matches)
     matches_pb2_grpc.add_MatchServiceServicer_to_server(matches, by_name)
     health_servicer = parts.health
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, piped)
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, by_name)
     services = (
         SERVICE_NAME,
         LOBBY_SERVICE_NAME,

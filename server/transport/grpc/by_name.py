@@ -1,13 +1,15 @@
-"""Services whose methods the gRPC port finds by name instead of registering them.
+"""Every service of the gRPC port found by name instead of registering its methods.
 
 grpc.aio keeps one call request waiting in its core for each *registered* method, and for
-every call that arrives it waits on all of them again (one ``asyncio.wait`` over a future per
-method: with every service of Boneyard registered, ~40 futures, each given a callback and
-having it taken back, at every call; about a tenth of the event loop's work an action). The
-methods of a game (``GameService``: every action) and the health checks stay registered, as
-the anchor's are; the other services (accounts, tournaments, matches, the archive ...), called
-far less often, are found by name among the generic handlers, as grpc did before it had
-registered methods. A call is answered the same either way.
+every call that arrives it waits on all of them again: one ``asyncio.wait`` over a future per
+method, each given a callback and having it taken back, at every call. With every service of
+Boneyard registered (~40 methods) that was about a tenth of the event loop's work an action;
+with the game's methods and the health checks alone (12), still about 1,400 of the ~9,600
+Python opcodes an action of ``bench_server``'s load (``make bench-server-instructions
+BENCH_SERVER_INSTRUCTIONS_ARGS=--opcodes``), every call paying for the ten methods it is not.
+Found by name, a call costs one look-up among the generic handlers, the game's first. (The
+anchor of ``bench_server`` registers its methods, as the generated code does: it still pays
+that wait.) A call is answered the same either way.
 """
 
 from __future__ import annotations
