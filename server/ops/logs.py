@@ -50,11 +50,12 @@ class CallFields:
     in tasks of its own (the drain races each stream message against the shutdown), whose
     copies of the context hold this same object, so what they learn reaches the access line.
 
-    A call the client did not name gets its request id when something first asks for it (a
-    line written, an INTERNAL answer): most calls are never asked, and making one costs a
-    read of the system's random source."""
+    The request id and the game are found when something first asks for them (a line
+    written, an INTERNAL answer), from the call's metadata and request: most calls are never
+    asked. A call the client did not name gets a request id made up then (a read of the
+    system's random source)."""
 
-    __slots__ = ("_request_id", "account", "game", "seat")
+    __slots__ = ("_game", "_metadata", "_request", "_request_id", "account", "seat")
 
     def __init__(
         self,
@@ -62,9 +63,16 @@ class CallFields:
         game: str | None = None,
         seat: int | None = None,
         account: str | None = None,
+        *,
+        metadata: Any = None,
+        request: Any = None,
     ) -> None:
+        """``metadata``: the call's, for the client's ``x-request-id``; ``request``: its
+        request, for the game it names (``game_id``)."""
         self._request_id = request_id
-        self.game = game
+        self._metadata = metadata
+        self._game = game
+        self._request = request
         self.seat = seat
         self.account = account
         """The account's name (never its key)."""
@@ -72,8 +80,28 @@ class CallFields:
     @property
     def request_id(self) -> str:
         if self._request_id is None:
-            self._request_id = new_request_id()
+            self._request_id = _named(self._metadata) or new_request_id()
         return self._request_id
+
+    @property
+    def game(self) -> str | None:
+        """The game the call is about: as the application resolved it, else as its request
+        names it."""
+        if self._game is None and self._request is not None:
+            self._game = game_of(self._request)
+            self._request = None
+        return self._game
+
+    @game.setter
+    def game(self, game: str | None) -> None:
+        self._game = game
+        self._request = None
+
+
+def game_of(request: Any) -> str | None:
+    """The game a request names (its ``game_id`` field), if it has one."""
+    game_id = getattr(request, "game_id", None)
+    return game_id if isinstance(game_id, str) and game_id else None
 
 
 _call: contextvars.ContextVar[CallFields | None] = contextvars.ContextVar(
@@ -106,21 +134,21 @@ def _named(metadata: Any) -> str | None:
 
 
 @contextlib.contextmanager
-def call_scope(metadata: Any, game: str | None = None) -> Iterator[CallFields]:
+def call_scope(metadata: Any, request: Any = None) -> Iterator[CallFields]:
     """Run a call with its request id (and the game its request names) in the log's
     context; yields the fields as they stand at the start."""
-    fields, token = enter_call(metadata, game)
+    fields, token = enter_call(metadata, request)
     try:
         yield fields
     finally:
         leave_call(token)
 
 
-def enter_call(metadata: Any, game: str | None = None) -> tuple[CallFields, Any]:
+def enter_call(metadata: Any, request: Any = None) -> tuple[CallFields, Any]:
     """``call_scope``'s start, for a caller that keeps the token itself (the observer of
     every call, where a generator's frames would cost more than the rest): the fields, and
     the token ``leave_call`` takes."""
-    fields = CallFields(_named(metadata), game=game or None)
+    fields = CallFields(metadata=metadata, request=request)
     return fields, _call.set(fields)
 
 

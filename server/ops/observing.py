@@ -18,15 +18,9 @@ import grpc
 from boneyard.server.ops import logs
 from boneyard.server.ops.metrics import BIDI_STREAM, UNARY, CallMetrics, Metrics
 
-__all__ = ["CallObserver", "Observed", "Outcome", "game_of"]
+__all__ = ["CallObserver", "Observed", "Outcome"]
 
 access_log = logging.getLogger("boneyard.access")
-
-
-def game_of(request: Any) -> str | None:
-    """The game a request names (its ``game_id`` field), if it has one."""
-    game_id = getattr(request, "game_id", None)
-    return game_id if isinstance(game_id, str) and game_id else None
 
 
 class Outcome:
@@ -70,7 +64,7 @@ class CallObserver:
         watched = _Watched(self._metrics.call(method, transport, kind), method, transport, kind)
 
         def observed(metadata: Any, peer: str, request: Any) -> Observed:
-            return Observed(watched, metadata, game_of(request), peer)
+            return Observed(watched, metadata, request, peer)
 
         return observed
 
@@ -97,21 +91,22 @@ class Observed(Outcome):
     """One call being observed, and its outcome (what ``with`` gives): a context manager
     written out as a class, not a generator, since every call of both doors goes through it."""
 
-    __slots__ = ("_game", "_metadata", "_peer", "_started", "_token", "_watched")
+    __slots__ = ("_metadata", "_peer", "_request", "_started", "_token", "_watched")
 
-    def __init__(self, watched: _Watched, metadata: Any, game: str | None, peer: str) -> None:
+    def __init__(self, watched: _Watched, metadata: Any, request: Any, peer: str) -> None:
         self.code = grpc.StatusCode.OK
         self._sent = watched.sent
         self._received = watched.received
         self._watched = watched
         self._metadata = metadata
-        self._game = game
+        self._request = request
         self._peer = peer
         self._token: Any = None
         self._started = 0.0
 
     def __enter__(self) -> Outcome:
-        _, self._token = logs.enter_call(self._metadata, self._game)
+        # (The request's game and the client's request id read only if a line asks for them.)
+        _, self._token = logs.enter_call(self._metadata, self._request)
         self._started = time.perf_counter()
         # Its one request counted with it (a stream each way counts each as it comes).
         self._watched.series.begin(received=not self._watched.bidi)
