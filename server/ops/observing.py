@@ -7,6 +7,7 @@ and one access line at INFO when it ends. The one pipeline
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections.abc import Callable
@@ -21,6 +22,8 @@ from boneyard.server.ops.metrics import BIDI_STREAM, UNARY, CallMetrics, Metrics
 __all__ = ["CallObserver", "Observed", "Outcome"]
 
 access_log = logging.getLogger("boneyard.access")
+
+_NAMES = {code: code.name for code in grpc.StatusCode}
 
 
 class Outcome:
@@ -62,11 +65,7 @@ class CallObserver:
         call's status; an exception leaving the block unexplained is CANCELLED (the client
         went away) or UNKNOWN. The method's series are found once, here."""
         watched = _Watched(self._metrics.call(method, transport, kind), method, transport, kind)
-
-        def observed(metadata: Any, peer: str, request: Any) -> Observed:
-            return Observed(watched, metadata, request, peer)
-
-        return observed
+        return functools.partial(Observed, watched)
 
 
 class _Watched:
@@ -93,7 +92,7 @@ class Observed(Outcome):
 
     __slots__ = ("_metadata", "_peer", "_request", "_started", "_token", "_watched")
 
-    def __init__(self, watched: _Watched, metadata: Any, request: Any, peer: str) -> None:
+    def __init__(self, watched: _Watched, metadata: Any, peer: str, request: Any) -> None:
         self.code = grpc.StatusCode.OK
         self._sent = watched.sent
         self._received = watched.received
@@ -124,7 +123,7 @@ class Observed(Outcome):
                 cancelled = issubclass(kind, (asyncio.CancelledError, GeneratorExit))
                 self.code = grpc.StatusCode.CANCELLED if cancelled else grpc.StatusCode.UNKNOWN
             seconds = time.perf_counter() - self._started
-            code = self.code.name
+            code = _NAMES[self.code]  # (an enum's name is a descriptor's work at each read)
             answered = not watched.streaming and self.code is grpc.StatusCode.OK
             watched.series.end(code, seconds, answered)
             # Only a line that will be written is made (the fields, its extras).
