@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 import grpc
-from bench_server import quantile, server_binary, start_process
+from bench_server import boneyard_argv, quantile, server_binary, start_process
 
 from boneyard.api.v1 import game_service_pb2, game_service_pb2_grpc, rules_pb2
 
@@ -34,15 +34,7 @@ TEXAS = rules_pb2.Ruleset(preset="texas42")
 def _start(binary: str, directory: Path) -> object:
     return start_process(
         [
-            binary,
-            "--database-url",
-            f"sqlite:///{directory / 'listing.db'}",
-            "--listen",
-            "127.0.0.1:0",
-            "--http-listen",
-            "",
-            "--log-level",
-            "WARNING",
+            *boneyard_argv(f"sqlite:///{directory / 'listing.db'}", binary),
             "--max-live-games",
             str(HELD),
             "--max-games-per-minute",

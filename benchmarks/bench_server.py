@@ -178,25 +178,30 @@ def start_process(
         time.sleep(0.05)
 
 
+def boneyard_argv(database_url: str, binary: str | None = None) -> list[str]:
+    """The command of a benchmark's ``boneyard-server`` (``binary``: another install's; default
+    this venv's) on ``database_url``: gRPC on a free loopback port, no HTTP listener, warnings
+    only in its log."""
+    return [
+        binary or server_binary(),
+        "--database-url",
+        database_url,
+        "--listen",
+        "127.0.0.1:0",
+        "--http-listen",
+        "",
+        "--log-level",
+        "WARNING",
+    ]
+
+
 def start_boneyard(
     database_url: str, log_path: Path, binary: str | None = None, loop: str = "auto"
 ) -> Server:
     """``binary``: another install's ``boneyard-server`` (default: this venv's); ``loop``: its
     event loop, told through the environment (an older install ignores it)."""
     return start_process(
-        [
-            binary or server_binary(),
-            "--database-url",
-            database_url,
-            "--listen",
-            "127.0.0.1:0",
-            "--http-listen",
-            "",
-            "--log-level",
-            "WARNING",
-        ],
-        log_path,
-        {"BONEYARD_EVENT_LOOP": loop},
+        boneyard_argv(database_url, binary), log_path, {"BONEYARD_EVENT_LOOP": loop}
     )
 
 

@@ -65,17 +65,7 @@ def server_argv(system: str, folder: Path, binary: str | None) -> list[str]:
             "--listen",
             "127.0.0.1:0",
         ]
-    return [
-        binary or bench.server_binary(),
-        "--database-url",
-        f"sqlite:///{folder / 'boneyard.db'}",
-        "--listen",
-        "127.0.0.1:0",
-        "--http-listen",
-        "",
-        "--log-level",
-        "WARNING",
-    ]
+    return bench.boneyard_argv(f"sqlite:///{folder / 'boneyard.db'}", binary)
 
 
 def start(
