@@ -106,7 +106,9 @@ class Drain:
         self._cut: set[asyncio.Task[Any]] = set()
         self._open: set[OpenStream] = set()
         self._settled = asyncio.Event()
-        """Set whenever a call or stream ends."""
+        """Set whenever a call or stream ends while ``_until`` waits."""
+        self._awaited = 0
+        """How many ``_until`` wait now."""
         self.ending = False
         """The streams are to end (``end_streams``): each asks ``end`` before its next
         message."""
@@ -139,8 +141,10 @@ class Drain:
     def leave(self, task: asyncio.Task[Any]) -> None:
         """``task``'s call has ended."""
         del self._calls[task]
-        self._cut.discard(task)
-        self._settled.set()
+        if self._cut:  # (only a drain cuts calls off)
+            self._cut.discard(task)
+        if self._awaited:  # (only a drain waits for them: at every call, one call less)
+            self._settled.set()
 
     # A stream: likewise, the pipeline awaits the handler's messages itself, in the stream's
     # own task and generator (one of the drain's around the handler's cost one more step at
@@ -179,7 +183,8 @@ class Drain:
     def close_stream(self, stream: OpenStream) -> None:
         """``stream`` has ended."""
         self._open.discard(stream)
-        self._settled.set()
+        if self._awaited:
+            self._settled.set()
 
     # ------------------------------------------------------------ the shutdown
 
@@ -217,8 +222,12 @@ class Drain:
         return await self._until(lambda: not self._open, grace)
 
     async def _until(self, done: Callable[[], bool], grace: Grace) -> bool:
-        while not done():
-            self._settled.clear()
-            if not await grace.wait(self._settled):
-                return done()
-        return True
+        self._awaited += 1
+        try:
+            while not done():
+                self._settled.clear()
+                if not await grace.wait(self._settled):
+                    return done()
+            return True
+        finally:
+            self._awaited -= 1

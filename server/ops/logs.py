@@ -137,19 +137,19 @@ def _named(metadata: Any) -> str | None:
 def call_scope(metadata: Any, request: Any = None) -> Iterator[CallFields]:
     """Run a call with its request id (and the game its request names) in the log's
     context; yields the fields as they stand at the start."""
-    fields, token = enter_call(metadata, request)
+    fields = CallFields(metadata=metadata, request=request)
+    token = enter(fields)
     try:
         yield fields
     finally:
         leave_call(token)
 
 
-def enter_call(metadata: Any, request: Any = None) -> tuple[CallFields, Any]:
-    """``call_scope``'s start, for a caller that keeps the token itself (the observer of
-    every call, where a generator's frames would cost more than the rest): the fields, and
-    the token ``leave_call`` takes."""
-    fields = CallFields(metadata=metadata, request=request)
-    return fields, _call.set(fields)
+def enter(fields: CallFields) -> Any:
+    """``call_scope``'s start with ``fields`` made by the caller, which keeps the token
+    ``leave_call`` takes (the observer of every call, whose one object a call is its fields
+    too: a generator's frames would cost more than the rest)."""
+    return _call.set(fields)
 
 
 def leave_call(token: Any) -> None:

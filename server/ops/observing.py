@@ -12,44 +12,35 @@ import logging
 import time
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 import grpc
 
 from boneyard.server.ops import logs
 from boneyard.server.ops.metrics import BIDI_STREAM, UNARY, CallMetrics, Metrics
 
-__all__ = ["CallObserver", "Observed", "Outcome"]
+__all__ = ["CallObserver", "Observed", "Outcome", "Told"]
 
 access_log = logging.getLogger("boneyard.access")
 
 _NAMES = {code: code.name for code in grpc.StatusCode}
+_OK = grpc.StatusCode.OK
 
 
-class Outcome:
-    """The status code a call ended with, as the observed code learns it (``OK`` unless
-    told otherwise), and the stream's messages as they go out."""
+class Told:
+    """A call's outcome, kept and told to nobody (a server that observes nothing): its
+    status code (``OK`` unless told otherwise)."""
 
-    __slots__ = ("_received", "_sent", "code")
+    __slots__ = ("code",)
 
-    def __init__(
-        self, sent: CallMetrics | None = None, received: CallMetrics | None = None
-    ) -> None:
-        """``sent``, ``received``: the series that count the stream's messages each way
-        (``None``: not counted one by one)."""
+    def __init__(self) -> None:
         self.code = grpc.StatusCode.OK
-        self._sent = sent
-        self._received = received
 
     def sent(self) -> None:
         """A message of the stream is handed to the door."""
-        if self._sent is not None:
-            self._sent.sent += 1
 
     def received(self) -> None:
         """A message of the client's stream (a stream each way) is read."""
-        if self._received is not None:
-            self._received.received += 1
 
 
 class CallObserver:
@@ -86,29 +77,45 @@ class _Watched:
         self.received = series if self.bidi else None
 
 
-class Observed(Outcome):
-    """One call being observed, and its outcome (what ``with`` gives): a context manager
-    written out as a class, not a generator, since every call of both doors goes through it."""
+class Observed(logs.CallFields):
+    """One call being observed, and its outcome (what ``with`` gives). It is the call's
+    fields in the log's context too: one object a call, made at every call of both doors. A
+    context manager written out as a class, not a generator, for the same reason."""
 
-    __slots__ = ("_metadata", "_peer", "_request", "_started", "_token", "_watched")
+    __slots__ = ("_peer", "_received", "_sent", "_started", "_token", "_watched", "code")
 
     def __init__(self, watched: _Watched, metadata: Any, peer: str, request: Any) -> None:
-        self.code = grpc.StatusCode.OK
+        # (``CallFields``' own fields set here, not by its ``__init__``: a call less a call.
+        # The request's game and the client's request id are read only if a line asks.)
+        self._request_id = None
+        self._metadata = metadata
+        self._game = None
+        self._request = request
+        self.seat = None
+        self.account = None
+        self.code = _OK
         self._sent = watched.sent
         self._received = watched.received
         self._watched = watched
-        self._metadata = metadata
-        self._request = request
         self._peer = peer
         self._token: Any = None
         self._started = 0.0
 
-    def __enter__(self) -> Outcome:
-        # (The request's game and the client's request id read only if a line asks for them.)
-        _, self._token = logs.enter_call(self._metadata, self._request)
-        self._started = time.perf_counter()
+    def sent(self) -> None:
+        """A message of the stream is handed to the door."""
+        if self._sent is not None:
+            self._sent.sent += 1
+
+    def received(self) -> None:
+        """A message of the client's stream (a stream each way) is read."""
+        if self._received is not None:
+            self._received.received += 1
+
+    def __enter__(self) -> Self:
+        self._token = logs.enter(self)
         # Its one request counted with it (a stream each way counts each as it comes).
         self._watched.series.begin(received=not self._watched.bidi)
+        self._started = time.perf_counter()
         return self
 
     def __exit__(
@@ -117,30 +124,42 @@ class Observed(Outcome):
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
+        seconds = time.perf_counter() - self._started
         try:
-            watched = self._watched
-            if kind is not None and self.code is grpc.StatusCode.OK:
-                cancelled = issubclass(kind, (asyncio.CancelledError, GeneratorExit))
-                self.code = grpc.StatusCode.CANCELLED if cancelled else grpc.StatusCode.UNKNOWN
-            seconds = time.perf_counter() - self._started
-            code = _NAMES[self.code]  # (an enum's name is a descriptor's work at each read)
-            answered = not watched.streaming and self.code is grpc.StatusCode.OK
-            watched.series.end(code, seconds, answered)
+            watched, code = self._watched, self.code
+            if code is _OK:
+                if kind is not None:
+                    cancelled = issubclass(kind, (asyncio.CancelledError, GeneratorExit))
+                    code = self.code = (
+                        grpc.StatusCode.CANCELLED if cancelled else grpc.StatusCode.UNKNOWN
+                    )
+                    name = _NAMES[code]
+                else:
+                    name = "OK"  # (an enum's hash, for the name's look-up, is a Python call)
+            else:
+                name = _NAMES[code]
+            watched.series.end(name, seconds, code is _OK and not watched.streaming)
             # Only a line that will be written is made (the fields, its extras).
             if access_log.isEnabledFor(logging.INFO):
+                peer = self._peer
                 access_log.info(
                     "%s %s %.1f ms from %s",
                     watched.method,
-                    code,
+                    name,
                     seconds * 1000,
-                    self._peer,
+                    peer,
                     extra={
                         "method": watched.method,
-                        "code": code,
+                        "code": name,
                         "duration_ms": round(seconds * 1000, 3),
-                        "peer": self._peer,
+                        "peer": peer,
                         "transport": watched.transport,
                     },
                 )
         finally:
             logs.leave_call(self._token)
+
+
+Outcome = Observed | Told
+"""What a call runs with: the status code it ended with, as the observed code learns it,
+and the stream's messages as they go out."""

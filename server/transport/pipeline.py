@@ -5,8 +5,9 @@ refusal. In order, around the servicer's handler:
 
 1. observe: the call's request id and game in the log's context, its status code, messages and
    duration in the metrics, one access line (``ops.observing``);
-2. the door's own check of the request (the gRPC port: bytes it could not parse, or over the
-   method's limit; the HTTP listener checks those in its door before the call starts);
+2. a request the door could not read refused (the gRPC port's reader gives an ``Unread`` for
+   bytes it could not parse, or over the method's limit; the HTTP listener refuses those in
+   its door before the call starts);
 3. drain: refused UNAVAILABLE once the server shuts down (the health service's excepted),
    counted while in flight, streams ended when told (``ops.drain``);
 4. credentials: ``authorization: Bearer <seat token or API key>`` read once into
@@ -48,7 +49,7 @@ from boneyard.server.errors import (
 from boneyard.server.ops import logs
 from boneyard.server.ops.drain import Drain
 from boneyard.server.ops.metrics import BIDI_STREAM, SERVER_STREAM, UNARY
-from boneyard.server.ops.observing import CallObserver, Outcome
+from boneyard.server.ops.observing import CallObserver, Outcome, Told
 from boneyard.server.quotas import QuotaExceeded, Quotas, peer_of
 from boneyard.server.store import errors as store_errors
 from boneyard.server.transport.refusals import Refusal, reason_of
@@ -60,6 +61,7 @@ __all__ = [
     "Caller",
     "Pipeline",
     "Refused",
+    "Unread",
     "credentials",
     "refusal_for",
     "shortened",
@@ -116,6 +118,17 @@ Answered = Callable[[BaseException, Any], grpc.StatusCode | None]
 and with which code, given the call's context; ``None`` for any other error."""
 
 
+class Unread:
+    """What a door's reader gives for a request it could not read (not its method's message,
+    over the method's byte limit): refused inside the call, so that it is observed and
+    counted like any other, with the refusal it says."""
+
+    __slots__ = ()
+
+    def refusal(self, method: str) -> Refusal:
+        raise NotImplementedError
+
+
 class Refused(Exception):
     """A call refused: the door writes ``refusal`` in its own protocol."""
 
@@ -152,12 +165,13 @@ def _bearer(metadata: Any) -> str | None:
         if key == "authorization":
             text = value if isinstance(value, str) else value.decode()
             scheme, _, token = text.partition(" ")
-            if scheme.lower() != "bearer" or not token.strip():
+            token = token.strip()
+            if not token or scheme.lower() != "bearer":
                 raise Unauthenticated(
                     "the authorization metadata must be 'Bearer <seat token or API key>'",
                     reason="MALFORMED_AUTHORIZATION",
                 )
-            return token.strip()
+            return token
     return None
 
 
@@ -234,14 +248,13 @@ class Pipeline:
         transport: str,
         handler: Handler,
         *,
-        check: Callable[[Any], None] | None = None,
         answered: Answered = _never_answered,
         refuse: Refuse | None = None,
     ) -> Callable[[Any, Any], Awaitable[Any]]:
         """``handler`` of ``method`` with the pipeline around it, for the door ``transport``
         (``grpc`` or ``http``), called with the request and the door's context (its
-        ``invocation_metadata()`` and ``peer()`` say who calls): ``check(request)`` raises
-        ``Refused`` for what the door could not read; an error ``answered`` recognises passes
+        ``invocation_metadata()`` and ``peer()`` say who calls): a request the door could not
+        read (``Unread``) is refused with its refusal; an error ``answered`` recognises passes
         through as it is; a refusal is answered by ``refuse(refusal, context)`` (which raises),
         or raised as ``Refused`` for the door to answer. (One coroutine for the whole call:
         every layer a coroutine deep is passed through again at each wait of the handler.)"""
@@ -250,13 +263,16 @@ class Pipeline:
         observe = self._observer_of(method, transport, UNARY)
 
         async def call(request: Any, context: Any) -> Any:
-            caller = Caller(context.invocation_metadata(), context.peer())
-            with observe(caller.metadata, caller.peer, request) as outcome:
+            # (The peer read now: a grpc call's context may be gone by the time a line would
+            # quote it.)
+            metadata = context.invocation_metadata()
+            with observe(metadata, context.peer(), request) as outcome:
                 try:
-                    if check is not None:
-                        check(request)
-                    refuse_if_draining()
-                    use_credentials(caller.metadata)
+                    if isinstance(request, Unread):
+                        raise Refused(request.refusal(method))
+                    if drain.draining:
+                        refuse_if_draining()
+                    _credentials.set(_bearer(metadata))
                     # Counted in flight by the drain, the handler awaited here (not in a
                     # coroutine of the drain's: one less at every call).
                     task = drain.enter(method)
@@ -269,7 +285,7 @@ class Pipeline:
                         drain.leave(task)
                 except Exception as error:  # noqa: BLE001 - every error gets a status
                     raise await _refused(
-                        error, method, context, caller, outcome, answered, refuse
+                        error, method, context, metadata, outcome, answered, refuse
                     ) from None
 
         return call
@@ -280,15 +296,14 @@ class Pipeline:
         transport: str,
         handler: Callable[[Any, Any], AsyncIterator[Any]],
         *,
-        check: Callable[[Any], None] | None = None,
         answered: Answered = _never_answered,
         refuse: Refuse | None = None,
     ) -> Callable[[Any, Any], AsyncGenerator[Any, None]]:
         """As ``unary``, for a server stream: its messages as the handler yields them."""
 
         def opened(request: Any, context: Any, outcome: Outcome) -> AsyncIterator[Any]:
-            if check is not None:
-                check(request)
+            if isinstance(request, Unread):
+                raise Refused(request.refusal(method))
             return handler(request, context)
 
         return self._streamed(method, transport, SERVER_STREAM, opened, answered, refuse)
@@ -299,13 +314,12 @@ class Pipeline:
         transport: str,
         handler: Callable[[AsyncIterator[Any], Any], AsyncIterator[Any]],
         *,
-        check: Callable[[Any], None] | None = None,
         answered: Answered = _never_answered,
         refuse: Refuse | None = None,
     ) -> Callable[[AsyncIterator[Any], Any], AsyncGenerator[Any, None]]:
         """As ``stream``, for a stream each way: the handler reads the client's messages as
-        they come, each counted and checked by ``check`` first (one the door could not read
-        ends the call with its refusal), and its own messages go out as it yields them."""
+        they come, each counted first (one the door could not read ends the call with its
+        refusal), and its own messages go out as it yields them."""
 
         def opened(
             requests: AsyncIterator[Any], context: Any, outcome: Outcome
@@ -313,8 +327,8 @@ class Pipeline:
             async def checked() -> AsyncIterator[Any]:
                 async for request in requests:
                     outcome.received()
-                    if check is not None:
-                        check(request)
+                    if isinstance(request, Unread):
+                        raise Refused(request.refusal(method))
                     yield request
 
             return handler(checked(), context)
@@ -378,7 +392,7 @@ class Pipeline:
                                 drain.close_stream(stream)
                 except Exception as error:  # noqa: BLE001 - every error gets a status
                     raise await _refused(
-                        error, method, context, caller, outcome, answered, refuse
+                        error, method, context, caller.metadata, outcome, answered, refuse
                     ) from None
 
         return call
@@ -393,7 +407,7 @@ class Pipeline:
         """How a call of ``method`` on ``transport`` is observed, given its metadata, peer
         and request (its metrics' series found once, here, not at every call)."""
         if self._observer is None:
-            return lambda metadata, peer, request: contextlib.nullcontext(Outcome())
+            return lambda metadata, peer, request: contextlib.nullcontext(Told())
         return self._observer.of(method, transport, kind)
 
 
@@ -401,7 +415,7 @@ async def _refused(
     error: Exception,
     method: str,
     context: Any,
-    caller: Caller,
+    metadata: Any,
     outcome: Outcome,
     answered: Answered,
     refuse: Refuse | None,
@@ -413,7 +427,7 @@ async def _refused(
     if code is not None:
         outcome.code = code
         return error
-    refusal = refusal_for(error, method, caller.metadata)
+    refusal = refusal_for(error, method, metadata)
     outcome.code = refusal.code
     if refuse is not None:
         await refuse(refusal, context)

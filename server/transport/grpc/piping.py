@@ -6,7 +6,7 @@ at every call to find the handler it wraps, the same handler every time.)
 - A request is read by a tolerant deserializer: bytes that are not the method's message reach
   the pipeline as ``Undecodable`` (grpc would answer UNKNOWN with the parser's text), a request
   over the method's byte limit as ``Oversized``, unparsed (parsing it is the work the limit
-  saves); the pipeline's check refuses both.
+  saves); the pipeline refuses both (each an ``Unread``).
 - A handler's own ``context.abort`` has answered already: it passes through as it is.
 - A refusal is written with ``context.abort_with_status``: the code, the message and the
   ``google.rpc.Status`` with its ``ErrorInfo`` in the ``grpc-status-details-bin`` trailer.
@@ -22,7 +22,7 @@ from typing import Any
 
 import grpc
 
-from boneyard.server.transport.pipeline import Pipeline, Refused
+from boneyard.server.transport.pipeline import Pipeline, Unread
 from boneyard.server.transport.refusals import Refusal, too_large
 
 __all__ = ["Oversized", "PipedServer", "Piping", "Undecodable"]
@@ -30,25 +30,36 @@ __all__ = ["Oversized", "PipedServer", "Piping", "Undecodable"]
 Handler = Callable[[Any, grpc.aio.ServicerContext], Any]
 
 
-class Undecodable:
+class Undecodable(Unread):
     """What a request that is not its message's bytes deserializes to (grpc would answer
-    UNKNOWN with the parser's exception text); the pipeline's check refuses it."""
+    UNKNOWN with the parser's exception text); the pipeline refuses it."""
 
     __slots__ = ("reason",)
 
     def __init__(self, reason: str) -> None:
         self.reason = reason
 
+    def refusal(self, method: str) -> Refusal:
+        return Refusal(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            f"the request is not an encoded {method.rsplit('/', 1)[-1]} request message "
+            f"({self.reason})",
+            "MALFORMED_REQUEST",
+        )
 
-class Oversized:
+
+class Oversized(Unread):
     """What a request over its method's byte limit deserializes to, unparsed (parsing it is
-    the work the limit saves); the pipeline's check refuses it."""
+    the work the limit saves); the pipeline refuses it."""
 
     __slots__ = ("limit", "size")
 
     def __init__(self, size: int, limit: int) -> None:
         self.size = size
         self.limit = limit
+
+    def refusal(self, method: str) -> Refusal:
+        return too_large(method, str(self.size), self.limit)
 
 
 def _tolerant(
@@ -140,28 +151,6 @@ def _bytes_as_they_are(
     return serializer
 
 
-def bytes_refusal(request: Undecodable, method: str) -> Refusal:
-    return Refusal(
-        grpc.StatusCode.INVALID_ARGUMENT,
-        f"the request is not an encoded {method.rsplit('/', 1)[-1]} request message "
-        f"({request.reason})",
-        "MALFORMED_REQUEST",
-    )
-
-
-def _checker(method: str) -> Callable[[Any], None]:
-    """The pipeline's check of a request as gRPC read it."""
-
-    def check(request: Any) -> None:
-        kind = type(request)
-        if kind is Oversized:
-            raise Refused(too_large(method, str(request.size), request.limit))
-        if kind is Undecodable:
-            raise Refused(bytes_refusal(request, method))
-
-    return check
-
-
 async def _abort(refusal: Refusal, context: grpc.aio.ServicerContext) -> None:
     """A refusal written as gRPC's status: raises ``grpc.aio.AbortError``."""
     await context.abort_with_status(refusal.status())
@@ -186,23 +175,22 @@ class Piping:
         self, handler: grpc.RpcMethodHandler | None, method: str
     ) -> grpc.RpcMethodHandler | None:
         pipeline = self._pipeline
-        check = _checker(method)
 
         def unary(inner: Handler) -> Handler:
             return pipeline.unary(
-                method, "grpc", inner, check=check, answered=_answered, refuse=_abort
+                method, "grpc", inner, answered=_answered, refuse=_abort
             )
 
         # A stream's generator is the pipeline's own, handed to grpc as it is (a generator of
         # the door's around it was one more step at every message of every watcher).
         def stream(inner: Handler) -> Handler:
             return pipeline.stream(
-                method, "grpc", inner, check=check, answered=_answered, refuse=_abort
+                method, "grpc", inner, answered=_answered, refuse=_abort
             )
 
         def bidi(inner: Handler) -> Handler:
             return pipeline.bidi(
-                method, "grpc", inner, check=check, answered=_answered, refuse=_abort
+                method, "grpc", inner, answered=_answered, refuse=_abort
             )
 
         limit = pipeline.limit(method)
