@@ -106,22 +106,24 @@ class GameHost:
         """Clocks do not count the time the server was down: a turn begun before this
         process started is timed from its start."""
         self.cache = GameCache(store, publish, max_games, on_loaded)
+        self.held: Callable[[str], LiveGame | None] = self.cache.held
+        """The game if this process holds it, without a wait: on the paths of every action,
+        ``held(id) or await get(id)`` makes no coroutine for a game held here. (The cache's
+        own method: a call of this one's was one more frame, several times an action.)"""
         self._listeners: list[CommitListener] = []
         self._ending_listeners: list[CommitListener] = []
         self._settlers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Settler] = (
             weakref.WeakKeyDictionary()
         )
+        self._last_settler: Settler | None = None
+        """The settler found last (a server has one loop: a weak dictionary's look-up made a
+        weak reference at every commit)."""
 
     # The games held here (``GameCache``), as everyone asks the host for them.
 
     async def get(self, game_id: str) -> LiveGame:
         """The game, loaded from the log if this process does not hold it. ``NotFound``."""
         return self.cache.held(game_id) or await self.cache.get(game_id)
-
-    def held(self, game_id: str) -> LiveGame | None:
-        """The game if this process holds it, without a wait: on the paths of every action,
-        ``held(id) or await get(id)`` makes no coroutine for a game held here."""
-        return self.cache.held(game_id)
 
     async def get_many(self, game_ids: list[str]) -> dict[str, LiveGame]:
         """Games to be read, not played (``GameCache.get_many``: one trip for the cold ones,
@@ -637,17 +639,13 @@ class GameHost:
             clock = self._clock_after(game.clock, seat, state, running, expired)
         loop = asyncio.get_running_loop()
         written = Outcome(loop)
-        settle = self._settler(loop).settle
-
-        def done(error: BaseException | None) -> None:
-            settle(written, error)
-
         self._writer.submit(
             Append(
                 game.id,
                 game.version,
                 chained,
-                done,
+                # (A partial, not a closure: called on the writer's thread, it makes no frame.)
+                functools.partial(self._settler(loop).settle, written),
                 request=request,
                 status=status if status != game.status else None,
                 seeds=seeds,
@@ -674,9 +672,13 @@ class GameHost:
 
     def _settler(self, loop: asyncio.AbstractEventLoop) -> Settler:
         """What tells this loop's appends their outcomes, a batch's at one wake-up."""
+        settler = self._last_settler
+        if settler is not None and settler.loop is loop:
+            return settler
         settler = self._settlers.get(loop)
         if settler is None:
             settler = self._settlers[loop] = Settler(loop)
+        self._last_settler = settler
         return settler
 
     def _after_write(

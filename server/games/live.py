@@ -128,17 +128,15 @@ class LiveGame:
 
     def _remember(self, states: list[GameState]) -> None:
         """Record the states after each new event (``states[-1]`` is now current)."""
+        recent = self.recent
         first = self.version - len(states) + 1
         for offset, state in enumerate(states):
-            self.recent[first + offset] = state
+            recent[first + offset] = state
+        # Versions go in only here, each after the last: those now behind the horizon are the
+        # ones the last horizon kept and this one does not.
         horizon = self.version - _RECENT
-        # Versions go in in order (only here, each after the last): the oldest are first.
-        recent = self.recent
-        while recent:
-            oldest = next(iter(recent))
-            if oldest >= horizon:
-                break
-            del recent[oldest]
+        for version in range(first - 1 - _RECENT, horizon):
+            recent.pop(version, None)
         if self.messages:
             for key in [k for k in self.messages if k[0] < horizon]:
                 del self.messages[key]

@@ -51,7 +51,8 @@ class Settler:
     """Tells outcomes (``Outcome.tell``) on ``loop`` from any thread."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
+        self.loop = loop
+        """The loop the outcomes are told on."""
         self._lock = threading.Lock()
         self._waiting: list[tuple[Outcome, Any]] = []
         self._woken = False
@@ -64,7 +65,7 @@ class Settler:
             if self._woken:
                 return
             self._woken = True
-        self._loop.call_soon_threadsafe(self._settle)
+        self.loop.call_soon_threadsafe(self._settle)
 
     def _settle(self) -> None:
         with self._lock:

@@ -82,7 +82,7 @@ class Observed(logs.CallFields):
     fields in the log's context too: one object a call, made at every call of both doors. A
     context manager written out as a class, not a generator, for the same reason."""
 
-    __slots__ = ("_peer", "_received", "_sent", "_started", "_token", "_watched", "code")
+    __slots__ = ("_peer", "_started", "_token", "_watched", "code")
 
     def __init__(self, watched: _Watched, metadata: Any, peer: str, request: Any) -> None:
         # (``CallFields``' own fields set here, not by its ``__init__``: a call less a call.
@@ -94,22 +94,21 @@ class Observed(logs.CallFields):
         self.seat = None
         self.account = None
         self.code = _OK
-        self._sent = watched.sent
-        self._received = watched.received
         self._watched = watched
         self._peer = peer
-        self._token: Any = None
-        self._started = 0.0
+        # (``_token`` and ``_started`` are set as the call starts: ``__enter__``.)
 
     def sent(self) -> None:
         """A message of the stream is handed to the door."""
-        if self._sent is not None:
-            self._sent.sent += 1
+        series = self._watched.sent
+        if series is not None:
+            series.sent += 1
 
     def received(self) -> None:
         """A message of the client's stream (a stream each way) is read."""
-        if self._received is not None:
-            self._received.received += 1
+        series = self._watched.received
+        if series is not None:
+            series.received += 1
 
     def __enter__(self) -> Self:
         self._token = logs.enter(self)
