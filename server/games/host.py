@@ -225,6 +225,13 @@ class GameHost:
             del counts[game_id]
         return True
 
+    def held_seat(self, game_id: str, token: str) -> int | None:
+        """The seat a seat token opens in a game this process holds, without a wait (every
+        call acting for a seat asks); ``None`` when that does not tell (the game not held
+        here, or the token none of its seats' here): ``seat_for`` finds out."""
+        game = self.cache.held(game_id)
+        return None if game is None else game.tokens.get(_token_hash(token))
+
     async def seat_for(
         self, game_id: str, token: str, account_id: str | None, asked: int | None = None
     ) -> int:

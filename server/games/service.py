@@ -209,17 +209,17 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         account = None
         if is_api_key(token):
             account = await self._app.keys.account(token)
-        try:
-            seat = await self._host.seat_for(
-                game_id, token, account.id if account else None, asked
-            )
-        except PermissionDenied as denied:
-            assert account is not None
-            if "asked" in denied.metadata:  # holds other seats of the game
-                raise
-            raise PermissionDenied(
-                f"account {account.name!r} holds no seat of game {game_id}", game_id=game_id
-            ) from None
+            try:
+                seat = await self._host.seat_for(game_id, token, account.id, asked)
+            except PermissionDenied as denied:
+                if "asked" in denied.metadata:  # holds other seats of the game
+                    raise
+                raise PermissionDenied(
+                    f"account {account.name!r} holds no seat of game {game_id}", game_id=game_id
+                ) from None
+        else:
+            found = self._host.held_seat(game_id, token)
+            seat = found if found is not None else await self._host.seat_for(game_id, token, None)
         if asked is not None and asked != seat:
             raise PermissionDenied(
                 f"this token is for seat {seat} of game {game_id}, not seat {asked}",
