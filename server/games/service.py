@@ -14,10 +14,11 @@ import logging
 import re
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import grpc
+from google.protobuf.timestamp_pb2 import Timestamp
 
 from boneyard import engine
 from boneyard.api import codec
@@ -154,10 +155,10 @@ def summary(game: LiveGame, embargoed: bool, deadline: datetime | None) -> game_
         ],
     )
     message.rules.CopyFrom(_rules_message(state.rules))
-    message.create_time.FromDatetime(game.created_at)
+    _set_time(message.create_time, game.created_at)
     if not embargoed:
         message.version = game.version
-        message.update_time.FromDatetime(game.updated_at)
+        _set_time(message.update_time, game.updated_at)
         message.scores.extend(state.scores)
         if state.winner is not None:
             message.winner = state.winner
@@ -166,8 +167,23 @@ def summary(game: LiveGame, embargoed: bool, deadline: datetime | None) -> game_
         for seat, bank in enumerate(game.clock.state.banks):
             message.seats[seat].bank_remaining_ms = bank
         if deadline is not None and game.status == "playing":
-            message.turn_deadline.FromDatetime(deadline)
+            _set_time(message.turn_deadline, deadline)
     return message
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _set_time(stamp: Timestamp, at: datetime) -> None:
+    """``stamp.FromDatetime(at)`` for the store's times (aware), as one subtraction:
+    protobuf's goes through ``calendar.timegm`` and a range check in Python, and a game's
+    set-up answers with a summary five times."""
+    if at.tzinfo is None:
+        stamp.FromDatetime(at)
+        return
+    since = at - _EPOCH
+    stamp.seconds = since.days * 86_400 + since.seconds
+    stamp.nanos = since.microseconds * 1000
 
 
 class GameServicer(game_service_pb2_grpc.GameServiceServicer):

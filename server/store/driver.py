@@ -11,6 +11,7 @@ store's callers tell apart (a key collision is a lost race).
 
 from __future__ import annotations
 
+import operator
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
@@ -118,7 +119,7 @@ class _Form:
     """A statement compiled for one dialect: its SQL and, position by position, the parameter's
     name, its value when the caller gives none (a literal of the statement), its processor."""
 
-    __slots__ = ("_slots", "sql")
+    __slots__ = ("_given", "_processed", "_slots", "sql")
 
     def __init__(
         self,
@@ -145,8 +146,27 @@ class _Form:
             default = _REQUIRED if bind.required else bind.value
             slots.append((name, default, bind.type.dialect_impl(dialect).bind_processor(dialect)))
         self._slots = tuple(slots)
+        names = [name for name, _, _ in slots]
+        # Every value given (nearly every statement): taken in one step, and only those with
+        # a processor passed through it.
+        self._given = operator.itemgetter(*names) if len(names) > 1 else None
+        self._processed = tuple(
+            (index, process) for index, (_, _, process) in enumerate(slots) if process is not None
+        )
 
     def values(self, params: Mapping[str, Any]) -> tuple[Any, ...]:
+        if self._given is not None:
+            try:
+                given: tuple[Any, ...] = self._given(params)
+            except KeyError:
+                pass  # (a value left to its default, or missing: one by one below)
+            else:
+                if not self._processed:
+                    return given
+                values = list(given)
+                for index, processor in self._processed:
+                    values[index] = processor(values[index])
+                return tuple(values)
         values = []
         for name, default, process in self._slots:
             value = params.get(name, default)
