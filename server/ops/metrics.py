@@ -192,6 +192,7 @@ class CallMetrics:
         "buckets",
         "handled",
         "in_flight",
+        "kind",
         "labels",
         "received",
         "seconds",
@@ -203,9 +204,13 @@ class CallMetrics:
         service, _, name = method.lstrip("/").rpartition("/")
         self.labels = (kind, service, name, transport)
         """``_CALL``'s values."""
+        self.kind = kind
         self.started = 0
         self.received = 0
+        """A stream each way's messages read (every other call reads one request: its
+        ``started``)."""
         self.sent = 0
+        """A stream's messages sent (a unary call sends one answer: its calls ended ``OK``)."""
         self.in_flight = 0
         self.handled: dict[str, int] = {}
         """Calls ended, by status code's name (``OK``, ``NOT_FOUND`` ...)."""
@@ -214,19 +219,16 @@ class CallMetrics:
         self.buckets = [0] * (len(_SECONDS) + 1)
         """Calls by the first of ``_SECONDS`` their duration is within (the last: beyond)."""
 
-    def begin(self, received: bool) -> None:
-        """A call starts (``received``: its one request is counted with it)."""
+    def begin(self) -> None:
+        """A call starts."""
         self.started += 1
-        if received:
-            self.received += 1
         self.in_flight += 1
 
-    def end(self, code: str, seconds: float, answered: bool) -> None:
-        """A call ended with ``code`` after ``seconds`` (``answered``: a unary answer sent)."""
+    def end(self, code: str, seconds: float) -> None:
+        """A call ended with ``code`` after ``seconds``."""
         self.in_flight -= 1
-        if answered:
-            self.sent += 1
-        self.handled[code] = self.handled.get(code, 0) + 1
+        handled = self.handled
+        handled[code] = handled.get(code, 0) + 1
         self.seconds += seconds
         self.buckets[bisect_left(_SECONDS, seconds)] += 1
 
@@ -270,9 +272,13 @@ class _Calls(Collector):
         # (list(): the loop's thread may add a series while this one reads.)
         for series in list(self._calls.values()):
             labels = list(series.labels)
+            # (What a call of its kind counts by being started or answered is read from
+            # those counts, not counted twice at every call.)
             started.add_metric(labels, series.started)
-            received.add_metric(labels, series.received)
-            sent.add_metric(labels, series.sent)
+            bidi = series.kind == BIDI_STREAM
+            received.add_metric(labels, series.received if bidi else series.started)
+            unary = series.kind == UNARY
+            sent.add_metric(labels, series.handled.get("OK", 0) if unary else series.sent)
             in_flight.add_metric(labels, series.in_flight)
             for code, count in list(series.handled.items()):
                 handled.add_metric([*labels[:3], code, labels[3]], count)

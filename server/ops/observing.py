@@ -63,18 +63,18 @@ class _Watched:
     """What every call of one method on one door is observed with: its series, its names,
     and what kind of call it is (found once, not at every call)."""
 
-    __slots__ = ("bidi", "method", "received", "sent", "series", "streaming", "transport")
+    __slots__ = ("method", "received", "sent", "series", "transport")
 
     def __init__(self, series: CallMetrics, method: str, transport: str, kind: str) -> None:
         self.series = series
         self.method = method
         self.transport = transport
-        self.streaming = kind != UNARY
-        self.bidi = kind == BIDI_STREAM
-        self.sent = series if self.streaming else None
-        """The series that counts the stream's messages one by one (a unary answer is
-        counted as the call ends)."""
-        self.received = series if self.bidi else None
+        self.sent = series if kind != UNARY else None
+        """The series that counts a stream's messages one by one (a unary call's one answer
+        is its call ended ``OK``)."""
+        self.received = series if kind == BIDI_STREAM else None
+        """The series that counts a stream each way's requests one by one (any other call's
+        one request is its call started)."""
 
 
 class Observed(logs.CallFields):
@@ -112,8 +112,7 @@ class Observed(logs.CallFields):
 
     def __enter__(self) -> Self:
         self._token = logs.enter(self)
-        # Its one request counted with it (a stream each way counts each as it comes).
-        self._watched.series.begin(received=not self._watched.bidi)
+        self._watched.series.begin()
         self._started = time.perf_counter()
         return self
 
@@ -137,7 +136,7 @@ class Observed(logs.CallFields):
                     name = "OK"  # (an enum's hash, for the name's look-up, is a Python call)
             else:
                 name = _NAMES[code]
-            watched.series.end(name, seconds, code is _OK and not watched.streaming)
+            watched.series.end(name, seconds)
             # Only a line that will be written is made (the fields, its extras).
             if access_log.isEnabledFor(logging.INFO):
                 peer = self._peer
