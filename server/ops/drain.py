@@ -141,9 +141,11 @@ class Drain:
     def leave(self, task: asyncio.Task[Any]) -> None:
         """``task``'s call has ended."""
         del self._calls[task]
-        if self._cut:  # (only a drain cuts calls off)
+        # Only a shutdown cuts calls off and waits for them (the event set at every call was
+        # a call of its own).
+        if self._cut:
             self._cut.discard(task)
-        if self._awaited:  # (only a drain waits for them: at every call, one call less)
+        if self._awaited:
             self._settled.set()
 
     # A stream: likewise, the pipeline awaits the handler's messages itself, in the stream's

@@ -85,8 +85,9 @@ class Observed(logs.CallFields):
     __slots__ = ("_peer", "_started", "_token", "_watched", "code")
 
     def __init__(self, watched: _Watched, metadata: Any, peer: str, request: Any) -> None:
-        # (``CallFields``' own fields set here, not by its ``__init__``: a call less a call.
-        # The request's game and the client's request id are read only if a line asks.)
+        # (``CallFields``' own fields set here, not through its ``__init__``: one call fewer
+        # at every call. The request's game and the client's request id are read only if a
+        # line asks for them.)
         self._request_id = None
         self._metadata = metadata
         self._game = None
