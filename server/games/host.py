@@ -22,7 +22,6 @@ import asyncio
 import functools
 import logging
 import secrets
-import weakref
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -112,12 +111,9 @@ class GameHost:
         own method: a call of this one's was one more frame, several times an action.)"""
         self._listeners: list[CommitListener] = []
         self._ending_listeners: list[CommitListener] = []
-        self._settlers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Settler] = (
-            weakref.WeakKeyDictionary()
-        )
-        self._last_settler: Settler | None = None
-        """The settler found last (a server has one loop: a weak dictionary's look-up made a
-        weak reference at every commit)."""
+        self._settler_now: Settler | None = None
+        """The settler of the loop the last commit ran on (a server has one; a new loop, a
+        test's, gets a new one: the appends already made keep telling the old)."""
 
     # The games held here (``GameCache``), as everyone asks the host for them.
 
@@ -679,13 +675,9 @@ class GameHost:
 
     def _settler(self, loop: asyncio.AbstractEventLoop) -> Settler:
         """What tells this loop's appends their outcomes, a batch's at one wake-up."""
-        settler = self._last_settler
-        if settler is not None and settler.loop is loop:
-            return settler
-        settler = self._settlers.get(loop)
-        if settler is None:
-            settler = self._settlers[loop] = Settler(loop)
-        self._last_settler = settler
+        settler = self._settler_now
+        if settler is None or settler.loop is not loop:
+            settler = self._settler_now = Settler(loop)
         return settler
 
     def _after_write(
