@@ -192,7 +192,6 @@ class CallMetrics:
         "buckets",
         "handled",
         "in_flight",
-        "kind",
         "labels",
         "received",
         "seconds",
@@ -204,7 +203,6 @@ class CallMetrics:
         service, _, name = method.lstrip("/").rpartition("/")
         self.labels = (kind, service, name, transport)
         """``_CALL``'s values."""
-        self.kind = kind
         self.started = 0
         self.received = 0
         """A stream each way's messages read (every other call reads one request: its
@@ -275,10 +273,9 @@ class _Calls(Collector):
             # (What a call of its kind counts by being started or answered is read from
             # those counts, not counted twice at every call.)
             started.add_metric(labels, series.started)
-            bidi = series.kind == BIDI_STREAM
-            received.add_metric(labels, series.received if bidi else series.started)
-            unary = series.kind == UNARY
-            sent.add_metric(labels, series.handled.get("OK", 0) if unary else series.sent)
+            kind = labels[0]
+            received.add_metric(labels, series.received if kind == BIDI_STREAM else series.started)
+            sent.add_metric(labels, series.handled.get("OK", 0) if kind == UNARY else series.sent)
             in_flight.add_metric(labels, series.in_flight)
             for code, count in list(series.handled.items()):
                 handled.add_metric([*labels[:3], code, labels[3]], count)
