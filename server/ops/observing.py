@@ -85,15 +85,8 @@ class Observed(logs.CallFields):
     __slots__ = ("_peer", "_started", "_token", "_watched", "code")
 
     def __init__(self, watched: _Watched, metadata: Any, peer: str, request: Any) -> None:
-        # (``CallFields``' own fields set here, not through its ``__init__``: one call fewer
-        # at every call. The request's game and the client's request id are read only if a
-        # line asks for them.)
-        self._request_id = None
-        self._metadata = metadata
-        self._game = None
-        self._request = request
-        self.seat = None
-        self.account = None
+        # (The request's game and the client's request id are read only if a line asks.)
+        super().__init__(metadata=metadata, request=request)
         self.code = _OK
         self._watched = watched
         self._peer = peer
@@ -126,32 +119,27 @@ class Observed(logs.CallFields):
         seconds = time.perf_counter() - self._started
         try:
             watched, code = self._watched, self.code
-            if code is _OK:
-                if kind is not None:
-                    cancelled = issubclass(kind, (asyncio.CancelledError, GeneratorExit))
-                    code = self.code = (
-                        grpc.StatusCode.CANCELLED if cancelled else grpc.StatusCode.UNKNOWN
-                    )
-                    name = _NAMES[code]
-                else:
-                    name = "OK"  # (an enum's hash, for the name's look-up, is a Python call)
-            else:
-                name = _NAMES[code]
+            if kind is not None and code is _OK:
+                cancelled = issubclass(kind, (asyncio.CancelledError, GeneratorExit))
+                code = self.code = (
+                    grpc.StatusCode.CANCELLED if cancelled else grpc.StatusCode.UNKNOWN
+                )
+            # (OK's name not looked up: an enum's hash, for the look-up, is a Python call.)
+            name = "OK" if code is _OK else _NAMES[code]
             watched.series.end(name, seconds)
             # Only a line that will be written is made (the fields, its extras).
             if access_log.isEnabledFor(logging.INFO):
-                peer = self._peer
                 access_log.info(
                     "%s %s %.1f ms from %s",
                     watched.method,
                     name,
                     seconds * 1000,
-                    peer,
+                    self._peer,
                     extra={
                         "method": watched.method,
                         "code": name,
                         "duration_ms": round(seconds * 1000, 3),
-                        "peer": peer,
+                        "peer": self._peer,
                         "transport": watched.transport,
                     },
                 )

@@ -287,9 +287,8 @@ class Pipeline:
                 try:
                     if isinstance(request, Unread):
                         raise Refused(request.refusal(method))
-                    if drain.draining:
-                        refuse_if_draining()
-                    _credentials.set(_bearer(metadata))
+                    refuse_if_draining()
+                    use_credentials(metadata)
                     # Counted in flight by the drain, the handler awaited here (not in a
                     # coroutine of the drain's: one less at every call).
                     task = drain.enter(method)
