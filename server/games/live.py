@@ -13,6 +13,7 @@ import asyncio
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import NamedTuple
 
 from boneyard import engine
 from boneyard.api import codec
@@ -36,8 +37,10 @@ _RECENT = 16
 """States (and stream messages) kept for the latest versions, shared by every watcher."""
 
 
-@dataclass(frozen=True, slots=True)
-class Submitted:
+class Submitted(NamedTuple):
+    """What an action brought about. (A named tuple, not a frozen dataclass: that sets each
+    field through ``object.__setattr__``, and one is made at every action.)"""
+
     version: int
     events: tuple[Event, ...]
     replayed: bool

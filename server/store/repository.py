@@ -175,10 +175,11 @@ class SeatRecord:
     created_at: datetime
 
 
-@dataclass(frozen=True, slots=True)
-class RequestRecord:
+class RequestRecord(NamedTuple):
     """An applied request: the seat that sent it and the version it produced (an action's
-    answer is made again from the log at that version: ``GameHost.submit``)."""
+    answer is made again from the log at that version: ``GameHost.submit``). (A named tuple:
+    one is made at every action, and a frozen dataclass sets each field through
+    ``object.__setattr__``.)"""
 
     request_id: str
     seat: int
