@@ -520,25 +520,19 @@ def _write_rare(conn: Connection, written: Sequence[Append], now: datetime) -> N
 
 def _stamp(conn: Connection, at: datetime) -> Any:
     """``at`` as the store's column type writes it on SQLite (fixed-width naive UTC text)."""
+    return _stamper(conn)(at)
+
+
+def _stamper(conn: Connection) -> Callable[[Any], Any]:
+    """``_stamp`` for ``conn``'s dialect, found once for a batch's many times (each append has
+    its own)."""
     process = _STAMPS.get(conn.dialect)
     if process is None:
         process = _STAMPS[conn.dialect] = (
             UTCDateTime().dialect_impl(conn.dialect).bind_processor(conn.dialect)
         )
     assert process is not None
-    return process(at)
-
-
-class _Stamps(dict[datetime, Any]):
-    """``_stamp`` of each time, made once a statement (a batch's rows share one time)."""
-
-    def __init__(self, conn: Connection) -> None:
-        super().__init__()
-        self._conn = conn
-
-    def __missing__(self, at: datetime) -> Any:
-        stamp = self[at] = _stamp(self._conn, at)
-        return stamp
+    return process
 
 
 def _claim(
@@ -563,18 +557,18 @@ def _claim(
                 ],
             ).rowcount
         )
-    stamps = _Stamps(conn)
+    stamp = _stamper(conn)
     rows: list[tuple[Any, ...]]
     if any(c.status is not None for c in claims):
         sql = _SQLITE_CLAIM
         rows = [
-            (c.new_version, stamps[c.at or written_at], c.status, c.game_id, c.expected_version)
+            (c.new_version, stamp(c.at or written_at), c.status, c.game_id, c.expected_version)
             for c in claims
         ]
     else:
         sql = _SQLITE_MOVE
         rows = [
-            (c.new_version, stamps[c.at or written_at], c.game_id, c.expected_version)
+            (c.new_version, stamp(c.at or written_at), c.game_id, c.expected_version)
             for c in claims
         ]
     with as_sqlalchemy(sql, rows):
