@@ -25,7 +25,7 @@ def view_answer(state: GameState, seat: int | None, version: int) -> bytes:
     """The encoded ``GetViewResponse``: what ``seat`` (``None``: a spectator) sees of
     ``state`` at ``version``."""
     view = _view_bytes(state, seat, version)
-    return _GET_VIEW_VIEW + _varint(len(view)) + view
+    return _GET_VIEW_VIEW + _VARINTS[len(view)] + view
 
 
 def action_answer(state: GameState, seat: int, version: int) -> bytes:
@@ -33,7 +33,7 @@ def action_answer(state: GameState, seat: int, version: int) -> bytes:
     (``state``): the version, and what the acting ``seat`` sees now."""
     view = _view_bytes(state, seat, version)
     # (proto3 leaves a zero version out; a game's version after an action is never zero.)
-    return _SUBMIT_VERSION + _varint(version) + _SUBMIT_VIEW + _varint(len(view)) + view
+    return _SUBMIT_VERSION + _VARINTS[version] + _SUBMIT_VIEW + _VARINTS[len(view)] + view
 
 
 def _view_bytes(state: GameState, seat: int | None, version: int) -> bytes:
@@ -41,13 +41,24 @@ def _view_bytes(state: GameState, seat: int | None, version: int) -> bytes:
     return view.SerializeToString(deterministic=True)
 
 
+class _Varints(dict[int, bytes]):
+    """Each number's varint, made when first asked and kept if it takes at most two bytes (a
+    view's length, a game's version: a few hundred numbers, asked again at every answer).
+    A look-up, not a call: three numbers an action."""
+
+    def __missing__(self, value: int) -> bytes:
+        encoded = _varint(value)
+        if value < 0x4000:
+            self[value] = encoded
+        return encoded
+
+
+_VARINTS = _Varints()
+
+
 def _varint(value: int) -> bytes:
     """``value`` (not negative) as protobuf's base-128 varint: seven bits a byte, the lowest
     first, the high bit set on every byte but the last."""
-    if value < 0x80:
-        return bytes((value,))
-    if value < 0x4000:  # (a view's length: two bytes)
-        return bytes((value & 0x7F | 0x80, value >> 7))
     out = bytearray()
     while value >= 0x80:
         out.append(value & 0x7F | 0x80)
