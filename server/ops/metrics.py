@@ -36,6 +36,7 @@ from __future__ import annotations
 import logging
 import threading
 from bisect import bisect_left
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from wsgiref.simple_server import WSGIServer
 
@@ -191,7 +192,6 @@ class CallMetrics:
     __slots__ = (
         "buckets",
         "handled",
-        "in_flight",
         "labels",
         "received",
         "seconds",
@@ -209,9 +209,10 @@ class CallMetrics:
         ``started``)."""
         self.sent = 0
         """A stream's messages sent (a unary call sends one answer: its calls ended ``OK``)."""
-        self.in_flight = 0
-        self.handled: dict[str, int] = {}
-        """Calls ended, by status code's name (``OK``, ``NOT_FOUND`` ...)."""
+        self.handled: defaultdict[str, int] = defaultdict(int)
+        """Calls ended, by status code's name (``OK``, ``NOT_FOUND`` ...). (The calls in
+        flight are those started and not ended, read at a scrape: not counted again at every
+        call.)"""
         self.seconds = 0.0
         """The sum of the calls' durations."""
         self.buckets = [0] * (len(_SECONDS) + 1)
@@ -220,13 +221,10 @@ class CallMetrics:
     def begin(self) -> None:
         """A call starts."""
         self.started += 1
-        self.in_flight += 1
 
     def end(self, code: str, seconds: float) -> None:
         """A call ended with ``code`` after ``seconds``."""
-        self.in_flight -= 1
-        handled = self.handled
-        handled[code] = handled.get(code, 0) + 1
+        self.handled[code] += 1
         self.seconds += seconds
         self.buckets[bisect_left(_SECONDS, seconds)] += 1
 
@@ -271,13 +269,16 @@ class _Calls(Collector):
         for series in list(self._calls.values()):
             labels = list(series.labels)
             # (What a call of its kind counts by being started or answered is read from
-            # those counts, not counted twice at every call.)
-            started.add_metric(labels, series.started)
+            # those counts, not counted twice at every call. The ended read first: a call
+            # ending meanwhile was started before, so none is in flight less than never.)
+            ended = dict(series.handled)
+            begun = series.started
+            started.add_metric(labels, begun)
             kind = labels[0]
-            received.add_metric(labels, series.received if kind == BIDI_STREAM else series.started)
-            sent.add_metric(labels, series.handled.get("OK", 0) if kind == UNARY else series.sent)
-            in_flight.add_metric(labels, series.in_flight)
-            for code, count in list(series.handled.items()):
+            received.add_metric(labels, series.received if kind == BIDI_STREAM else begun)
+            sent.add_metric(labels, ended.get("OK", 0) if kind == UNARY else series.sent)
+            in_flight.add_metric(labels, begun - sum(ended.values()))
+            for code, count in ended.items():
                 handled.add_metric([*labels[:3], code, labels[3]], count)
             seconds.add_metric(labels, _cumulative(_BOUNDS, series.buckets), series.seconds)
         yield from (started, handled, received, sent, seconds, in_flight)
