@@ -15,15 +15,16 @@ import operator
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.sql import Delete, Insert, Select, Update
 
-__all__ = ["DriverTransaction", "Prepared", "as_sqlalchemy", "driver_cursor"]
+__all__ = ["DriverTransaction", "Prepared", "as_sqlalchemy", "driver_cursor", "run"]
 
 _Processor = Callable[[Any], Any] | None
+_R = TypeVar("_R")
 _REQUIRED = object()
 
 
@@ -42,29 +43,23 @@ def driver_cursor(conn: Connection) -> sqlite3.Cursor | None:
     return None if driver is None else driver.cursor()
 
 
-class as_sqlalchemy:  # (named as the function it is used as: ``with as_sqlalchemy(...)``)
-    """The driver's integrity errors as SQLAlchemy's; its other errors as SQLAlchemy's too.
-    (A class, not a generator: it is around every statement of the writer's batches.)"""
+def run(execute: Callable[[str, Any], _R], sql: str, params: Any) -> _R:
+    """``execute(sql, params)`` (a driver's ``execute`` or ``executemany``), the driver's
+    errors raised as SQLAlchemy's (``as_sqlalchemy``). (A call with a ``try``, which costs
+    nothing until something is raised, not a ``with`` block: it is around every statement of
+    the writer's batches.)"""
+    try:
+        return execute(sql, params)
+    except sqlite3.Error as error:
+        raise as_sqlalchemy(sql, params, error) from error
 
-    __slots__ = ("_params", "_sql")
 
-    def __init__(self, sql: str, params: Any) -> None:
-        self._sql = sql
-        self._params = params
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        if isinstance(error, sqlite3.IntegrityError):
-            raise IntegrityError(self._sql, self._params, error) from error
-        if isinstance(error, sqlite3.Error):
-            raise DBAPIError(self._sql, self._params, error) from error
+def as_sqlalchemy(sql: str, params: Any, error: sqlite3.Error) -> DBAPIError:
+    """The driver's ``error`` as SQLAlchemy's: an integrity error as ``IntegrityError``, any
+    other as ``DBAPIError``."""
+    if isinstance(error, sqlite3.IntegrityError):
+        return IntegrityError(sql, params, error)
+    return DBAPIError(sql, params, error)
 
 
 class DriverTransaction:
@@ -83,8 +78,7 @@ class DriverTransaction:
         self._open = False
 
     def __enter__(self) -> Self:
-        with as_sqlalchemy("BEGIN IMMEDIATE", ()):
-            self._driver.execute("BEGIN IMMEDIATE")
+        run(self._driver.execute, "BEGIN IMMEDIATE", ())
         self._open = True
         return self
 
@@ -92,8 +86,7 @@ class DriverTransaction:
         if self._open:
             self._open = False
             if self._driver.in_transaction:
-                with as_sqlalchemy("ROLLBACK", ()):
-                    self._driver.execute("ROLLBACK")
+                run(self._driver.execute, "ROLLBACK", ())
 
     def __exit__(
         self,
@@ -107,8 +100,7 @@ class DriverTransaction:
             self.rollback()
             return
         try:
-            with as_sqlalchemy("COMMIT", ()):
-                self._driver.execute("COMMIT")
+            run(self._driver.execute, "COMMIT", ())
         except BaseException:
             self.rollback()  # (a commit that failed may leave the transaction open)
             raise
@@ -194,8 +186,10 @@ class Prepared:
             return list(conn.execute(self.statement, params).all())
         form = self._form(conn.dialect, params)
         values = form.values(params)
-        with as_sqlalchemy(form.sql, values):
+        try:
             return cursor.execute(form.sql, values).fetchall()
+        except sqlite3.Error as error:
+            raise as_sqlalchemy(form.sql, values, error) from error
 
     def execute(self, conn: Connection, params: Mapping[str, Any]) -> int:
         """Run an INSERT, UPDATE or DELETE once; the rows it touched."""
@@ -213,11 +207,10 @@ class Prepared:
             )
         form = self._form(conn.dialect, many[0])
         rows = [form.values(params) for params in many]
-        with as_sqlalchemy(form.sql, rows):
-            if len(rows) == 1:
-                cursor.execute(form.sql, rows[0])
-            else:
-                cursor.executemany(form.sql, rows)
+        if len(rows) == 1:
+            run(cursor.execute, form.sql, rows[0])
+        else:
+            run(cursor.executemany, form.sql, rows)
         return cursor.rowcount
 
     def _form(self, dialect: Dialect, params: Mapping[str, Any]) -> _Form:

@@ -43,12 +43,7 @@ from sqlalchemy.exc import IntegrityError
 
 from boneyard.server.store.account_events import NewAccountEvent, append_account_events
 from boneyard.server.store.db import WRITE
-from boneyard.server.store.driver import (
-    DriverTransaction,
-    Prepared,
-    as_sqlalchemy,
-    driver_cursor,
-)
+from boneyard.server.store.driver import DriverTransaction, Prepared, driver_cursor, run
 from boneyard.server.store.errors import (
     DuplicateRequest,
     GameNotFound,
@@ -223,17 +218,14 @@ def _savepoint(conn: Connection) -> Iterator[None]:
         with conn.begin_nested():
             yield
         return
-    with as_sqlalchemy(_SAVEPOINT, ()):
-        cursor.execute(f"SAVEPOINT {_SAVEPOINT}")
+    run(cursor.execute, f"SAVEPOINT {_SAVEPOINT}", ())
     try:
         yield
     except BaseException:
-        with as_sqlalchemy(_SAVEPOINT, ()):
-            cursor.execute(f"ROLLBACK TO {_SAVEPOINT}")
-            cursor.execute(f"RELEASE {_SAVEPOINT}")
+        run(cursor.execute, f"ROLLBACK TO {_SAVEPOINT}", ())
+        run(cursor.execute, f"RELEASE {_SAVEPOINT}", ())
         raise
-    with as_sqlalchemy(_SAVEPOINT, ()):
-        cursor.execute(f"RELEASE {_SAVEPOINT}")
+    run(cursor.execute, f"RELEASE {_SAVEPOINT}", ())
 
 
 class Writer:
@@ -571,8 +563,7 @@ def _claim(
             (c.new_version, stamp(c.at or written_at), c.game_id, c.expected_version)
             for c in claims
         ]
-    with as_sqlalchemy(sql, rows):
-        cursor.executemany(sql, rows)
+    run(cursor.executemany, sql, rows)
     return cursor.rowcount
 
 
@@ -592,8 +583,7 @@ def _insert(
     if cursor is None:
         conn.execute(statement, [dict(zip(columns, row, strict=True)) for row in rows])
         return
-    with as_sqlalchemy(sql, rows):
-        cursor.executemany(sql, rows)
+    run(cursor.executemany, sql, rows)
 
 
 def _new_seeds(conn: Connection, written: Sequence[Append], now: datetime) -> list[dict[str, Any]]:
