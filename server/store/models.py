@@ -112,7 +112,9 @@ def _sqlite_text(value: datetime | None) -> str | None:
     """What ``UTCDateTime`` writes on SQLite, in one step: ``process_bind_param`` and then
     SQLAlchemy's SQLite ``DATETIME`` text (``2026-12-05 14:00:00.000000``, naive UTC), which
     took three Python calls and a format of seven fields for every time the writer's thread
-    wrote (each action's game row). The same text for every value (tested against the two)."""
+    wrote (each action's game row). The same text for every value (tested against the two).
+    (Formatted with ``%``: ``replace`` and ``isoformat`` parse their keywords and format
+    through C's ``printf``, twice the time.)"""
     if value is None:
         return None
     zone = value.tzinfo
@@ -120,7 +122,18 @@ def _sqlite_text(value: datetime | None) -> str | None:
         if zone is None:
             raise ValueError(f"naive datetime {value!r}: the store keeps UTC-aware times")
         value = value.astimezone(UTC)
-    return value.replace(tzinfo=None).isoformat(" ", "microseconds")
+    return _SQLITE_TEXT % (
+        value.year,
+        value.month,
+        value.day,
+        value.hour,
+        value.minute,
+        value.second,
+        value.microsecond,
+    )
+
+
+_SQLITE_TEXT = "%04d-%02d-%02d %02d:%02d:%02d.%06d"
 
 
 class Base(DeclarativeBase):
