@@ -106,9 +106,11 @@ def check_account_name_given(name: str, what: str) -> None:
 _CANONICAL_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
+@functools.lru_cache(maxsize=4096)
 def check_game_id(game_id: str) -> str:
     """The game id in its canonical form (the one the server hands out); ``InvalidArgument``
-    for anything that is not a UUID."""
+    for anything that is not a UUID. (Kept for the ids asked lately, the games in play: a
+    regular expression's match cost more than the rest of reading a request.)"""
     if _CANONICAL_ID.fullmatch(game_id):
         return game_id  # as every client sends it: one match instead of a parse and a format
     try:
