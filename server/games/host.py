@@ -64,6 +64,8 @@ ABSENT_AFTER = 3
 """Timeouts in a row of every seat that is not a house bot's after which a game is abandoned
 (``boneyard-server --abandon-absent-after``)."""
 _T = TypeVar("_T")
+_DEAL, _GAME_OVER = Phase.DEAL, Phase.GAME_OVER
+"""(Read once, as ``live``'s: an enum's member read through its class costs a hook's call.)"""
 CommitListener = Callable[[LiveGame, tuple[Event, ...]], None]
 
 _token_hash = functools.lru_cache(maxsize=8192)(hash_token)
@@ -615,7 +617,7 @@ class GameHost:
             state = engine.evolve(state, event)
             states.append(state)
         seeds: list[tuple[int, bytes, bytes]] = []
-        if state.phase is Phase.DEAL:
+        if state.phase is _DEAL:
             dealt, seeds = deal_hands(state, self._seeds, game.deal_secret)
             for event in dealt:
                 state = engine.evolve(state, event)
@@ -634,7 +636,7 @@ class GameHost:
             request = (request_id, seat)
             answer = response_for(new_version, state)
         status = game.status
-        if state.phase is Phase.GAME_OVER:
+        if state.phase is _GAME_OVER:
             status = "finished" if state.winner is not None else "abandoned"
         clock = None
         if game.clock is not None:

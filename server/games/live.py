@@ -35,6 +35,10 @@ __all__ = [
 
 _RECENT = 16
 """States (and stream messages) kept for the latest versions, shared by every watcher."""
+_DEAL, _GAME_OVER = Phase.DEAL, Phase.GAME_OVER
+"""(Read once: on Python 3.11 an enum's member read through its class passes through
+``EnumType.__getattr__``'s hook, several times a plain attribute's cost, at every action.)"""
+_NOBODY_TO_ACT = frozenset((_DEAL, _GAME_OVER))
 
 
 class Submitted(NamedTuple):
@@ -102,7 +106,7 @@ class LiveGame:
 
     @property
     def over(self) -> bool:
-        return self.state.phase is Phase.GAME_OVER
+        return self.state.phase is _GAME_OVER
 
     def forget_tokens(self, seat: int) -> None:
         """The seat's tokens open it no more (it was left, or its token issued anew)."""
@@ -182,7 +186,7 @@ def account_seats(held: Iterable[tuple[str, int]]) -> dict[str, tuple[int, ...]]
 
 def turn_of(state: GameState) -> int | None:
     """The seat to act, if anybody is."""
-    if state.phase in (Phase.DEAL, Phase.GAME_OVER) or state.hand is None:
+    if state.phase in _NOBODY_TO_ACT or state.hand is None:
         return None
     return state.hand.turn
 
