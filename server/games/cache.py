@@ -198,29 +198,31 @@ class GameCache:
 
 class Hold:
     """A game with its lock held for a block; ``reload`` drops the copy and takes the lock
-    of a fresh one (the lock is released once, whatever happens)."""
+    of a fresh one (the lock is released once, whatever happens). ``game``: the copy held
+    (a plain attribute, not a property: an action reads it several times)."""
+
+    __slots__ = ("_cache", "_game_id", "_locked", "game")
+    game: LiveGame
 
     def __init__(self, cache: GameCache, game_id: str) -> None:
         self._cache = cache
         self._game_id = game_id
-        self._game: LiveGame | None = None
-
-    @property
-    def game(self) -> LiveGame:
-        assert self._game is not None
-        return self._game
+        self._locked = False
+        """Whether ``game``'s lock is held by this block (not while ``reload`` waits)."""
 
     async def __aenter__(self) -> Self:
-        self._game = await self._cache.locked(self._game_id)
+        self.game = await self._cache.locked(self._game_id)
+        self._locked = True
         return self
 
     async def reload(self) -> None:
         self._cache.evict(self._game_id)
+        self._locked = False
         self.game.lock.release()
-        self._game = None
-        self._game = await self._cache.locked(self._game_id)
+        self.game = await self._cache.locked(self._game_id)
+        self._locked = True
 
     async def __aexit__(self, *exc: object) -> None:
-        if self._game is not None:
-            self._game.lock.release()
-            self._game = None
+        if self._locked:
+            self._locked = False
+            self.game.lock.release()
