@@ -54,6 +54,18 @@ def test_the_edges_of_the_calendar_are_written_as_sqlalchemy_writes_them(value: 
     assert _written(value) == _as_sqlalchemy_writes(value)
 
 
+@given(st.datetimes(timezones=_ZONES), st.lists(st.integers(0, 999_999), min_size=1, max_size=5))
+def test_times_within_one_second_are_each_written_as_sqlalchemy_writes_them(
+    value: datetime, microseconds: list[int]
+) -> None:
+    """The text up to the second is made once a second: each time within it keeps its own
+    microseconds (and the examples one after another move between seconds)."""
+    for microsecond in microseconds:
+        within = value.replace(microsecond=microsecond)
+        assert _written(within) == _as_sqlalchemy_writes(within)
+    assert _written(value) == _as_sqlalchemy_writes(value)
+
+
 def test_no_time_is_written_as_null() -> None:
     assert _written(None) is None
 
