@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from contextlib import AbstractContextManager
+from types import TracebackType
 
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError
@@ -34,34 +35,42 @@ class WriteLane:
         self._holder: int | None = None
         self._conn: Connection | None = None
 
-    @contextlib.contextmanager
-    def connection(self) -> Iterator[Connection]:
+    def connection(self) -> AbstractContextManager[Connection]:
         """The lane's connection, with no transaction open, until the block ends (the caller
         begins and ends its own). A connection the database failed on is dropped: the next
-        holder gets a new one."""
+        holder gets a new one. (An object with ``__enter__`` and ``__exit__``, not a
+        generator's: the writer borrows it at every batch.)"""
+        return _Lent(self)
+
+    def _lend(self) -> Connection:
         me = threading.get_ident()
         if self._holder == me:
             # Waiting for itself would wait for ever; a second write transaction opened inside
             # another was never possible on SQLite either.
             raise RuntimeError("a write transaction was opened inside another on one thread")
-        with self._lock:
-            self._holder = me
-            try:
+        self._lock.acquire()
+        self._holder = me
+        try:
+            conn = self._conn
+            if conn is None or conn.closed or conn.invalidated:
+                conn = self._conn = self._engine.connect()
+        except BaseException as error:
+            self._take_back(error)
+            raise
+        return conn
+
+    def _take_back(self, error: BaseException | None) -> None:
+        try:
+            if error is not None:
                 conn = self._conn
-                if conn is None or conn.closed or conn.invalidated:
-                    conn = self._conn = self._engine.connect()
-                try:
-                    yield conn
-                except BaseException:
-                    if conn.in_transaction():  # (the caller's block did not end it)
-                        with contextlib.suppress(Exception):
-                            conn.rollback()
-                    raise
-            except DBAPIError:
-                self._drop()
-                raise
-            finally:
-                self._holder = None
+                if conn is not None and conn.in_transaction():  # (the block did not end it)
+                    with contextlib.suppress(Exception):
+                        conn.rollback()
+                if isinstance(error, DBAPIError):
+                    self._drop()
+        finally:
+            self._holder = None
+            self._lock.release()
 
     def close(self) -> None:
         """Close the connection (a later holder opens a new one)."""
@@ -73,3 +82,23 @@ class WriteLane:
             with contextlib.suppress(Exception):  # it is being thrown away
                 self._conn.close()
             self._conn = None
+
+
+class _Lent:
+    """A ``WriteLane``'s connection lent for a ``with`` block."""
+
+    __slots__ = ("_lane",)
+
+    def __init__(self, lane: WriteLane) -> None:
+        self._lane = lane
+
+    def __enter__(self) -> Connection:
+        return self._lane._lend()
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._lane._take_back(error)
