@@ -269,8 +269,9 @@ class _Calls(Collector):
         for series in list(self._calls.values()):
             labels = list(series.labels)
             # (What a call of its kind counts by being started or answered is read from
-            # those counts, not counted twice at every call. The ended read first: a call
-            # ending meanwhile was started before, so none is in flight less than never.)
+            # those counts, not counted twice at every call. The ended are read first: a call
+            # that ends meanwhile had started before, so the calls in flight never read less
+            # than none.)
             ended = dict(series.handled)
             begun = series.started
             started.add_metric(labels, begun)
