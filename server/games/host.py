@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 from boneyard import engine
 from boneyard.api import codec
-from boneyard.engine import Command, Event, GameState, Phase
+from boneyard.engine import Command, Event, GameState
 from boneyard.records.hashing import chain_hash, hash_token
 from boneyard.server.competition import account_events
 from boneyard.server.errors import (
@@ -43,7 +43,13 @@ from boneyard.server.errors import (
 from boneyard.server.games.cache import MAX_LIVE_GAMES, GameCache, Hold
 from boneyard.server.games.dealing import deal_hands
 from boneyard.server.games.feed import Publish
-from boneyard.server.games.live import LiveGame, Submitted, turn_of
+from boneyard.server.games.live import (
+    PHASE_DEAL,
+    PHASE_GAME_OVER,
+    LiveGame,
+    Submitted,
+    turn_of,
+)
 from boneyard.server.games.settling import Outcome, Settler
 from boneyard.server.ops import logs
 from boneyard.server.store import errors as store_errors
@@ -64,8 +70,6 @@ ABSENT_AFTER = 3
 """Timeouts in a row of every seat that is not a house bot's after which a game is abandoned
 (``boneyard-server --abandon-absent-after``)."""
 _T = TypeVar("_T")
-_DEAL, _GAME_OVER = Phase.DEAL, Phase.GAME_OVER
-"""(Read once, as ``live``'s: an enum's member read through its class costs a hook's call.)"""
 CommitListener = Callable[[LiveGame, tuple[Event, ...]], None]
 
 _token_hash = functools.lru_cache(maxsize=8192)(hash_token)
@@ -617,7 +621,7 @@ class GameHost:
             state = engine.evolve(state, event)
             states.append(state)
         seeds: list[tuple[int, bytes, bytes]] = []
-        if state.phase is _DEAL:
+        if state.phase is PHASE_DEAL:
             dealt, seeds = deal_hands(state, self._seeds, game.deal_secret)
             for event in dealt:
                 state = engine.evolve(state, event)
@@ -636,7 +640,7 @@ class GameHost:
             request = (request_id, seat)
             answer = response_for(new_version, state)
         status = game.status
-        if state.phase is _GAME_OVER:
+        if state.phase is PHASE_GAME_OVER:
             status = "finished" if state.winner is not None else "abandoned"
         clock = None
         if game.clock is not None:

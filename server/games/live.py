@@ -24,6 +24,8 @@ from boneyard.server.store.game_setup import GameClock, MadeFor
 from boneyard.server.store.repository import GameSnapshot, RequestRecord
 
 __all__ = [
+    "PHASE_DEAL",
+    "PHASE_GAME_OVER",
     "LiveGame",
     "Submitted",
     "account_seats",
@@ -35,10 +37,11 @@ __all__ = [
 
 _RECENT = 16
 """States (and stream messages) kept for the latest versions, shared by every watcher."""
-_DEAL, _GAME_OVER = Phase.DEAL, Phase.GAME_OVER
-"""(Read once: on Python 3.11 an enum's member read through its class passes through
-``EnumType.__getattr__``'s hook, several times a plain attribute's cost, at every action.)"""
-_NOBODY_TO_ACT = frozenset((_DEAL, _GAME_OVER))
+PHASE_DEAL, PHASE_GAME_OVER = Phase.DEAL, Phase.GAME_OVER
+"""The phases the host reads at every action, read once here for it and this module: on
+Python 3.11 an enum's member read through its class passes through ``EnumType.__getattr__``'s
+hook, several times a plain attribute's cost."""
+_NOBODY_TO_ACT = frozenset((PHASE_DEAL, PHASE_GAME_OVER))
 
 
 class Submitted(NamedTuple):
@@ -106,7 +109,7 @@ class LiveGame:
 
     @property
     def over(self) -> bool:
-        return self.state.phase is _GAME_OVER
+        return self.state.phase is PHASE_GAME_OVER
 
     def forget_tokens(self, seat: int) -> None:
         """The seat's tokens open it no more (it was left, or its token issued anew)."""
