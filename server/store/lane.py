@@ -55,19 +55,27 @@ class WriteLane:
             if conn is None or conn.closed or conn.invalidated:
                 conn = self._conn = self._engine.connect()
         except BaseException as error:
-            self._take_back(error)
+            self._release(error)  # (nothing was lent: nothing to roll back)
             raise
         return conn
 
     def _take_back(self, error: BaseException | None) -> None:
+        """The lent connection is given back after its block (``error``: what the block
+        raised)."""
         try:
-            if error is not None:
-                conn = self._conn
-                if conn is not None and conn.in_transaction():  # (the block did not end it)
-                    with contextlib.suppress(Exception):
-                        conn.rollback()
-                if isinstance(error, DBAPIError):
-                    self._drop()
+            conn = self._conn
+            if error is not None and conn is not None and conn.in_transaction():
+                with contextlib.suppress(Exception):  # (the block did not end it)
+                    conn.rollback()
+        finally:
+            self._release(error)
+
+    def _release(self, error: BaseException | None) -> None:
+        """The lane free for the next holder; the connection dropped if the database failed
+        on it."""
+        try:
+            if isinstance(error, DBAPIError):
+                self._drop()
         finally:
             self._holder = None
             self._lock.release()
