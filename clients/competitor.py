@@ -522,16 +522,20 @@ class Competitor:
             if not self._stop.is_set():
                 log.warning("game %s: the bot stopped: %s", game_id, _describe(failure))
         result = GameResult(assignment, view, error)
-        with self._lock:
-            self._state.active.pop((game_id, assignment.seat), None)
-            if result.over:
-                self._state.over.add(game_id)
-            self._state.results.append(result)
-        self._wake.set()
-        if self._stop.is_set() and not result.over:
-            return  # stopped mid-game: nothing to tell
-        if self.on_end is not None:
-            self.on_end(result)
+        tell = result.over or not self._stop.is_set()  # stopped mid-game: nothing to tell
+        try:
+            # Told before it counts: run() returns (and a command may exit) as soon as enough
+            # games count as over, and this thread is not waited for. The seat stays active
+            # meanwhile, so that its game is not played again.
+            if tell and self.on_end is not None:
+                self.on_end(result)
+        finally:
+            with self._lock:
+                self._state.active.pop((game_id, assignment.seat), None)
+                if result.over:
+                    self._state.over.add(game_id)
+                self._state.results.append(result)
+            self._wake.set()
 
     # --- turn mode: every game's turns on one stream --------------------------------------
 
@@ -607,18 +611,21 @@ class Competitor:
             if seat in self._state.ended:
                 return
             assignment = self._assignments.pop(seat, None)
-            self._state.active.pop(seat, None)
             self._state.ended.add(seat)
-            self._state.over.add(message.game_id)
-            result = GameResult(
-                assignment
-                or competition_pb2.SeatAssignment(game_id=message.game_id, seat=message.seat),
-                message.view,
-            )
-            self._state.results.append(result)
-        self._wake.set()
-        if self.on_end is not None:
-            self.on_end(result)
+        result = GameResult(
+            assignment
+            or competition_pb2.SeatAssignment(game_id=message.game_id, seat=message.seat),
+            message.view,
+        )
+        try:
+            if self.on_end is not None:
+                self.on_end(result)  # told before it counts, as in _play_seat
+        finally:
+            with self._lock:
+                self._state.active.pop(seat, None)
+                self._state.over.add(message.game_id)
+                self._state.results.append(result)
+            self._wake.set()
 
     def _turn_failed(self, turn: competition_pb2.WatchTurnsResponse, error: BaseException) -> None:
         """A turn could not be answered (from a worker, or from the stream's thread for an

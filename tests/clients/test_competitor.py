@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import threading
+import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from boneyard.api.v1 import game_pb2
 from boneyard.clients.api import Client
-from boneyard.clients.competitor import Competitor
+from boneyard.clients.competitor import Competitor, GameResult
 from boneyard.server.competition.accounts import key_hash, new_api_key
 from tests.server.api_helpers import RunningServer
 
@@ -127,6 +131,64 @@ def test_a_competitor_with_concurrency_plays_every_game_through_one_turn_stream(
             {"grpc_type": "unary", "grpc_service": "boneyard.v1.GameService",
              "grpc_method": "SubmitAction", "transport": "grpc"},
         )
+        client.close()
+    finally:
+        server.close()
+
+
+@pytest.mark.parametrize("concurrency", [None, 2], ids=["a bot per game", "one turn stream"])
+def test_a_game_counts_as_over_only_once_its_end_was_told(
+    tmp_path: Path, concurrency: int | None
+) -> None:
+    # run() returns as soon as enough games count as over, and a game's thread is not waited
+    # for: a command that prints each end (``boneyard bot --key``) and then exits must find
+    # every end told by then, however slow the telling.
+    server = RunningServer(f"sqlite:///{tmp_path / 'boneyard.db'}")
+    try:
+        bots = [_account(server) for _ in range(4)]
+        organiser = _account(server, "player")[1]
+        client = Client(server.address)
+        game = client.create_game(
+            "texas42",
+            {"hand_limit": "1"},
+            reservations={s: name for s, (name, _) in enumerate(bots)},
+            key=organiser,
+        )
+        told: list[list[str]] = [[] for _ in bots]
+
+        def slow_tell(into: list[str]) -> Callable[[GameResult], None]:
+            def tell(result: GameResult) -> None:
+                time.sleep(0.5)
+                into.append(result.game_id)
+
+            return tell
+
+        competitors = [
+            Competitor(
+                Client(server.address),
+                key,
+                "heuristic",
+                games=1,
+                concurrency=concurrency,
+                on_end=slow_tell(told[i]),
+            )
+            for i, (_, key) in enumerate(bots)
+        ]
+        told_when_run_returned: list[list[str]] = [[] for _ in bots]
+
+        def run(i: int) -> None:
+            competitors[i].run()
+            told_when_run_returned[i] = list(told[i])
+
+        threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        assert told_when_run_returned == [[game.game_id]] * 4
+        for c in competitors:
+            assert [r.game_id for r in c.results if r.over] == [game.game_id]
+            c.client.close()
         client.close()
     finally:
         server.close()
