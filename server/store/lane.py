@@ -15,12 +15,15 @@ store's other writes keep a connection each; the writer has a lane of its own.
 from __future__ import annotations
 
 import contextlib
+import sqlite3
 import threading
 from contextlib import AbstractContextManager
 from types import TracebackType
 
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError
+
+from boneyard.server.store.driver import driver_cursor
 
 __all__ = ["WriteLane"]
 
@@ -34,6 +37,10 @@ class WriteLane:
         self._lock = threading.Lock()
         self._holder: int | None = None
         self._conn: Connection | None = None
+        self.cursor: sqlite3.Cursor | None = None
+        """The SQLite driver's cursor on the lane's connection (``None`` on any other
+        database), found once a connection: the writer runs its batches on it, and finding it
+        walks SQLAlchemy's connection objects. For the holder only."""
 
     def connection(self) -> AbstractContextManager[Connection]:
         """The lane's connection, with no transaction open, until the block ends (the caller
@@ -54,6 +61,7 @@ class WriteLane:
             conn = self._conn
             if conn is None or conn.closed or conn.invalidated:
                 conn = self._conn = self._engine.connect()
+                self.cursor = driver_cursor(conn)
         except BaseException as error:
             self._release(error)  # (nothing was lent: nothing to roll back)
             raise
@@ -86,6 +94,7 @@ class WriteLane:
             self._drop()
 
     def _drop(self) -> None:
+        self.cursor = None
         if self._conn is not None:
             with contextlib.suppress(Exception):  # it is being thrown away
                 self._conn.close()

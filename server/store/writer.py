@@ -316,22 +316,30 @@ class Writer:
                     stopping = True
                     break
                 item = following
-            calls = [call for call in calls if call.start()]
+            if calls:
+                calls = [call for call in calls if call.start()]
             if batch or calls:
                 self._commit(batch, calls)
 
     def _write(self, batch: list[Append], calls: list[_Call]) -> list[BaseException | None]:
-        def alongside(conn: Connection) -> None:
-            for call in calls:
-                call.attempt(conn)
+        alongside: Callable[[Connection], None] | None = None
+        if calls:
+
+            def attempt(conn: Connection) -> None:
+                for call in calls:
+                    call.attempt(conn)
+
+            alongside = attempt
 
         with self._lane.connection() as conn:
-            return write_batch(
+            return _write_batch(
                 conn,
+                self._lane.cursor,
                 batch,
-                notify_channel=self._notify_channel,
-                alongside=alongside if calls else None,
-                alongside_prepared=all(call.prepared_only for call in calls),
+                self._notify_channel,
+                datetime.now(UTC),
+                alongside,
+                all(call.prepared_only for call in calls),
             )
 
     def _commit(self, batch: list[Append], calls: list[_Call]) -> None:
@@ -391,26 +399,43 @@ def write_batch(
 
     This is the one path to the log: the ``Writer`` calls it for each batch, and
     ``EventStore.append`` for a batch of one."""
-    written_at = now or datetime.now(UTC)
-    # SQLite's driver found once a batch (``None`` elsewhere): each look-up walks SQLAlchemy's
-    # connection objects, on the writer's thread, whose every moment with the GIL is a moment
-    # the event loop waits for it.
-    cursor = driver_cursor(conn)
-    on_driver = cursor is not None and notify_channel is None and (
-        alongside is None or alongside_prepared
+    return _write_batch(
+        conn,
+        driver_cursor(conn),
+        batch,
+        notify_channel,
+        now or datetime.now(UTC),
+        alongside,
+        alongside_prepared,
     )
-    order = sorted(range(len(batch)), key=lambda i: batch[i].game_id)
-    claims = [batch[i] for i in order]
-    if len(claims) > 1 and conn.dialect.supports_sane_multi_rowcount:
+
+
+def _write_batch(
+    conn: Connection,
+    cursor: sqlite3.Cursor | None,
+    batch: Sequence[Append],
+    notify_channel: str | None,
+    written_at: datetime,
+    alongside: Callable[[Connection], None] | None,
+    alongside_prepared: bool,
+) -> list[BaseException | None]:
+    """``write_batch``, given ``conn``'s SQLite driver cursor (``None``: not SQLite's), which
+    the ``Writer`` finds once a connection (``WriteLane.cursor``), not once a batch."""
+    on_driver = (
+        cursor is not None and notify_channel is None and (alongside is None or alongside_prepared)
+    )
+    n = len(batch)
+    order = sorted(range(n), key=lambda i: batch[i].game_id) if n > 1 else range(n)
+    if n > 1 and conn.dialect.supports_sane_multi_rowcount:
         # Every game at once; if one moved elsewhere, claim them one by one instead to find
         # which (rare: only with several processes on one database). A batch of one append
         # (or none) goes straight to its one transaction below.
         with _begin(conn, cursor if on_driver else None) as transaction:
-            if _claim(conn, cursor, claims, written_at) == len(claims):
+            if _claim(conn, cursor, [batch[i] for i in order], written_at) == n:
                 _write_appended(conn, cursor, batch, written_at, notify_channel)
                 if alongside is not None:
                     alongside(conn)
-                return [None] * len(batch)
+                return [None] * n
             transaction.rollback()
     outcomes: dict[int, BaseException | None] = {}
     written: list[Append] = []
@@ -426,7 +451,7 @@ def write_batch(
             _write_appended(conn, cursor, written, written_at, notify_channel)
         if alongside is not None:
             alongside(conn)
-    return [outcomes[i] for i in range(len(batch))]
+    return [outcomes[i] for i in range(n)]
 
 
 def _begin(conn: Connection, cursor: sqlite3.Cursor | None) -> DriverTransaction | RootTransaction:

@@ -68,6 +68,27 @@ def test_a_connection_the_database_failed_on_is_not_lent_again(engine: Engine) -
     lane.close()
 
 
+def test_the_cursor_is_the_lent_connections_driver_cursor_and_a_new_connection_brings_its_own(
+    engine: Engine,
+) -> None:
+    lane = WriteLane(engine)
+    with pytest.raises(OperationalError), lane.connection() as failed:
+        first = lane.cursor
+        assert first is not None
+        assert first.connection is failed.connection.driver_connection
+        failed.execute(text("SELECT * FROM no_such_table"))
+    assert lane.cursor is None  # dropped with its connection
+    with lane.connection() as conn:
+        cursor = lane.cursor
+        assert cursor is not None and cursor is not first
+        assert cursor.connection is conn.connection.driver_connection
+        assert cursor.execute("SELECT 1").fetchone() == (1,)
+    with lane.connection():
+        assert lane.cursor is cursor  # the same connection lent again: the same cursor
+    lane.close()
+    assert lane.cursor is None
+
+
 def test_a_second_thread_waits_for_the_holder_to_give_the_lane_back(engine: Engine) -> None:
     lane = WriteLane(engine)
     order: list[str] = []
