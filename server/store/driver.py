@@ -71,22 +71,24 @@ class DriverTransaction:
     back (nothing is half written); inside a writer's call, its savepoint undoes that call's
     writes alone. ``rollback()`` ends it early; an error in the block rolls it back."""
 
-    __slots__ = ("_driver", "_open")
+    __slots__ = ("_cursor", "_open")
 
-    def __init__(self, driver: sqlite3.Connection) -> None:
-        self._driver = driver
+    def __init__(self, cursor: sqlite3.Cursor) -> None:
+        self._cursor = cursor
+        """The driver's cursor its statements run on (``Connection.execute`` would make a
+        cursor for each)."""
         self._open = False
 
     def __enter__(self) -> Self:
-        run(self._driver.execute, "BEGIN IMMEDIATE", ())
+        run(self._cursor.execute, "BEGIN IMMEDIATE", ())
         self._open = True
         return self
 
     def rollback(self) -> None:
         if self._open:
             self._open = False
-            if self._driver.in_transaction:
-                run(self._driver.execute, "ROLLBACK", ())
+            if self._cursor.connection.in_transaction:
+                run(self._cursor.execute, "ROLLBACK", ())
 
     def __exit__(
         self,
@@ -100,7 +102,7 @@ class DriverTransaction:
             self.rollback()
             return
         try:
-            run(self._driver.execute, "COMMIT", ())
+            run(self._cursor.execute, "COMMIT", ())
         except BaseException:
             self.rollback()  # (a commit that failed may leave the transaction open)
             raise

@@ -460,7 +460,7 @@ def _begin(conn: Connection, cursor: sqlite3.Cursor | None) -> DriverTransaction
     SQLAlchemy statement would begin a second transaction and fail), else SQLAlchemy's. Its
     begin and commit and their events cost more than most batches' statements."""
     if cursor is not None:
-        return DriverTransaction(cursor.connection)
+        return DriverTransaction(cursor)
     return conn.begin()
 
 
@@ -576,14 +576,17 @@ def _claim(
         )
     stamp = _stamper(conn)
     rows: list[tuple[Any, ...]]
-    if any(c.status is not None for c in claims):
-        sql = _SQLITE_CLAIM
+    sql = _SQLITE_MOVE
+    for c in claims:  # (a loop, not ``any`` over a generator: most batches hold one or two)
+        if c.status is not None:
+            sql = _SQLITE_CLAIM
+            break
+    if sql is _SQLITE_CLAIM:
         rows = [
             (c.new_version, stamp(c.at or written_at), c.status, c.game_id, c.expected_version)
             for c in claims
         ]
     else:
-        sql = _SQLITE_MOVE
         rows = [
             (c.new_version, stamp(c.at or written_at), c.game_id, c.expected_version)
             for c in claims

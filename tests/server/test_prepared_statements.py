@@ -168,7 +168,7 @@ def on_driver(engines: tuple[Engine, Engine]) -> Iterator[tuple[Connection, Driv
     with engines[0].connect() as conn:
         cursor = driver_cursor(conn)
         assert cursor is not None
-        yield conn, DriverTransaction(cursor.connection)
+        yield conn, DriverTransaction(cursor)
 
 
 def test_a_driver_transaction_commits_what_its_block_wrote(
