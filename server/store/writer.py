@@ -323,6 +323,7 @@ class Writer:
 
     def _write(self, batch: list[Append], calls: list[_Call]) -> list[BaseException | None]:
         alongside: Callable[[Connection], None] | None = None
+        prepared_only = False
         if calls:
 
             def attempt(conn: Connection) -> None:
@@ -330,6 +331,7 @@ class Writer:
                     call.attempt(conn)
 
             alongside = attempt
+            prepared_only = all(call.prepared_only for call in calls)
 
         with self._lane.connection() as conn:
             return _write_batch(
@@ -339,7 +341,7 @@ class Writer:
                 self._notify_channel,
                 datetime.now(UTC),
                 alongside,
-                all(call.prepared_only for call in calls),
+                prepared_only,
             )
 
     def _commit(self, batch: list[Append], calls: list[_Call]) -> None:
@@ -437,7 +439,7 @@ def _write_batch(
                     alongside(conn)
                 return [None] * n
             transaction.rollback()
-    outcomes: dict[int, BaseException | None] = {}
+    outcomes: list[BaseException | None] = [None] * n
     written: list[Append] = []
     with _begin(conn, cursor if on_driver else None):
         for index in order:
@@ -445,13 +447,12 @@ def _write_batch(
             if _claim(conn, cursor, [item], written_at) != 1:
                 outcomes[index] = _conflict(conn, item)
                 continue
-            outcomes[index] = None
             written.append(item)
         if written:
             _write_appended(conn, cursor, written, written_at, notify_channel)
         if alongside is not None:
             alongside(conn)
-    return [outcomes[i] for i in range(n)]
+    return outcomes
 
 
 def _begin(conn: Connection, cursor: sqlite3.Cursor | None) -> DriverTransaction | RootTransaction:
