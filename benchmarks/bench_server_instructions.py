@@ -15,9 +15,12 @@ once, the seat to act asks for its view and submits a random legal action, a fin
 replaced by a new one (its set-up counted with the actions). valgrind makes the server some
 fifty times slower, so the client never limits it. After ``--warmup`` actions the count is
 zeroed (``callgrind_control --zero``), ``--actions`` actions are played and the count is read
-(``--dump``): every thread of the server over those actions. Then, the load stopped, the
-server's count while idle is read for ``--idle`` seconds and its rate subtracted over the
-window (Boneyard's background tasks run by the clock, which valgrind stretches over each action).
+(``--dump``): every thread of the server over those actions, each apart. Then, the load
+stopped, the server's count while idle is read for ``--idle`` seconds and each thread's rate
+subtracted over the window (Boneyard's background tasks run by the clock, which valgrind
+stretches over each action). Each count is also given by part of the server: its event loop
+(the main thread), its writer (the busiest other thread that runs SQLite) and the rest (gRPC's
+threads, the workers').
 The writer's batches still depend on timing: Boneyard's count moves by a percent or two.
 
 ``--opcodes``: instead of valgrind, each server runs under ``count_opcodes.py`` (a tracer
@@ -42,6 +45,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import bench_server as bench
@@ -119,22 +123,80 @@ def _callgrind(flag: str, pid: int) -> None:
     subprocess.run(["callgrind_control", flag, str(pid)], check=True, capture_output=True)
 
 
-def _counted(folder: Path, before: set[Path]) -> int:
-    """The instructions of the dump ``callgrind_control --dump`` just wrote (``before``: the
-    files there were)."""
+@dataclass(frozen=True)
+class Thread:
+    """One thread's part of a dump: its instructions, and whether it ran SQLite's."""
+
+    instructions: int
+    runs_sqlite: bool
+
+
+def _read_dump(path: Path) -> tuple[int, Thread] | None:
+    """A thread's file of a dump (``--separate-threads``): (valgrind's number of the thread,
+    its part); ``None`` while it is not written whole."""
+    number = instructions = None
+    runs_sqlite = False
+    for line in path.read_text(errors="replace").splitlines():
+        if line.startswith("thread:"):
+            number = int(line.split()[1])
+        elif line.startswith(("totals:", "summary:")):
+            instructions = int(line.split()[1])
+        elif line.startswith(("ob=", "cob=")) and "libsqlite3" in line:
+            runs_sqlite = True
+    if number is None or instructions is None:
+        return None
+    return number, Thread(instructions, runs_sqlite)
+
+
+def _counted(folder: Path, before: set[Path]) -> dict[int, Thread]:
+    """Each thread's part of the dump ``callgrind_control --dump`` just wrote (``before``: the
+    files there were), by valgrind's number of the thread (1: the main thread, which runs
+    both servers' event loop)."""
     deadline = time.monotonic() + SLOW
+    seen: dict[Path, tuple[int, Thread]] = {}
     while time.monotonic() < deadline:
-        for path in set(folder.glob("callgrind.out*")) - before:
-            for line in path.read_text(errors="replace").splitlines():
-                if line.startswith(("totals:", "summary:")):
-                    return int(line.split()[1])
+        new = set(folder.glob("callgrind.out*")) - before
+        for path in new - set(seen):
+            read = _read_dump(path)
+            if read is not None:
+                seen[path] = read
+        if seen and len(seen) == len(new):
+            time.sleep(1.0)  # (every thread's file is written at once: none is still to come)
+            if set(folder.glob("callgrind.out*")) - before == new:
+                return dict(seen.values())
         time.sleep(0.2)
     raise RuntimeError("callgrind wrote no count")
 
 
-async def count_instructions(system: str, args: argparse.Namespace) -> tuple[float, float, int]:
-    """One round of ``system`` under callgrind: (instructions an action with the idle rate
-    subtracted, of which idle, games set up in the window)."""
+_PARTS = ("event loop", "writer", "other threads")
+
+
+def _parts(threads: dict[int, Thread]) -> dict[str, int]:
+    """A dump's instructions by part of the server: the event loop (the main thread), the
+    writer (the busiest other thread that runs SQLite), and the other threads (gRPC's, the
+    workers')."""
+    writers = [n for n, t in threads.items() if n != 1 and t.runs_sqlite]
+    writer = max(writers, key=lambda n: threads[n].instructions, default=None)
+    loop = threads[1].instructions if 1 in threads else 0
+    wrote = threads[writer].instructions if writer is not None else 0
+    rest = sum(t.instructions for t in threads.values()) - loop - wrote
+    return dict(zip(_PARTS, (loop, wrote, rest), strict=True))
+
+
+@dataclass(frozen=True)
+class Count:
+    """One round of one system: instructions an action, idle subtracted."""
+
+    per_action: float
+    parts: dict[str, float]
+    """Of which each part of the server (``_parts``)."""
+    idle: float
+    games: int
+
+
+async def count_instructions(system: str, args: argparse.Namespace) -> Count:
+    """One round of ``system`` under callgrind: instructions an action with the idle rate
+    subtracted (by part of the server), of which idle; games set up in the window."""
     with tempfile.TemporaryDirectory(prefix="bench-instr-") as tmp:
         folder = Path(tmp)
         wrapper = [
@@ -143,6 +205,7 @@ async def count_instructions(system: str, args: argparse.Namespace) -> tuple[flo
             f"--callgrind-out-file={folder / 'callgrind.out'}",
             "--dump-instr=no",
             "--collect-jumps=no",
+            "--separate-threads=yes",
         ]
         server = start(system, folder, wrapper, args.boneyard_server, args.event_loop)
         pid = server.proc.pid
@@ -163,10 +226,18 @@ async def count_instructions(system: str, args: argparse.Namespace) -> tuple[flo
             await asyncio.sleep(args.idle)
             before = set(folder.glob("callgrind.out*"))
             _callgrind("--dump", pid)
-            idle = _counted(folder, before) / args.idle * seconds / actions
+            quiet = _counted(folder, before)
         finally:
             server.stop()
-    return busy / actions - idle, idle, games
+    # The idle rate of each thread over the window, subtracted from its own count.
+    scale = seconds / args.idle
+    idle = {n: t.instructions * scale for n, t in quiet.items()}
+    net = {
+        n: Thread(max(0, round(t.instructions - idle.get(n, 0.0))), t.runs_sqlite)
+        for n, t in busy.items()
+    }
+    parts = {part: value / actions for part, value in _parts(net).items()}
+    return Count(sum(parts.values()), parts, sum(idle.values()) / actions, games)
 
 
 async def count_opcodes(system: str, args: argparse.Namespace) -> tuple[Counter[str], int]:
@@ -282,19 +353,26 @@ def main() -> None:
         f"subtracted; both on {args.event_loop}'s event loop",
         flush=True,
     )
-    results: dict[str, list[float]] = {s: [] for s in SYSTEMS}
+    results: dict[str, list[Count]] = {s: [] for s in SYSTEMS}
     for round_number in range(args.rounds):
         order = SYSTEMS if round_number % 2 == 0 else SYSTEMS[::-1]
         for system in order:
-            per_action, idle, games = asyncio.run(count_instructions(system, args))
-            results[system].append(per_action)
+            count = asyncio.run(count_instructions(system, args))
+            results[system].append(count)
+            parts = ", ".join(f"{part} {count.parts[part] / 1e6:.3f}" for part in _PARTS)
             print(
-                f"  round {round_number + 1}/{args.rounds}, {system:9} {per_action / 1e6:.3f} M "
-                f"instructions an action ({idle / 1e6:.3f} M idle subtracted, {games} games "
-                f"set up)",
+                f"  round {round_number + 1}/{args.rounds}, {system:9} "
+                f"{count.per_action / 1e6:.3f} M instructions an action ({parts}; "
+                f"{count.idle / 1e6:.3f} M idle subtracted, {count.games} games set up)",
                 flush=True,
             )
-    mine, theirs = (statistics.median(results[s]) for s in SYSTEMS)
+    median = statistics.median
+    print("medians by part of the server (M instructions an action: Boneyard, anchor, ratio):")
+    for part in _PARTS:
+        mine, theirs = (median(c.parts[part] for c in results[s]) for s in SYSTEMS)
+        ratio = f"{mine / theirs:.3f}" if theirs else "-"
+        print(f"  {part:14} {mine / 1e6:.3f} {theirs / 1e6:.3f}  {ratio}")
+    mine, theirs = (median(c.per_action for c in results[s]) for s in SYSTEMS)
     print(
         f"server instructions: Boneyard {mine / 1e6:.3f} M an action, anchor "
         f"{theirs / 1e6:.3f} M, ratio {mine / theirs:.3f}"
