@@ -79,16 +79,21 @@ def _run_all(competitors: list[Competitor], run: Callable[[int], None]) -> None:
         c.client.close()
 
 
+def _play_every_game(site: Site, competitors: list[Competitor], games: list[str]) -> None:
+    """Run the competitors at once until each has played every one of ``games`` to its end."""
+    done: list[int] = []
+    _run_all(competitors, lambda i: done.append(len(competitors[i].run())))
+    assert done == [len(games)] * len(competitors)
+    for game_id in games:
+        assert site.client.game(game_id).status == game_pb2.GAME_STATUS_FINISHED
+
+
 def test_more_games_at_once_than_a_competitor_plays_still_all_end(site: Site) -> None:
     # An organiser makes five games at once for the same four bots, who each play at most two
     # at a time: every game still ends (they all take the oldest games first).
     games = site.games(5)
     competitors = [site.competitor(key, games=5, max_games_at_once=2) for _, key in site.bots]
-    done: list[int] = []
-    _run_all(competitors, lambda i: done.append(len(competitors[i].run())))
-    assert done == [5, 5, 5, 5]
-    for game_id in games:
-        assert site.client.game(game_id).status == game_pb2.GAME_STATUS_FINISHED
+    _play_every_game(site, competitors, games)
     for c in competitors:
         assert all(r.over for r in c.results)
 
@@ -104,11 +109,7 @@ def test_a_competitor_with_concurrency_plays_every_game_through_one_turn_stream(
         site.competitor(key, games=5, concurrency=2, on_start=lambda a: started.append(a.game_id))
         for _, key in site.bots
     ]
-    done: list[int] = []
-    _run_all(competitors, lambda i: done.append(len(competitors[i].run())))
-    assert done == [5, 5, 5, 5]
-    for game_id in games:
-        assert site.client.game(game_id).status == game_pb2.GAME_STATUS_FINISHED
+    _play_every_game(site, competitors, games)
     for c in competitors:
         assert sorted(r.game_id for r in c.results) == sorted(games)
         assert all(r.over and r.error is None for r in c.results)
