@@ -171,16 +171,14 @@ def _counted(folder: Path, before: set[Path]) -> dict[int, Thread]:
 _PARTS = ("event loop", "writer", "other threads")
 
 
-def _parts(threads: dict[int, Thread]) -> dict[str, int]:
-    """A dump's instructions by part of the server: the event loop (the main thread), the
-    writer (the busiest other thread that runs SQLite), and the other threads (gRPC's, the
-    workers')."""
+def _roles(threads: dict[int, Thread]) -> dict[int, str]:
+    """Each thread's part of the server: the event loop (the main thread), the writer (the
+    busiest other thread that runs SQLite), or the other threads (gRPC's, the workers')."""
     writers = [n for n, t in threads.items() if n != 1 and t.runs_sqlite]
     writer = max(writers, key=lambda n: threads[n].instructions, default=None)
-    loop = threads[1].instructions if 1 in threads else 0
-    wrote = threads[writer].instructions if writer is not None else 0
-    rest = sum(t.instructions for t in threads.values()) - loop - wrote
-    return dict(zip(_PARTS, (loop, wrote, rest), strict=True))
+    return {
+        n: "event loop" if n == 1 else "writer" if n == writer else "other threads" for n in threads
+    }
 
 
 @dataclass(frozen=True)
@@ -189,7 +187,7 @@ class Count:
 
     per_action: float
     parts: dict[str, float]
-    """Of which each part of the server (``_parts``)."""
+    """Of which each part of the server (``_roles``)."""
     idle: float
     games: int
 
@@ -229,15 +227,18 @@ async def count_instructions(system: str, args: argparse.Namespace) -> Count:
             quiet = _counted(folder, before)
         finally:
             server.stop()
-    # The idle rate of each thread over the window, subtracted from its own count.
-    scale = seconds / args.idle
-    idle = {n: t.instructions * scale for n, t in quiet.items()}
-    net = {
-        n: Thread(max(0, round(t.instructions - idle.get(n, 0.0))), t.runs_sqlite)
-        for n, t in busy.items()
-    }
-    parts = {part: value / actions for part, value in _parts(net).items()}
-    return Count(sum(parts.values()), parts, sum(idle.values()) / actions, games)
+    # Each thread's idle rate over the window is subtracted from its own part (a thread
+    # that ran only while idle, from the other threads').
+    roles = _roles(busy)
+    parts = dict.fromkeys(_PARTS, 0.0)
+    for n, t in busy.items():
+        parts[roles[n]] += t.instructions / actions
+    idle = 0.0
+    for n, t in quiet.items():
+        rate = t.instructions / args.idle * seconds / actions
+        parts[roles.get(n, "other threads")] -= rate
+        idle += rate
+    return Count(sum(parts.values()), parts, idle, games)
 
 
 async def count_opcodes(system: str, args: argparse.Namespace) -> tuple[Counter[str], int]:
