@@ -15,12 +15,9 @@ once, the seat to act asks for its view and submits a random legal action, a fin
 replaced by a new one (its set-up counted with the actions). valgrind makes the server some
 fifty times slower, so the client never limits it. After ``--warmup`` actions the count is
 zeroed (``callgrind_control --zero``), ``--actions`` actions are played and the count is read
-(``--dump``): every thread of the server over those actions, each apart. Then, the load
-stopped, the server's count while idle is read for ``--idle`` seconds and each thread's rate
-subtracted over the window (Boneyard's background tasks run by the clock, which valgrind
-stretches over each action). Each count is also given by part of the server: its event loop
-(the main thread), its writer (the busiest other thread that runs SQLite) and the rest (gRPC's
-threads, the workers').
+(``--dump``): every thread of the server over those actions. Then, the load stopped, the
+server's count while idle is read for ``--idle`` seconds and its rate subtracted over the
+window (Boneyard's background tasks run by the clock, which valgrind stretches over each action).
 The writer's batches still depend on timing: Boneyard's count moves by a percent or two.
 
 ``--opcodes``: instead of valgrind, each server runs under ``count_opcodes.py`` (a tracer
@@ -45,7 +42,6 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import bench_server as bench
@@ -123,78 +119,22 @@ def _callgrind(flag: str, pid: int) -> None:
     subprocess.run(["callgrind_control", flag, str(pid)], check=True, capture_output=True)
 
 
-@dataclass(frozen=True)
-class Thread:
-    """One thread's part of a dump: its instructions, and whether it ran SQLite's."""
-
-    instructions: int
-    runs_sqlite: bool
-
-
-def _read_dump(path: Path) -> tuple[int, Thread] | None:
-    """A thread's file of a dump (``--separate-threads``): (valgrind's number of the thread,
-    its part); ``None`` while it is not written whole."""
-    number = instructions = None
-    runs_sqlite = False
-    for line in path.read_text(errors="replace").splitlines():
-        if line.startswith("thread:"):
-            number = int(line.split()[1])
-        elif line.startswith(("totals:", "summary:")):
-            instructions = int(line.split()[1])
-        elif line.startswith(("ob=", "cob=")) and "libsqlite3" in line:
-            runs_sqlite = True
-    if number is None or instructions is None:
-        return None
-    return number, Thread(instructions, runs_sqlite)
-
-
-def _counted(folder: Path, before: set[Path]) -> dict[int, Thread]:
-    """Each thread's part of the dump ``callgrind_control --dump`` just wrote (``before``: the
-    files there were), by valgrind's number of the thread (1: the main thread, which runs
-    both servers' event loop)."""
+def _counted(folder: Path, before: set[Path]) -> int:
+    """The instructions of the dump ``callgrind_control --dump`` just wrote (``before``: the
+    files there were)."""
     deadline = time.monotonic() + SLOW
-    seen: dict[Path, tuple[int, Thread]] = {}
     while time.monotonic() < deadline:
-        new = set(folder.glob("callgrind.out*")) - before
-        for path in new - set(seen):
-            read = _read_dump(path)
-            if read is not None:
-                seen[path] = read
-        if seen and len(seen) == len(new):
-            time.sleep(1.0)  # (every thread's file is written at once: none is still to come)
-            if set(folder.glob("callgrind.out*")) - before == new:
-                return dict(seen.values())
+        for path in set(folder.glob("callgrind.out*")) - before:
+            for line in path.read_text(errors="replace").splitlines():
+                if line.startswith(("totals:", "summary:")):
+                    return int(line.split()[1])
         time.sleep(0.2)
     raise RuntimeError("callgrind wrote no count")
 
 
-_PARTS = ("event loop", "writer", "other threads")
-
-
-def _roles(threads: dict[int, Thread]) -> dict[int, str]:
-    """Each thread's part of the server: the event loop (the main thread), the writer (the
-    busiest other thread that runs SQLite), or the other threads (gRPC's, the workers')."""
-    writers = [n for n, t in threads.items() if n != 1 and t.runs_sqlite]
-    writer = max(writers, key=lambda n: threads[n].instructions, default=None)
-    return {
-        n: "event loop" if n == 1 else "writer" if n == writer else "other threads" for n in threads
-    }
-
-
-@dataclass(frozen=True)
-class Count:
-    """One round of one system: instructions an action, idle subtracted."""
-
-    per_action: float
-    parts: dict[str, float]
-    """Of which each part of the server (``_roles``)."""
-    idle: float
-    games: int
-
-
-async def count_instructions(system: str, args: argparse.Namespace) -> Count:
-    """One round of ``system`` under callgrind: instructions an action with the idle rate
-    subtracted (by part of the server), of which idle; games set up in the window."""
+async def count_instructions(system: str, args: argparse.Namespace) -> tuple[float, float, int]:
+    """One round of ``system`` under callgrind: (instructions an action with the idle rate
+    subtracted, of which idle, games set up in the window)."""
     with tempfile.TemporaryDirectory(prefix="bench-instr-") as tmp:
         folder = Path(tmp)
         wrapper = [
@@ -203,7 +143,6 @@ async def count_instructions(system: str, args: argparse.Namespace) -> Count:
             f"--callgrind-out-file={folder / 'callgrind.out'}",
             "--dump-instr=no",
             "--collect-jumps=no",
-            "--separate-threads=yes",
         ]
         server = start(system, folder, wrapper, args.boneyard_server, args.event_loop)
         pid = server.proc.pid
@@ -224,21 +163,10 @@ async def count_instructions(system: str, args: argparse.Namespace) -> Count:
             await asyncio.sleep(args.idle)
             before = set(folder.glob("callgrind.out*"))
             _callgrind("--dump", pid)
-            quiet = _counted(folder, before)
+            idle = _counted(folder, before) / args.idle * seconds / actions
         finally:
             server.stop()
-    # Each thread's idle rate over the window is subtracted from its own part (a thread
-    # that ran only while idle, from the other threads').
-    roles = _roles(busy)
-    parts = dict.fromkeys(_PARTS, 0.0)
-    for n, t in busy.items():
-        parts[roles[n]] += t.instructions / actions
-    idle = 0.0
-    for n, t in quiet.items():
-        rate = t.instructions / args.idle * seconds / actions
-        parts[roles.get(n, "other threads")] -= rate
-        idle += rate
-    return Count(sum(parts.values()), parts, idle, games)
+    return busy / actions - idle, idle, games
 
 
 async def count_opcodes(system: str, args: argparse.Namespace) -> tuple[Counter[str], int]:
@@ -354,26 +282,19 @@ def main() -> None:
         f"subtracted; both on {args.event_loop}'s event loop",
         flush=True,
     )
-    results: dict[str, list[Count]] = {s: [] for s in SYSTEMS}
+    results: dict[str, list[float]] = {s: [] for s in SYSTEMS}
     for round_number in range(args.rounds):
         order = SYSTEMS if round_number % 2 == 0 else SYSTEMS[::-1]
         for system in order:
-            count = asyncio.run(count_instructions(system, args))
-            results[system].append(count)
-            parts = ", ".join(f"{part} {count.parts[part] / 1e6:.3f}" for part in _PARTS)
+            per_action, idle, games = asyncio.run(count_instructions(system, args))
+            results[system].append(per_action)
             print(
-                f"  round {round_number + 1}/{args.rounds}, {system:9} "
-                f"{count.per_action / 1e6:.3f} M instructions an action ({parts}; "
-                f"{count.idle / 1e6:.3f} M idle subtracted, {count.games} games set up)",
+                f"  round {round_number + 1}/{args.rounds}, {system:9} {per_action / 1e6:.3f} M "
+                f"instructions an action ({idle / 1e6:.3f} M idle subtracted, {games} games "
+                f"set up)",
                 flush=True,
             )
-    median = statistics.median
-    print("medians by part of the server (M instructions an action: Boneyard, anchor, ratio):")
-    for part in _PARTS:
-        mine, theirs = (median(c.parts[part] for c in results[s]) for s in SYSTEMS)
-        ratio = f"{mine / theirs:.3f}" if theirs else "-"
-        print(f"  {part:14} {mine / 1e6:.3f} {theirs / 1e6:.3f}  {ratio}")
-    mine, theirs = (median(c.per_action for c in results[s]) for s in SYSTEMS)
+    mine, theirs = (statistics.median(results[s]) for s in SYSTEMS)
     print(
         f"server instructions: Boneyard {mine / 1e6:.3f} M an action, anchor "
         f"{theirs / 1e6:.3f} M, ratio {mine / theirs:.3f}"
