@@ -60,6 +60,7 @@ class WriteLane:
         try:
             conn = self._conn
             if conn is None or conn.closed or conn.invalidated:
+                self.cursor = None  # (never the cursor of a connection the lane no longer lends)
                 conn = self._conn = self._engine.connect()
                 self.cursor = driver_cursor(conn)
         except BaseException as error:
