@@ -160,8 +160,8 @@ async def create_server(
     # Every handler wrapped in the pipeline as it is added (``piping``). (The generated
     # functions are typed for a server: PipedServer and ByName are the part of one they use.)
     piped = cast(grpc.aio.Server, PipedServer(server, Piping(pipeline)))
-    # Every service found by name, none registered (``by_name``); the game's first, the one
-    # each action calls.
+    # Every service found by name but an action's two methods, registered (``by_name``); the
+    # game's service first, the one each action calls.
     by_name = cast(grpc.aio.Server, ByName(piped))
     game_service_pb2_grpc.add_GameServiceServicer_to_server(parts.games, by_name)
     turns = TurnWatch(parts.host, parts.feed, parts.seats, parts.competition)
