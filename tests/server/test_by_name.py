@@ -51,7 +51,7 @@ def test_every_method_of_the_game_is_found_by_name_too() -> None:
     )
     (generic,) = recorded.generic
     for name in ("CreateGame", "TakeSeat", "GetView", "SubmitAction", "WatchGame"):
-        details = _details(f"/boneyard.v1.GameService/{name}")
+        details = _Details(f"/boneyard.v1.GameService/{name}")
         assert generic.service(details) is not None, name
 
 
@@ -69,7 +69,3 @@ class _Details(grpc.HandlerCallDetails):
     def __init__(self, method: str) -> None:
         self.method = method
         self.invocation_metadata = ()
-
-
-def _details(method: str) -> grpc.HandlerCallDetails:
-    return _Details(method)

@@ -36,14 +36,11 @@ HOT: Mapping[str, frozenset[str]] = {
 
 class ByName:
     """``server`` as a generated ``add_...Servicer_to_server`` sees it: its handlers are added
-    as generic handlers (found by the method's name); of the methods ``registered`` names (by
-    service), the handlers are registered too."""
+    as generic handlers (found by the method's name); of the methods ``HOT`` names, the
+    handlers are registered too."""
 
-    def __init__(
-        self, server: grpc.aio.Server, registered: Mapping[str, frozenset[str]] = HOT
-    ) -> None:
+    def __init__(self, server: grpc.aio.Server) -> None:
         self._server = server
-        self._registered = registered
 
     def add_generic_rpc_handlers(self, handlers: Iterable[grpc.GenericRpcHandler]) -> None:
         self._server.add_generic_rpc_handlers(tuple(handlers))
@@ -51,9 +48,9 @@ class ByName:
     def add_registered_method_handlers(
         self, service: str, handlers: Mapping[str, grpc.RpcMethodHandler]
     ) -> None:
-        """Only the methods ``registered`` names for ``service``: the generic handler added
-        beside them finds the others by name."""
-        names = self._registered.get(service, frozenset())
+        """Only the methods ``HOT`` names for ``service``: the generic handler added beside
+        them finds the others by name."""
+        names = HOT.get(service, frozenset())
         chosen = {name: handler for name, handler in handlers.items() if name in names}
         if chosen:
             self._server.add_registered_method_handlers(service, chosen)
