@@ -169,7 +169,10 @@ def known(*, game: str | None = None, seat: int | None = None, account: str | No
     if fields is None:
         return
     if game:
-        fields.game = game
+        # (The setter's work written out: a property's setter is a Python call, at every
+        # call that names a game.)
+        fields._game = game
+        fields._request = None
     if seat is not None:
         fields.seat = seat
     if account:

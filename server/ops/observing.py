@@ -86,7 +86,11 @@ class Observed(logs.CallFields):
 
     def __init__(self, watched: _Watched, metadata: Any, peer: str, request: Any) -> None:
         # (The request's game and the client's request id are read only if a line asks.)
-        super().__init__(metadata=metadata, request=request)
+        # The fields set here, not through ``CallFields.__init__``: a call with keywords, at
+        # every call of both doors.
+        self._request_id = self._game = self.seat = self.account = None
+        self._metadata = metadata
+        self._request = request
         self.code = _OK
         self._watched = watched
         self._peer = peer
