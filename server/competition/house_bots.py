@@ -111,7 +111,8 @@ class HouseBots:
 
     def _committed(self, game: LiveGame, events: tuple[Event, ...]) -> None:
         """``GameHost.on_commit`` (a seat taken counts: the last one starts the game)."""
-        self.follow(game)
+        if game.house:  # (``follow``'s first test, here: most games have no house seat)
+            self.follow(game)
 
     def follow(self, game: LiveGame) -> None:
         """Follow a game as it stands now (one just made here, or just changed)."""

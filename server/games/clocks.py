@@ -47,7 +47,8 @@ class ClockKeeper:
         host.on_commit(self._committed)
 
     def _committed(self, game: LiveGame, events: tuple[Event, ...]) -> None:
-        self.schedule(game)
+        if game.clock is not None or game.id in self._followed:  # (most games have no clock)
+            self.schedule(game)
 
     def schedule(self, game: LiveGame) -> None:
         """Follow the clock of ``game`` as it stands now."""
