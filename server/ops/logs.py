@@ -92,11 +92,6 @@ class CallFields:
             self._request = None
         return self._game
 
-    @game.setter
-    def game(self, game: str | None) -> None:
-        self._game = game
-        self._request = None
-
 
 def game_of(request: Any) -> str | None:
     """The game a request names (its ``game_id`` field), if it has one."""
@@ -169,8 +164,8 @@ def known(*, game: str | None = None, seat: int | None = None, account: str | No
     if fields is None:
         return
     if game:
-        # (The setter's work written out: a property's setter is a Python call, at every
-        # call that names a game.)
+        # (Set here, not through a property's setter: a Python call at every call that names
+        # a game.)
         fields._game = game
         fields._request = None
     if seat is not None:
